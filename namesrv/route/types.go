@@ -1,0 +1,103 @@
+package route
+
+// Perm bits of a queue (PermName.java).
+const (
+	PermPriority int32 = 8
+	PermRead     int32 = 4
+	PermWrite    int32 = 2
+	PermInherit  int32 = 1
+)
+
+// MasterID is the broker id of a master (MixAll.MASTER_ID).
+const MasterID int64 = 0
+
+// DataVersion is a broker's topic-config version. Equal means all three
+// fields are equal.
+type DataVersion struct {
+	Counter      int64
+	StateVersion int64
+	Timestamp    int64
+}
+
+// TopicConfig is one topic as a broker registers it (TopicConfig.java).
+type TopicConfig struct {
+	TopicName       string
+	ReadQueueNums   int32
+	WriteQueueNums  int32
+	Perm            int32
+	TopicFilterType string // "SINGLE_TAG" or "MULTI_TAG"
+	TopicSysFlag    int32
+	Order           bool
+	Attributes      map[string]string
+}
+
+// TopicQueueMappingInfo is a static-topic mapping (statictopic/TopicQueueMappingInfo.java).
+type TopicQueueMappingInfo struct {
+	Topic       string
+	Scope       string
+	TotalQueues int32
+	Bname       string
+	Epoch       int64
+	Dirty       bool
+	CurrIDMap   map[int32]int32 // nil when absent
+}
+
+// QueueData is one broker's queues of a topic (route/QueueData.java).
+type QueueData struct {
+	BrokerName     string
+	ReadQueueNums  int32
+	WriteQueueNums int32
+	Perm           int32
+	TopicSysFlag   int32
+}
+
+// BrokerData is a broker group: its addresses by broker id (route/BrokerData.java).
+type BrokerData struct {
+	Cluster            string
+	BrokerName         string
+	BrokerAddrs        map[int64]string // never nil in published data
+	ZoneName           string           // "" = null (omitted)
+	EnableActingMaster bool
+}
+
+// TopicRouteData is what GET_ROUTEINFO_BY_TOPIC answers (route/TopicRouteData.java).
+// Values published in a snapshot are immutable: never modify them.
+type TopicRouteData struct {
+	OrderTopicConf            string // "" = null (omitted)
+	QueueDatas                []QueueData
+	BrokerDatas               []BrokerData
+	FilterServerTable         map[string][]string               // never nil in published data
+	TopicQueueMappingByBroker map[string]*TopicQueueMappingInfo // nil = omitted
+}
+
+// ClusterInfo is what GET_BROKER_CLUSTER_INFO answers (body/ClusterInfo.java).
+type ClusterInfo struct {
+	BrokerAddrTable  map[string]BrokerData
+	ClusterAddrTable map[string][]string
+}
+
+// TopicList is a list of topic names, with an optional broker address
+// (body/TopicList.java).
+type TopicList struct {
+	TopicList  []string
+	BrokerAddr string // "" = omitted
+}
+
+// BrokerMemberGroup is what GET_BROKER_MEMBER_GROUP answers inside
+// {"brokerMemberGroup": ...} (body/BrokerMemberGroup.java).
+type BrokerMemberGroup struct {
+	Cluster     string
+	BrokerName  string
+	BrokerAddrs map[int64]string
+}
+
+// RegisterBody is the decoded REGISTER_BROKER body (RegisterBrokerBody.java,
+// or TopicConfigSerializeWrapper for version < 37).
+type RegisterBody struct {
+	DataVersion DataVersion
+	// TopicConfigs keeps the map keys of topicConfigTable; the QueueData is
+	// keyed by TopicConfig.TopicName, deletion-by-registration by map key.
+	TopicConfigs     map[string]TopicConfig
+	MappingInfos     map[string]*TopicQueueMappingInfo // topic -> info; may be nil
+	FilterServerList []string                          // nil = absent (leave untouched)
+}
