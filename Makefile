@@ -1,0 +1,61 @@
+# Targets: build, run, test, bench, fuzz, cluster, clean. See README.md.
+GO        ?= go
+BIN       := bin
+TAGS_CTRL := embedded_controller
+PKGS      := ./...
+RACE      ?= -race
+
+.PHONY: all build build-controller run test vet fmt-check deps-check unit unit-controller bench fuzz cluster clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+build-controller:
+	mkdir -p $(BIN)/controller
+	$(GO) build -tags $(TAGS_CTRL) -o $(BIN)/controller/ ./cmd/...
+
+## run: a NameServer on 127.0.0.1:9876 with embedded defaults (state under ~/namesrv)
+run: build
+	$(BIN)/namesrv
+
+## test: everything CI checks, under both tag sets
+test: fmt-check vet deps-check unit unit-controller
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+	$(GO) vet -tags $(TAGS_CTRL) $(PKGS)
+
+## deps-check: the default build must not link hashicorp/raft
+deps-check:
+	@if $(GO) list -deps ./cmd/... | grep -q 'hashicorp/raft'; then \
+		echo "default build links hashicorp/raft"; exit 1; fi
+	@echo "deps-check: default build does not link hashicorp/raft"
+
+unit:
+	$(GO) test $(RACE) -timeout 15m $(PKGS)
+
+unit-controller:
+	$(GO) test $(RACE) -tags $(TAGS_CTRL) -timeout 15m $(PKGS)
+
+## bench: Go benchmarks plus the end-to-end load tool; figures go to BENCHMARKS.md
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s ./remoting/... ./namesrv/... 
+	$(GO) run ./cmd/loadgen -workload all
+
+## fuzz: run each fuzz target for FUZZTIME (seed corpora already run in `make test`)
+FUZZTIME ?= 60s
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzDecodeFrame -fuzztime $(FUZZTIME) ./remoting
+	$(GO) test -run '^$$' -fuzz FuzzJSONHeader -fuzztime $(FUZZTIME) ./remoting
+	$(GO) test -run '^$$' -fuzz FuzzRocketMQHeader -fuzztime $(FUZZTIME) ./remoting
+	$(GO) test -run '^$$' -fuzz FuzzDecodeRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
+	$(GO) test -run '^$$' -fuzz FuzzDecodeTopicRouteData -fuzztime $(FUZZTIME) ./namesrv/body
+
+clean:
+	rm -rf $(BIN)
