@@ -1,0 +1,15 @@
+//go:build !embedded_controller
+
+package main
+
+import (
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/config"
+)
+
+// startController is a no-op in the default build: config.Validate already
+// rejected enableControllerInNamesrv=true.
+func startController(_ *config.Namesrv, _ hclog.Logger) (func(), error) {
+	return func() {}, nil
+}

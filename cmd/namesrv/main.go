@@ -1,0 +1,129 @@
+// Command namesrv runs a RocketMQ NameServer (mqnamesrv). Built with
+// -tags embedded_controller it can also run the Controller in the same
+// process (enableControllerInNamesrv=true).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/namesrv"
+)
+
+// options are the command-line flags of mqnamesrv.
+type options struct {
+	configFile string
+	printOnly  bool
+	namesrv    string
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	opts, err := parseFlags(args, stderr)
+	if err != nil {
+		return 2
+	}
+	cfg, err := loadConfig(opts)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	if opts.printOnly {
+		_, _ = stdout.Write(cfg.Render())
+		return 0
+	}
+	logger := newLogger(stderr)
+	stop, err := startServers(cfg, logger)
+	if err != nil {
+		logger.Error("start failed", "error", err)
+		return 1
+	}
+	waitForSignal(logger)
+	return stop()
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("mqnamesrv", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.configFile, "c", "", "Name server config properties file")
+	fs.BoolVar(&o.printOnly, "p", false, "Print all config items and exit")
+	fs.StringVar(&o.namesrv, "n", "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876' (accepted, unused)")
+	return o, fs.Parse(args)
+}
+
+func loadConfig(o options) (*config.Namesrv, error) {
+	if o.configFile == "" {
+		return config.Default(), nil
+	}
+	return config.Load(o.configFile)
+}
+
+func newLogger(w io.Writer) hclog.Logger {
+	level := hclog.LevelFromString(os.Getenv("NAMESRV_LOG_LEVEL"))
+	if level == hclog.NoLevel {
+		level = hclog.Info
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: "namesrv", Output: w, Level: level})
+}
+
+// startServers starts the NameServer and, when compiled in and enabled, the
+// Controller. It returns a function that stops them in reverse order and
+// gives the exit status.
+func startServers(cfg *config.Namesrv, logger hclog.Logger) (func() int, error) {
+	srv, err := startNamesrv(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	stopCtl, err := startController(cfg, logger)
+	if err != nil {
+		_ = srv.Shutdown(context.Background())
+		return nil, err
+	}
+	return func() int {
+		stopCtl()
+		return shutdown(srv, logger)
+	}, nil
+}
+
+func startNamesrv(cfg *config.Namesrv, logger hclog.Logger) (*namesrv.Server, error) {
+	srv, err := namesrv.New(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Start(); err != nil {
+		_ = srv.Shutdown(context.Background())
+		return nil, err
+	}
+	return srv, nil
+}
+
+func waitForSignal(logger hclog.Logger) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	sig := <-ch
+	logger.Info("shutting down", "signal", sig.String())
+}
+
+func shutdown(srv *namesrv.Server, logger hclog.Logger) int {
+	wait := time.Duration(srv.Config().ShutdownWaitTimeSeconds) * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := srv.Shutdown(ctx); err != nil {
+		logger.Error("shutdown", "error", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,140 @@
+package namesrv
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/rmqgo/nameserver/namesrv/body"
+	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// brokerRoutes is what the broker-facing processors need from the route tables.
+type brokerRoutes interface {
+	RegisterBroker(req route.RegisterRequest) (route.RegisterResult, error)
+	Unregister(req route.UnregisterRequest) bool
+	Heartbeat(cluster, addr string)
+	QueryDataVersion(cluster, addr string, dv *route.DataVersion) (bool, *route.DataVersion)
+}
+
+// kvLister is what registration needs from the KV store.
+type kvLister interface {
+	List(ns string) (map[string]string, bool)
+}
+
+// brokerProcessor answers REGISTER_BROKER, UNREGISTER_BROKER, BROKER_HEARTBEAT
+// and QUERY_DATA_VERSION.
+type brokerProcessor struct {
+	routes brokerRoutes
+	kv     kvLister
+	cfg    configSource
+}
+
+func (p *brokerProcessor) register(c *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+	rr, err := decodeRegister(req)
+	if err != nil {
+		return withHeader(errorResponse(req, err)), nil
+	}
+	if c != nil {
+		rr.Channel = c
+	}
+	res, err := p.routes.RegisterBroker(rr)
+	if err != nil {
+		return withHeader(errorResponse(req, err)), nil
+	}
+	resp := withHeader(remoting.NewResponse(req, remoting.Success, ""))
+	setIf(resp.ExtFields, "haServerAddr", res.HAServerAddr)
+	setIf(resp.ExtFields, "masterAddr", res.MasterAddr)
+	if p.cfg.Load().ReturnOrderTopicConfigToBroker {
+		if table, ok := p.kv.List(orderTopicNamespace); ok {
+			resp.Body = body.AppendKVTable(nil, table)
+		}
+	}
+	return resp, nil
+}
+
+// decodeRegister reads a REGISTER_BROKER request (RegisterBrokerRequestHeader
+// and its body) with the CRC check first, as Java does.
+func decodeRegister(req *remoting.Command) (route.RegisterRequest, error) {
+	h := newHeader(req)
+	if crc := h.int64("bodyCrc32", 0, false); crc != 0 && int64(body.CRC32(req.Body)) != crc {
+		return route.RegisterRequest{}, ErrCRCMismatch
+	}
+	rr := route.RegisterRequest{
+		ClusterName:            h.required("clusterName"),
+		BrokerAddr:             h.required("brokerAddr"),
+		BrokerName:             h.required("brokerName"),
+		HAServerAddr:           h.required("haServerAddr"),
+		BrokerID:               h.int64("brokerId", 0, true),
+		HeartbeatTimeoutMillis: h.int64("heartbeatTimeoutMillis", 0, false),
+		EnableActingMaster:     h.boolPtr("enableActingMaster"),
+		ZoneName:               h.str("__ZONE_NAME"),
+	}
+	if err := h.err(); err != nil {
+		return rr, err
+	}
+	if req.Version < 0 {
+		return rr, fmt.Errorf("%w: version %d", ErrBadField, req.Version)
+	}
+	b, err := body.DecodeRegisterBody(req.Body, req.Version, h.bool("compressed"))
+	if err != nil {
+		return rr, fmt.Errorf("Failed to decode RegisterBrokerBody: %w", err)
+	}
+	rr.Body = b
+	return rr, nil
+}
+
+func (p *brokerProcessor) unregister(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+	h := newHeader(req)
+	ur := route.UnregisterRequest{
+		ClusterName: h.required("clusterName"),
+		BrokerAddr:  h.required("brokerAddr"),
+		BrokerName:  h.required("brokerName"),
+		BrokerID:    h.int64("brokerId", 0, true),
+	}
+	if err := h.err(); err != nil {
+		return errorResponse(req, err), nil
+	}
+	if !p.routes.Unregister(ur) {
+		return errorResponse(req, ErrUnregisterQueueFull), nil
+	}
+	return remoting.NewResponse(req, remoting.Success, ""), nil
+}
+
+func (p *brokerProcessor) heartbeat(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+	p.routes.Heartbeat(req.ExtFields["clusterName"], req.ExtFields["brokerAddr"])
+	return remoting.NewResponse(req, remoting.Success, ""), nil
+}
+
+func (p *brokerProcessor) queryDataVersion(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+	var dv *route.DataVersion
+	if len(req.Body) > 0 {
+		v, err := body.DecodeDataVersion(req.Body)
+		if err != nil {
+			return withHeader(errorResponse(req, err)), nil
+		}
+		dv = v
+	}
+	changed, stored := p.routes.QueryDataVersion(req.ExtFields["clusterName"], req.ExtFields["brokerAddr"], dv)
+	resp := withHeader(remoting.NewResponse(req, remoting.Success, ""))
+	resp.ExtFields["changed"] = strconv.FormatBool(changed)
+	if stored != nil {
+		resp.Body = body.AppendDataVersion(nil, stored)
+	}
+	return resp, nil
+}
+
+// withHeader gives a response the empty extFields object that Java writes
+// for handlers with a response header class.
+func withHeader(resp *remoting.Command) *remoting.Command {
+	if resp.ExtFields == nil {
+		resp.ExtFields = map[string]string{}
+	}
+	return resp
+}
+
+func setIf(m map[string]string, k, v string) {
+	if v != "" {
+		m[k] = v
+	}
+}

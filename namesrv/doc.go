@@ -1,0 +1,11 @@
+// Package namesrv is the RocketMQ NameServer: the request processors for
+// every NameServer request code, the wiring of the route tables (package
+// route), the JSON bodies (package body), the KV store (package kv) and the
+// remoting server, and the broker notifications it sends.
+//
+// Processors decode typed header fields and bodies, call the route manager,
+// the KV store or the configuration through small interfaces declared here,
+// and build the response. They never touch route tables directly, and the
+// route tables never see bytes. Domain errors become response codes in one
+// table (errors.go).
+package namesrv

@@ -1,0 +1,68 @@
+package namesrv
+
+import (
+	"errors"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// Errors returned by the NameServer processors and server.
+var (
+	// ErrMissingField means a required header field is absent.
+	ErrMissingField = errors.New("the custom field is null")
+	// ErrBadField means a header field does not parse as its Java type.
+	ErrBadField = errors.New("bad header field")
+	// ErrCRCMismatch means bodyCrc32 does not match the body.
+	ErrCRCMismatch = errors.New("crc32 not match")
+	// ErrNotReady means needWaitForService holds and the wait is not over.
+	ErrNotReady = errors.New("name server not ready")
+	// ErrDisabled means the request is switched off by configuration.
+	ErrDisabled = errors.New("disable")
+	// ErrUnregisterQueueFull means the batch-unregistration queue is full.
+	ErrUnregisterQueueFull = errors.New("unregister queue full")
+	// ErrNullKey means a KV put without namespace or key.
+	ErrNullKey = errors.New("namespace or key is null")
+)
+
+// errorCodes is the one table that maps domain errors to response codes and,
+// where Java sends a fixed remark, that remark. An empty remark means the
+// error text is sent; remarkNull means Java sends no remark at all.
+var errorCodes = []struct {
+	err    error
+	code   int32
+	remark string
+}{
+	{route.ErrRegisterFailed, remoting.SystemError, "register broker failed"},
+	{ErrCRCMismatch, remoting.SystemError, "crc32 not match"},
+	{ErrNotReady, remoting.SystemError, "name server not ready"},
+	{ErrDisabled, remoting.SystemError, "disable"},
+	{ErrUnregisterQueueFull, remoting.SystemError, remarkNull},
+	{ErrNullKey, remoting.SystemError, "namespace or key is null"},
+	{config.ErrBlackListed, remoting.NoPermission, "Can not update config in black list."},
+	{config.ErrBadProperties, remoting.SystemError, "string2Properties error"},
+}
+
+const remarkNull = "\x00null"
+
+// errorResponse builds the response for a domain error through errorCodes;
+// anything unknown is a SYSTEM_ERROR carrying the error text.
+func errorResponse(req *remoting.Command, err error) *remoting.Command {
+	for _, e := range errorCodes {
+		if errors.Is(err, e.err) {
+			return remarkedResponse(req, e.code, e.remark, err)
+		}
+	}
+	return remoting.NewResponse(req, remoting.SystemError, err.Error())
+}
+
+func remarkedResponse(req *remoting.Command, code int32, remark string, err error) *remoting.Command {
+	switch remark {
+	case remarkNull:
+		remark = ""
+	case "":
+		remark = err.Error()
+	}
+	return remoting.NewResponse(req, code, remark)
+}

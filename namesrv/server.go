@@ -1,0 +1,109 @@
+package namesrv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/kv"
+	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// Server is a running NameServer: the remoting listener, the route tables and
+// the KV store.
+type Server struct {
+	cfg     *config.Holder
+	log     hclog.Logger
+	kv      *kv.Store
+	routes  *route.Manager
+	rs      *remoting.Server
+	ln      net.Listener
+	served  chan error
+	started time.Time
+	stop    sync.Once
+}
+
+// New validates the configuration and opens the KV store; it opens no port.
+func New(cfg *config.Namesrv, logger hclog.Logger) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	store, err := kv.Open(kv.DBPath(cfg.KvConfigPath), cfg.KvConfigPath, logger.Named("kv"))
+	if err != nil {
+		return nil, fmt.Errorf("open kv store: %w", err)
+	}
+	s := &Server{cfg: config.NewHolder(cfg), log: logger, kv: store, started: time.Now()}
+	s.routes = route.NewManager(route.Options{
+		Settings:                s.routeSettings,
+		ScanInterval:            time.Duration(cfg.ScanNotActiveBrokerInterval) * time.Millisecond,
+		UnregisterQueueCap:      cfg.UnRegisterBrokerQueueCapacity,
+		Logger:                  logger.Named("route"),
+		NotifyMinBrokerIDChange: s.notifyMinBrokerIDChange,
+	})
+	s.rs = remoting.NewServer(remoting.ServerConfig{
+		MaxFrameLength: cfg.FrameMaxLength,
+		IdleTimeout:    time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,
+		Logger:         logger.Named("remoting"),
+	})
+	s.registerProcessors()
+	s.rs.OnConnClose(func(c *remoting.Conn) { s.routes.OnChannelClose(c) })
+	return s, nil
+}
+
+func (s *Server) routeSettings() route.Settings {
+	c := s.cfg.Load()
+	return route.Settings{
+		DeleteTopicWithBrokerRegistration: c.DeleteTopicWithBrokerRegistration,
+		NotifyMinBrokerIDChanged:          c.NotifyMinBrokerIdChanged,
+	}
+}
+
+// Start binds the listen address and serves in the background.
+func (s *Server) Start() error {
+	addr := s.cfg.Load().ListenAddr()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	s.ln = ln
+	s.served = make(chan error, 1)
+	s.routes.Start()
+	go func() { s.served <- s.rs.Serve(ln) }()
+	s.log.Info("name server started", "addr", ln.Addr().String())
+	return nil
+}
+
+// Addr is the bound listen address (after Start).
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Routes exposes the route tables, for tests and tools in this module.
+func (s *Server) Routes() *route.Manager { return s.routes }
+
+// Config is the live configuration.
+func (s *Server) Config() *config.Namesrv { return s.cfg.Load() }
+
+// Shutdown stops accepting, lets in-flight requests finish, stops the route
+// tables and closes the KV store.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var err error
+	s.stop.Do(func() {
+		if s.ln != nil {
+			err = s.rs.Shutdown(ctx)
+			<-s.served
+			s.routes.Stop()
+		}
+		err = errors.Join(err, s.kv.Close())
+		s.log.Info("name server stopped")
+	})
+	return err
+}
