@@ -1,0 +1,236 @@
+//go:build embedded_controller
+
+package raftstore
+
+import (
+	"fmt"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+)
+
+// Defaults applied by Open to zero-valued Config fields. The timeouts are
+// tuned so that, on loopback, a new leader is elected and serving well
+// within 3 s of the old leader's death.
+const (
+	DefaultHeartbeatTimeout   = 500 * time.Millisecond
+	DefaultElectionTimeout    = 500 * time.Millisecond
+	DefaultLeaderLeaseTimeout = 250 * time.Millisecond
+	DefaultCommitTimeout      = 50 * time.Millisecond
+	DefaultSnapshotThreshold  = 8192
+	DefaultSnapshotInterval   = 30 * time.Second
+	DefaultTrailingLogs       = 10240
+	// DefaultApplyTimeout bounds Apply and Barrier when the context has
+	// no deadline.
+	DefaultApplyTimeout = 5 * time.Second
+)
+
+const (
+	snapshotRetain = 2
+	logFileName    = "raft.db"
+)
+
+// Peer is one voting member of the configured cluster.
+type Peer struct {
+	ID       string // raft.ServerID
+	RaftAddr string // address of the peer's Raft transport
+}
+
+// Config configures one Raft node. Zero durations and counts take the
+// Default* values.
+type Config struct {
+	// SelfID is this node's ID; it must be one of Peers.
+	SelfID string
+	// Peers is the configured cluster. It is used to bootstrap only when
+	// the stores hold no Raft state yet (raft.HasExistingState); later
+	// membership lives in the replicated log.
+	Peers []Peer
+	// Dir holds raft.db (log and stable store) and snapshots/.
+	// Required unless InMemory.
+	Dir string
+	// BindAddr is the Raft TCP transport's listen address. Required
+	// unless Transport is set.
+	BindAddr string
+	// AdvertiseAddr is the address other peers reach this node on;
+	// empty means BindAddr's resolved address.
+	AdvertiseAddr string
+	// Transport, when set, is used instead of binding BindAddr. Open
+	// takes ownership and closes it (if it has Close) on Close.
+	Transport raft.Transport
+	// Logger is the parent logger; raftstore logs under Named("raft").
+	// Nil means hclog.Default().
+	Logger hclog.Logger
+
+	SnapshotThreshold  uint64        // log entries between automatic snapshots
+	SnapshotInterval   time.Duration // how often the threshold is checked
+	TrailingLogs       uint64        // entries kept after a snapshot
+	HeartbeatTimeout   time.Duration
+	ElectionTimeout    time.Duration
+	LeaderLeaseTimeout time.Duration
+	CommitTimeout      time.Duration
+
+	// InMemory selects raft.NewInmemStore and raft.NewInmemSnapshotStore
+	// instead of Dir (unit tests only: nothing survives Close).
+	InMemory bool
+}
+
+// Validate reports every problem with the config at once, each naming
+// its field. The error wraps ErrInvalidConfig.
+func (c *Config) Validate() error {
+	d := c.withDefaults()
+	var problems []string
+	add := func(format string, args ...any) {
+		problems = append(problems, fmt.Sprintf(format, args...))
+	}
+	if d.SelfID == "" {
+		add("SelfID: must not be empty")
+	}
+	d.validatePeers(add)
+	if d.Dir == "" && !d.InMemory {
+		add("Dir: must not be empty unless InMemory is set")
+	}
+	d.validateAddrs(add)
+	d.validateTimeouts(add)
+	if len(problems) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrInvalidConfig, strings.Join(problems, "; "))
+}
+
+func (c *Config) validatePeers(add func(string, ...any)) {
+	if len(c.Peers) == 0 {
+		add("Peers: must list at least one peer")
+		return
+	}
+	ids, addrs := map[string]bool{}, map[string]bool{}
+	for i, p := range c.Peers {
+		switch {
+		case p.ID == "":
+			add("Peers[%d].ID: must not be empty", i)
+		case ids[p.ID]:
+			add("Peers[%d].ID: duplicate id %q", i, p.ID)
+		}
+		switch {
+		case p.RaftAddr == "":
+			add("Peers[%d].RaftAddr: must not be empty", i)
+		case addrs[p.RaftAddr]:
+			add("Peers[%d].RaftAddr: duplicate address %q", i, p.RaftAddr)
+		case c.Transport == nil && !isHostPort(p.RaftAddr):
+			add("Peers[%d].RaftAddr: %q is not host:port", i, p.RaftAddr)
+		}
+		ids[p.ID], addrs[p.RaftAddr] = true, true
+	}
+	if c.SelfID != "" && !ids[c.SelfID] {
+		add("SelfID: %q is not one of Peers", c.SelfID)
+	}
+}
+
+func (c *Config) validateAddrs(add func(string, ...any)) {
+	if c.Transport != nil {
+		return
+	}
+	if c.BindAddr == "" {
+		add("BindAddr: must not be empty unless Transport is set")
+	} else if !isHostPort(c.BindAddr) {
+		add("BindAddr: %q is not host:port", c.BindAddr)
+	}
+	if c.AdvertiseAddr != "" && !isHostPort(c.AdvertiseAddr) {
+		add("AdvertiseAddr: %q is not host:port", c.AdvertiseAddr)
+	}
+}
+
+func (c *Config) validateTimeouts(add func(string, ...any)) {
+	const floor = 5 * time.Millisecond
+	for _, f := range []struct {
+		name string
+		v    time.Duration
+	}{
+		{"HeartbeatTimeout", c.HeartbeatTimeout}, {"ElectionTimeout", c.ElectionTimeout},
+		{"LeaderLeaseTimeout", c.LeaderLeaseTimeout}, {"SnapshotInterval", c.SnapshotInterval},
+	} {
+		if f.v < floor {
+			add("%s: %s is below the minimum %s", f.name, f.v, floor)
+		}
+	}
+	if c.CommitTimeout < time.Millisecond {
+		add("CommitTimeout: %s is below the minimum 1ms", c.CommitTimeout)
+	}
+	if c.LeaderLeaseTimeout > c.HeartbeatTimeout {
+		add("LeaderLeaseTimeout: %s exceeds HeartbeatTimeout %s", c.LeaderLeaseTimeout, c.HeartbeatTimeout)
+	}
+	if c.ElectionTimeout < c.HeartbeatTimeout {
+		add("ElectionTimeout: %s is below HeartbeatTimeout %s", c.ElectionTimeout, c.HeartbeatTimeout)
+	}
+}
+
+// withDefaults returns a copy with zero fields replaced by defaults.
+func (c *Config) withDefaults() Config {
+	d := *c
+	setDur(&d.HeartbeatTimeout, DefaultHeartbeatTimeout)
+	setDur(&d.ElectionTimeout, DefaultElectionTimeout)
+	setDur(&d.LeaderLeaseTimeout, DefaultLeaderLeaseTimeout)
+	setDur(&d.CommitTimeout, DefaultCommitTimeout)
+	setDur(&d.SnapshotInterval, DefaultSnapshotInterval)
+	if d.SnapshotThreshold == 0 {
+		d.SnapshotThreshold = DefaultSnapshotThreshold
+	}
+	if d.TrailingLogs == 0 {
+		d.TrailingLogs = DefaultTrailingLogs
+	}
+	if d.Logger == nil {
+		d.Logger = hclog.Default()
+	}
+	return d
+}
+
+func setDur(v *time.Duration, def time.Duration) {
+	if *v == 0 {
+		*v = def
+	}
+}
+
+// raftConfig builds the hashicorp/raft config from a defaulted Config.
+func (c *Config) raftConfig(logger hclog.Logger) *raft.Config {
+	rc := raft.DefaultConfig()
+	rc.LocalID = raft.ServerID(c.SelfID)
+	rc.HeartbeatTimeout = c.HeartbeatTimeout
+	rc.ElectionTimeout = c.ElectionTimeout
+	rc.LeaderLeaseTimeout = c.LeaderLeaseTimeout
+	rc.CommitTimeout = c.CommitTimeout
+	rc.SnapshotThreshold = c.SnapshotThreshold
+	rc.SnapshotInterval = c.SnapshotInterval
+	rc.TrailingLogs = c.TrailingLogs
+	rc.Logger = logger
+	return rc
+}
+
+// configuration is the bootstrap membership: every peer a voter.
+func (c *Config) configuration() raft.Configuration {
+	servers := make([]raft.Server, 0, len(c.Peers))
+	for _, p := range c.Peers {
+		servers = append(servers, raft.Server{
+			Suffrage: raft.Voter,
+			ID:       raft.ServerID(p.ID),
+			Address:  raft.ServerAddress(p.RaftAddr),
+		})
+	}
+	return raft.Configuration{Servers: servers}
+}
+
+// selfAddr is the configured RaftAddr of SelfID ("" if absent).
+func (c *Config) selfAddr() string {
+	for _, p := range c.Peers {
+		if p.ID == c.SelfID {
+			return p.RaftAddr
+		}
+	}
+	return ""
+}
+
+func isHostPort(s string) bool {
+	_, port, err := net.SplitHostPort(s)
+	return err == nil && port != ""
+}

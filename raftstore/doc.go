@@ -1,0 +1,14 @@
+// Package raftstore wires hashicorp/raft for the embedded controller.
+//
+// It owns the Raft plumbing and nothing else: the BoltDB log and stable
+// store (raft-boltdb/v2), the file snapshot store, the TCP transport,
+// first-start bootstrap of the configured peers, the Node handle that
+// applies commands and reports leadership, and in-memory variants
+// (stores, transport, TestCluster) for unit tests of other packages.
+//
+// It must not know RocketMQ semantics or what the FSM stores: commands are
+// opaque bytes and responses are whatever the caller's raft.FSM returns.
+//
+// Every other file is compiled only with the build tag
+// embedded_controller, so the default build never links hashicorp/raft.
+package raftstore

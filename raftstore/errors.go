@@ -1,0 +1,49 @@
+//go:build embedded_controller
+
+package raftstore
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hashicorp/raft"
+)
+
+// Sentinel errors returned by this package. Errors are wrapped, so test
+// them with errors.Is; raft's own errors stay reachable through the chain.
+var (
+	// ErrInvalidConfig reports a Config that fails Validate, or a self
+	// peer address that disagrees with the transport's address.
+	ErrInvalidConfig = errors.New("raftstore: invalid config")
+	// ErrBind reports that the Raft TCP transport could not listen; the
+	// message names the address.
+	ErrBind = errors.New("raftstore: cannot bind raft transport")
+	// ErrNotLeader reports a write or barrier on a node that is not, or
+	// stopped being, the leader. After raft.ErrLeadershipLost the command
+	// may still have been committed.
+	ErrNotLeader = errors.New("raftstore: not the raft leader")
+	// ErrTimeout reports that the context ended, or raft could not enqueue
+	// the request in time, before a result was known. The command may
+	// still commit later.
+	ErrTimeout = errors.New("raftstore: raft operation timed out")
+	// ErrClosed reports an operation on a node that has been closed.
+	ErrClosed = errors.New("raftstore: node closed")
+)
+
+// translate maps raft's errors onto this package's sentinels, keeping the
+// original error in the chain.
+func translate(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, raft.ErrNotLeader),
+		errors.Is(err, raft.ErrLeadershipLost),
+		errors.Is(err, raft.ErrLeadershipTransferInProgress):
+		return fmt.Errorf("%w: %w", ErrNotLeader, err)
+	case errors.Is(err, raft.ErrEnqueueTimeout):
+		return fmt.Errorf("%w: %w", ErrTimeout, err)
+	case errors.Is(err, raft.ErrRaftShutdown):
+		return fmt.Errorf("%w: %w", ErrClosed, err)
+	}
+	return err
+}

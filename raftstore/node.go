@@ -1,0 +1,185 @@
+//go:build embedded_controller
+
+package raftstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+)
+
+// Node is one running Raft member: the *raft.Raft plus the stores and
+// transport it runs on. Close releases all of them.
+type Node struct {
+	id           string
+	raft         *raft.Raft
+	parts        *parts
+	logger       hclog.Logger
+	bootstrapped bool
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open validates cfg, creates the data dir, stores and transport, starts
+// Raft with fsm, and bootstraps cfg.Peers on first start only. It takes
+// ownership of cfg.Transport even when it fails.
+func Open(cfg Config, fsm raft.FSM) (*Node, error) {
+	if err := cfg.Validate(); err != nil {
+		closeTransport(cfg.Transport)
+		return nil, err
+	}
+	d := cfg.withDefaults()
+	logger := d.Logger.Named("raft")
+	p, err := buildParts(&d, logger)
+	if err != nil {
+		return nil, err
+	}
+	n, err := start(&d, fsm, p, logger)
+	if err != nil {
+		return nil, errors.Join(err, p.close())
+	}
+	return n, nil
+}
+
+// start bootstraps if needed and runs raft.NewRaft on already-built
+// parts. It does not release p on failure.
+func start(cfg *Config, fsm raft.FSM, p *parts, logger hclog.Logger) (*Node, error) {
+	rc := cfg.raftConfig(logger)
+	if err := raft.ValidateConfig(rc); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
+	}
+	boot, err := p.bootstrapIfNew(cfg, rc)
+	if err != nil {
+		return nil, err
+	}
+	r, err := raft.NewRaft(rc, fsm, p.logs, p.stable, p.snaps, p.trans)
+	if err != nil {
+		return nil, fmt.Errorf("raftstore: start raft: %w", err)
+	}
+	logger.Info("raft node started", "id", cfg.SelfID,
+		"addr", p.trans.LocalAddr(), "bootstrapped", boot)
+	return &Node{id: cfg.SelfID, raft: r, parts: p, logger: logger, bootstrapped: boot}, nil
+}
+
+func closeTransport(t raft.Transport) {
+	if c, ok := t.(raft.WithClose); ok {
+		_ = c.Close()
+	}
+}
+
+// ID returns this node's server ID.
+func (n *Node) ID() string { return n.id }
+
+// Addr returns the address this node's transport advertises.
+func (n *Node) Addr() string { return string(n.parts.trans.LocalAddr()) }
+
+// Raft returns the underlying *raft.Raft for anything not wrapped here.
+func (n *Node) Raft() *raft.Raft { return n.raft }
+
+// Bootstrapped reports whether Open bootstrapped a new cluster (true only
+// on the first start with empty stores).
+func (n *Node) Bootstrapped() bool { return n.bootstrapped }
+
+// IsLeader reports whether this node currently believes it is the leader.
+// Pair it with Barrier before serving leader-only reads.
+func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }
+
+// LeaderID returns the current leader's server ID, or "" if unknown.
+func (n *Node) LeaderID() string {
+	_, id := n.raft.LeaderWithID()
+	return string(id)
+}
+
+// LeaderCh is raft's leadership channel: true when this node becomes
+// leader, false when it loses leadership. It has a single consumer and a
+// one-slot buffer that keeps only the latest value, so transitions may be
+// coalesced (two trues in a row mean leadership was lost and regained).
+// On true, call Barrier before treating local FSM state as current.
+func (n *Node) LeaderCh() <-chan bool { return n.raft.LeaderCh() }
+
+// Stats passes through raft.Stats: state, term, commit_index,
+// applied_index, last_log_index, last_snapshot_index and more.
+func (n *Node) Stats() map[string]string { return n.raft.Stats() }
+
+// Apply replicates cmd and returns the FSM's response once it is
+// committed and applied here. It is bounded by ctx, or DefaultApplyTimeout
+// when ctx has no deadline. An FSM response that is an error is returned
+// as the error. Not-leader, timeout and shutdown errors wrap ErrNotLeader,
+// ErrTimeout and ErrClosed.
+func (n *Node) Apply(ctx context.Context, cmd []byte) (interface{}, error) {
+	ctx, cancel := withDefaultTimeout(ctx)
+	defer cancel()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrTimeout, err)
+	}
+	f := n.raft.Apply(cmd, remaining(ctx))
+	if err := wait(ctx, f); err != nil {
+		return nil, err
+	}
+	resp := f.Response()
+	if err, ok := resp.(error); ok {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// Barrier blocks until every preceding log entry is applied to this
+// leader's FSM, bounded like Apply. Errors wrap the same sentinels.
+func (n *Node) Barrier(ctx context.Context) error {
+	ctx, cancel := withDefaultTimeout(ctx)
+	defer cancel()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrTimeout, err)
+	}
+	return wait(ctx, n.raft.Barrier(remaining(ctx)))
+}
+
+// Snapshot takes a snapshot now and compacts the log down to TrailingLogs.
+// It passes raft.ErrNothingNewToSnapshot through when nothing changed.
+func (n *Node) Snapshot() error { return translate(n.raft.Snapshot().Error()) }
+
+// Close shuts Raft down, then closes the transport and the stores. It is
+// idempotent: later calls return the first call's result.
+func (n *Node) Close() error {
+	n.closeOnce.Do(func() {
+		err := n.raft.Shutdown().Error()
+		n.closeErr = errors.Join(err, n.parts.close())
+		n.logger.Info("raft node closed", "id", n.id, "error", n.closeErr)
+	})
+	return n.closeErr
+}
+
+// withDefaultTimeout adds DefaultApplyTimeout to a ctx without deadline.
+func withDefaultTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, DefaultApplyTimeout)
+}
+
+// remaining is the time left before ctx's deadline, at least 1ns so raft
+// never treats it as "no timeout".
+func remaining(ctx context.Context) time.Duration {
+	deadline, _ := ctx.Deadline()
+	return max(time.Until(deadline), time.Nanosecond)
+}
+
+// wait waits for f or for ctx to end, whichever comes first. Raft always
+// resolves its futures (at the latest on shutdown), so the helper
+// goroutine does not leak.
+func wait(ctx context.Context, f raft.Future) error {
+	done := make(chan error, 1)
+	go func() { done <- f.Error() }()
+	select {
+	case err := <-done:
+		return translate(err)
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %w", ErrTimeout, ctx.Err())
+	}
+}
