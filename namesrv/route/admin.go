@@ -1,0 +1,196 @@
+package route
+
+import (
+	"maps"
+	"slices"
+)
+
+// Topic system flags (TopicSysFlag.java).
+const (
+	topicSysFlagUnit    int32 = 1 << 0
+	topicSysFlagUnitSub int32 = 1 << 1
+)
+
+// WipeWritePerm clears WRITE on every queue of brokerName
+// (WIPE_WRITE_PERM_OF_BROKER) and returns the number of topics touched.
+func (m *Manager) WipeWritePerm(brokerName string) int {
+	return m.changePerm(brokerName, func(p int32) int32 { return p &^ PermWrite })
+}
+
+// AddWritePerm sets every queue of brokerName to READ|WRITE
+// (ADD_WRITE_PERM_OF_BROKER) and returns the number of topics touched.
+func (m *Manager) AddWritePerm(brokerName string) int {
+	return m.changePerm(brokerName, func(int32) int32 { return PermRead | PermWrite })
+}
+
+func (m *Manager) changePerm(brokerName string, f func(int32) int32) (n int) {
+	m.mutate(func(t *txn) {
+		for _, e := range m.byBroker[brokerName] {
+			if i, ok := queueIndex(e.queues, brokerName); ok {
+				t.setPerm(e, brokerName, f(e.queues[i].Perm))
+				n++
+			}
+		}
+	})
+	return n
+}
+
+// DeleteTopic is DELETE_TOPIC_IN_NAMESRV: with a cluster it removes the
+// topic's queues of that cluster's broker groups (an unknown cluster does
+// nothing), without one the whole topic. Mappings are kept.
+func (m *Manager) DeleteTopic(topic, cluster string) {
+	m.mutate(func(t *txn) {
+		e := m.topics[topic]
+		if e == nil {
+			return
+		}
+		if cluster == "" {
+			t.removeTopic(e)
+			return
+		}
+		for name := range m.clusters[cluster] {
+			t.removeQueue(e, name)
+		}
+	})
+}
+
+// RegisterTopic is REGISTER_TOPIC_IN_NAMESRV. For an existing topic the
+// queues are applied in order until one names an unknown broker group; a
+// new topic is registered only if every broker group is known.
+func (m *Manager) RegisterTopic(topic string, queueDatas []QueueData) {
+	if len(queueDatas) == 0 {
+		return
+	}
+	m.mutate(func(t *txn) {
+		if m.topics[topic] == nil && !m.allKnown(queueDatas) {
+			m.log.Warn("register topic names an unknown broker", "topic", topic)
+			return
+		}
+		for _, q := range queueDatas {
+			if m.brokers[q.BrokerName] == nil {
+				m.log.Warn("register topic names an unknown broker", "topic", topic, "broker", q.BrokerName)
+				return
+			}
+			t.putQueue(topic, q)
+		}
+	})
+}
+
+func (m *Manager) allKnown(qds []QueueData) bool {
+	for _, q := range qds {
+		if m.brokers[q.BrokerName] == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// ClusterInfo answers GET_BROKER_CLUSTER_INFO with private copies.
+func (m *Manager) ClusterInfo() ClusterInfo {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	ci := ClusterInfo{
+		BrokerAddrTable:  make(map[string]BrokerData, len(m.brokers)),
+		ClusterAddrTable: make(map[string][]string, len(m.clusters)),
+	}
+	for name, b := range m.brokers {
+		ci.BrokerAddrTable[name] = b.copyData()
+	}
+	for c, names := range m.clusters {
+		ci.ClusterAddrTable[c] = slices.Sorted(maps.Keys(names))
+	}
+	return ci
+}
+
+// AllTopics lists every topic of topicQueueTable.
+func (m *Manager) AllTopics() TopicList {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return TopicList{TopicList: appendKeys(make([]string, 0, len(m.topics)), m.topics)}
+}
+
+// TopicsByCluster lists the topics with a queue on any broker group of
+// cluster; an unknown cluster gives an empty list.
+func (m *Manager) TopicsByCluster(cluster string) TopicList {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	set := map[string]struct{}{}
+	for name := range m.clusters[cluster] {
+		for topic := range m.byBroker[name] {
+			set[topic] = struct{}{}
+		}
+	}
+	return TopicList{TopicList: appendKeys(make([]string, 0, len(set)), set)}
+}
+
+// SystemTopics answers GET_SYSTEM_TOPIC_LIST_FROM_NS: every cluster name
+// and broker name, and the lowest-id address of the first broker group
+// (by name) that has one.
+func (m *Manager) SystemTopics() TopicList {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	set := map[string]struct{}{}
+	for c, names := range m.clusters {
+		set[c] = struct{}{}
+		for n := range names {
+			set[n] = struct{}{}
+		}
+	}
+	tl := TopicList{TopicList: slices.Sorted(maps.Keys(set))}
+	for _, name := range slices.Sorted(maps.Keys(m.brokers)) {
+		if id, ok := minKey(m.brokers[name].addrs); ok {
+			tl.BrokerAddr = m.brokers[name].addrs[id]
+			break
+		}
+	}
+	return tl
+}
+
+// UnitTopics lists topics whose first queue has the unit flag.
+func (m *Manager) UnitTopics() TopicList {
+	return m.topicsByFlag(func(f int32) bool { return f&topicSysFlagUnit != 0 })
+}
+
+// HasUnitSubTopics lists topics whose first queue has the unit-sub flag.
+func (m *Manager) HasUnitSubTopics() TopicList {
+	return m.topicsByFlag(func(f int32) bool { return f&topicSysFlagUnitSub != 0 })
+}
+
+// HasUnitSubUnUnitTopics lists topics whose first queue has the unit-sub
+// flag but not the unit flag.
+func (m *Manager) HasUnitSubUnUnitTopics() TopicList {
+	return m.topicsByFlag(func(f int32) bool {
+		return f&topicSysFlagUnitSub != 0 && f&topicSysFlagUnit == 0
+	})
+}
+
+func (m *Manager) topicsByFlag(match func(int32) bool) TopicList {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	tl := TopicList{TopicList: []string{}}
+	for topic, e := range m.topics {
+		if len(e.queues) > 0 && match(e.queues[0].TopicSysFlag) {
+			tl.TopicList = append(tl.TopicList, topic)
+		}
+	}
+	return tl
+}
+
+// BrokerMemberGroup answers GET_BROKER_MEMBER_GROUP: the addresses of the
+// broker group (the cluster is not checked; unknown gives no addresses).
+func (m *Manager) BrokerMemberGroup(cluster, brokerName string) BrokerMemberGroup {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	g := BrokerMemberGroup{Cluster: cluster, BrokerName: brokerName, BrokerAddrs: map[int64]string{}}
+	if b := m.brokers[brokerName]; b != nil {
+		maps.Copy(g.BrokerAddrs, b.addrs)
+	}
+	return g
+}
+
+func appendKeys[V any](dst []string, m map[string]V) []string {
+	for k := range m {
+		dst = append(dst, k)
+	}
+	return dst
+}

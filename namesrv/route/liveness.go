@@ -1,0 +1,253 @@
+package route
+
+import (
+	"container/heap"
+	"slices"
+	"sync"
+	"time"
+)
+
+// liveEntry is one row of brokerLiveTable (BrokerLiveInfo). key, name,
+// dv, ha, ch and gen change only under the coordinator and the live lock;
+// last, deadline and idx only under the live lock.
+type liveEntry struct {
+	key      addrKey
+	name     string // brokerName of the registration that created it
+	dv       DataVersion
+	ha       string
+	ch       Channel
+	gen      uint64 // session generation, new on every registration
+	timeout  int64  // nanoseconds
+	last     int64  // unix nanoseconds of the last refresh
+	deadline int64  // last + timeout
+	idx      int    // position in the expiry heap, -1 when not in it
+}
+
+// liveTable is brokerLiveTable with a channel index and an expiry
+// min-heap keyed by deadline, under its own lock so heartbeats never wait
+// for the coordinator.
+type liveTable struct {
+	mu     sync.Mutex
+	m      map[addrKey]*liveEntry
+	byChan map[Channel][]*liveEntry
+	heap   expiryHeap
+	gen    uint64
+}
+
+func (l *liveTable) init() {
+	l.m = map[addrKey]*liveEntry{}
+	l.byChan = map[Channel][]*liveEntry{}
+}
+
+func (l *liveTable) size() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.m)
+}
+
+// genOf returns the generation of the live entry of k, 0 when absent.
+func (l *liveTable) genOf(k addrKey) uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.m[k]; e != nil {
+		return e.gen
+	}
+	return 0
+}
+
+// touch refreshes the entry's timestamp and its heap position.
+func (l *liveTable) touch(e *liveEntry, now int64) {
+	e.last, e.deadline = now, now+e.timeout
+	if e.idx >= 0 {
+		heap.Fix(&l.heap, e.idx)
+	} else {
+		heap.Push(&l.heap, e)
+	}
+}
+
+func (l *liveTable) bind(e *liveEntry, ch Channel) {
+	if e.ch == ch {
+		return
+	}
+	if e.ch != nil {
+		l.byChan[e.ch] = slices.DeleteFunc(l.byChan[e.ch], func(x *liveEntry) bool { return x == e })
+		if len(l.byChan[e.ch]) == 0 {
+			delete(l.byChan, e.ch)
+		}
+	}
+	e.ch = ch
+	if ch != nil {
+		l.byChan[ch] = append(l.byChan[ch], e)
+	}
+}
+
+// put creates or replaces the live entry of a registration (§4.3 step 11)
+// with a new generation. Caller holds the coordinator.
+func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, now time.Time) *liveEntry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.m[k]
+	if e == nil {
+		e = &liveEntry{key: k, idx: -1}
+		l.m[k] = e
+	}
+	l.bind(e, req.Channel)
+	l.gen++
+	e.name, e.dv, e.ha, e.gen = req.BrokerName, dv, req.HAServerAddr, l.gen
+	e.timeout = int64(DefaultBrokerTimeout)
+	if req.HeartbeatTimeoutMillis > 0 {
+		e.timeout = req.HeartbeatTimeoutMillis * int64(time.Millisecond)
+	}
+	l.touch(e, now.UnixNano())
+	return e
+}
+
+// remove drops the live entry of k. Caller holds the coordinator.
+func (l *liveTable) remove(k addrKey) *liveEntry {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.m[k]
+	if e == nil {
+		return nil
+	}
+	delete(l.m, k)
+	l.bind(e, nil)
+	if e.idx >= 0 {
+		heap.Remove(&l.heap, e.idx)
+	}
+	return e
+}
+
+// expired is what the scan captured of an expired entry.
+type expired struct {
+	key  addrKey
+	name string
+	ch   Channel
+	gen  uint64
+}
+
+// popExpired takes every entry with deadline < now off the heap, visiting
+// only those (plus one). Caller holds the coordinator's read lock.
+func (l *liveTable) popExpired(now int64, visits *uint64) []expired {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []expired
+	for len(l.heap) > 0 && l.heap[0].deadline < now {
+		e := heap.Pop(&l.heap).(*liveEntry)
+		*visits++
+		out = append(out, expired{key: e.key, name: e.name, ch: e.ch, gen: e.gen})
+	}
+	return out
+}
+
+// requeue puts an expired entry back on the heap when its unregistration
+// could not be queued, so the next scan retries (as Java's full scan does).
+func (l *liveTable) requeue(x expired) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.m[x.key]; e != nil && e.gen == x.gen && e.idx < 0 {
+		heap.Push(&l.heap, e)
+	}
+}
+
+// Heartbeat refreshes the timestamp of an existing live entry
+// (BROKER_HEARTBEAT); unknown brokers are ignored.
+func (m *Manager) Heartbeat(cluster, addr string) {
+	l := &m.live
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if e := l.m[addrKey{cluster, addr}]; e != nil {
+		l.touch(e, m.opts.Now().UnixNano())
+	}
+}
+
+// QueryDataVersion answers QUERY_DATA_VERSION: changed is computed before
+// the live entry's timestamp is refreshed; stored is nil without an entry.
+func (m *Manager) QueryDataVersion(cluster, addr string, dv *DataVersion) (changed bool, stored *DataVersion) {
+	l := &m.live
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e := l.m[addrKey{cluster, addr}]
+	if e == nil {
+		return true, nil
+	}
+	changed = dv == nil || *dv != e.dv
+	l.touch(e, m.opts.Now().UnixNano())
+	cp := e.dv
+	return changed, &cp
+}
+
+// ScanExpired closes the channel of every live entry whose last refresh
+// plus timeout is before now and queues its unregistration (§4.4). The
+// entries stay live until the unregistration is applied. It returns the
+// number of expired entries.
+func (m *Manager) ScanExpired(now time.Time) int {
+	m.mu.RLock()
+	var visits uint64
+	xs := m.live.popExpired(now.UnixNano(), &visits)
+	reqs := make([]unregReq, len(xs))
+	for i, x := range xs {
+		reqs[i] = m.unregFor(x)
+	}
+	m.mu.RUnlock()
+	m.counts.expiryVisits.Add(visits)
+	m.counts.expiries.Add(uint64(len(xs)))
+	for i, x := range xs {
+		if x.ch != nil {
+			_ = x.ch.Close()
+		}
+		m.log.Warn("broker channel expired", "cluster", x.key.cluster, "addr", x.key.addr)
+		if !m.enqueue(reqs[i]) {
+			m.live.requeue(x)
+		}
+	}
+	return len(xs)
+}
+
+// OnChannelClose queues the unregistration of every broker whose live
+// entry is bound to ch (channel close, exception or idle, §4.6). A channel
+// no live entry references any more does nothing.
+func (m *Manager) OnChannelClose(ch Channel) {
+	if ch == nil {
+		return
+	}
+	m.mu.RLock()
+	m.live.mu.Lock()
+	var reqs []unregReq
+	for _, e := range m.live.byChan[ch] {
+		reqs = append(reqs, m.unregFor(expired{key: e.key, name: e.name, ch: ch, gen: e.gen}))
+	}
+	m.live.mu.Unlock()
+	m.mu.RUnlock()
+	for _, r := range reqs {
+		ok := m.enqueue(r)
+		m.log.Info("broker channel destroyed", "cluster", r.ClusterName, "addr", r.BrokerAddr,
+			"broker", r.BrokerName, "queued", ok)
+	}
+}
+
+// expiryHeap is a min-heap of live entries by deadline that keeps each
+// entry's index for heap.Fix and heap.Remove.
+type expiryHeap []*liveEntry
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].deadline < h[j].deadline }
+func (h expiryHeap) Swap(i, j int) {
+	h[i], h[j] = h[j], h[i]
+	h[i].idx, h[j].idx = i, j
+}
+
+func (h *expiryHeap) Push(x any) {
+	e := x.(*liveEntry)
+	e.idx = len(*h)
+	*h = append(*h, e)
+}
+
+func (h *expiryHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	e.idx = -1
+	return e
+}

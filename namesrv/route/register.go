@@ -1,0 +1,184 @@
+package route
+
+import "maps"
+
+// RegisterBroker applies a REGISTER_BROKER (§4.3). It returns
+// ErrRegisterFailed for the single-topic guard (step 7), and an empty
+// result when the broker id is held by an address with a higher
+// stateVersion (step 6). Side effects of the earlier steps remain, as in
+// Java.
+func (m *Manager) RegisterBroker(req RegisterRequest) (res RegisterResult, err error) {
+	m.counts.registrations.Add(1)
+	body := req.Body
+	if body == nil {
+		body = &RegisterBody{}
+	}
+	m.mutate(func(t *txn) { res, err = t.register(req, body) })
+	if err != nil {
+		m.log.Warn("register broker refused: one topic from an unknown id", "cluster", req.ClusterName,
+			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
+	}
+	return res, err
+}
+
+func (t *txn) register(req RegisterRequest, body *RegisterBody) (RegisterResult, error) {
+	m := t.m
+	k := addrKey{req.ClusterName, req.BrokerAddr}
+	t.joinCluster(req.ClusterName, req.BrokerName) // step 1
+	b, registerFirst := t.brokerFor(req)           // steps 2-3
+	prevMin, _ := minKey(b.addrs)                  // step 4
+	minChanged := req.BrokerID < prevMin
+	t.dropAddr(b, req.BrokerAddr, &req.BrokerID) // step 5
+	if m.idHeldByNewer(b, req, body.DataVersion) {
+		m.live.remove(k) // step 6
+		m.log.Warn("register broker conflicts with a newer holder of the id, ignored", "cluster", req.ClusterName,
+			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
+		return RegisterResult{}, nil
+	}
+	if _, known := b.addrs[req.BrokerID]; !known && len(body.TopicConfigs) == 1 {
+		return RegisterResult{}, ErrRegisterFailed // step 7
+	}
+	old, known := b.addrs[req.BrokerID] // step 8
+	if !known || old != req.BrokerAddr {
+		b.addrs[req.BrokerID] = req.BrokerAddr
+		t.markBroker(b.name)
+	}
+	registerFirst = registerFirst || old == ""
+	isMaster := req.BrokerID == MasterID // step 9
+	minNow, _ := minKey(b.addrs)
+	isPrimeSlave := req.EnableActingMaster != nil && !isMaster && req.BrokerID == minNow
+	if isMaster || isPrimeSlave {
+		t.applyTopics(req, body, b, registerFirst, isPrimeSlave) // step 10
+	}
+	if _, had := m.live.m[k]; !had {
+		m.log.Info("new broker registered", "cluster", k.cluster, "addr", k.addr, "ha", req.HAServerAddr)
+	}
+	m.live.put(k, req, body.DataVersion, m.opts.Now()) // step 11
+	t.setFilters(k, body.FilterServerList)             // step 12
+	if minChanged && t.settings.NotifyMinBrokerIDChanged {
+		t.notes = append(t.notes, minIDChange(b.addrs, "", req.HAServerAddr)) // step 14
+	}
+	return m.masterOf(b, req), nil // step 13
+}
+
+func (t *txn) joinCluster(cluster, name string) {
+	names := t.m.clusters[cluster]
+	if names == nil {
+		names = map[string]struct{}{}
+		t.m.clusters[cluster] = names
+	}
+	names[name] = struct{}{}
+}
+
+// brokerFor returns the broker group, creating it, and applies the
+// registrant's zone and enableActingMaster (last registrant wins).
+func (t *txn) brokerFor(req RegisterRequest) (*brokerState, bool) {
+	b := t.m.brokers[req.BrokerName]
+	first := b == nil
+	if first {
+		b = &brokerState{cluster: req.ClusterName, name: req.BrokerName, addrs: map[int64]string{}}
+		t.m.brokers[req.BrokerName] = b
+		t.markBroker(b.name)
+	}
+	eam := req.EnableActingMaster != nil && *req.EnableActingMaster
+	if b.actingMaster != eam || b.zone != req.ZoneName {
+		b.actingMaster, b.zone = eam, req.ZoneName
+		t.markBroker(b.name)
+	}
+	return b, first
+}
+
+// idHeldByNewer reports step 6: the id belongs to another address whose
+// live entry has a higher stateVersion than the registrant's.
+func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, dv DataVersion) bool {
+	old, ok := b.addrs[req.BrokerID]
+	if !ok || old == req.BrokerAddr {
+		return false
+	}
+	e := m.live.m[addrKey{req.ClusterName, old}]
+	return e != nil && e.dv.StateVersion > dv.StateVersion
+}
+
+// applyTopics is step 10: queue data and mappings of a master or prime
+// slave. With an unchanged DataVersion only topics missing for this broker
+// are added, so the cost is one index probe per topic.
+func (t *txn) applyTopics(req RegisterRequest, body *RegisterBody, b *brokerState, registerFirst, primeSlave bool) {
+	m := t.m
+	all := registerFirst || m.dvChanged(addrKey{req.ClusterName, req.BrokerAddr}, body.DataVersion)
+	if t.settings.DeleteTopicWithBrokerRegistration && len(body.MappingInfos) == 0 {
+		t.deleteMissing(b.name, body.TopicConfigs)
+	}
+	stripWrite := primeSlave && b.actingMaster
+	idx := m.byBroker[b.name]
+	for _, tc := range body.TopicConfigs {
+		if !all {
+			if _, ok := idx[tc.TopicName]; ok {
+				continue
+			}
+		}
+		perm := tc.Perm
+		if stripWrite {
+			perm &^= PermWrite
+		}
+		t.putQueue(tc.TopicName, QueueData{BrokerName: b.name, ReadQueueNums: tc.ReadQueueNums,
+			WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag})
+		idx = m.byBroker[b.name]
+	}
+	if all {
+		t.putMappings(body.MappingInfos)
+	}
+}
+
+// dvChanged is isBrokerTopicConfigChanged: no live entry, or a different
+// DataVersion.
+func (m *Manager) dvChanged(k addrKey, dv DataVersion) bool {
+	e := m.live.m[k]
+	return e == nil || e.dv != dv
+}
+
+// deleteMissing is step 10b: drop the broker's queues of topics that are
+// not keys of the registered topic table.
+func (t *txn) deleteMissing(name string, tcs map[string]TopicConfig) {
+	for topic, e := range t.m.byBroker[name] {
+		if _, ok := tcs[topic]; !ok {
+			t.m.log.Info("delete topic missing from registration", "broker", name, "topic", topic)
+			t.removeQueue(e, name)
+		}
+	}
+}
+
+// putMappings is step 10d: topicQueueMappingInfoTable[topic][bname] = info.
+func (t *txn) putMappings(infos map[string]*TopicQueueMappingInfo) {
+	m := t.m
+	for topic, info := range infos {
+		if info == nil {
+			continue
+		}
+		next := maps.Clone(m.mappings[topic])
+		if next == nil {
+			next = map[string]*TopicQueueMappingInfo{}
+		}
+		next[info.Bname] = info
+		m.mappings[topic] = next
+		if e := m.topics[topic]; e != nil {
+			t.markTopic(e)
+		}
+	}
+}
+
+// masterOf is step 13: a non-master learns its master's address and HA
+// address when the master is live.
+func (m *Manager) masterOf(b *brokerState, req RegisterRequest) RegisterResult {
+	if req.BrokerID == MasterID {
+		return RegisterResult{}
+	}
+	master, ok := b.addrs[MasterID]
+	if !ok {
+		return RegisterResult{}
+	}
+	e := m.live.m[addrKey{req.ClusterName, master}]
+	if e == nil {
+		return RegisterResult{}
+	}
+	return RegisterResult{HAServerAddr: e.ha, MasterAddr: master}
+}

@@ -1,0 +1,251 @@
+package route
+
+import (
+	"hash/maphash"
+	"slices"
+	"strings"
+	"sync/atomic"
+)
+
+// CacheSlots is the number of opaque cache slots of a TopicSnapshot.
+const CacheSlots = 4
+
+// syncBrokerMemberPrefix marks topics the acting-master rewrite skips
+// (TopicValidator.SYNC_BROKER_MEMBER_GROUP_PREFIX).
+const syncBrokerMemberPrefix = "rmq_sys_SYNC_BROKER_MEMBER_"
+
+// pubShards is the number of copy-on-write shards of the published topic
+// map: about 100 topics per shard at 100,000 topics.
+const pubShards = 1024
+
+// emptyFilters is the shared FilterServerTable of routes without filter
+// servers. Published data is immutable, so sharing it is safe.
+var emptyFilters = map[string][]string{}
+
+// TopicSnapshot is the immutable, published route of one topic. A new
+// snapshot replaces the old one on every change, so whatever a caller
+// stored in the cache slots is dropped with it.
+type TopicSnapshot struct {
+	Topic string
+	// Route is pickupTopicRouteData without the acting-master rewrite and
+	// without orderTopicConf (the processor adds it when enabled).
+	Route *TopicRouteData
+	// ActingMaster is the §4.8 step 6 rewrite, or nil if it would not change
+	// anything. Use it only when supportActingMaster is on (see RouteFor).
+	ActingMaster *TopicRouteData
+	cache        [CacheSlots]atomic.Pointer[any]
+}
+
+// RouteFor returns the route to answer with: the acting-master view when
+// supportActingMaster is on and the rewrite applies, else Route.
+func (s *TopicSnapshot) RouteFor(supportActingMaster bool) *TopicRouteData {
+	if supportActingMaster && s.ActingMaster != nil {
+		return s.ActingMaster
+	}
+	return s.Route
+}
+
+// Cached returns what StoreCached put in slot i, or nil.
+func (s *TopicSnapshot) Cached(i int) any {
+	if i < 0 || i >= CacheSlots {
+		return nil
+	}
+	if p := s.cache[i].Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// StoreCached keeps v (e.g. a pre-encoded body) in slot i; out-of-range
+// slots are ignored. Concurrent stores of equal values are harmless.
+func (s *TopicSnapshot) StoreCached(i int, v any) {
+	if i >= 0 && i < CacheSlots {
+		s.cache[i].Store(&v)
+	}
+}
+
+// snapAlloc puts a snapshot and its route in one allocation.
+type snapAlloc struct {
+	snap  TopicSnapshot
+	route TopicRouteData
+}
+
+// published is the lock-free topic -> entry map lookups read. Each shard
+// is an immutable map replaced as a whole by the coordinator; an entry's
+// snapshot pointer changes without touching the map.
+type published struct {
+	seed   maphash.Seed
+	shards [pubShards]atomic.Pointer[map[string]*topicEntry]
+}
+
+func (p *published) shard(topic string) int {
+	return int(maphash.String(p.seed, topic) & (pubShards - 1))
+}
+
+func (p *published) get(topic string) *topicEntry {
+	if m := p.shards[p.shard(topic)].Load(); m != nil {
+		return (*m)[topic]
+	}
+	return nil
+}
+
+// apply publishes added topics and withdraws removed ones, copying each
+// touched shard once. Only the coordinator calls it.
+func (p *published) apply(added, removed []*topicEntry) {
+	if len(added)+len(removed) == 0 {
+		return
+	}
+	next := map[int]map[string]*topicEntry{}
+	open := func(topic string) map[string]*topicEntry {
+		i := p.shard(topic)
+		if m, ok := next[i]; ok {
+			return m
+		}
+		var m map[string]*topicEntry
+		if cur := p.shards[i].Load(); cur != nil {
+			m = make(map[string]*topicEntry, len(*cur)+1)
+			for k, v := range *cur {
+				m[k] = v
+			}
+		} else {
+			m = map[string]*topicEntry{}
+		}
+		next[i] = m
+		return m
+	}
+	for _, e := range removed {
+		if m := open(e.name); m[e.name] == e {
+			delete(m, e.name)
+		}
+	}
+	for _, e := range added {
+		if !e.removed {
+			open(e.name)[e.name] = e
+		}
+	}
+	for i, m := range next {
+		p.shards[i].Store(&m)
+	}
+}
+
+// Lookup returns the published route snapshot of topic, or nil when the
+// topic does not exist or none of its brokers has BrokerData (§4.8: the
+// processor answers TOPIC_NOT_EXIST). It takes no lock.
+func (m *Manager) Lookup(topic string) *TopicSnapshot {
+	if e := m.pub.get(topic); e != nil {
+		return e.snap.Load()
+	}
+	return nil
+}
+
+// buildSnapshot assembles a topic's route from the source tables (§4.8).
+// Called by the coordinator only.
+func (m *Manager) buildSnapshot(e *topicEntry) *TopicSnapshot {
+	bds := make([]BrokerData, 0, len(e.queues))
+	for _, q := range e.queues {
+		if b := m.brokers[q.BrokerName]; b != nil {
+			bds = append(bds, *b.published())
+		}
+	}
+	if len(bds) == 0 {
+		return nil
+	}
+	a := &snapAlloc{}
+	a.route = TopicRouteData{
+		QueueDatas:                e.queues,
+		BrokerDatas:               bds,
+		FilterServerTable:         m.filterView(bds),
+		TopicQueueMappingByBroker: m.mappings[e.name],
+	}
+	a.snap.Topic = e.name
+	a.snap.Route = &a.route
+	a.snap.ActingMaster = actingMasterView(e.name, &a.route)
+	return &a.snap
+}
+
+// filterView maps every broker address of the route to its filter
+// servers, looked up by (BrokerData.cluster, addr) as Java does.
+func (m *Manager) filterView(bds []BrokerData) map[string][]string {
+	if len(m.filters) == 0 {
+		return emptyFilters
+	}
+	var out map[string][]string
+	for _, bd := range bds {
+		for _, addr := range bd.BrokerAddrs {
+			l, ok := m.filters[addrKey{bd.Cluster, addr}]
+			if !ok {
+				continue
+			}
+			if out == nil {
+				out = map[string][]string{}
+			}
+			out[addr] = l
+		}
+	}
+	if out == nil {
+		return emptyFilters
+	}
+	return out
+}
+
+// actingMasterView applies §4.8 step 6 to a copy: for a broker group with
+// enableActingMaster, addresses but no master, and a read-only queue, the
+// lowest-id address moves to id 0. Nil if no group qualifies.
+func actingMasterView(topic string, r *TopicRouteData) *TopicRouteData {
+	if strings.HasPrefix(topic, syncBrokerMemberPrefix) {
+		return nil
+	}
+	var out []BrokerData
+	for i, bd := range r.BrokerDatas {
+		if !needsActingMaster(bd, r.QueueDatas) {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(r.BrokerDatas)
+		}
+		out[i].BrokerAddrs = promoteMinID(bd.BrokerAddrs)
+	}
+	if out == nil {
+		return nil
+	}
+	cp := *r
+	cp.BrokerDatas = out
+	return &cp
+}
+
+func needsActingMaster(bd BrokerData, qds []QueueData) bool {
+	if len(bd.BrokerAddrs) == 0 || !bd.EnableActingMaster {
+		return false
+	}
+	if _, ok := bd.BrokerAddrs[MasterID]; ok {
+		return false
+	}
+	for _, q := range qds {
+		if q.BrokerName == bd.BrokerName {
+			return q.Perm&PermWrite == 0
+		}
+	}
+	return false
+}
+
+func promoteMinID(addrs map[int64]string) map[int64]string {
+	minID, _ := minKey(addrs)
+	out := make(map[int64]string, len(addrs))
+	for id, a := range addrs {
+		if id != minID {
+			out[id] = a
+		}
+	}
+	out[MasterID] = addrs[minID]
+	return out
+}
+
+// minKey returns the smallest broker id of addrs; ok is false when empty.
+func minKey(addrs map[int64]string) (minID int64, ok bool) {
+	for id := range addrs {
+		if !ok || id < minID {
+			minID, ok = id, true
+		}
+	}
+	return minID, ok
+}

@@ -1,0 +1,210 @@
+package route
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"sync/atomic"
+)
+
+// addrKey identifies a live entry or filter-server entry: the same address
+// in two clusters is two entries (BrokerAddrInfo).
+type addrKey struct {
+	cluster, addr string
+}
+
+// topicEntry is one row of topicQueueTable plus its published snapshot.
+// Lookups read snap only; the other fields belong to the coordinator.
+type topicEntry struct {
+	name string
+	// queues is sorted by BrokerName, one QueueData per broker. Published
+	// snapshots share it, so it is replaced, never modified, unless fresh.
+	queues  []QueueData
+	fresh   bool // queues was allocated in the current mutation
+	dirty   bool // queued for republication in the current mutation
+	removed bool // dropped from topicQueueTable
+	snap    atomic.Pointer[TopicSnapshot]
+}
+
+// brokerState is one row of brokerAddrTable.
+type brokerState struct {
+	cluster, name, zone string
+	actingMaster        bool
+	addrs               map[int64]string
+	pub                 *BrokerData // immutable published copy; nil = stale
+}
+
+// published returns the immutable BrokerData shared by every snapshot of
+// the broker's topics, rebuilding it after a change.
+func (b *brokerState) published() *BrokerData {
+	if b.pub == nil {
+		b.pub = &BrokerData{
+			Cluster:            b.cluster,
+			BrokerName:         b.name,
+			BrokerAddrs:        maps.Clone(b.addrs),
+			ZoneName:           b.zone,
+			EnableActingMaster: b.actingMaster,
+		}
+		if b.pub.BrokerAddrs == nil {
+			b.pub.BrokerAddrs = map[int64]string{}
+		}
+	}
+	return b.pub
+}
+
+// copyData returns a private BrokerData for admin answers. It reads the
+// source fields only, so it is safe under the read lock.
+func (b *brokerState) copyData() BrokerData {
+	return BrokerData{
+		Cluster:            b.cluster,
+		BrokerName:         b.name,
+		BrokerAddrs:        maps.Clone(b.addrs),
+		ZoneName:           b.zone,
+		EnableActingMaster: b.actingMaster,
+	}
+}
+
+func queueIndex(qs []QueueData, brokerName string) (int, bool) {
+	return slices.BinarySearchFunc(qs, brokerName, func(q QueueData, name string) int {
+		return strings.Compare(q.BrokerName, name)
+	})
+}
+
+// writable makes e.queues private to this mutation, with room for grow
+// more elements.
+func (t *txn) writable(e *topicEntry, grow int) []QueueData {
+	if !e.fresh {
+		qs := make([]QueueData, len(e.queues), len(e.queues)+grow)
+		copy(qs, e.queues)
+		e.queues, e.fresh = qs, true
+	}
+	return e.queues
+}
+
+// entry returns the topic's row, creating it when create is set.
+func (t *txn) entry(topic string, create bool) *topicEntry {
+	m := t.m
+	if e := m.topics[topic]; e != nil || !create {
+		return e
+	}
+	e := &topicEntry{name: topic, fresh: true}
+	m.topics[topic] = e
+	t.added = append(t.added, e)
+	t.markTopic(e)
+	return e
+}
+
+// putQueue stores q under topic, replacing the broker's QueueData only if
+// it differs (createAndUpdateQueueData). It reports whether anything changed.
+func (t *txn) putQueue(topic string, q QueueData) bool {
+	e := t.entry(topic, true)
+	i, found := queueIndex(e.queues, q.BrokerName)
+	if found && e.queues[i] == q {
+		return false
+	}
+	if found {
+		t.writable(e, 0)[i] = q
+	} else {
+		e.queues = slices.Insert(t.writable(e, 1), i, q)
+		t.index(q.BrokerName)[topic] = e
+	}
+	t.markTopic(e)
+	return true
+}
+
+// index returns the brokerName -> topics index set, creating it.
+func (t *txn) index(brokerName string) map[string]*topicEntry {
+	idx := t.m.byBroker[brokerName]
+	if idx == nil {
+		idx = map[string]*topicEntry{}
+		t.m.byBroker[brokerName] = idx
+	}
+	return idx
+}
+
+// removeQueue drops the broker's QueueData from the topic, and the topic
+// when no QueueData is left.
+func (t *txn) removeQueue(e *topicEntry, brokerName string) bool {
+	i, found := queueIndex(e.queues, brokerName)
+	if !found {
+		return false
+	}
+	e.queues = slices.Delete(t.writable(e, 0), i, i+1)
+	t.unindex(brokerName, e.name)
+	if len(e.queues) == 0 {
+		t.removeTopic(e)
+	}
+	t.markTopic(e)
+	return true
+}
+
+func (t *txn) unindex(brokerName, topic string) {
+	if idx := t.m.byBroker[brokerName]; idx != nil {
+		delete(idx, topic)
+		if len(idx) == 0 {
+			delete(t.m.byBroker, brokerName)
+		}
+	}
+}
+
+// removeTopic drops the topic's row and its index entries.
+func (t *txn) removeTopic(e *topicEntry) {
+	for _, q := range e.queues {
+		t.unindex(q.BrokerName, e.name)
+	}
+	delete(t.m.topics, e.name)
+	e.removed = true
+	t.removed = append(t.removed, e)
+	t.markTopic(e)
+}
+
+// setPerm changes the perm of the broker's QueueData of the topic.
+func (t *txn) setPerm(e *topicEntry, brokerName string, perm int32) {
+	i, found := queueIndex(e.queues, brokerName)
+	if !found || e.queues[i].Perm == perm {
+		return
+	}
+	t.writable(e, 0)[i].Perm = perm
+	t.markTopic(e)
+}
+
+// brokersWithAddr lists the broker groups of cluster holding addr: the
+// groups whose routes show the filter servers of (cluster, addr).
+func (m *Manager) brokersWithAddr(k addrKey) []string {
+	var names []string
+	for name, b := range m.brokers {
+		if b.cluster != k.cluster {
+			continue
+		}
+		for _, a := range b.addrs {
+			if a == k.addr {
+				names = append(names, name)
+				break
+			}
+		}
+	}
+	return names
+}
+
+// setFilters applies filter servers of (cluster, addr): nil leaves them,
+// empty removes them, otherwise they are replaced.
+func (t *txn) setFilters(k addrKey, list []string) {
+	old, had := t.m.filters[k]
+	switch {
+	case list == nil:
+		return
+	case len(list) == 0:
+		if !had {
+			return
+		}
+		delete(t.m.filters, k)
+	default:
+		if had && slices.Equal(old, list) {
+			return
+		}
+		t.m.filters[k] = slices.Clone(list)
+	}
+	for _, name := range t.m.brokersWithAddr(k) {
+		t.markBroker(name)
+	}
+}

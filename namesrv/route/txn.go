@@ -1,0 +1,92 @@
+package route
+
+// txn is the state of one mutation under the coordinator: what changed,
+// so that commit republishes exactly the affected topics. There is one
+// txn per Manager, reused while the coordinator is held.
+type txn struct {
+	m        *Manager
+	settings Settings
+	topics   []*topicEntry       // topics to republish
+	brokers  map[string]struct{} // broker groups whose BrokerData or filters changed
+	added    []*topicEntry       // new rows of topicQueueTable
+	removed  []*topicEntry       // dropped rows
+	notes    []MinBrokerIDChange // 905 notifications to send after unlock
+}
+
+// markTopic queues the topic for republication.
+func (t *txn) markTopic(e *topicEntry) {
+	if !e.dirty {
+		e.dirty = true
+		t.topics = append(t.topics, e)
+	}
+}
+
+// markBroker queues every topic of the broker group for republication
+// and rebuilds its published BrokerData.
+func (t *txn) markBroker(name string) {
+	t.brokers[name] = struct{}{}
+}
+
+// mutate runs fn under the coordinator, publishes what it changed and
+// sends the collected notifications after unlocking.
+func (m *Manager) mutate(fn func(t *txn)) {
+	m.mu.Lock()
+	t := &m.tx
+	t.settings = m.opts.Settings()
+	fn(t)
+	notes := t.commit()
+	m.mu.Unlock()
+	m.notify(notes)
+}
+
+// commit republishes the affected topics and resets the txn.
+func (t *txn) commit() []MinBrokerIDChange {
+	m := t.m
+	for name := range t.brokers {
+		if b := m.brokers[name]; b != nil {
+			b.pub = nil
+		}
+		for _, e := range m.byBroker[name] {
+			t.markTopic(e)
+		}
+	}
+	for _, e := range t.topics {
+		m.republish(e)
+	}
+	m.pub.apply(t.added, t.removed)
+	m.counts.topics.Store(int64(len(m.topics)))
+	m.counts.brokers.Store(int64(len(m.brokers)))
+	m.counts.clusters.Store(int64(len(m.clusters)))
+	notes := t.notes
+	clear(t.brokers)
+	clear(t.topics)
+	clear(t.added)
+	clear(t.removed)
+	t.topics, t.added, t.removed, t.notes = t.topics[:0], t.added[:0], t.removed[:0], nil
+	if cap(t.topics) > 1<<16 {
+		t.topics = nil
+	}
+	return notes
+}
+
+// republish replaces the topic's snapshot (nil when it was removed or has
+// no BrokerData).
+func (m *Manager) republish(e *topicEntry) {
+	e.dirty, e.fresh = false, false
+	m.counts.publications.Add(1)
+	if e.removed {
+		e.snap.Store(nil)
+		return
+	}
+	e.snap.Store(m.buildSnapshot(e))
+}
+
+// notify hands 905 notifications to the namesrv layer.
+func (m *Manager) notify(notes []MinBrokerIDChange) {
+	if m.opts.NotifyMinBrokerIDChange == nil {
+		return
+	}
+	for _, n := range notes {
+		m.opts.NotifyMinBrokerIDChange(n)
+	}
+}

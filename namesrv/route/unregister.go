@@ -1,0 +1,302 @@
+package route
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// unregReq is a queued unregistration, fenced by the generation of the
+// live entry it targets (0 when there was none).
+type unregReq struct {
+	UnregisterRequest
+	gen uint64
+}
+
+// unregQueue is the bounded BatchUnregistrationService queue plus a
+// pending count for WaitIdle.
+type unregQueue struct {
+	ch      chan unregReq
+	mu      sync.Mutex
+	idle    *sync.Cond
+	pending int
+	running atomic.Bool
+	// beforeApply, when set (tests only), runs in the worker after a batch
+	// was taken off the queue and before it is applied.
+	beforeApply func()
+}
+
+func (q *unregQueue) init(capacity int) {
+	q.ch = make(chan unregReq, capacity)
+	q.idle = sync.NewCond(&q.mu)
+}
+
+func (q *unregQueue) add(n int) {
+	q.mu.Lock()
+	q.pending += n
+	if q.pending == 0 {
+		q.idle.Broadcast()
+	}
+	q.mu.Unlock()
+}
+
+// Unregister queues an UNREGISTER_BROKER, fenced by the generation of the
+// broker's current live entry. It returns false when the queue is full
+// (the processor answers code 1).
+func (m *Manager) Unregister(req UnregisterRequest) bool {
+	gen := m.live.genOf(addrKey{req.ClusterName, req.BrokerAddr})
+	return m.enqueue(unregReq{UnregisterRequest: req, gen: gen})
+}
+
+func (m *Manager) enqueue(r unregReq) bool {
+	m.unreg.add(1)
+	select {
+	case m.unreg.ch <- r:
+		return true
+	default:
+		m.unreg.add(-1)
+		m.counts.drops.Add(1)
+		m.log.Warn("unregister queue full", "cluster", r.ClusterName, "addr", r.BrokerAddr)
+		return false
+	}
+}
+
+// WaitIdle blocks until every queued unregistration has been applied.
+// Without a running worker it applies them on the caller.
+func (m *Manager) WaitIdle() {
+	if !m.unreg.running.Load() {
+		m.drainUnregister()
+	}
+	q := &m.unreg
+	q.mu.Lock()
+	for q.pending > 0 {
+		q.idle.Wait()
+	}
+	q.mu.Unlock()
+}
+
+func (m *Manager) runUnregister() {
+	defer m.wg.Done()
+	for {
+		select {
+		case <-m.stop:
+			m.drainUnregister()
+			return
+		case r := <-m.unreg.ch:
+			m.applyUnregister(m.collect(r))
+		}
+	}
+}
+
+// collect takes first plus whatever else is queued right now.
+func (m *Manager) collect(first unregReq) []unregReq {
+	batch := []unregReq{first}
+	for len(batch) < cap(m.unreg.ch) {
+		select {
+		case r := <-m.unreg.ch:
+			batch = append(batch, r)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+func (m *Manager) drainUnregister() {
+	select {
+	case r := <-m.unreg.ch:
+		m.applyUnregister(m.collect(r))
+	default:
+	}
+}
+
+func (m *Manager) applyUnregister(batch []unregReq) {
+	if hook := m.unreg.beforeApply; hook != nil {
+		hook()
+	}
+	m.mutate(func(t *txn) { t.unregister(batch) })
+	m.unreg.add(-len(batch))
+}
+
+// unregBatch collects what one batch did to broker groups (§4.5).
+type unregBatch struct {
+	removed, reduced map[string]struct{}
+	offline          map[string]string // brokerName -> removed addr, when its min id went away
+}
+
+// unregister applies a batch under the coordinator (unRegisterBroker).
+func (t *txn) unregister(batch []unregReq) {
+	ub := unregBatch{removed: map[string]struct{}{}, reduced: map[string]struct{}{}, offline: map[string]string{}}
+	seen := make(map[unregReq]struct{}, len(batch))
+	for _, r := range batch {
+		if _, dup := seen[r]; dup {
+			continue
+		}
+		seen[r] = struct{}{}
+		t.unregisterOne(r, &ub)
+	}
+	t.cleanTopics(&ub)
+	if t.settings.NotifyMinBrokerIDChanged {
+		t.notifyOffline(ub.offline)
+	}
+}
+
+func (t *txn) unregisterOne(r unregReq, ub *unregBatch) {
+	m := t.m
+	k := addrKey{r.ClusterName, r.BrokerAddr}
+	if e := m.live.m[k]; e != nil && e.gen != r.gen {
+		m.counts.staleUnregistrations.Add(1)
+		m.log.Info("skip stale unregister", "cluster", k.cluster, "addr", k.addr, "gen", r.gen, "live_gen", e.gen)
+		return
+	}
+	m.counts.unregistrations.Add(1)
+	m.live.remove(k)
+	t.setFilters(k, []string{})
+	m.log.Info("unregister broker", "cluster", k.cluster, "addr", k.addr, "broker", r.BrokerName, "id", r.BrokerID)
+	b := m.brokers[r.BrokerName]
+	if b == nil {
+		ub.reduced[r.BrokerName] = struct{}{}
+		return
+	}
+	minID, ok := minKey(b.addrs)
+	minChanged := ok && r.BrokerID == minID
+	t.dropAddr(b, r.BrokerAddr, nil)
+	if len(b.addrs) == 0 {
+		delete(m.brokers, b.name)
+		t.markBroker(b.name)
+		t.leaveCluster(r.ClusterName, b.name)
+		ub.removed[b.name] = struct{}{}
+		return
+	}
+	ub.reduced[b.name] = struct{}{}
+	if minChanged {
+		ub.offline[b.name] = r.BrokerAddr
+	}
+}
+
+// dropAddr removes every id of b mapped to addr, except keep (may be nil).
+func (t *txn) dropAddr(b *brokerState, addr string, keep *int64) bool {
+	changed := false
+	for id, a := range b.addrs {
+		if a == addr && (keep == nil || id != *keep) {
+			delete(b.addrs, id)
+			changed = true
+		}
+	}
+	if changed {
+		t.markBroker(b.name)
+	}
+	return changed
+}
+
+func (t *txn) leaveCluster(cluster, name string) {
+	if names := t.m.clusters[cluster]; names != nil {
+		delete(names, name)
+		if len(names) == 0 {
+			delete(t.m.clusters, cluster)
+		}
+	}
+}
+
+// cleanTopics drops the queues of removed groups and strips WRITE from the
+// queues of reduced acting-master groups left without a master.
+func (t *txn) cleanTopics(ub *unregBatch) {
+	m := t.m
+	for name := range ub.removed {
+		for _, e := range m.byBroker[name] {
+			t.removeQueue(e, name)
+		}
+	}
+	for name := range ub.reduced {
+		b := m.brokers[name]
+		if b == nil || !b.actingMaster || hasMaster(b) {
+			continue
+		}
+		for _, e := range m.byBroker[name] {
+			if i, ok := queueIndex(e.queues, name); ok {
+				t.setPerm(e, name, e.queues[i].Perm&^PermWrite)
+			}
+		}
+	}
+}
+
+// hasMaster is !isNoMasterExists: some address with id <= 0.
+func hasMaster(b *brokerState) bool {
+	minID, ok := minKey(b.addrs)
+	return ok && minID <= 0
+}
+
+// notifyOffline queues the 905 notifications of groups whose minimum id
+// went offline, for acting-master groups only.
+func (t *txn) notifyOffline(offline map[string]string) {
+	names := make([]string, 0, len(offline))
+	for name := range offline {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		b := t.m.brokers[name]
+		if b == nil || !b.actingMaster || len(b.addrs) == 0 {
+			continue
+		}
+		n := minIDChange(b.addrs, offline[name], "")
+		t.notes = append(t.notes, n)
+	}
+}
+
+// minIDChange builds a 905 for the group addrs (notifyMinBrokerIdChanged
+// and chooseBrokerAddrsToNotify): after an unregistration or for a single
+// address every member is told, otherwise every member but the new minimum.
+func minIDChange(addrs map[int64]string, offline, ha string) MinBrokerIDChange {
+	minID, _ := minKey(addrs)
+	n := MinBrokerIDChange{MinBrokerID: minID, MinBrokerAddr: addrs[minID], OfflineBrokerAddr: offline, HABrokerAddr: ha}
+	ids := make([]int64, 0, len(addrs))
+	for id := range addrs {
+		if offline != "" || len(addrs) == 1 || id != minID {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, cmp.Compare[int64])
+	for _, id := range ids {
+		n.TargetAddrs = append(n.TargetAddrs, addrs[id])
+	}
+	return n
+}
+
+// unregFor builds the unregistration of an expired or closed live entry
+// (setupUnRegisterRequest): the broker group of the entry's cluster that
+// holds its address. When none does, the request only drops the live and
+// filter-server entries (Java would leave them forever). Caller holds the
+// coordinator.
+func (m *Manager) unregFor(x expired) unregReq {
+	r := unregReq{UnregisterRequest: UnregisterRequest{ClusterName: x.key.cluster, BrokerAddr: x.key.addr}, gen: x.gen}
+	if b := m.brokers[x.name]; b != nil && b.cluster == x.key.cluster {
+		if id, ok := idOf(b.addrs, x.key.addr); ok {
+			r.BrokerName, r.BrokerID = b.name, id
+			return r
+		}
+	}
+	for _, name := range m.brokersWithAddr(x.key) {
+		if r.BrokerName == "" || name < r.BrokerName {
+			r.BrokerName = name
+		}
+	}
+	if r.BrokerName != "" {
+		r.BrokerID, _ = idOf(m.brokers[r.BrokerName].addrs, x.key.addr)
+	}
+	return r
+}
+
+// idOf returns the smallest id mapped to addr.
+func idOf(addrs map[int64]string, addr string) (int64, bool) {
+	var best int64
+	found := false
+	for id, a := range addrs {
+		if a == addr && (!found || id < best) {
+			best, found = id, true
+		}
+	}
+	return best, found
+}
