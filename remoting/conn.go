@@ -1,0 +1,207 @@
+package remoting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+const (
+	// writeQueueLen bounds the responses and requests waiting for the
+	// writer; a full queue blocks the producer (backpressure).
+	writeQueueLen = 1024
+	// readBufferSize is the per-connection bufio.Reader size.
+	readBufferSize = 16 << 10
+	// maxBatchBytes ends a write batch even if more commands are queued.
+	maxBatchBytes = 64 << 10
+	// maxKeptBuffer: larger frame and batch buffers are not reused.
+	maxKeptBuffer = 1 << 20
+)
+
+// batchPool recycles the writer's batch buffers, so idle connections hold
+// none.
+var batchPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// connConfig configures a Conn.
+type connConfig struct {
+	maxFrame int
+	idle     time.Duration // 0 = never idle
+	log      hclog.Logger
+}
+
+// Conn is one remoting connection: the server side of an accepted
+// connection, or the transport under a Client. Requests read from it are
+// handled in order by its read loop; a writer goroutine batches what is
+// queued for sending.
+type Conn struct {
+	id     uint64
+	nc     net.Conn
+	remote string
+	cfg    connConfig
+	log    hclog.Logger
+
+	out        chan *Command
+	stopWrite  chan struct{} // closed when the read loop ends: drain, stop
+	writerGone chan struct{} // closed when the writer has exited
+	dead       chan struct{} // closed when the connection is fully closed
+	closeOnce  sync.Once
+
+	pmu        sync.Mutex
+	pending    map[int32]chan *Command
+	nextOpaque atomic.Int32
+
+	lastRead  atomic.Int64 // unix nanos of the last frame read
+	lastWrite atomic.Int64 // unix nanos of the last completed write
+	dlMu      sync.Mutex   // orders read-deadline changes with shutdown
+	draining  atomic.Bool  // graceful shutdown: stop reading, flush, close
+	readDL    int64        // read loop's current read deadline (unix nanos)
+	writeDL   int64        // writer's current write deadline (unix nanos)
+}
+
+func newConn(id uint64, nc net.Conn, cfg connConfig) *Conn {
+	if tc, ok := nc.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	remote := nc.RemoteAddr().String()
+	now := time.Now().UnixNano()
+	c := &Conn{
+		id: id, nc: nc, remote: remote, cfg: cfg,
+		log:        cfg.log.With("conn", id, "remote", remote),
+		out:        make(chan *Command, writeQueueLen),
+		stopWrite:  make(chan struct{}),
+		writerGone: make(chan struct{}),
+		dead:       make(chan struct{}),
+		pending:    make(map[int32]chan *Command),
+	}
+	c.lastRead.Store(now)
+	c.lastWrite.Store(now)
+	return c
+}
+
+// ID returns the connection's id, unique and increasing within a server
+// process; it identifies a session generation.
+func (c *Conn) ID() uint64 { return c.id }
+
+// RemoteAddr returns the peer's address as "host:port".
+func (c *Conn) RemoteAddr() string { return c.remote }
+
+// Close closes the connection at once; queued frames may be lost.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() { _ = c.nc.Close() })
+	return nil
+}
+
+// Done is closed when the connection is fully closed.
+func (c *Conn) Done() <-chan struct{} { return c.dead }
+
+// run serves the connection until it ends: the writer goroutine and the
+// read loop. It returns why the read loop ended.
+func (c *Conn) run(dispatch func(*Command)) error {
+	go c.writeLoop()
+	err := c.readLoop(dispatch)
+	if !errors.Is(err, errDraining) {
+		_ = c.Close() // only a graceful drain flushes what is queued
+	}
+	close(c.stopWrite)
+	<-c.writerGone
+	_ = c.Close()
+	c.failPending()
+	close(c.dead)
+	return err
+}
+
+// enqueue hands cmd to the writer, blocking while the queue is full.
+func (c *Conn) enqueue(cmd *Command) error {
+	select {
+	case c.out <- cmd:
+		return nil
+	case <-c.writerGone:
+		return fmt.Errorf("%w: connection %d to %s", ErrClosed, c.id, c.remote)
+	}
+}
+
+// SendOneway sends a request that expects no response. cmd is copied
+// (shallowly): the copy gets a fresh opaque and the oneway flag. Neither cmd
+// nor its map or body may change until the connection has written it.
+func (c *Conn) SendOneway(cmd *Command) error {
+	req := *cmd
+	req.Opaque = c.nextOpaque.Add(1)
+	req.Flag = (req.Flag &^ FlagResponse) | FlagOneway
+	return c.enqueue(&req)
+}
+
+// Invoke sends a request and waits for the response with its opaque, until
+// ctx ends (ErrTimeout wrapping ctx.Err()) or the connection closes
+// (ErrClosed). cmd is copied (shallowly) and gets a fresh opaque. A handler
+// must not Invoke on its own connection synchronously: the response would
+// queue behind the handler in the read loop.
+func (c *Conn) Invoke(ctx context.Context, cmd *Command) (*Command, error) {
+	req := *cmd
+	req.Opaque = c.nextOpaque.Add(1)
+	req.Flag &^= FlagResponse | FlagOneway
+	ch := make(chan *Command, 1)
+	c.pmu.Lock()
+	c.pending[req.Opaque] = ch
+	c.pmu.Unlock()
+	defer c.forget(req.Opaque)
+	select {
+	case c.out <- &req:
+	case <-c.writerGone:
+		return nil, fmt.Errorf("%w: connection %d to %s", ErrClosed, c.id, c.remote)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: code %d queued for %s: %w", ErrTimeout, req.Code, c.remote, ctx.Err())
+	}
+	select {
+	case resp := <-ch:
+		return resp, nil
+	case <-c.dead:
+		return nil, fmt.Errorf("%w: connection %d to %s", ErrClosed, c.id, c.remote)
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%w: code %d to %s: %w", ErrTimeout, req.Code, c.remote, ctx.Err())
+	}
+}
+
+func (c *Conn) forget(opaque int32) {
+	c.pmu.Lock()
+	delete(c.pending, opaque)
+	c.pmu.Unlock()
+}
+
+// deliver hands a response to its waiting Invoke; unmatched responses are
+// dropped (never answered).
+func (c *Conn) deliver(resp *Command) {
+	c.pmu.Lock()
+	ch, ok := c.pending[resp.Opaque]
+	delete(c.pending, resp.Opaque)
+	c.pmu.Unlock()
+	if !ok {
+		c.log.Debug("dropping unmatched response", "opaque", resp.Opaque, "code", resp.Code)
+		return
+	}
+	ch <- resp
+}
+
+// failPending drops all waiters; they see the connection closed.
+func (c *Conn) failPending() {
+	c.pmu.Lock()
+	clear(c.pending)
+	c.pmu.Unlock()
+}
+
+// fixResponse makes sure resp carries req's opaque and the response flag,
+// copying it rather than changing a possibly shared command.
+func fixResponse(req, resp *Command) *Command {
+	if resp.Opaque == req.Opaque && resp.Flag&FlagResponse != 0 {
+		return resp
+	}
+	fixed := *resp
+	fixed.Opaque = req.Opaque
+	fixed.Flag |= FlagResponse
+	return &fixed
+}

@@ -1,0 +1,219 @@
+package remoting
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// errDraining ends a read loop for a graceful shutdown.
+var errDraining = errors.New("remoting: draining for shutdown")
+
+// readLoop reads, decodes and dispatches frames in order until the
+// connection fails, a bad frame arrives, it goes idle, or it is drained.
+func (c *Conn) readLoop(dispatch func(*Command)) error {
+	r := bufio.NewReaderSize(c.nc, readBufferSize)
+	var buf []byte
+	for {
+		if err := c.awaitFrame(r); err != nil {
+			return err
+		}
+		frame, err := ReadFrame(r, c.cfg.maxFrame, buf)
+		if err != nil {
+			return c.readError(err)
+		}
+		cmd, err := decodeFrame(frame, true)
+		buf = nil
+		if cap(frame) <= maxKeptBuffer {
+			buf = frame[:0]
+		}
+		if err != nil {
+			return err
+		}
+		if c.cfg.idle > 0 {
+			c.lastRead.Store(time.Now().UnixNano())
+		}
+		dispatch(cmd)
+	}
+}
+
+// readError names a deadline hit inside a frame: draining or idle.
+func (c *Conn) readError(err error) error {
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		return err
+	}
+	if c.draining.Load() {
+		return errDraining
+	}
+	return fmt.Errorf("%w: stalled inside a frame: %w", ErrIdle, err)
+}
+
+// awaitFrame waits until the next frame's length field is buffered, keeping
+// the read deadline at the idle limit. It is the only place that waits
+// between frames, so the idle check and draining happen here.
+func (c *Conn) awaitFrame(r *bufio.Reader) error {
+	for {
+		if c.draining.Load() {
+			return errDraining
+		}
+		if c.cfg.idle > 0 && !c.refreshReadDeadline(false) {
+			return errDraining
+		}
+		hdr, err := r.Peek(4)
+		if err == nil {
+			return c.prepareFrame(r, hdr)
+		}
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			return err
+		}
+		if c.draining.Load() {
+			return errDraining
+		}
+		if c.idleFor() >= c.cfg.idle {
+			return fmt.Errorf("%w: no read or write for %s", ErrIdle, c.cfg.idle)
+		}
+	}
+}
+
+// prepareFrame pushes the deadline a full idle period ahead when the frame
+// is not buffered yet, so a frame that arrives at a steady pace is not cut.
+func (c *Conn) prepareFrame(r *bufio.Reader, hdr []byte) error {
+	if c.cfg.idle <= 0 {
+		return nil
+	}
+	length := int(int32(binary.BigEndian.Uint32(hdr)))
+	if r.Buffered()-4 >= length {
+		return nil
+	}
+	if !c.refreshReadDeadline(true) {
+		return errDraining
+	}
+	return nil
+}
+
+// idleFor is the time since the last read or write.
+func (c *Conn) idleFor() time.Duration {
+	last := max(c.lastRead.Load(), c.lastWrite.Load())
+	return time.Duration(time.Now().UnixNano() - last)
+}
+
+// refreshReadDeadline sets the read deadline to the last activity plus the
+// idle timeout (now plus idle when force), skipping the syscall-free but not
+// free deadline update while the current one is still far away. It reports
+// false when the connection is draining (whose past deadline must stay).
+func (c *Conn) refreshReadDeadline(force bool) bool {
+	now := time.Now().UnixNano()
+	idle := int64(c.cfg.idle)
+	want := max(c.lastRead.Load(), c.lastWrite.Load()) + idle
+	if force {
+		want = now + idle
+	}
+	if !force && c.readDL-now > idle*7/8 && c.readDL <= want {
+		return true
+	}
+	c.dlMu.Lock()
+	defer c.dlMu.Unlock()
+	if c.draining.Load() {
+		return false
+	}
+	c.readDL = want
+	_ = c.nc.SetReadDeadline(time.Unix(0, want))
+	return true
+}
+
+// beginDrain makes the read loop stop at the next frame boundary (or at
+// once if it is waiting), after which queued frames are flushed and the
+// connection closed.
+func (c *Conn) beginDrain() {
+	c.dlMu.Lock()
+	defer c.dlMu.Unlock()
+	c.draining.Store(true)
+	_ = c.nc.SetReadDeadline(time.Unix(1, 0))
+}
+
+// writeLoop writes queued commands in batches until the read loop ends (then
+// drains the queue) or a write fails (then closes the connection).
+func (c *Conn) writeLoop() {
+	defer close(c.writerGone)
+	for {
+		select {
+		case cmd := <-c.out:
+			if err := c.writeBatch(cmd); err != nil {
+				c.log.Debug("write failed", "error", err)
+				_ = c.Close()
+				return
+			}
+		case <-c.stopWrite:
+			c.drainQueue()
+			return
+		}
+	}
+}
+
+// drainQueue writes whatever is still queued.
+func (c *Conn) drainQueue() {
+	for {
+		select {
+		case cmd := <-c.out:
+			if c.writeBatch(cmd) != nil {
+				return
+			}
+		default:
+			return
+		}
+	}
+}
+
+// writeBatch encodes first and everything queued behind it (up to
+// maxBatchBytes) into one buffer and writes it with one call.
+func (c *Conn) writeBatch(first *Command) error {
+	bp := batchPool.Get().(*[]byte)
+	buf := c.appendCommand((*bp)[:0], first)
+	for more := true; more && len(buf) < maxBatchBytes; {
+		select {
+		case cmd := <-c.out:
+			buf = c.appendCommand(buf, cmd)
+		default:
+			more = false
+		}
+	}
+	err := c.write(buf)
+	if cap(buf) <= maxKeptBuffer {
+		*bp = buf[:0]
+		batchPool.Put(bp)
+	}
+	return err
+}
+
+// appendCommand encodes cmd; a command that cannot be encoded is logged and
+// skipped.
+func (c *Conn) appendCommand(buf []byte, cmd *Command) []byte {
+	out, err := AppendFrame(buf, cmd)
+	if err != nil {
+		c.log.Error("cannot encode command", "code", cmd.Code, "opaque", cmd.Opaque, "error", err)
+	}
+	return out
+}
+
+// write writes buf under the idle write deadline.
+func (c *Conn) write(buf []byte) error {
+	if len(buf) == 0 {
+		return nil
+	}
+	var now int64
+	if c.cfg.idle > 0 {
+		now = time.Now().UnixNano()
+		if idle := int64(c.cfg.idle); c.writeDL-now < idle*7/8 {
+			c.writeDL = now + idle
+			_ = c.nc.SetWriteDeadline(time.Unix(0, c.writeDL))
+		}
+	}
+	_, err := c.nc.Write(buf)
+	if c.cfg.idle > 0 {
+		c.lastWrite.Store(time.Now().UnixNano())
+	}
+	return err
+}

@@ -1,0 +1,20 @@
+// Package remoting implements the Apache RocketMQ remoting protocol as spoken
+// by the Java NameServer, Controller, brokers and rocketmq-client-go v2.
+//
+// It owns:
+//   - frames: the 4-byte length, the header word (serialize type and header
+//     length) and the body (EncodeFrame, DecodeFrame, ReadFrame);
+//   - both header codecs: the JSON header, encoded byte for byte like
+//     fastjson 1.2.83 and decoded as leniently as Java does, and the ROCKETMQ
+//     binary header;
+//   - the Command type and its typed extFields helpers with Java semantics;
+//   - request, response and language codes;
+//   - the Server (per-connection read loop dispatching by request code, a
+//     batching writer, oneway handling, error replies, idle close, graceful
+//     shutdown, server-to-peer requests) and the Client (pipelined requests
+//     matched by opaque, server-pushed requests).
+//
+// It must not know NameServer or Controller semantics: handlers are plain
+// functions registered by code, and bodies are opaque bytes. It imports
+// nothing else from this module.
+package remoting

@@ -1,0 +1,170 @@
+package remoting
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// DefaultIdleTimeout is Java's serverChannelMaxIdleTimeSeconds (120 s).
+const DefaultIdleTimeout = 120 * time.Second
+
+// HandlerFunc handles one request. Returning (resp, nil) writes resp unless
+// the request was oneway; (nil, err) or a panic answers SYSTEM_ERROR with the
+// error text as remark, for that request only; (nil, nil) writes nothing.
+// Handlers of one connection run one at a time, in arrival order; handlers
+// of different connections run concurrently. The returned command must not
+// be modified afterwards (it may be shared between requests).
+type HandlerFunc func(c *Conn, req *Command) (*Command, error)
+
+// Observer receives optional metrics hooks; all may be called concurrently.
+type Observer interface {
+	// RequestDone reports a handled request; respCode is -1 when nothing
+	// was answered (oneway, or a nil response).
+	RequestDone(code, respCode int32, d time.Duration)
+	// FrameRejected reports a connection closed for a bad frame.
+	FrameRejected(reason string)
+	ConnOpened()
+	ConnClosed()
+}
+
+// ServerConfig configures a Server.
+type ServerConfig struct {
+	MaxFrameLength int           // 0 → DefaultMaxFrameLength
+	IdleTimeout    time.Duration // no read and no write this long → close; 0 → 120 s
+	Logger         hclog.Logger  // nil → no logging
+	Observer       Observer      // may be nil
+}
+
+// Server accepts remoting connections and dispatches requests by code.
+type Server struct {
+	cfg      ServerConfig
+	log      hclog.Logger
+	handlers atomic.Pointer[map[int32]HandlerFunc] // copy on write
+	fallback atomic.Pointer[HandlerFunc]
+	nextID   atomic.Uint64
+	addr     atomic.Pointer[net.Addr]
+
+	mu        sync.Mutex
+	regMu     sync.Mutex // serializes Register
+	onClose   []func(*Conn)
+	listeners map[net.Listener]struct{}
+	conns     map[*Conn]struct{}
+	closing   bool
+	wg        sync.WaitGroup
+}
+
+// NewServer returns a server; register handlers, then call Serve.
+func NewServer(cfg ServerConfig) *Server {
+	if cfg.MaxFrameLength <= 0 {
+		cfg.MaxFrameLength = DefaultMaxFrameLength
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = hclog.NewNullLogger()
+	}
+	s := &Server{
+		cfg: cfg, log: cfg.Logger,
+		listeners: make(map[net.Listener]struct{}),
+		conns:     make(map[*Conn]struct{}),
+	}
+	s.handlers.Store(&map[int32]HandlerFunc{})
+	return s
+}
+
+// Register sets the handler of a request code; it may be called while
+// serving.
+func (s *Server) Register(code int32, h HandlerFunc) {
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	old := *s.handlers.Load()
+	m := make(map[int32]HandlerFunc, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[code] = h
+	s.handlers.Store(&m)
+}
+
+// SetDefaultHandler replaces the built-in handler of unregistered codes
+// (REQUEST_CODE_NOT_SUPPORTED).
+func (s *Server) SetDefaultHandler(h HandlerFunc) { s.fallback.Store(&h) }
+
+// OnConnClose registers fn, called once per connection after it closed
+// (peer close, error, bad frame, idle, Close, shutdown).
+func (s *Server) OnConnClose(fn func(c *Conn)) {
+	s.mu.Lock()
+	s.onClose = append(s.onClose, fn)
+	s.mu.Unlock()
+}
+
+// Addr returns the address of the listener Serve was last called with, nil
+// before.
+func (s *Server) Addr() net.Addr {
+	if a := s.addr.Load(); a != nil {
+		return *a
+	}
+	return nil
+}
+
+// Serve accepts connections on ln until Shutdown or Close, then returns nil
+// (ErrClosed if the server was already shut down). Other accept errors end
+// it with that error.
+func (s *Server) Serve(ln net.Listener) error {
+	if !s.track(ln) {
+		_ = ln.Close()
+		return ErrClosed
+	}
+	addr := ln.Addr()
+	s.addr.Store(&addr)
+	s.log.Info("serving", "addr", addr.String())
+	var delay time.Duration
+	for {
+		nc, err := ln.Accept()
+		if err != nil {
+			if s.isClosing() {
+				return nil
+			}
+			if errors.Is(err, net.ErrClosed) {
+				s.untrack(ln)
+				return fmt.Errorf("remoting: accept on %s: %w", addr, err)
+			}
+			// e.g. EMFILE: back off and keep serving, like net/http
+			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
+			s.log.Warn("accept failed, retrying", "error", err, "delay", delay)
+			time.Sleep(delay)
+			continue
+		}
+		delay = 0
+		s.startConn(nc)
+	}
+}
+
+func (s *Server) track(ln net.Listener) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing {
+		return false
+	}
+	s.listeners[ln] = struct{}{}
+	return true
+}
+
+func (s *Server) untrack(ln net.Listener) {
+	s.mu.Lock()
+	delete(s.listeners, ln)
+	s.mu.Unlock()
+}
+
+func (s *Server) isClosing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closing
+}

@@ -1,0 +1,197 @@
+package remoting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime/debug"
+	"time"
+)
+
+// startConn registers an accepted connection and serves it on a goroutine.
+func (s *Server) startConn(nc net.Conn) {
+	c := newConn(s.nextID.Add(1), nc, connConfig{
+		maxFrame: s.cfg.MaxFrameLength, idle: s.cfg.IdleTimeout, log: s.log,
+	})
+	s.mu.Lock()
+	if s.closing {
+		s.mu.Unlock()
+		_ = nc.Close()
+		return
+	}
+	s.conns[c] = struct{}{}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.ConnOpened()
+	}
+	go s.serveConn(c)
+}
+
+// serveConn runs c, then reports its end to the hooks.
+func (s *Server) serveConn(c *Conn) {
+	defer s.wg.Done()
+	c.log.Debug("connection opened")
+	err := c.run(func(cmd *Command) { s.dispatch(c, cmd) })
+	s.logConnEnd(c, err)
+	s.mu.Lock()
+	delete(s.conns, c)
+	hooks := s.onClose
+	s.mu.Unlock()
+	for _, fn := range hooks {
+		s.safeHook(c, fn)
+	}
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.ConnClosed()
+	}
+}
+
+func (s *Server) safeHook(c *Conn, fn func(*Conn)) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("connection close hook panicked", "panic", r)
+		}
+	}()
+	fn(c)
+}
+
+// logConnEnd logs why a connection ended and reports rejected frames.
+func (s *Server) logConnEnd(c *Conn, err error) {
+	if reason := rejectReason(err); reason != "" {
+		c.log.Warn("closing connection on bad frame", "reason", reason, "error", err)
+		if s.cfg.Observer != nil {
+			s.cfg.Observer.FrameRejected(reason)
+		}
+		return
+	}
+	switch {
+	case errors.Is(err, ErrIdle):
+		c.log.Info("closing idle connection", "error", err)
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, errDraining), errors.Is(err, net.ErrClosed):
+		c.log.Debug("connection closed", "reason", err)
+	default:
+		c.log.Info("connection closed", "error", err)
+	}
+}
+
+// rejectReason names a bad-frame error for Observer.FrameRejected.
+func rejectReason(err error) string {
+	for _, r := range []struct {
+		err    error
+		reason string
+	}{
+		{ErrFrameTooLarge, "frame_too_large"},
+		{ErrBadFrameLength, "bad_frame_length"},
+		{ErrFrameTruncated, "frame_truncated"},
+		{ErrBadSerializeType, "bad_serialize_type"},
+		{ErrBadHeader, "bad_header"},
+	} {
+		if errors.Is(err, r.err) {
+			return r.reason
+		}
+	}
+	return ""
+}
+
+// dispatch handles one decoded frame of c.
+func (s *Server) dispatch(c *Conn, req *Command) {
+	if req.IsResponse() {
+		c.deliver(req)
+		return
+	}
+	var start time.Time
+	if s.cfg.Observer != nil {
+		start = time.Now()
+	}
+	resp := s.call(c, req)
+	respCode := int32(-1)
+	if resp != nil && !req.IsOneway() {
+		respCode = resp.Code
+		if err := c.enqueue(fixResponse(req, resp)); err != nil {
+			c.log.Debug("response not sent", "code", req.Code, "error", err)
+		}
+	}
+	if s.cfg.Observer != nil {
+		s.cfg.Observer.RequestDone(req.Code, respCode, time.Since(start))
+	}
+}
+
+// call runs the handler of req.Code, turning an error or panic into
+// SYSTEM_ERROR.
+func (s *Server) call(c *Conn, req *Command) (resp *Command) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("handler panicked", "code", req.Code, "panic", r, "stack", string(debug.Stack()))
+			resp = NewResponse(req, SystemError, fmt.Sprintf("panic: %v", r))
+		}
+	}()
+	resp, err := s.handler(req.Code)(c, req)
+	if err != nil {
+		c.log.Warn("handler failed", "code", req.Code, "error", err)
+		return NewResponse(req, SystemError, err.Error())
+	}
+	return resp
+}
+
+// handler returns the handler of code, or the default handler.
+func (s *Server) handler(code int32) HandlerFunc {
+	if h, ok := (*s.handlers.Load())[code]; ok {
+		return h
+	}
+	if h := s.fallback.Load(); h != nil {
+		return *h
+	}
+	return notSupported
+}
+
+// notSupported answers like Java for a code without processor.
+func notSupported(c *Conn, req *Command) (*Command, error) {
+	c.log.Debug("request code not supported", "code", req.Code)
+	return NewResponse(req, RequestCodeNotSupported, fmt.Sprintf(" request type %d not supported", req.Code)), nil
+}
+
+// Shutdown stops accepting, lets every connection finish the request it is
+// handling and flush what is queued, closes the connections and waits for
+// their goroutines. If ctx ends first, the connections are closed at once
+// and ctx.Err() is returned.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	for ln := range s.listeners {
+		_ = ln.Close()
+	}
+	clear(s.listeners)
+	conns := make([]*Conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns {
+		c.beginDrain()
+	}
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	<-done
+	return ctx.Err()
+}
+
+// Close closes the listeners and all connections at once and waits for
+// their goroutines.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Shutdown(ctx); err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
