@@ -1,0 +1,198 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Leader-side command builders for broker registration, reads and cleaning
+// (ReplicasInfoManager). They only read the state; the returned events are
+// appended to the Raft log as one entry and the response is sent once that
+// entry is applied. A returned error still comes with the response whose
+// header Java sends alongside the error code.
+
+// GetNextBrokerID answers 1012: the next id of the set, or 1 when the set has
+// no replica entry. It never fails.
+func (s *State) GetNextBrokerID(req GetNextBrokerIDRequest) GetNextBrokerIDResponse {
+	resp := GetNextBrokerIDResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName, NextBrokerID: FirstBrokerID}
+	if r, ok := s.replicas[req.BrokerName]; ok {
+		resp.NextBrokerID = r.NextAssignBrokerID
+	}
+	return resp
+}
+
+// ApplyBrokerID handles 1013. A set without a replica entry accepts only id
+// 1; a known set accepts any unused id, or an id already held with the same
+// registerCheckCode (an idempotent retry, whose event changes nothing).
+//
+// Deviations from Java, which would fail with an NPE (code 1) or corrupt the
+// sentinel: an empty registerCheckCode is rejected with 2005, and a negative
+// id (-1 means "controller trigger" in elections) with 2014.
+func (s *State) ApplyBrokerID(req ApplyBrokerIDRequest) (ApplyBrokerIDResponse, []Event, error) {
+	resp := ApplyBrokerIDResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName}
+	if req.RegisterCheckCode == "" {
+		return resp, nil, newError(ErrInvalidRequest, "registerCheckCode is empty")
+	}
+	addr, _, _ := strings.Cut(req.RegisterCheckCode, ";")
+	ev := ApplyBrokerIDEvent{ClusterName: req.ClusterName, BrokerName: req.BrokerName, BrokerAddress: addr,
+		NewBrokerID: req.AppliedBrokerID, RegisterCheckCode: req.RegisterCheckCode}
+	r, known := s.replicas[req.BrokerName]
+	if !known {
+		if req.AppliedBrokerID != FirstBrokerID {
+			return resp, nil, newError(ErrBrokerIDInvalid,
+				"Broker-set: %s hasn't been registered in controller, but broker try to apply brokerId: %d",
+				req.BrokerName, req.AppliedBrokerID)
+		}
+		return resp, []Event{ev}, nil
+	}
+	held, used := r.Brokers[req.AppliedBrokerID]
+	if req.AppliedBrokerID >= 0 && (!used || held.RegisterCheckCode == req.RegisterCheckCode) {
+		return resp, []Event{ev}, nil
+	}
+	return resp, nil, newError(ErrBrokerIDInvalid, "Fail to apply brokerId: %d in broker-set: %s",
+		req.AppliedBrokerID, req.BrokerName)
+}
+
+// RegisterBroker handles 1003. The master fields of the reply are set only
+// when a master exists and is alive (checked with the request's cluster
+// name, as Java does). A changed address yields an UpdateBrokerAddress event;
+// an empty address is never stored (Java would throw).
+func (s *State) RegisterBroker(req RegisterBrokerRequest, live Liveness) (RegisterBrokerResponse, []Event, error) {
+	resp := RegisterBrokerResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName}
+	r, ss, ok := s.get(req.BrokerName)
+	if !ok {
+		return resp, nil, newError(ErrBrokerNeedToBeRegistered,
+			"Broker-set: %s hasn't been registered in controller", req.BrokerName)
+	}
+	stored, ok := r.address(req.BrokerID)
+	if !ok {
+		return resp, nil, newError(ErrBrokerNeedToBeRegistered,
+			"BrokerId: %d hasn't been registered in broker-set: %s", req.BrokerID, req.BrokerName)
+	}
+	if ss.MasterBrokerID != NoBrokerID && live.IsActive(req.ClusterName, req.BrokerName, ss.MasterBrokerID) {
+		resp.MasterBrokerID = ss.masterPtr()
+		resp.MasterAddress = r.addressPtr(ss.MasterBrokerID)
+		resp.MasterEpoch, resp.SyncStateSetEpoch = ptr(ss.MasterEpoch), ptr(ss.SyncStateSetEpoch)
+	}
+	resp.SyncStateSet = &SyncStateSet{SyncStateSet: normalizeIDs(ss.SyncStateSet), SyncStateSetEpoch: ss.SyncStateSetEpoch}
+	if req.BrokerAddress == "" || req.BrokerAddress == stored {
+		return resp, nil, nil
+	}
+	return resp, []Event{UpdateBrokerAddressEvent{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
+		BrokerAddress: req.BrokerAddress, BrokerID: req.BrokerID}}, nil
+}
+
+// GetReplicaInfo answers 1004: master id/address (absent without a master),
+// master epoch, and the sync-state set with its epoch as the body.
+func (s *State) GetReplicaInfo(req GetReplicaInfoRequest) (GetReplicaInfoResponse, error) {
+	r, ss, ok := s.get(req.BrokerName)
+	if !ok {
+		return GetReplicaInfoResponse{}, &Error{Kind: ErrBrokerMetadataNotExist, Remark: remarkMetadataNotExist}
+	}
+	resp := GetReplicaInfoResponse{MasterBrokerID: ss.masterPtr(), MasterEpoch: ptr(ss.MasterEpoch),
+		SyncStateSet: &SyncStateSet{SyncStateSet: normalizeIDs(ss.SyncStateSet), SyncStateSetEpoch: ss.SyncStateSetEpoch}}
+	if ss.MasterBrokerID != NoBrokerID {
+		resp.MasterAddress = r.addressPtr(ss.MasterBrokerID)
+	}
+	return resp, nil
+}
+
+// GetSyncStateData answers 1006 for the named sets; unknown names are left
+// out. An empty list is Java's "not set any response code" (code 1).
+func (s *State) GetSyncStateData(brokerNames []string, live Liveness) (GetSyncStateDataResponse, error) {
+	if len(brokerNames) == 0 {
+		return GetSyncStateDataResponse{}, &Error{Kind: ErrSystem, Remark: remarkNotSetAnyResponseCode}
+	}
+	out := BrokerReplicasInfo{ReplicasInfoTable: map[string]ReplicasInfo{}}
+	for _, name := range brokerNames {
+		if r, ss, ok := s.get(name); ok {
+			out.ReplicasInfoTable[name] = replicasInfo(r, ss, live)
+		}
+	}
+	return GetSyncStateDataResponse{Info: out}, nil
+}
+
+func replicasInfo(r *ReplicaInfo, ss *SyncStateInfo, live Liveness) ReplicasInfo {
+	ri := ReplicasInfo{MasterBrokerID: ss.masterPtr(), MasterEpoch: ss.MasterEpoch,
+		SyncStateSetEpoch: ss.SyncStateSetEpoch, InSyncReplicas: []ReplicaIdentity{}, NotInSyncReplicas: []ReplicaIdentity{}}
+	if ss.MasterBrokerID != NoBrokerID {
+		ri.MasterAddress = r.addressPtr(ss.MasterBrokerID)
+	}
+	for _, id := range r.sortedIDs() {
+		rep := ReplicaIdentity{Alive: live.IsActive(r.ClusterName, r.BrokerName, id),
+			BrokerAddress: r.Brokers[id].Address, BrokerID: id, BrokerName: r.BrokerName}
+		if containsID(ss.SyncStateSet, id) {
+			ri.InSyncReplicas = append(ri.InSyncReplicas, rep)
+		} else {
+			ri.NotInSyncReplicas = append(ri.NotInSyncReplicas, rep)
+		}
+	}
+	return ri
+}
+
+// CleanBrokerData handles 1011. Without isCleanLivingBroker it refuses a
+// blank id list while a master exists, a malformed list, and any listed id
+// that is alive; with it the id list is ignored and the whole set goes.
+func (s *State) CleanBrokerData(req CleanBrokerDataRequest, live Liveness) (CleanBrokerDataResponse, []Event, error) {
+	var ids []int64
+	if !req.IsCleanLivingBroker {
+		var err error
+		if ids, err = s.checkCleanable(req, live); err != nil {
+			return CleanBrokerDataResponse{}, nil, err
+		}
+	}
+	if !s.contains(req.BrokerName) {
+		return CleanBrokerDataResponse{}, nil, newError(ErrInvalidCleanBrokerMetadata,
+			"Broker %s is not existed,clean broker data failure.", req.BrokerName)
+	}
+	return CleanBrokerDataResponse{}, []Event{CleanBrokerDataEvent{BrokerName: req.BrokerName, IDs: ids}}, nil
+}
+
+func (s *State) checkCleanable(req CleanBrokerDataRequest, live Liveness) ([]int64, error) {
+	if strings.TrimSpace(req.BrokerControllerIDsToClean) == "" {
+		if ss, ok := s.syncStates[req.BrokerName]; ok && ss.MasterBrokerID != NoBrokerID {
+			return nil, newError(ErrInvalidCleanBrokerMetadata, "Broker %s is still alive, clean up failure", req.BrokerName)
+		}
+		return nil, nil
+	}
+	ids, err := parseIDList(req.BrokerControllerIDsToClean)
+	if err != nil {
+		return nil, newError(ErrInvalidCleanBrokerMetadata,
+			"Please set the option <brokerControllerIdsToClean> according to the format, exception: %s", err)
+	}
+	for _, id := range ids {
+		if live.IsActive(req.ClusterName, req.BrokerName, id) {
+			return nil, newError(ErrInvalidCleanBrokerMetadata, "Broker [%s,  %d] is still alive, clean up failure",
+				req.BrokerName, id)
+		}
+	}
+	return ids, nil
+}
+
+// javaNumberFormatError renders Java's NumberFormatException.toString().
+type javaNumberFormatError string
+
+func (e javaNumberFormatError) Error() string {
+	return `java.lang.NumberFormatException: For input string: "` + string(e) + `"`
+}
+
+// parseIDList parses "1;2;3" like Java's split(";") + Long.valueOf: trailing
+// empty parts are dropped, any other bad part fails. The result is sorted
+// and unique.
+func parseIDList(s string) ([]int64, error) {
+	parts := strings.Split(s, ";")
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	ids := make([]int64, 0, len(parts))
+	for _, p := range parts {
+		id, err := strconv.ParseInt(p, 10, 64)
+		if err != nil {
+			return nil, javaNumberFormatError(p)
+		}
+		ids = append(ids, id)
+	}
+	return normalizeIDs(ids), nil
+}

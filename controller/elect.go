@@ -1,0 +1,122 @@
+//go:build embedded_controller
+
+package controller
+
+import "fmt"
+
+// ElectOptions are the runtime-configurable election settings (read per use,
+// so a config update takes effect at once).
+type ElectOptions struct {
+	// EnableElectUncleanMaster allows a second pass over all registered
+	// replicas when no sync-state member can be elected.
+	EnableElectUncleanMaster bool
+	// Policy chooses the master; nil means DefaultElectPolicy.
+	Policy ElectPolicy
+}
+
+// BrokerTriggerElect is the request a broker sends for itself (ofBrokerTrigger).
+func BrokerTriggerElect(clusterName, brokerName string, brokerID int64) ElectMasterRequest {
+	return ElectMasterRequest{ClusterName: clusterName, BrokerName: brokerName, BrokerID: brokerID}
+}
+
+// AdminTriggerElect is mqadmin electMaster designating brokerID (ofAdminTrigger).
+func AdminTriggerElect(clusterName, brokerName string, brokerID int64) ElectMasterRequest {
+	return ElectMasterRequest{ClusterName: clusterName, BrokerName: brokerName, BrokerID: brokerID, DesignateElect: true}
+}
+
+// ControllerTriggerElect is the in-process request of the leader after a
+// master became inactive or the T2 scan found one (ofControllerTrigger).
+func ControllerTriggerElect(brokerName string) ElectMasterRequest {
+	return ElectMasterRequest{BrokerName: brokerName, BrokerID: NoBrokerID}
+}
+
+// IsControllerTrigger reports whether the request came from the controller
+// itself (brokerId null or -1). Only such a request records a failed
+// election in the log.
+func (r ElectMasterRequest) IsControllerTrigger() bool { return r.BrokerID == NoBrokerID }
+
+// ElectMaster handles 1002 from every trigger (§3.2):
+//  1. unknown set → 2010;
+//  2. first election (masterEpoch 0): the requesting id wins outright — but,
+//     unlike Java, only if it is a registered replica; otherwise the policy
+//     decides (Java would elect an id without an address);
+//  3. otherwise the policy elects from the sync-state set (then from all
+//     replicas when unclean election is on), preferring the designated
+//     broker of an admin request;
+//  4. the current master again → 2011 with the current state, no event;
+//  5. a new master → code 0, epochs +1, body with the member group and {new};
+//  6. nobody: a controller trigger records "no master" (masterEpoch+1) and
+//     answers 2004; a broker or admin trigger answers 2012 with no event.
+func (s *State) ElectMaster(req ElectMasterRequest, live Liveness, opts ElectOptions) (ElectMasterResponse, []Event, error) {
+	r, ss, ok := s.get(req.BrokerName)
+	if !ok {
+		return ElectMasterResponse{}, nil, &Error{Kind: ErrBrokerNeedToBeRegistered, Remark: remarkBrokerNotRegisteredForElect}
+	}
+	newMaster := s.chooseMaster(r, ss, req, live, opts)
+	switch {
+	case newMaster != NoBrokerID && newMaster == ss.MasterBrokerID:
+		return masterStillExists(r, ss)
+	case newMaster != NoBrokerID:
+		return masterElected(r, ss, newMaster)
+	case req.IsControllerTrigger():
+		ev := ElectMasterEvent{NewMasterElected: false, BrokerName: req.BrokerName, NewMasterBrokerID: NoBrokerID}
+		return ElectMasterResponse{}, []Event{ev}, &Error{Kind: ErrMasterNotAvailable, Remark: remarkMasterNotAvailable}
+	default:
+		return ElectMasterResponse{}, nil, &Error{Kind: ErrElectMasterFailed, Remark: remarkElectFailed}
+	}
+}
+
+// chooseMaster returns the elected id or NoBrokerID.
+func (s *State) chooseMaster(r *ReplicaInfo, ss *SyncStateInfo, req ElectMasterRequest, live Liveness, opts ElectOptions) int64 {
+	if ss.MasterEpoch == 0 && req.BrokerID != NoBrokerID {
+		if _, registered := r.Brokers[req.BrokerID]; registered {
+			return req.BrokerID
+		}
+	}
+	in := ElectInput{ClusterName: r.ClusterName, BrokerName: r.BrokerName, SyncStateSet: normalizeIDs(ss.SyncStateSet),
+		OldMaster: ss.MasterBrokerID, Prefer: NoBrokerID}
+	if opts.EnableElectUncleanMaster {
+		in.AllReplicas = r.sortedIDs()
+	}
+	if req.DesignateElect {
+		in.Prefer = req.BrokerID
+	}
+	policy := opts.Policy
+	if policy == nil {
+		policy = DefaultElectPolicy{}
+	}
+	return policy.Elect(in, live)
+}
+
+func masterStillExists(r *ReplicaInfo, ss *SyncStateInfo) (ElectMasterResponse, []Event, error) {
+	resp := ElectMasterResponse{MasterBrokerID: ss.masterPtr(), MasterAddress: r.addressPtr(ss.MasterBrokerID),
+		MasterEpoch: ptr(ss.MasterEpoch), SyncStateSetEpoch: ptr(ss.SyncStateSetEpoch),
+		Body: &ElectMasterResponseBody{SyncStateSet: normalizeIDs(ss.SyncStateSet)}}
+	return resp, nil, newError(ErrMasterStillExist,
+		"The old master %d is still alive, not need to elect new master for broker %s", ss.MasterBrokerID, r.BrokerName)
+}
+
+func masterElected(r *ReplicaInfo, ss *SyncStateInfo, id int64) (ElectMasterResponse, []Event, error) {
+	group := &BrokerMemberGroup{Cluster: r.ClusterName, BrokerName: r.BrokerName, BrokerAddrs: map[int64]string{}}
+	for bid, info := range r.Brokers {
+		group.BrokerAddrs[bid] = info.Address
+	}
+	resp := ElectMasterResponse{MasterBrokerID: ptr(id), MasterAddress: r.addressPtr(id),
+		MasterEpoch: ptr(ss.MasterEpoch + 1), SyncStateSetEpoch: ptr(ss.SyncStateSetEpoch + 1),
+		Body: &ElectMasterResponseBody{BrokerMemberGroup: group, SyncStateSet: []int64{id}}}
+	return resp, []Event{ElectMasterEvent{NewMasterElected: true, BrokerName: r.BrokerName, NewMasterBrokerID: id}}, nil
+}
+
+// NeedsElectionOnInactive is the leader's check for an inactive event (T1):
+// only the loss of the current master triggers an election.
+func (s *State) NeedsElectionOnInactive(ev InactiveEvent) bool {
+	return s.IsMaster(ev.BrokerName, ev.BrokerID)
+}
+
+// idString renders a nullable id the way Java's %s renders a Long.
+func idString(id int64) string {
+	if id == NoBrokerID {
+		return "null"
+	}
+	return fmt.Sprint(id)
+}

@@ -1,0 +1,101 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"cmp"
+	"slices"
+)
+
+// ElectInput is what an ElectPolicy sees. Id lists are sorted ascending.
+type ElectInput struct {
+	ClusterName  string // the stored cluster name of the set (heartbeat key)
+	BrokerName   string
+	SyncStateSet []int64
+	AllReplicas  []int64 // nil = no unclean pass
+	OldMaster    int64   // NoBrokerID if none
+	Prefer       int64   // designated broker, NoBrokerID if none
+}
+
+// ElectPolicy chooses a master; NoBrokerID means nobody can be elected.
+type ElectPolicy interface {
+	Elect(in ElectInput, live Liveness) int64
+}
+
+// DefaultElectPolicy is Java's DefaultElectPolicy wired to the heartbeat
+// manager (§3.3): try the sync-state set, then (unclean) all replicas. In
+// each pass only alive ids count; the old master is kept when alive unless
+// another broker is designated; a designated broker wins only if alive;
+// otherwise the best by epoch desc, max offset desc, election priority asc.
+//
+// Fixed Java quirks: offsets are compared as int64 (Java casts the
+// difference to int and overflows for gaps ≥ 2^31); exact ties go to the
+// lowest id (Java's TreeSet drops ties, keeping an iteration-order
+// survivor); an alive id without live info sorts last instead of throwing.
+type DefaultElectPolicy struct{}
+
+// Elect implements ElectPolicy.
+func (p DefaultElectPolicy) Elect(in ElectInput, live Liveness) int64 {
+	if id := p.tryElect(in, in.SyncStateSet, live); id != NoBrokerID {
+		return id
+	}
+	if in.AllReplicas != nil {
+		return p.tryElect(in, in.AllReplicas, live)
+	}
+	return NoBrokerID
+}
+
+func (DefaultElectPolicy) tryElect(in ElectInput, candidates []int64, live Liveness) int64 {
+	alive := make([]int64, 0, len(candidates))
+	for _, id := range candidates {
+		if live.IsActive(in.ClusterName, in.BrokerName, id) {
+			alive = append(alive, id)
+		}
+	}
+	if len(alive) == 0 {
+		return NoBrokerID
+	}
+	if in.OldMaster != NoBrokerID && slices.Contains(alive, in.OldMaster) &&
+		(in.Prefer == NoBrokerID || in.Prefer == in.OldMaster) {
+		return in.OldMaster
+	}
+	if in.Prefer != NoBrokerID {
+		if slices.Contains(alive, in.Prefer) {
+			return in.Prefer
+		}
+		return NoBrokerID
+	}
+	return bestCandidate(in, alive, live)
+}
+
+type rankedCandidate struct {
+	id      int64
+	info    LiveInfo
+	hasInfo bool
+}
+
+// bestCandidate ranks alive ids by epoch desc, maxOffset desc, priority asc, id asc.
+func bestCandidate(in ElectInput, alive []int64, live Liveness) int64 {
+	ranked := make([]rankedCandidate, 0, len(alive))
+	for _, id := range alive {
+		info, ok := live.LiveInfo(in.ClusterName, in.BrokerName, id)
+		ranked = append(ranked, rankedCandidate{id: id, info: info, hasInfo: ok})
+	}
+	slices.SortFunc(ranked, compareCandidates)
+	return ranked[0].id
+}
+
+func compareCandidates(a, b rankedCandidate) int {
+	if a.hasInfo != b.hasInfo {
+		if a.hasInfo {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Or(
+		cmp.Compare(b.info.Epoch, a.info.Epoch),
+		cmp.Compare(b.info.MaxOffset, a.info.MaxOffset),
+		cmp.Compare(a.info.ElectionPriority, b.info.ElectionPriority),
+		cmp.Compare(a.id, b.id),
+	)
+}

@@ -1,0 +1,229 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// EventType is the first byte of a log entry. Values 1..6 keep the Java
+// event ids (EventType.java) so logs read the same; the encoding after the
+// byte is ours (JSON of the Go event struct), not DLedger's.
+type EventType uint8
+
+// Log entry types.
+const (
+	EventNoop                EventType = 0 // empty payload; a read/leadership barrier
+	EventAlterSyncStateSet   EventType = 1
+	EventApplyBrokerID       EventType = 2
+	EventElectMaster         EventType = 3
+	EventRead                EventType = 4 // Java's ReadEvent; never produced, applied as a no-op
+	EventCleanBrokerData     EventType = 5
+	EventUpdateBrokerAddress EventType = 6
+	EventBatch               EventType = 64 // several events of one request, applied together
+
+	// IgnoreUnknownFlag marks an entry type that an older node may skip when
+	// it does not know it (consul style). Without the flag an unknown type
+	// is a corrupt log and Apply panics.
+	IgnoreUnknownFlag EventType = 128
+)
+
+// Event is one replicated state change produced by a command builder.
+type Event interface {
+	// Type is the entry type byte of the event.
+	Type() EventType
+	// apply mutates the state. It must be deterministic. A returned error is
+	// a business result (e.g. the set vanished), never a reason to stop.
+	apply(s *State) error
+}
+
+// AlterSyncStateSetEvent replaces the sync-state set and bumps its epoch.
+type AlterSyncStateSetEvent struct {
+	BrokerName      string  `json:"brokerName"`
+	NewSyncStateSet []int64 `json:"newSyncStateSet"`
+}
+
+// ApplyBrokerIDEvent registers a broker id (creating the set if needed).
+type ApplyBrokerIDEvent struct {
+	ClusterName       string `json:"clusterName"`
+	BrokerName        string `json:"brokerName"`
+	BrokerAddress     string `json:"brokerAddress"`
+	NewBrokerID       int64  `json:"newBrokerId"`
+	RegisterCheckCode string `json:"registerCheckCode"`
+}
+
+// ElectMasterEvent records an election: a new master, or (not elected) the
+// loss of the master.
+type ElectMasterEvent struct {
+	NewMasterElected  bool   `json:"newMasterElected"`
+	BrokerName        string `json:"brokerName"`
+	NewMasterBrokerID int64  `json:"newMasterBrokerId"`
+}
+
+// CleanBrokerDataEvent removes ids, or the whole set when IDs is empty.
+type CleanBrokerDataEvent struct {
+	BrokerName string  `json:"brokerName"`
+	IDs        []int64 `json:"brokerIdSetToClean,omitempty"`
+}
+
+// UpdateBrokerAddressEvent replaces the stored address of an id.
+type UpdateBrokerAddressEvent struct {
+	ClusterName   string `json:"clusterName"`
+	BrokerName    string `json:"brokerName"`
+	BrokerAddress string `json:"brokerAddress"`
+	BrokerID      int64  `json:"brokerId"`
+}
+
+// ReadEvent is Java's ReadEvent: it changes nothing.
+type ReadEvent struct{}
+
+// Type implements Event.
+func (AlterSyncStateSetEvent) Type() EventType { return EventAlterSyncStateSet }
+
+// Type implements Event.
+func (ApplyBrokerIDEvent) Type() EventType { return EventApplyBrokerID }
+
+// Type implements Event.
+func (ElectMasterEvent) Type() EventType { return EventElectMaster }
+
+// Type implements Event.
+func (CleanBrokerDataEvent) Type() EventType { return EventCleanBrokerData }
+
+// Type implements Event.
+func (UpdateBrokerAddressEvent) Type() EventType { return EventUpdateBrokerAddress }
+
+// Type implements Event.
+func (ReadEvent) Type() EventType { return EventRead }
+
+func (ReadEvent) apply(*State) error { return nil }
+
+func (e AlterSyncStateSetEvent) apply(s *State) error {
+	_, ss, ok := s.get(e.BrokerName)
+	if !ok {
+		return newError(ErrBrokerMetadataNotExist, "alter sync-state set: %s", remarkMetadataNotExist)
+	}
+	ss.SyncStateSet = normalizeIDs(e.NewSyncStateSet)
+	ss.SyncStateSetEpoch++
+	return nil
+}
+
+func (e ApplyBrokerIDEvent) apply(s *State) error {
+	if r, _, ok := s.get(e.BrokerName); ok {
+		if _, used := r.Brokers[e.NewBrokerID]; !used {
+			r.addBroker(e.NewBrokerID, e.BrokerAddress, e.RegisterCheckCode)
+		}
+		return nil
+	}
+	// First id of the set (or the set was half removed): start afresh.
+	r := &ReplicaInfo{ClusterName: e.ClusterName, BrokerName: e.BrokerName,
+		NextAssignBrokerID: FirstBrokerID, Brokers: map[int64]BrokerIDInfo{}}
+	r.addBroker(e.NewBrokerID, e.BrokerAddress, e.RegisterCheckCode)
+	s.replicas[e.BrokerName] = r
+	s.syncStates[e.BrokerName] = &SyncStateInfo{ClusterName: e.ClusterName, BrokerName: e.BrokerName,
+		SyncStateSet: []int64{}, MasterBrokerID: NoBrokerID}
+	return nil
+}
+
+func (e ElectMasterEvent) apply(s *State) error {
+	_, ss, ok := s.get(e.BrokerName)
+	if !ok {
+		return newError(ErrBrokerMetadataNotExist, "elect master of unknown broker set %s", e.BrokerName)
+	}
+	ss.MasterEpoch++
+	if !e.NewMasterElected {
+		ss.MasterBrokerID = NoBrokerID // ss and its epoch are kept
+		return nil
+	}
+	ss.MasterBrokerID = e.NewMasterBrokerID
+	ss.SyncStateSet = []int64{e.NewMasterBrokerID}
+	ss.SyncStateSetEpoch++
+	return nil
+}
+
+func (e CleanBrokerDataEvent) apply(s *State) error {
+	if len(e.IDs) == 0 {
+		delete(s.replicas, e.BrokerName)
+		delete(s.syncStates, e.BrokerName)
+		return nil
+	}
+	r, ss, ok := s.get(e.BrokerName)
+	if !ok {
+		return nil
+	}
+	for _, id := range e.IDs {
+		delete(r.Brokers, id)
+		ss.SyncStateSet = removeID(ss.SyncStateSet, id) // no epoch change, as in Java
+	}
+	if len(r.Brokers) == 0 {
+		delete(s.replicas, e.BrokerName)
+	}
+	if len(ss.SyncStateSet) == 0 {
+		delete(s.syncStates, e.BrokerName)
+	}
+	return nil
+}
+
+func (e UpdateBrokerAddressEvent) apply(s *State) error {
+	// Java dereferences the replica entry unconditionally (an NPE in the
+	// state machine); we report the miss instead.
+	r, ok := s.replicas[e.BrokerName]
+	if !ok {
+		return newError(ErrBrokerMetadataNotExist, "update address of unknown broker set %s", e.BrokerName)
+	}
+	info, ok := r.Brokers[e.BrokerID]
+	if !ok {
+		return newError(ErrBrokerNeedToBeRegistered, "update address of unknown broker id %d in %s", e.BrokerID, e.BrokerName)
+	}
+	info.Address = e.BrokerAddress // the check code is kept
+	r.Brokers[e.BrokerID] = info
+	return nil
+}
+
+func removeID(set []int64, id int64) []int64 {
+	out := make([]int64, 0, len(set))
+	for _, v := range set {
+		if v != id {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// eventDecoders is the registry of entry decoders keyed by type byte.
+var eventDecoders = map[EventType]func([]byte) (Event, error){
+	EventAlterSyncStateSet:   decodeJSON[AlterSyncStateSetEvent],
+	EventApplyBrokerID:       decodeJSON[ApplyBrokerIDEvent],
+	EventElectMaster:         decodeJSON[ElectMasterEvent],
+	EventRead:                func([]byte) (Event, error) { return ReadEvent{}, nil },
+	EventCleanBrokerData:     decodeJSON[CleanBrokerDataEvent],
+	EventUpdateBrokerAddress: decodeJSON[UpdateBrokerAddressEvent],
+}
+
+func decodeJSON[T Event](payload []byte) (Event, error) {
+	var ev T
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return nil, err
+	}
+	return ev, nil
+}
+
+// decodeOne decodes a single (non-batch) entry. ok=false means an unknown
+// type carrying IgnoreUnknownFlag: skip it.
+func decodeOne(t EventType, payload []byte) (ev Event, ok bool, err error) {
+	if t == EventNoop {
+		return nil, false, nil
+	}
+	dec, known := eventDecoders[t&^IgnoreUnknownFlag]
+	if !known {
+		if t&IgnoreUnknownFlag != 0 {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("unknown log entry type %d", t)
+	}
+	ev, err = dec(payload)
+	if err != nil {
+		return nil, false, fmt.Errorf("decode log entry type %d: %w", t, err)
+	}
+	return ev, true, nil
+}

@@ -1,0 +1,129 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+)
+
+// ApplyResult is the value FSM.Apply returns for a command entry (the
+// raft.ApplyFuture's Response). Err is a business outcome, e.g. the broker
+// set vanished between computing the events and applying them; the events
+// that could be applied were applied.
+type ApplyResult struct {
+	Index  uint64
+	Events int
+	Err    error
+}
+
+// FSM is the controller's raft.FSM. Apply decodes one entry and applies its
+// events under the write lock; leader-side builders read the state through
+// Read under the read lock.
+type FSM struct {
+	mu     sync.RWMutex
+	state  *State
+	logger hclog.Logger
+}
+
+var _ raft.FSM = (*FSM)(nil)
+
+// NewFSM returns an FSM over an empty state. A nil logger discards logs.
+func NewFSM(logger hclog.Logger) *FSM {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	return &FSM{state: NewState(), logger: logger.Named("controller-fsm")}
+}
+
+// Read runs fn with the current state under the read lock. fn must not keep
+// or modify the state.
+func (f *FSM) Read(fn func(s *State)) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	fn(f.state)
+}
+
+// Apply implements raft.FSM. An entry that cannot be decoded means a corrupt
+// or incompatible log: it panics rather than let replicas diverge.
+func (f *FSM) Apply(l *raft.Log) interface{} {
+	if l.Type != raft.LogCommand {
+		return nil
+	}
+	events, err := DecodeEntry(l.Data)
+	if err != nil {
+		panic(fmt.Errorf("controller: failed to decode log entry at index %d: %w", l.Index, err))
+	}
+	res := &ApplyResult{Index: l.Index, Events: len(events)}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, ev := range events {
+		if err := ev.apply(f.state); err != nil {
+			f.logger.Warn("event not applied", "index", l.Index, "type", ev.Type(), "error", err)
+			res.Err = errors.Join(res.Err, err)
+		}
+	}
+	return res
+}
+
+// ApplyEvents applies events directly, bypassing Raft. It is for tests and
+// tools that replay a log without a cluster.
+func (f *FSM) ApplyEvents(events ...Event) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var errs error
+	for _, ev := range events {
+		errs = errors.Join(errs, ev.apply(f.state))
+	}
+	return errs
+}
+
+// Snapshot implements raft.FSM: it copies the state under the lock; the
+// encoding happens in Persist.
+func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return &fsmSnapshot{state: f.state.Clone()}, nil
+}
+
+// Restore implements raft.FSM: it replaces the state with the snapshot's.
+// On error the current state is left untouched.
+func (f *FSM) Restore(rc io.ReadCloser) error {
+	defer rc.Close()
+	data, err := io.ReadAll(rc)
+	if err != nil {
+		return fmt.Errorf("controller: read snapshot: %w", err)
+	}
+	st, err := decodeSnapshot(data)
+	if err != nil {
+		return fmt.Errorf("controller: restore snapshot: %w", err)
+	}
+	f.mu.Lock()
+	f.state = st
+	f.mu.Unlock()
+	return nil
+}
+
+// fsmSnapshot is a point-in-time copy of the state.
+type fsmSnapshot struct{ state *State }
+
+// Persist writes the snapshot, cancelling the sink on any error.
+func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
+	data, err := encodeSnapshot(s.state)
+	if err == nil {
+		_, err = sink.Write(data)
+	}
+	if err != nil {
+		_ = sink.Cancel()
+		return fmt.Errorf("controller: persist snapshot: %w", err)
+	}
+	return sink.Close()
+}
+
+// Release implements raft.FSMSnapshot.
+func (s *fsmSnapshot) Release() {}

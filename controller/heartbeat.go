@@ -1,0 +1,252 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// Defaults for absent BROKER_HEARTBEAT header fields (reference §4).
+const (
+	DefaultHeartbeatTimeoutMillis int64 = 10000
+	DefaultElectionPriority       int32 = math.MaxInt32
+)
+
+// Liveness is what command builders and the elect policy need from the
+// heartbeat table. HeartbeatManager implements it; tests may fake it.
+type Liveness interface {
+	IsActive(clusterName, brokerName string, brokerID int64) bool
+	LiveInfo(clusterName, brokerName string, brokerID int64) (LiveInfo, bool)
+}
+
+// ConnID identifies the connection a heartbeat arrived on. 0 means unknown
+// (never matched by OnConnClose).
+type ConnID uint64
+
+// Clock is the time source of the heartbeat manager (injectable in tests).
+type Clock interface{ Now() time.Time }
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+// BrokerIdentity is the heartbeat key (cluster, broker set, id).
+type BrokerIdentity struct {
+	ClusterName string
+	BrokerName  string
+	BrokerID    int64
+}
+
+// LiveInfo is the last heartbeat state of one broker on this node.
+type LiveInfo struct {
+	BrokerIdentity
+	BrokerAddr       string
+	LastUpdateMillis int64
+	TimeoutMillis    int64
+	Conn             ConnID
+	Generation       uint64 // changes whenever the entry is (re)created on a new connection
+	Epoch            int32
+	MaxOffset        int64
+	ConfirmOffset    int64
+	ElectionPriority int32
+}
+
+// InactiveReason says why a broker was reported inactive.
+type InactiveReason int
+
+// Inactive reasons.
+const (
+	ReasonTimeout InactiveReason = iota + 1
+	ReasonConnClosed
+)
+
+// InactiveEvent reports a broker removed from the heartbeat table. The
+// leader turns it into an election when the broker was the master (T1).
+type InactiveEvent struct {
+	BrokerIdentity
+	BrokerAddr string
+	Conn       ConnID
+	Generation uint64
+	Reason     InactiveReason
+}
+
+// HeartbeatOptions configure a HeartbeatManager.
+type HeartbeatOptions struct {
+	Clock  Clock        // nil = wall clock
+	Logger hclog.Logger // nil = discard
+	// OnInactive, if set, is called (outside the lock, in order) for every
+	// inactive event. It should only enqueue work.
+	OnInactive func(InactiveEvent)
+	// CloseConn, if set, is called for the connection of an expired entry
+	// (Java closes the channel).
+	CloseConn func(ConnID)
+}
+
+// HeartbeatManager is the per-node broker live table (DefaultBrokerHeartbeatManager).
+// It is never replicated: brokers beat to every controller.
+type HeartbeatManager struct {
+	mu      sync.RWMutex
+	live    map[BrokerIdentity]*LiveInfo
+	nextGen uint64
+	opts    HeartbeatOptions
+}
+
+var _ Liveness = (*HeartbeatManager)(nil)
+
+// NewHeartbeatManager returns an empty manager.
+func NewHeartbeatManager(opts HeartbeatOptions) *HeartbeatManager {
+	if opts.Clock == nil {
+		opts.Clock = systemClock{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = hclog.NewNullLogger()
+	}
+	opts.Logger = opts.Logger.Named("heartbeat")
+	return &HeartbeatManager{live: map[BrokerIdentity]*LiveInfo{}, opts: opts}
+}
+
+func (m *HeartbeatManager) now() int64 { return m.opts.Clock.Now().UnixMilli() }
+
+// OnHeartbeat records a BROKER_HEARTBEAT received on conn. It fails with
+// 2005 when the broker id is absent.
+//
+// Unlike Java, a heartbeat on a different connection than the stored one
+// replaces the entry (address, connection, offsets) and bumps its
+// generation, so that a late close of the old connection cannot evict the
+// reconnected broker (apache/rocketmq#11045). Java also never copies the
+// confirm offset into a new entry; we do.
+func (m *HeartbeatManager) OnHeartbeat(req BrokerHeartbeatRequest, conn ConnID) error {
+	if req.BrokerID == nil {
+		return &Error{Kind: ErrInvalidRequest, Remark: remarkHeartbeatEmptyBrokerID}
+	}
+	hb := req.withDefaults()
+	key := BrokerIdentity{ClusterName: req.ClusterName, BrokerName: req.BrokerName, BrokerID: *req.BrokerID}
+	now := m.now()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	prev, ok := m.live[key]
+	if !ok || (conn != 0 && conn != prev.Conn) {
+		m.nextGen++
+		hb.BrokerIdentity, hb.LastUpdateMillis, hb.Conn, hb.Generation = key, now, conn, m.nextGen
+		m.live[key] = &hb
+		m.opts.Logger.Debug("broker heartbeat entry created", "broker", key, "addr", hb.BrokerAddr, "conn", conn)
+		return nil
+	}
+	prev.LastUpdateMillis, prev.TimeoutMillis, prev.ElectionPriority = now, hb.TimeoutMillis, hb.ElectionPriority
+	if hb.Epoch > prev.Epoch || (hb.Epoch == prev.Epoch && hb.MaxOffset > prev.MaxOffset) {
+		prev.Epoch, prev.MaxOffset, prev.ConfirmOffset = hb.Epoch, hb.MaxOffset, hb.ConfirmOffset
+	}
+	return nil
+}
+
+// IsActive reports whether the broker's last heartbeat is within its timeout.
+func (m *HeartbeatManager) IsActive(clusterName, brokerName string, brokerID int64) bool {
+	now := m.now()
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	info, ok := m.live[BrokerIdentity{clusterName, brokerName, brokerID}]
+	return ok && info.LastUpdateMillis+info.TimeoutMillis >= now
+}
+
+// LiveInfo returns a copy of the broker's entry.
+func (m *HeartbeatManager) LiveInfo(clusterName, brokerName string, brokerID int64) (LiveInfo, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	info, ok := m.live[BrokerIdentity{clusterName, brokerName, brokerID}]
+	if !ok {
+		return LiveInfo{}, false
+	}
+	return *info, true
+}
+
+// Scan removes every entry whose heartbeat timed out (now - last > timeout),
+// reports them (sorted by identity) to OnInactive and returns them.
+func (m *HeartbeatManager) Scan() []InactiveEvent {
+	now := m.now()
+	m.mu.Lock()
+	var events []InactiveEvent
+	for key, info := range m.live {
+		if now-info.LastUpdateMillis > info.TimeoutMillis {
+			delete(m.live, key)
+			events = append(events, inactiveEvent(info, ReasonTimeout))
+		}
+	}
+	m.mu.Unlock()
+	sortEvents(events)
+	for _, ev := range events {
+		m.opts.Logger.Warn("broker heartbeat expired", "broker", ev.BrokerIdentity, "addr", ev.BrokerAddr)
+		if m.opts.CloseConn != nil && ev.Conn != 0 {
+			m.opts.CloseConn(ev.Conn)
+		}
+	}
+	m.notify(events)
+	return events
+}
+
+// OnConnClose handles a closed, failed or idle connection: every entry whose
+// current connection is conn is removed and reported. An entry that has
+// moved to a newer connection is left alone.
+func (m *HeartbeatManager) OnConnClose(conn ConnID) []InactiveEvent {
+	if conn == 0 {
+		return nil
+	}
+	m.mu.Lock()
+	var events []InactiveEvent
+	for key, info := range m.live {
+		if info.Conn == conn {
+			delete(m.live, key)
+			events = append(events, inactiveEvent(info, ReasonConnClosed))
+		}
+	}
+	m.mu.Unlock()
+	sortEvents(events)
+	for _, ev := range events {
+		m.opts.Logger.Info("broker connection closed", "broker", ev.BrokerIdentity, "addr", ev.BrokerAddr)
+	}
+	m.notify(events)
+	return events
+}
+
+// Run scans every interval after initialDelay until ctx is done
+// (Java: first after 2000 ms, then every scanNotActiveBrokerInterval).
+func (m *HeartbeatManager) Run(ctx context.Context, initialDelay, interval time.Duration) {
+	timer := time.NewTimer(initialDelay)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+			m.Scan()
+			timer.Reset(interval)
+		}
+	}
+}
+
+func (m *HeartbeatManager) notify(events []InactiveEvent) {
+	if m.opts.OnInactive == nil {
+		return
+	}
+	for _, ev := range events {
+		m.opts.OnInactive(ev)
+	}
+}
+
+func inactiveEvent(info *LiveInfo, reason InactiveReason) InactiveEvent {
+	return InactiveEvent{BrokerIdentity: info.BrokerIdentity, BrokerAddr: info.BrokerAddr,
+		Conn: info.Conn, Generation: info.Generation, Reason: reason}
+}
+
+func sortEvents(events []InactiveEvent) {
+	slices.SortFunc(events, func(a, b InactiveEvent) int {
+		return cmp.Or(cmp.Compare(a.ClusterName, b.ClusterName), cmp.Compare(a.BrokerName, b.BrokerName),
+			cmp.Compare(a.BrokerID, b.BrokerID))
+	})
+}

@@ -1,0 +1,246 @@
+//go:build embedded_controller
+
+package controller
+
+// Request and response shapes of the controller codes (reference §1.2).
+// Field names follow the Java header fields; ExtFields gives the exact
+// extFields map Java would send (null fields omitted; an empty string is
+// treated as null) and BodyBytes the exact fastjson body.
+
+// Response is what a command builder hands the processor: the custom header
+// as ext fields (nil = no custom header at all) and the body (nil = none).
+type Response interface {
+	ExtFields() map[string]string
+	BodyBytes() []byte
+}
+
+// GetNextBrokerIDRequest is CONTROLLER_GET_NEXT_BROKER_ID (1012).
+type GetNextBrokerIDRequest struct {
+	ClusterName string
+	BrokerName  string
+}
+
+// GetNextBrokerIDResponse is GetNextBrokerIdResponseHeader.
+type GetNextBrokerIDResponse struct {
+	ClusterName  string
+	BrokerName   string
+	NextBrokerID int64
+}
+
+// ApplyBrokerIDRequest is CONTROLLER_APPLY_BROKER_ID (1013).
+type ApplyBrokerIDRequest struct {
+	ClusterName       string
+	BrokerName        string
+	AppliedBrokerID   int64
+	RegisterCheckCode string // "<brokerAddr>;<epochMillis>"
+}
+
+// ApplyBrokerIDResponse is ApplyBrokerIdResponseHeader (sent on errors too).
+type ApplyBrokerIDResponse struct {
+	ClusterName string
+	BrokerName  string
+}
+
+// RegisterBrokerRequest is CONTROLLER_REGISTER_BROKER (1003).
+type RegisterBrokerRequest struct {
+	ClusterName   string
+	BrokerName    string
+	BrokerID      int64
+	BrokerAddress string
+	InvokeTime    int64
+}
+
+// RegisterBrokerResponse is RegisterBrokerToControllerResponseHeader plus the
+// SyncStateSet body. The master fields are set only when an alive master exists.
+type RegisterBrokerResponse struct {
+	ClusterName       string
+	BrokerName        string
+	MasterBrokerID    *int64
+	MasterAddress     *string
+	MasterEpoch       *int32
+	SyncStateSetEpoch *int32
+	SyncStateSet      *SyncStateSet
+}
+
+// GetReplicaInfoRequest is CONTROLLER_GET_REPLICA_INFO (1004).
+type GetReplicaInfoRequest struct {
+	BrokerName string
+}
+
+// GetReplicaInfoResponse is GetReplicaInfoResponseHeader plus the SyncStateSet body.
+type GetReplicaInfoResponse struct {
+	MasterBrokerID *int64
+	MasterAddress  *string
+	MasterEpoch    *int32
+	SyncStateSet   *SyncStateSet
+}
+
+// AlterSyncStateSetRequest is CONTROLLER_ALTER_SYNC_STATE_SET (1001): the
+// header plus the SyncStateSet body (the sender's new set and its CURRENT epoch).
+type AlterSyncStateSetRequest struct {
+	BrokerName     string
+	MasterBrokerID int64 // NoBrokerID when absent
+	MasterEpoch    int32
+	InvokeTime     int64
+	SyncStateSet   SyncStateSet
+}
+
+// AlterSyncStateSetResponse is AlterSyncStateSetResponseHeader (always sent,
+// 0 on errors) plus, on success, the new SyncStateSet body.
+type AlterSyncStateSetResponse struct {
+	NewSyncStateSetEpoch int32
+	SyncStateSet         *SyncStateSet
+}
+
+// ElectMasterRequest is CONTROLLER_ELECT_MASTER (1002).
+type ElectMasterRequest struct {
+	ClusterName    string
+	BrokerName     string
+	BrokerID       int64 // NoBrokerID (-1) = controller trigger
+	DesignateElect bool
+	InvokeTime     int64
+}
+
+// ElectMasterResponse is ElectMasterResponseHeader plus ElectMasterResponseBody.
+type ElectMasterResponse struct {
+	MasterBrokerID    *int64
+	MasterAddress     *string
+	MasterEpoch       *int32
+	SyncStateSetEpoch *int32
+	Body              *ElectMasterResponseBody
+}
+
+// CleanBrokerDataRequest is CLEAN_BROKER_DATA (1011).
+type CleanBrokerDataRequest struct {
+	ClusterName                string
+	BrokerName                 string
+	BrokerControllerIDsToClean string // "1;2;3"
+	IsCleanLivingBroker        bool
+	InvokeTime                 int64
+}
+
+// CleanBrokerDataResponse is the (header-less, body-less) 1011 reply.
+type CleanBrokerDataResponse struct{}
+
+// GetSyncStateDataResponse is the 1006 reply: no header, a BrokerReplicasInfo body.
+type GetSyncStateDataResponse struct {
+	Info BrokerReplicasInfo
+}
+
+// BrokerHeartbeatRequest is BROKER_HEARTBEAT (904) on the controller port.
+// Nil pointers are absent fields.
+type BrokerHeartbeatRequest struct {
+	ClusterName            string
+	BrokerAddr             string
+	BrokerName             string
+	BrokerID               *int64
+	Epoch                  *int32
+	MaxOffset              *int64
+	ConfirmOffset          *int64
+	HeartbeatTimeoutMillis *int64
+	ElectionPriority       *int32
+}
+
+// withDefaults fills a LiveInfo from the request, using Java's defaults for
+// absent fields (timeout 10000, epoch/offsets -1, priority MaxInt32).
+func (r BrokerHeartbeatRequest) withDefaults() LiveInfo {
+	return LiveInfo{
+		BrokerAddr:       r.BrokerAddr,
+		TimeoutMillis:    orDefault(r.HeartbeatTimeoutMillis, DefaultHeartbeatTimeoutMillis),
+		Epoch:            orDefault(r.Epoch, -1),
+		MaxOffset:        orDefault(r.MaxOffset, -1),
+		ConfirmOffset:    orDefault(r.ConfirmOffset, -1),
+		ElectionPriority: orDefault(r.ElectionPriority, DefaultElectionPriority),
+	}
+}
+
+func orDefault[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+// ExtFields implements Response.
+func (r GetNextBrokerIDResponse) ExtFields() map[string]string {
+	m := extMap{}
+	m.str("clusterName", r.ClusterName)
+	m.str("brokerName", r.BrokerName)
+	m.i64("nextBrokerId", &r.NextBrokerID)
+	return m
+}
+
+// ExtFields implements Response.
+func (r ApplyBrokerIDResponse) ExtFields() map[string]string {
+	m := extMap{}
+	m.str("clusterName", r.ClusterName)
+	m.str("brokerName", r.BrokerName)
+	return m
+}
+
+// ExtFields implements Response.
+func (r RegisterBrokerResponse) ExtFields() map[string]string {
+	m := extMap{}
+	m.str("clusterName", r.ClusterName)
+	m.str("brokerName", r.BrokerName)
+	m.master(r.MasterBrokerID, r.MasterAddress, r.MasterEpoch)
+	m.i32("syncStateSetEpoch", r.SyncStateSetEpoch)
+	return m
+}
+
+// ExtFields implements Response.
+func (r GetReplicaInfoResponse) ExtFields() map[string]string {
+	m := extMap{}
+	m.master(r.MasterBrokerID, r.MasterAddress, r.MasterEpoch)
+	return m
+}
+
+// ExtFields implements Response.
+func (r AlterSyncStateSetResponse) ExtFields() map[string]string {
+	m := extMap{}
+	m.i32("newSyncStateSetEpoch", &r.NewSyncStateSetEpoch)
+	return m
+}
+
+// ExtFields implements Response.
+func (r ElectMasterResponse) ExtFields() map[string]string {
+	m := extMap{}
+	m.master(r.MasterBrokerID, r.MasterAddress, r.MasterEpoch)
+	m.i32("syncStateSetEpoch", r.SyncStateSetEpoch)
+	return m
+}
+
+// ExtFields implements Response (no custom header).
+func (CleanBrokerDataResponse) ExtFields() map[string]string { return nil }
+
+// ExtFields implements Response (no custom header).
+func (GetSyncStateDataResponse) ExtFields() map[string]string { return nil }
+
+// BodyBytes implements Response.
+func (GetNextBrokerIDResponse) BodyBytes() []byte { return nil }
+
+// BodyBytes implements Response.
+func (ApplyBrokerIDResponse) BodyBytes() []byte { return nil }
+
+// BodyBytes implements Response.
+func (r RegisterBrokerResponse) BodyBytes() []byte { return r.SyncStateSet.encodeOrNil() }
+
+// BodyBytes implements Response.
+func (r GetReplicaInfoResponse) BodyBytes() []byte { return r.SyncStateSet.encodeOrNil() }
+
+// BodyBytes implements Response.
+func (r AlterSyncStateSetResponse) BodyBytes() []byte { return r.SyncStateSet.encodeOrNil() }
+
+// BodyBytes implements Response.
+func (r ElectMasterResponse) BodyBytes() []byte {
+	if r.Body == nil {
+		return nil
+	}
+	return r.Body.Encode()
+}
+
+// BodyBytes implements Response.
+func (CleanBrokerDataResponse) BodyBytes() []byte { return nil }
+
+// BodyBytes implements Response.
+func (r GetSyncStateDataResponse) BodyBytes() []byte { return r.Info.Encode() }

@@ -1,0 +1,115 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// snapshotVersion is the version of the snapshot encoding below.
+const snapshotVersion = 1
+
+// snapshotDoc is the snapshot encoding: JSON with broker sets sorted by name
+// and ids sorted ascending, so equal states give equal bytes. Either half of
+// a set may be absent (half-removed sets are state too).
+type snapshotDoc struct {
+	Version    int           `json:"version"`
+	BrokerSets []snapshotSet `json:"brokerSets"`
+}
+
+type snapshotSet struct {
+	BrokerName string             `json:"brokerName"`
+	Replicas   *snapshotReplicas  `json:"replicas,omitempty"`
+	SyncState  *snapshotSyncState `json:"syncState,omitempty"`
+}
+
+type snapshotReplicas struct {
+	ClusterName        string           `json:"clusterName"`
+	NextAssignBrokerID int64            `json:"nextAssignBrokerId"`
+	Brokers            []snapshotBroker `json:"brokers"`
+}
+
+type snapshotBroker struct {
+	ID                int64  `json:"id"`
+	Address           string `json:"address"`
+	RegisterCheckCode string `json:"registerCheckCode"`
+}
+
+type snapshotSyncState struct {
+	ClusterName       string  `json:"clusterName"`
+	MasterEpoch       int32   `json:"masterEpoch"`
+	SyncStateSetEpoch int32   `json:"syncStateSetEpoch"`
+	SyncStateSet      []int64 `json:"syncStateSet"`
+	MasterBrokerID    int64   `json:"masterBrokerId"`
+}
+
+// encodeSnapshot serialises a state deterministically.
+func encodeSnapshot(s *State) ([]byte, error) {
+	doc := snapshotDoc{Version: snapshotVersion, BrokerSets: []snapshotSet{}}
+	for _, name := range s.BrokerNames() {
+		set := snapshotSet{BrokerName: name}
+		if r, ok := s.replicas[name]; ok {
+			set.Replicas = replicasToSnapshot(r)
+		}
+		if ss, ok := s.syncStates[name]; ok {
+			set.SyncState = &snapshotSyncState{ClusterName: ss.ClusterName, MasterEpoch: ss.MasterEpoch,
+				SyncStateSetEpoch: ss.SyncStateSetEpoch, SyncStateSet: normalizeIDs(ss.SyncStateSet),
+				MasterBrokerID: ss.MasterBrokerID}
+		}
+		doc.BrokerSets = append(doc.BrokerSets, set)
+	}
+	return json.Marshal(doc)
+}
+
+func replicasToSnapshot(r *ReplicaInfo) *snapshotReplicas {
+	out := &snapshotReplicas{ClusterName: r.ClusterName, NextAssignBrokerID: r.NextAssignBrokerID,
+		Brokers: []snapshotBroker{}}
+	for _, id := range r.sortedIDs() {
+		info := r.Brokers[id]
+		out.Brokers = append(out.Brokers, snapshotBroker{ID: id, Address: info.Address,
+			RegisterCheckCode: info.RegisterCheckCode})
+	}
+	return out
+}
+
+// decodeSnapshot parses and validates a snapshot.
+func decodeSnapshot(data []byte) (*State, error) {
+	var doc snapshotDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, err
+	}
+	if doc.Version != snapshotVersion {
+		return nil, fmt.Errorf("unsupported snapshot version %d", doc.Version)
+	}
+	st := NewState()
+	for _, set := range doc.BrokerSets {
+		if set.BrokerName == "" {
+			return nil, fmt.Errorf("snapshot broker set without a name")
+		}
+		if _, dup := st.replicas[set.BrokerName]; dup {
+			return nil, fmt.Errorf("duplicate broker set %q in snapshot", set.BrokerName)
+		}
+		if _, dup := st.syncStates[set.BrokerName]; dup {
+			return nil, fmt.Errorf("duplicate broker set %q in snapshot", set.BrokerName)
+		}
+		restoreSet(st, set)
+	}
+	return st, nil
+}
+
+func restoreSet(st *State, set snapshotSet) {
+	if r := set.Replicas; r != nil {
+		ri := &ReplicaInfo{ClusterName: r.ClusterName, BrokerName: set.BrokerName,
+			NextAssignBrokerID: r.NextAssignBrokerID, Brokers: map[int64]BrokerIDInfo{}}
+		for _, b := range r.Brokers {
+			ri.Brokers[b.ID] = BrokerIDInfo{Address: b.Address, RegisterCheckCode: b.RegisterCheckCode}
+		}
+		st.replicas[set.BrokerName] = ri
+	}
+	if ss := set.SyncState; ss != nil {
+		st.syncStates[set.BrokerName] = &SyncStateInfo{ClusterName: ss.ClusterName, BrokerName: set.BrokerName,
+			MasterEpoch: ss.MasterEpoch, SyncStateSetEpoch: ss.SyncStateSetEpoch,
+			SyncStateSet: normalizeIDs(ss.SyncStateSet), MasterBrokerID: ss.MasterBrokerID}
+	}
+}

@@ -1,0 +1,235 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"slices"
+	"sort"
+)
+
+// NoBrokerID marks an absent broker id: no master, no preferred broker, or
+// the controller trigger of an election (Java's null / -1).
+const NoBrokerID int64 = -1
+
+// FirstBrokerID is the id a fresh broker set hands out first
+// (MixAll.FIRST_BROKER_CONTROLLER_ID).
+const FirstBrokerID int64 = 1
+
+// BrokerIDInfo is one registered replica of a broker set.
+type BrokerIDInfo struct {
+	Address           string
+	RegisterCheckCode string
+}
+
+// ReplicaInfo is the replica half of a broker set (Java BrokerReplicaInfo).
+type ReplicaInfo struct {
+	ClusterName        string
+	BrokerName         string
+	NextAssignBrokerID int64 // starts at 1, +1 per added id, never lowered
+	Brokers            map[int64]BrokerIDInfo
+}
+
+// SyncStateInfo is the election half of a broker set (Java SyncStateInfo).
+type SyncStateInfo struct {
+	ClusterName       string
+	BrokerName        string
+	MasterEpoch       int32
+	SyncStateSetEpoch int32
+	SyncStateSet      []int64 // sorted, unique, never nil
+	MasterBrokerID    int64   // NoBrokerID when there is no master
+}
+
+// State is the replicated controller state, keyed by brokerName only (as in
+// Java, clusterName is stored but is not part of the key). A broker set
+// "exists" only when it is present in both maps; half-removed sets (possible
+// after CleanBrokerData) are kept exactly as Java keeps them.
+//
+// State is not safe for concurrent use; the FSM guards it. Command builders
+// only read it.
+type State struct {
+	replicas   map[string]*ReplicaInfo
+	syncStates map[string]*SyncStateInfo
+}
+
+// NewState returns an empty state.
+func NewState() *State {
+	return &State{replicas: map[string]*ReplicaInfo{}, syncStates: map[string]*SyncStateInfo{}}
+}
+
+// Clone returns a deep copy.
+func (s *State) Clone() *State {
+	c := NewState()
+	for name, r := range s.replicas {
+		c.replicas[name] = r.clone()
+	}
+	for name, ss := range s.syncStates {
+		c.syncStates[name] = ss.clone()
+	}
+	return c
+}
+
+func (r *ReplicaInfo) clone() *ReplicaInfo {
+	c := *r
+	c.Brokers = make(map[int64]BrokerIDInfo, len(r.Brokers))
+	for id, info := range r.Brokers {
+		c.Brokers[id] = info
+	}
+	return &c
+}
+
+func (ss *SyncStateInfo) clone() *SyncStateInfo {
+	c := *ss
+	c.SyncStateSet = slices.Clone(ss.SyncStateSet)
+	if c.SyncStateSet == nil {
+		c.SyncStateSet = []int64{}
+	}
+	return &c
+}
+
+// contains reports whether the broker set exists in both maps.
+func (s *State) contains(brokerName string) bool {
+	_, r := s.replicas[brokerName]
+	_, ss := s.syncStates[brokerName]
+	return r && ss
+}
+
+// get returns both halves of an existing broker set.
+func (s *State) get(brokerName string) (*ReplicaInfo, *SyncStateInfo, bool) {
+	if !s.contains(brokerName) {
+		return nil, nil, false
+	}
+	return s.replicas[brokerName], s.syncStates[brokerName], true
+}
+
+// BrokerNames returns the names present in either map, sorted.
+func (s *State) BrokerNames() []string {
+	seen := map[string]struct{}{}
+	for n := range s.replicas {
+		seen[n] = struct{}{}
+	}
+	for n := range s.syncStates {
+		seen[n] = struct{}{}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Replicas returns a copy of the replica half of a broker set.
+func (s *State) Replicas(brokerName string) (ReplicaInfo, bool) {
+	r, ok := s.replicas[brokerName]
+	if !ok {
+		return ReplicaInfo{}, false
+	}
+	return *r.clone(), true
+}
+
+// SyncState returns a copy of the election half of a broker set.
+func (s *State) SyncState(brokerName string) (SyncStateInfo, bool) {
+	ss, ok := s.syncStates[brokerName]
+	if !ok {
+		return SyncStateInfo{}, false
+	}
+	return *ss.clone(), true
+}
+
+// IsMaster reports whether brokerID is the current master of an existing set.
+// The leader uses it for the T1 trigger: an inactive broker only causes an
+// election when it was the master.
+func (s *State) IsMaster(brokerName string, brokerID int64) bool {
+	_, ss, ok := s.get(brokerName)
+	return ok && ss.MasterBrokerID != NoBrokerID && ss.MasterBrokerID == brokerID
+}
+
+// BrokerSetsNeedingReelect is the T2 scan (scanNeedReelectBrokerSets): the
+// sorted names of existing sets whose master is set but inactive while at
+// least one registered replica is alive.
+func (s *State) BrokerSetsNeedingReelect(live Liveness) []string {
+	var out []string
+	for _, name := range s.BrokerNames() {
+		r, ss, ok := s.get(name)
+		if !ok || ss.MasterBrokerID == NoBrokerID {
+			continue
+		}
+		if live.IsActive(ss.ClusterName, name, ss.MasterBrokerID) {
+			continue
+		}
+		if anyAlive(live, ss.ClusterName, name, r.sortedIDs()) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func anyAlive(live Liveness, cluster, name string, ids []int64) bool {
+	for _, id := range ids {
+		if live.IsActive(cluster, name, id) {
+			return true
+		}
+	}
+	return false
+}
+
+// sortedIDs returns the registered ids in ascending order.
+func (r *ReplicaInfo) sortedIDs() []int64 {
+	ids := make([]int64, 0, len(r.Brokers))
+	for id := range r.Brokers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// address returns the address of id, or "" and false.
+func (r *ReplicaInfo) address(id int64) (string, bool) {
+	info, ok := r.Brokers[id]
+	return info.Address, ok
+}
+
+// addressPtr returns the address of id as a nullable header value.
+func (r *ReplicaInfo) addressPtr(id int64) *string {
+	if a, ok := r.address(id); ok {
+		return &a
+	}
+	return nil
+}
+
+// addBroker registers id and advances NextAssignBrokerID.
+func (r *ReplicaInfo) addBroker(id int64, addr, checkCode string) {
+	r.Brokers[id] = BrokerIDInfo{Address: addr, RegisterCheckCode: checkCode}
+	r.NextAssignBrokerID++
+}
+
+// masterPtr returns the master id as a nullable header value.
+func (ss *SyncStateInfo) masterPtr() *int64 {
+	if ss.MasterBrokerID == NoBrokerID {
+		return nil
+	}
+	id := ss.MasterBrokerID
+	return &id
+}
+
+// normalizeIDs returns a sorted copy without duplicates, never nil.
+func normalizeIDs(ids []int64) []int64 {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if out == nil {
+		out = []int64{}
+	}
+	return out
+}
+
+// sameIDSet compares two normalized id sets.
+func sameIDSet(a, b []int64) bool { return slices.Equal(a, b) }
+
+// containsID reports whether a normalized id set holds id.
+func containsID(set []int64, id int64) bool {
+	_, found := slices.BinarySearch(set, id)
+	return found
+}
+
+func ptr[T any](v T) *T { return &v }
