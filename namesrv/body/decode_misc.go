@@ -1,0 +1,169 @@
+package body
+
+import (
+	"github.com/rmqgo/nameserver/namesrv/route"
+)
+
+// DecodeDataVersion parses a DataVersion body. Missing fields are 0.
+func DecodeDataVersion(body []byte) (*route.DataVersion, error) {
+	dv := &route.DataVersion{}
+	err := decodeTop(body, func(s *scanner, key []byte) error {
+		return decodeDataVersionMember(s, key, dv)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return dv, nil
+}
+
+// decodeDataVersion reads a nested DataVersion object (null leaves dv as is).
+func decodeDataVersion(s *scanner, dv *route.DataVersion) error {
+	_, err := s.object(func(key []byte) error { return decodeDataVersionMember(s, key, dv) })
+	return err
+}
+
+// decodeDataVersionMember decodes one DataVersion property.
+func decodeDataVersionMember(s *scanner, key []byte, dv *route.DataVersion) (err error) {
+	switch string(key) {
+	case "counter":
+		dv.Counter, err = s.int64v()
+	case "stateVersion":
+		dv.StateVersion, err = s.int64v()
+	case "timestamp":
+		dv.Timestamp, err = s.int64v()
+	default:
+		err = s.skip()
+	}
+	return err
+}
+
+// DecodeClusterInfo parses a GET_BROKER_CLUSTER_INFO body (bare numeric
+// broker ids accepted). Null entries are dropped.
+func DecodeClusterInfo(body []byte) (*route.ClusterInfo, error) {
+	ci := &route.ClusterInfo{}
+	err := decodeTop(body, func(s *scanner, key []byte) (err error) {
+		switch string(key) {
+		case "brokerAddrTable":
+			ci.BrokerAddrTable, err = decodeBrokerAddrTable(s)
+		case "clusterAddrTable":
+			ci.ClusterAddrTable, err = decodeClusterAddrTable(s)
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return ci, nil
+}
+
+// decodeBrokerAddrTable reads brokerName -> BrokerData.
+func decodeBrokerAddrTable(s *scanner) (map[string]route.BrokerData, error) {
+	m := map[string]route.BrokerData{}
+	_, err := s.object(func(key []byte) error {
+		k := string(key)
+		b, present, err := decodeBrokerData(s)
+		if present {
+			m[k] = b
+		}
+		return err
+	})
+	return m, err
+}
+
+// decodeClusterAddrTable reads clusterName -> [brokerName].
+func decodeClusterAddrTable(s *scanner) (map[string][]string, error) {
+	m := map[string][]string{}
+	_, err := s.object(func(key []byte) error {
+		k := string(key)
+		list, err := s.stringList()
+		if list != nil {
+			m[k] = list
+		}
+		return err
+	})
+	return m, err
+}
+
+// DecodeTopicList parses a TopicList body.
+func DecodeTopicList(body []byte) (*route.TopicList, error) {
+	tl := &route.TopicList{}
+	err := decodeTop(body, func(s *scanner, key []byte) (err error) {
+		switch string(key) {
+		case "topicList":
+			tl.TopicList, err = s.stringList()
+		case "brokerAddr":
+			tl.BrokerAddr, err = s.str()
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tl, nil
+}
+
+// DecodeKVTable parses {"table":{...}}; the result is never nil on success.
+func DecodeKVTable(body []byte) (map[string]string, error) {
+	var table map[string]string
+	err := decodeTop(body, func(s *scanner, key []byte) (err error) {
+		if string(key) != "table" {
+			return s.skip()
+		}
+		table, err = s.stringMap()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if table == nil {
+		table = map[string]string{}
+	}
+	return table, nil
+}
+
+// DecodeBrokerMemberGroup parses {"brokerMemberGroup":{...}}; a missing or
+// null group is ErrNullBody.
+func DecodeBrokerMemberGroup(body []byte) (*route.BrokerMemberGroup, error) {
+	var g *route.BrokerMemberGroup
+	err := decodeTop(body, func(s *scanner, key []byte) error {
+		if string(key) != "brokerMemberGroup" {
+			return s.skip()
+		}
+		var err error
+		g, err = decodeMemberGroup(s)
+		return err
+	})
+	if err == nil && g == nil {
+		err = ErrNullBody
+	}
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// decodeMemberGroup reads a BrokerMemberGroup object; nil for null.
+func decodeMemberGroup(s *scanner) (*route.BrokerMemberGroup, error) {
+	g := &route.BrokerMemberGroup{}
+	ok, err := s.object(func(key []byte) (err error) {
+		switch string(key) {
+		case "brokerAddrs":
+			g.BrokerAddrs, err = s.longKeyMap()
+		case "brokerName":
+			g.BrokerName, err = s.str()
+		case "cluster":
+			g.Cluster, err = s.str()
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+	if !ok {
+		return nil, err
+	}
+	return g, err
+}

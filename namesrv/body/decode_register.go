@@ -1,0 +1,200 @@
+package body
+
+import (
+	"github.com/rmqgo/nameserver/namesrv/route"
+)
+
+// Request versions (MQVersion ordinals) that change the REGISTER_BROKER body.
+const (
+	// VersionRegisterBody (V3_0_11) and later send RegisterBrokerBody;
+	// older brokers send a bare TopicConfigSerializeWrapper.
+	VersionRegisterBody = 37
+	// VersionMappingSection (V5_0_0) and later carry the static-topic
+	// mapping section in compressed bodies.
+	VersionMappingSection = 413
+)
+
+// DefaultMaxInflated caps the inflated size of a compressed register body
+// in DecodeRegisterBody.
+const DefaultMaxInflated = 256 << 20
+
+// Topic filter type names (TopicFilterType.java).
+const (
+	FilterSingleTag = "SINGLE_TAG"
+	FilterMultiTag  = "MULTI_TAG"
+)
+
+// DecodeRegisterBody decodes a REGISTER_BROKER body sent with request
+// version and ext compressed, like DefaultRequestProcessor does: version >=
+// 37 is a RegisterBrokerBody (zlib stream when compressed), older versions
+// a TopicConfigSerializeWrapper JSON (compressed is then ignored). An empty
+// body yields an empty table and DataVersion{0,0,0}. FilterServerList is nil
+// only when the body says null or cannot carry it (version < 37).
+func DecodeRegisterBody(body []byte, version int32, compressed bool) (*route.RegisterBody, error) {
+	return DecodeRegisterBodyLimit(body, version, compressed, DefaultMaxInflated)
+}
+
+// DecodeRegisterBodyLimit is DecodeRegisterBody with an explicit cap on the
+// inflated size of a compressed body.
+func DecodeRegisterBodyLimit(body []byte, version int32, compressed bool, maxInflated int) (*route.RegisterBody, error) {
+	switch {
+	case version < 0:
+		return nil, ErrVersion
+	case len(body) == 0:
+		return emptyRegisterBody(version), nil
+	case version < VersionRegisterBody:
+		return decodeRegisterJSON(body, false)
+	case compressed:
+		return decodeCompressed(body, version >= VersionMappingSection, maxInflated)
+	}
+	return decodeRegisterJSON(body, true)
+}
+
+// emptyRegisterBody is what Java builds for a register request without body.
+func emptyRegisterBody(version int32) *route.RegisterBody {
+	rb := &route.RegisterBody{TopicConfigs: map[string]route.TopicConfig{}}
+	if version >= VersionRegisterBody {
+		rb.FilterServerList = []string{}
+	}
+	return rb
+}
+
+// topicsHint guesses the topic count of a JSON body (about 170 bytes each)
+// to presize the table without trusting anything in the body.
+func topicsHint(n int) int { return min(n/160, 1<<20) }
+
+// decodeRegisterJSON decodes a RegisterBrokerBody (full) or a bare
+// TopicConfigSerializeWrapper.
+func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
+	rb := &route.RegisterBody{TopicConfigs: make(map[string]route.TopicConfig, topicsHint(len(body)))}
+	if full {
+		rb.FilterServerList = []string{}
+	}
+	err := decodeTop(body, func(s *scanner, key []byte) (err error) {
+		switch {
+		case !full:
+			return decodeWrapperMember(s, key, rb, false)
+		case string(key) == "filterServerList":
+			rb.FilterServerList, err = s.stringList()
+		case string(key) == "topicConfigSerializeWrapper":
+			_, err = s.object(func(k []byte) error { return decodeWrapperMember(s, k, rb, true) })
+		default:
+			err = s.skip()
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rb, nil
+}
+
+// decodeWrapperMember decodes one TopicConfig(AndMapping)SerializeWrapper
+// property; mapping enables topicQueueMappingInfoMap.
+func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping bool) (err error) {
+	switch {
+	case string(key) == "dataVersion":
+		err = decodeDataVersion(s, &rb.DataVersion)
+	case string(key) == "topicConfigTable":
+		err = decodeTopicConfigTable(s, rb.TopicConfigs)
+	case mapping && string(key) == "topicQueueMappingInfoMap":
+		rb.MappingInfos, err = decodeMappingTable(s)
+		if len(rb.MappingInfos) == 0 {
+			rb.MappingInfos = nil
+		}
+	default:
+		err = s.skip()
+	}
+	return err
+}
+
+// decodeTopicConfigTable reads topic -> TopicConfig into m; null values are
+// dropped.
+func decodeTopicConfigTable(s *scanner, m map[string]route.TopicConfig) error {
+	_, err := s.object(func(key []byte) error {
+		k := string(key)
+		tc, present, err := decodeTopicConfig(s, k)
+		if present {
+			m[k] = tc
+		}
+		return err
+	})
+	return err
+}
+
+// decodeTopicConfig reads a TopicConfig with Java's field defaults; the
+// topic name shares key's memory when equal.
+func decodeTopicConfig(s *scanner, key string) (route.TopicConfig, bool, error) {
+	tc := route.TopicConfig{ReadQueueNums: 16, WriteQueueNums: 16,
+		Perm: route.PermRead | route.PermWrite, TopicFilterType: FilterSingleTag}
+	present, err := s.object(func(k []byte) error { return decodeTopicConfigMember(s, k, key, &tc) })
+	return tc, present, err
+}
+
+// decodeTopicConfigMember decodes one TopicConfig property.
+func decodeTopicConfigMember(s *scanner, k []byte, key string, tc *route.TopicConfig) (err error) {
+	switch string(k) {
+	case "topicName":
+		tc.TopicName, err = s.internedStr(key)
+	case "readQueueNums":
+		tc.ReadQueueNums, err = s.int32v()
+	case "writeQueueNums":
+		tc.WriteQueueNums, err = s.int32v()
+	case "perm":
+		tc.Perm, err = s.int32v()
+	case "topicFilterType":
+		tc.TopicFilterType, err = s.filterType()
+	case "topicSysFlag":
+		tc.TopicSysFlag, err = s.int32v()
+	case "order":
+		tc.Order, err = s.boolv()
+	case "attributes":
+		tc.Attributes, err = s.stringMap()
+	default:
+		err = s.skip()
+	}
+	return err
+}
+
+// internedStr reads a string value, returning same (no copy) when equal.
+func (s *scanner) internedStr(same string) (string, error) {
+	text, _, isNull, err := s.scalar()
+	if err != nil || isNull {
+		return "", err
+	}
+	if string(text) == same {
+		return same, nil
+	}
+	return string(text), nil
+}
+
+// filterType reads a TopicFilterType enum by name or ordinal; an unknown
+// name is null ("") as in fastjson.
+func (s *scanner) filterType() (string, error) {
+	text, quoted, isNull, err := s.scalar()
+	if err != nil || isNull {
+		return "", err
+	}
+	if name, ok := filterTypeName(text); ok || quoted {
+		return name, nil
+	}
+	v, ok := parseDecimal(text)
+	switch {
+	case ok && v == 0:
+		return FilterSingleTag, nil
+	case ok && v == 1:
+		return FilterMultiTag, nil
+	}
+	return "", s.fail(ErrType)
+}
+
+// filterTypeName maps a known enum name to its constant.
+func filterTypeName(text []byte) (string, bool) {
+	switch string(text) {
+	case FilterSingleTag:
+		return FilterSingleTag, true
+	case FilterMultiTag:
+		return FilterMultiTag, true
+	}
+	return "", false
+}

@@ -1,0 +1,201 @@
+package body
+
+import (
+	"github.com/rmqgo/nameserver/namesrv/route"
+)
+
+// decodeTop runs member on each member of the top-level object of body and
+// checks that nothing but whitespace follows it.
+func decodeTop(body []byte, member func(s *scanner, key []byte) error) error {
+	s := newScanner(body)
+	if s.peek() == 0 {
+		return ErrNullBody
+	}
+	ok, err := s.object(func(key []byte) error { return member(s, key) })
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNullBody
+	}
+	return s.end()
+}
+
+// DecodeTopicRouteData parses a TopicRouteData body in either flavour
+// (bare or quoted broker ids). Unknown keys are ignored; absent lists and
+// maps stay nil.
+func DecodeTopicRouteData(body []byte) (*route.TopicRouteData, error) {
+	r := &route.TopicRouteData{}
+	err := decodeTop(body, func(s *scanner, key []byte) error {
+		return decodeRouteMember(s, key, r)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// decodeRouteMember decodes one TopicRouteData property.
+func decodeRouteMember(s *scanner, key []byte, r *route.TopicRouteData) (err error) {
+	switch string(key) {
+	case "orderTopicConf":
+		r.OrderTopicConf, err = s.str()
+	case "queueDatas":
+		r.QueueDatas, err = decodeQueueDatas(s)
+	case "brokerDatas":
+		r.BrokerDatas, err = decodeBrokerDatas(s)
+	case "filterServerTable":
+		r.FilterServerTable, err = decodeFilterServerTable(s)
+	case "topicQueueMappingByBroker":
+		r.TopicQueueMappingByBroker, err = decodeMappingTable(s)
+	default:
+		err = s.skip()
+	}
+	return err
+}
+
+// decodeQueueDatas reads an array of QueueData; null elements are dropped.
+func decodeQueueDatas(s *scanner) ([]route.QueueData, error) {
+	list := []route.QueueData{}
+	ok, err := s.array(func() error {
+		var q route.QueueData
+		present, err := s.object(func(key []byte) error { return decodeQueueMember(s, key, &q) })
+		if present {
+			list = append(list, q)
+		}
+		return err
+	})
+	if !ok {
+		return nil, err
+	}
+	return list, err
+}
+
+// decodeQueueMember decodes one QueueData property (also the 4.x spelling
+// topicSynFlag).
+func decodeQueueMember(s *scanner, key []byte, q *route.QueueData) (err error) {
+	switch string(key) {
+	case "brokerName":
+		q.BrokerName, err = s.str()
+	case "perm":
+		q.Perm, err = s.int32v()
+	case "readQueueNums":
+		q.ReadQueueNums, err = s.int32v()
+	case "writeQueueNums":
+		q.WriteQueueNums, err = s.int32v()
+	case "topicSysFlag", "topicSynFlag":
+		q.TopicSysFlag, err = s.int32v()
+	default:
+		err = s.skip()
+	}
+	return err
+}
+
+// decodeBrokerDatas reads an array of BrokerData; null elements are dropped.
+func decodeBrokerDatas(s *scanner) ([]route.BrokerData, error) {
+	list := []route.BrokerData{}
+	ok, err := s.array(func() error {
+		b, present, err := decodeBrokerData(s)
+		if present {
+			list = append(list, b)
+		}
+		return err
+	})
+	if !ok {
+		return nil, err
+	}
+	return list, err
+}
+
+// decodeBrokerData reads one BrokerData object; present is false for null.
+func decodeBrokerData(s *scanner) (b route.BrokerData, present bool, err error) {
+	present, err = s.object(func(key []byte) error { return decodeBrokerMember(s, key, &b) })
+	return b, present, err
+}
+
+// decodeBrokerMember decodes one BrokerData property.
+func decodeBrokerMember(s *scanner, key []byte, b *route.BrokerData) (err error) {
+	switch string(key) {
+	case "brokerAddrs":
+		b.BrokerAddrs, err = s.longKeyMap()
+	case "brokerName":
+		b.BrokerName, err = s.str()
+	case "cluster":
+		b.Cluster, err = s.str()
+	case "enableActingMaster":
+		b.EnableActingMaster, err = s.boolv()
+	case "zoneName":
+		b.ZoneName, err = s.str()
+	default:
+		err = s.skip()
+	}
+	return err
+}
+
+// decodeFilterServerTable reads brokerAddr -> [filter server]; a null list
+// is kept as a nil value.
+func decodeFilterServerTable(s *scanner) (map[string][]string, error) {
+	m := map[string][]string{}
+	ok, err := s.object(func(key []byte) error {
+		k := string(key)
+		list, err := s.stringList()
+		m[k] = list
+		return err
+	})
+	if !ok {
+		return nil, err
+	}
+	return m, err
+}
+
+// decodeMappingTable reads name -> TopicQueueMappingInfo; null values are
+// dropped.
+func decodeMappingTable(s *scanner) (map[string]*route.TopicQueueMappingInfo, error) {
+	m := map[string]*route.TopicQueueMappingInfo{}
+	ok, err := s.object(func(key []byte) error {
+		k := string(key)
+		info, err := decodeMappingInfo(s)
+		if info != nil {
+			m[k] = info
+		}
+		return err
+	})
+	if !ok {
+		return nil, err
+	}
+	return m, err
+}
+
+// decodeMappingInfo reads a TopicQueueMappingInfo with Java's defaults
+// (scope "__global__", empty currIdMap); nil for null.
+func decodeMappingInfo(s *scanner) (*route.TopicQueueMappingInfo, error) {
+	m := &route.TopicQueueMappingInfo{Scope: "__global__", CurrIDMap: map[int32]int32{}}
+	ok, err := s.object(func(key []byte) error { return decodeMappingMember(s, key, m) })
+	if !ok {
+		return nil, err
+	}
+	return m, err
+}
+
+// decodeMappingMember decodes one TopicQueueMappingInfo property.
+func decodeMappingMember(s *scanner, key []byte, m *route.TopicQueueMappingInfo) (err error) {
+	switch string(key) {
+	case "topic":
+		m.Topic, err = s.str()
+	case "scope":
+		m.Scope, err = s.str()
+	case "totalQueues":
+		m.TotalQueues, err = s.int32v()
+	case "bname":
+		m.Bname, err = s.str()
+	case "epoch":
+		m.Epoch, err = s.int64v()
+	case "dirty":
+		m.Dirty, err = s.boolv()
+	case "currIdMap":
+		m.CurrIDMap, err = s.intKeyMap()
+	default:
+		err = s.skip()
+	}
+	return err
+}

@@ -1,0 +1,180 @@
+package body
+
+import (
+	"strconv"
+
+	"github.com/rmqgo/nameserver/namesrv/route"
+)
+
+// AppendTopicRouteData appends the GET_ROUTEINFO_BY_TOPIC body of r in
+// flavour f. brokerDatas, filterServerTable and queueDatas are always
+// written; orderTopicConf, topicQueueMappingByBroker and zoneName only when
+// set. Array order is the slice order.
+func AppendTopicRouteData(dst []byte, r *route.TopicRouteData, f Flavour) []byte {
+	if r == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, `{"brokerDatas":[`...)
+	for i := range r.BrokerDatas {
+		dst = appendComma(dst, i)
+		dst = appendBrokerData(dst, &r.BrokerDatas[i], f, hashMapCopy)
+	}
+	dst = append(dst, `],"filterServerTable":`...)
+	dst = appendFilterServerTable(dst, r.FilterServerTable, f)
+	if r.OrderTopicConf != "" {
+		dst = append(dst, `,"orderTopicConf":`...)
+		dst = appendString(dst, r.OrderTopicConf, f)
+	}
+	dst = append(dst, `,"queueDatas":[`...)
+	for i := range r.QueueDatas {
+		dst = appendComma(dst, i)
+		dst = appendQueueData(dst, &r.QueueDatas[i], f)
+	}
+	dst = append(dst, ']')
+	if r.TopicQueueMappingByBroker != nil {
+		dst = append(dst, `,"topicQueueMappingByBroker":`...)
+		dst = appendMappingTable(dst, r.TopicQueueMappingByBroker, f)
+	}
+	return append(dst, '}')
+}
+
+// appendComma appends the separator before element i of a list.
+func appendComma(dst []byte, i int) []byte {
+	if i > 0 {
+		return append(dst, ',')
+	}
+	return dst
+}
+
+// appendBrokerData appends one BrokerData bean; k is the Java map kind of
+// its brokerAddrs (a copy in routes, the live map in cluster info).
+func appendBrokerData(dst []byte, b *route.BrokerData, f Flavour, k tableKind) []byte {
+	dst = append(dst, `{"brokerAddrs":`...)
+	dst = appendBrokerAddrs(dst, b.BrokerAddrs, f, k)
+	dst = append(dst, `,"brokerName":`...)
+	dst = appendString(dst, b.BrokerName, f)
+	dst = append(dst, `,"cluster":`...)
+	dst = appendString(dst, b.Cluster, f)
+	dst = append(dst, `,"enableActingMaster":`...)
+	dst = appendBool(dst, b.EnableActingMaster)
+	if b.ZoneName != "" {
+		dst = append(dst, `,"zoneName":`...)
+		dst = appendString(dst, b.ZoneName, f)
+	}
+	return append(dst, '}')
+}
+
+// appendBrokerAddrs appends a brokerId -> address map ({} when nil).
+func appendBrokerAddrs(dst []byte, m map[int64]string, f Flavour, k tableKind) []byte {
+	dst = append(dst, '{')
+	for i, id := range sortedLongKeys(m, f, k) {
+		dst = appendComma(dst, i)
+		dst = appendNumberKey(dst, id, f)
+		dst = appendString(dst, m[id], f)
+	}
+	return append(dst, '}')
+}
+
+// appendQueueData appends one QueueData bean.
+func appendQueueData(dst []byte, q *route.QueueData, f Flavour) []byte {
+	dst = append(dst, `{"brokerName":`...)
+	dst = appendString(dst, q.BrokerName, f)
+	dst = append(dst, `,"perm":`...)
+	dst = strconv.AppendInt(dst, int64(q.Perm), 10)
+	dst = append(dst, `,"readQueueNums":`...)
+	dst = strconv.AppendInt(dst, int64(q.ReadQueueNums), 10)
+	dst = append(dst, `,"topicSysFlag":`...)
+	dst = strconv.AppendInt(dst, int64(q.TopicSysFlag), 10)
+	dst = append(dst, `,"writeQueueNums":`...)
+	dst = strconv.AppendInt(dst, int64(q.WriteQueueNums), 10)
+	return append(dst, '}')
+}
+
+// appendFilterServerTable appends brokerAddr -> filter servers; nil lists
+// are null values, which fastjson leaves out.
+func appendFilterServerTable(dst []byte, m map[string][]string, f Flavour) []byte {
+	dst = append(dst, '{')
+	n := 0
+	for _, addr := range sortedStringKeys(m, f, hashMapDefault) {
+		if m[addr] == nil {
+			continue
+		}
+		dst = appendComma(dst, n)
+		n++
+		dst = appendString(dst, addr, f)
+		dst = append(dst, ':')
+		dst = appendStringList(dst, m[addr], f)
+	}
+	return append(dst, '}')
+}
+
+// appendStringList appends a JSON array of strings.
+func appendStringList(dst []byte, list []string, f Flavour) []byte {
+	dst = append(dst, '[')
+	for i, s := range list {
+		dst = appendComma(dst, i)
+		dst = appendString(dst, s, f)
+	}
+	return append(dst, ']')
+}
+
+// appendMappingTable appends brokerName -> TopicQueueMappingInfo, leaving
+// out nil values.
+func appendMappingTable(dst []byte, m map[string]*route.TopicQueueMappingInfo, f Flavour) []byte {
+	dst = append(dst, '{')
+	n := 0
+	for _, name := range sortedStringKeys(m, f, hashMapDefault) {
+		if m[name] == nil {
+			continue
+		}
+		dst = appendComma(dst, n)
+		n++
+		dst = appendString(dst, name, f)
+		dst = append(dst, ':')
+		dst = appendMappingInfo(dst, m[name], f)
+	}
+	return append(dst, '}')
+}
+
+// appendMappingInfo appends one TopicQueueMappingInfo bean; empty strings
+// stand for Java nulls and are left out, a nil CurrIDMap too.
+func appendMappingInfo(dst []byte, m *route.TopicQueueMappingInfo, f Flavour) []byte {
+	dst = append(dst, '{')
+	dst = appendOptString(dst, `"bname":`, m.Bname, f)
+	if m.CurrIDMap != nil {
+		dst = append(dst, `"currIdMap":`...)
+		dst = appendCurrIDMap(dst, m.CurrIDMap, f)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"dirty":`...)
+	dst = appendBool(dst, m.Dirty)
+	dst = append(dst, `,"epoch":`...)
+	dst = appendLong(dst, m.Epoch, f)
+	dst = append(dst, ',')
+	dst = appendOptString(dst, `"scope":`, m.Scope, f)
+	dst = appendOptString(dst, `"topic":`, m.Topic, f)
+	dst = append(dst, `"totalQueues":`...)
+	dst = strconv.AppendInt(dst, int64(m.TotalQueues), 10)
+	return append(dst, '}')
+}
+
+// appendOptString appends `name value,` unless value is empty (null).
+func appendOptString(dst []byte, name, value string, f Flavour) []byte {
+	if value == "" {
+		return dst
+	}
+	dst = append(dst, name...)
+	dst = appendString(dst, value, f)
+	return append(dst, ',')
+}
+
+// appendCurrIDMap appends the Integer -> Integer map of a mapping info.
+func appendCurrIDMap(dst []byte, m map[int32]int32, f Flavour) []byte {
+	dst = append(dst, '{')
+	for i, k := range sortedIntKeys(m, f, concurrentDefault) {
+		dst = appendComma(dst, i)
+		dst = appendNumberKey(dst, int64(k), f)
+		dst = strconv.AppendInt(dst, int64(m[k]), 10)
+	}
+	return append(dst, '}')
+}

@@ -1,0 +1,200 @@
+package body
+
+import (
+	"math"
+	"strconv"
+)
+
+// scalar reads a string, number or literal and returns its text; quoted
+// reports a string literal. Null gives (nil, false, nil) with isNull set.
+func (s *scanner) scalar() (text []byte, quoted, isNull bool, err error) {
+	switch s.peek() {
+	case '"', '\'':
+		text, err = s.quoted()
+		return text, true, false, err
+	case '{', '[':
+		return nil, false, false, s.fail(ErrType)
+	}
+	text = s.token()
+	if len(text) == 0 {
+		return nil, false, false, s.fail(ErrSyntax)
+	}
+	return text, false, string(text) == "null", nil
+}
+
+// str reads a string value; numbers and booleans are taken as their text
+// (fastjson coerces them), null gives "".
+func (s *scanner) str() (string, error) {
+	text, _, isNull, err := s.scalar()
+	if err != nil || isNull {
+		return "", err
+	}
+	return string(text), nil
+}
+
+// strOrNull is str that also reports whether the value was null.
+func (s *scanner) strOrNull() (string, bool, error) {
+	text, _, isNull, err := s.scalar()
+	if err != nil || isNull {
+		return "", isNull, err
+	}
+	return string(text), false, nil
+}
+
+// int64v reads a long: a number, or a string holding one; null is 0.
+func (s *scanner) int64v() (int64, error) {
+	text, quoted, isNull, err := s.scalar()
+	if err != nil || isNull || (quoted && len(text) == 0) {
+		return 0, err
+	}
+	v, ok := parseLong(text)
+	if !ok {
+		return 0, s.fail(ErrNumber)
+	}
+	return v, nil
+}
+
+// int32v reads an int like int64v and checks its range.
+func (s *scanner) int32v() (int32, error) {
+	v, err := s.int64v()
+	if err == nil && (v < math.MinInt32 || v > math.MaxInt32) {
+		err = s.fail(ErrNumber)
+	}
+	return int32(v), err
+}
+
+// boolv reads a boolean: true/false, their strings, or a number (non-zero
+// is true); null is false.
+func (s *scanner) boolv() (bool, error) {
+	text, _, isNull, err := s.scalar()
+	if err != nil || isNull {
+		return false, err
+	}
+	switch string(text) {
+	case "true", "TRUE", "True":
+		return true, nil
+	case "false", "FALSE", "False", "":
+		return false, nil
+	}
+	v, ok := parseLong(text)
+	if !ok {
+		return false, s.fail(ErrType)
+	}
+	return v != 0, nil
+}
+
+// parseLong parses a decimal integer; a fraction or exponent is accepted
+// and truncated toward zero, as fastjson does for integral fields.
+func parseLong(b []byte) (int64, bool) {
+	if v, ok := parseDecimal(b); ok {
+		return v, true
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || math.IsNaN(f) || f >= 1<<63 || f < -(1<<63) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// parseDecimal parses [+-]digits without allocating.
+func parseDecimal(b []byte) (int64, bool) {
+	neg := false
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		neg = b[0] == '-'
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 {
+		return 0, false
+	}
+	var u uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	return signedLong(u, neg)
+}
+
+// signedLong applies the sign and checks the int64 range.
+func signedLong(u uint64, neg bool) (int64, bool) {
+	if neg {
+		return -int64(u), u <= 1<<63
+	}
+	return int64(u), u < 1<<63
+}
+
+// stringMap reads an object of string values (scalars coerced, nulls
+// dropped). It returns nil for null and for an empty object.
+func (s *scanner) stringMap() (map[string]string, error) {
+	var m map[string]string
+	_, err := s.object(func(key []byte) error {
+		k := string(key)
+		v, isNull, err := s.strOrNull()
+		if err != nil || isNull {
+			return err
+		}
+		if m == nil {
+			m = make(map[string]string)
+		}
+		m[k] = v
+		return nil
+	})
+	return m, err
+}
+
+// stringList reads an array of strings, dropping nulls. It returns nil for
+// null and an empty non-nil slice for [].
+func (s *scanner) stringList() ([]string, error) {
+	list := []string{}
+	ok, err := s.array(func() error {
+		v, isNull, err := s.strOrNull()
+		if err == nil && !isNull {
+			list = append(list, v)
+		}
+		return err
+	})
+	if !ok {
+		return nil, err
+	}
+	return list, err
+}
+
+// longKeyMap reads {id: "addr"} with bare or quoted Long keys; null gives
+// nil, {} an empty map.
+func (s *scanner) longKeyMap() (map[int64]string, error) {
+	m := map[int64]string{}
+	ok, err := s.object(func(key []byte) error {
+		id, ok := parseLong(key)
+		if !ok {
+			return s.fail(ErrNumber)
+		}
+		v, isNull, err := s.strOrNull()
+		if err == nil && !isNull {
+			m[id] = v
+		}
+		return err
+	})
+	if !ok {
+		return nil, err
+	}
+	return m, err
+}
+
+// intKeyMap reads {logicId: physicalId} with Integer keys and values.
+func (s *scanner) intKeyMap() (map[int32]int32, error) {
+	m := map[int32]int32{}
+	ok, err := s.object(func(key []byte) error {
+		id, ok := parseLong(key)
+		if !ok || id < math.MinInt32 || id > math.MaxInt32 {
+			return s.fail(ErrNumber)
+		}
+		v, err := s.int32v()
+		m[int32(id)] = v
+		return err
+	})
+	if !ok {
+		return nil, err
+	}
+	return m, err
+}
