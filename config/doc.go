@@ -1,0 +1,37 @@
+// Package config owns the NameServer's configuration: the typed Namesrv
+// struct (Java's NamesrvConfig and NettyServerConfig keys with Java's
+// defaults, our extras, and the embedded controller's ControllerConfig),
+// loading of Java .properties files, validation, the GET_NAMESRV_CONFIG /
+// GET_CONTROLLER_CONFIG bodies, remote updates (UPDATE_NAMESRV_CONFIG /
+// UPDATE_CONTROLLER_CONFIG) and their persistence.
+//
+// # Keys
+//
+// Every field carries its Java property key in a `prop` struct tag. Keys are
+// matched exactly, as Java's MixAll.properties2Object matches setter names
+// (setter name without "set", first letter lowercased; so the controller's
+// isProcessReadEvent is set by "processReadEvent" and shown as
+// "isProcessReadEvent"). Values are trimmed; ints are 32-bit, longs 64-bit.
+// A key known to several config objects (scanNotActiveBrokerInterval,
+// configStorePath, configBlackList, rocketmqHome, listenPort, ...) sets every
+// one of them, as Java does when NamesrvConfig and ControllerConfig are both
+// filled from one -c file. Unknown keys are kept verbatim and shown by
+// Render, like Java's Configuration.
+//
+// Differences from Java, on purpose: a value that does not parse
+// (listenPort=abc, a boolean other than true/false) is reported by Validate
+// instead of being silently ignored; rocketmqHome is optional; keys ending in
+// Path, Dir or Home can never be updated remotely; an update that would make
+// the config invalid is refused; Persist escapes values so they read back
+// unchanged.
+//
+// # Build tag
+//
+// The embedded controller exists only in binaries built with
+// -tags embedded_controller (ControllerCompiledIn). Without it,
+// enableControllerInNamesrv=true is a Validate error naming the tag; with it,
+// Validate also checks the controller's peers, Raft peers, addresses and
+// store path. The package never imports hashicorp/raft under any tag: it
+// knows addresses and ids, not the consensus machinery, and nothing of the
+// remoting protocol or the KV store.
+package config

@@ -1,0 +1,150 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Render returns the GET_NAMESRV_CONFIG body: "key=value\n" lines sorted by
+// key, covering every NamesrvConfig and NettyServerConfig key, our extras,
+// and every property of the -c file (typed values win over raw ones). As in
+// Java, values are not escaped.
+func (c *Namesrv) Render() []byte { return formatLines(c.renderMap(), false) }
+
+// ControllerProperties returns the GET_CONTROLLER_CONFIG body of the embedded
+// controller.
+func (c *Namesrv) ControllerProperties() []byte { return c.Controller.Render() }
+
+// Render returns the GET_CONTROLLER_CONFIG body. listenPort shows the self
+// peer's port of controllerDLegerPeers, as DLedger overwrites it in Java.
+func (cc *ControllerConfig) Render() []byte { return formatLines(cc.renderMap(), false) }
+
+func (c *Namesrv) renderMap() map[string]string {
+	out := maps.Clone(c.raw)
+	renderInto(out, bindings(c))
+	return out
+}
+
+func (cc *ControllerConfig) renderMap() map[string]string {
+	out := maps.Clone(cc.raw)
+	renderInto(out, bindings(cc))
+	if _, port, err := net.SplitHostPort(cc.SelfRemotingAddr()); err == nil {
+		out["listenPort"] = port
+	}
+	return out
+}
+
+// Persist writes the config (Render's keys, values escaped so they read back
+// unchanged) to configStorePath atomically: temp file, fsync, rename, fsync
+// of the directory.
+func (c *Namesrv) Persist() error {
+	return writeAtomic(c.ConfigStorePath, formatLines(c.renderMap(), true))
+}
+
+// Persist writes the controller config to its configStorePath atomically.
+func (cc *ControllerConfig) Persist() error {
+	return writeAtomic(cc.ConfigStorePath, formatLines(cc.renderMap(), true))
+}
+
+func formatLines(m map[string]string, escape bool) []byte {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		v := m[k]
+		if escape {
+			k, v = escapeKey(k), escapeValue(v)
+		}
+		b.WriteString(k + "=" + v + "\n")
+	}
+	return []byte(b.String())
+}
+
+// escapeValue escapes what Java's Properties.load would otherwise alter.
+func escapeValue(v string) string {
+	var b strings.Builder
+	for i, r := range v {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case i == 0 && r == ' ':
+			b.WriteString(`\ `)
+		case r < 0x20:
+			b.WriteString(`\u` + fmt.Sprintf("%04x", r))
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// escapeKey additionally escapes separators and comment markers.
+func escapeKey(k string) string {
+	s := strings.ReplaceAll(escapeValue(k), " ", `\ `)
+	s = strings.NewReplacer("=", `\=`, ":", `\:`).Replace(s)
+	if strings.HasPrefix(s, "#") || strings.HasPrefix(s, "!") {
+		s = `\` + s
+	}
+	return s
+}
+
+func writeAtomic(path string, data []byte) error {
+	if path == "" {
+		return fmt.Errorf("%w: configStorePath is empty", ErrPersist)
+	}
+	if err := writeAtomicFile(path, data); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrPersist, path, err)
+	}
+	return nil
+}
+
+func writeAtomicFile(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if err := writeSync(tmp, data); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+func writeSync(f *os.File, data []byte) error {
+	_, werr := f.Write(data)
+	serr := f.Sync()
+	cerr := f.Close()
+	for _, err := range []error{werr, serr, cerr} {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
