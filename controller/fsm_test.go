@@ -1,0 +1,173 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/hashicorp/raft"
+	"github.com/stretchr/testify/require"
+)
+
+// scriptedLog drives the command builders on one FSM the way a leader
+// would, and returns that FSM with the entries it appended.
+func scriptedLog(t *testing.T) *testFSM {
+	f := newTestFSM(t)
+	live := newFakeLive()
+	run := func(events []Event, err error) {
+		t.Helper()
+		if len(events) > 0 {
+			f.apply(events...)
+		}
+	}
+	for _, name := range []string{"b-z", "b-a", "b-m"} {
+		for id := int64(1); id <= 3; id++ {
+			var evs []Event
+			f.fsm.Read(func(s *State) {
+				_, evs, _ = s.ApplyBrokerID(ApplyBrokerIDRequest{ClusterName: "c", BrokerName: name,
+					AppliedBrokerID: id, RegisterCheckCode: addrOf(id) + ";7"})
+			})
+			run(evs, nil)
+			live.set("c", name, id, 1, 100*id, 5)
+		}
+		var evs []Event
+		f.fsm.Read(func(s *State) { _, evs, _ = s.ElectMaster(BrokerTriggerElect("c", name, 2), live, ElectOptions{}) })
+		run(evs, nil)
+		f.fsm.Read(func(s *State) {
+			_, evs, _ = s.AlterSyncStateSet(AlterSyncStateSetRequest{BrokerName: name, MasterBrokerID: 2, MasterEpoch: 1,
+				SyncStateSet: SyncStateSet{SyncStateSet: []int64{3, 2, 1}, SyncStateSetEpoch: 1}}, live)
+		})
+		run(evs, nil)
+	}
+	live.kill("c", "b-m", 1).kill("c", "b-m", 2).kill("c", "b-m", 3)
+	var evs []Event
+	f.fsm.Read(func(s *State) { _, evs, _ = s.ElectMaster(ControllerTriggerElect("b-m"), live, ElectOptions{}) })
+	run(evs, nil)
+	f.fsm.Read(func(s *State) {
+		_, evs, _ = s.CleanBrokerData(CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b-z",
+			BrokerControllerIDsToClean: "3"}, newFakeLive())
+	})
+	run(evs, nil)
+	f.apply(UpdateBrokerAddressEvent{ClusterName: "c", BrokerName: "b-a", BrokerAddress: "x:1", BrokerID: 1},
+		ElectMasterEvent{BrokerName: "b-a"})
+	return f
+}
+
+func TestFSMDeterminism(t *testing.T) {
+	a := scriptedLog(t)
+	b := newTestFSM(t)
+	for _, entry := range a.log {
+		events, err := DecodeEntry(entry)
+		require.NoError(t, err)
+		b.apply(events...)
+	}
+	snapA, snapB := snapshotBytes(t, a.fsm), snapshotBytes(t, b.fsm)
+	require.Equal(t, string(snapA), string(snapB))
+	require.Equal(t, a.state(), b.state())
+
+	c := newTestFSM(t)
+	require.NoError(t, c.fsm.Restore(io.NopCloser(bytes.NewReader(snapA))))
+	require.Equal(t, string(snapA), string(snapshotBytes(t, c.fsm)))
+	require.Equal(t, a.state(), c.state())
+
+	ss, ok := a.state().SyncState("b-m")
+	require.True(t, ok)
+	require.Equal(t, NoBrokerID, ss.MasterBrokerID)
+	require.Equal(t, int32(2), ss.MasterEpoch, "failed controller election bumps masterEpoch")
+	require.Equal(t, []int64{1, 2, 3}, ss.SyncStateSet, "ss kept")
+	ss, _ = a.state().SyncState("b-z")
+	require.Equal(t, []int64{1, 2}, ss.SyncStateSet, "cleaned id leaves ss without epoch change")
+	require.Equal(t, int32(2), ss.SyncStateSetEpoch)
+}
+
+func TestFSMApplyCorruptEntryPanics(t *testing.T) {
+	f := NewFSM(testLogger(t))
+	for name, data := range map[string][]byte{
+		"empty":         {},
+		"unknown type":  {42, '{', '}'},
+		"bad json":      {byte(EventElectMaster), '{'},
+		"bad batch":     {byte(EventBatch), byte(EventElectMaster), 200},
+		"nested batch":  {byte(EventBatch), byte(EventBatch), 0},
+		"truncated len": {byte(EventBatch), byte(EventElectMaster), 5, '{'},
+	} {
+		t.Run(name, func(t *testing.T) {
+			require.Panics(t, func() { f.Apply(&raft.Log{Index: 1, Type: raft.LogCommand, Data: data}) })
+		})
+	}
+}
+
+func TestFSMApplyEntries(t *testing.T) {
+	f := newTestFSM(t)
+	require.Nil(t, f.fsm.Apply(&raft.Log{Type: raft.LogBarrier}))
+	res := f.apply() // noop entry
+	require.Equal(t, 0, res.Events)
+	skip := f.fsm.Apply(&raft.Log{Index: 9, Type: raft.LogCommand, Data: []byte{byte(IgnoreUnknownFlag | 99), 'x'}})
+	require.Equal(t, &ApplyResult{Index: 9}, skip)
+
+	res = f.apply(ApplyBrokerIDEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "a:1", NewBrokerID: 1},
+		ApplyBrokerIDEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "a:2", NewBrokerID: 2}, ReadEvent{})
+	require.Equal(t, 3, res.Events)
+	require.NoError(t, res.Err)
+	r, ok := f.state().Replicas("b")
+	require.True(t, ok)
+	require.Equal(t, int64(3), r.NextAssignBrokerID)
+
+	res = f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "nope", NewMasterBrokerID: 1})
+	require.ErrorIs(t, res.Err, ErrBrokerMetadataNotExist, "business errors come back as the Apply response")
+	res = f.apply(UpdateBrokerAddressEvent{BrokerName: "b", BrokerID: 7, BrokerAddress: "z"})
+	require.ErrorIs(t, res.Err, ErrBrokerNeedToBeRegistered)
+}
+
+func TestSnapshotPersistCancelsOnError(t *testing.T) {
+	f := scriptedLog(t)
+	snap, err := f.fsm.Snapshot()
+	require.NoError(t, err)
+	sink := &memSink{failWrite: true}
+	require.Error(t, snap.Persist(sink))
+	require.True(t, sink.cancelled)
+	require.False(t, sink.closed)
+}
+
+func TestSnapshotIsolatedFromLaterApplies(t *testing.T) {
+	f := scriptedLog(t)
+	before := snapshotBytes(t, f.fsm)
+	snap, err := f.fsm.Snapshot()
+	require.NoError(t, err)
+	f.apply(CleanBrokerDataEvent{BrokerName: "b-a"})
+	sink := &memSink{}
+	require.NoError(t, snap.Persist(sink))
+	require.Equal(t, string(before), sink.buf.String())
+}
+
+func TestRestoreRejectsBadSnapshot(t *testing.T) {
+	f := scriptedLog(t)
+	before := snapshotBytes(t, f.fsm)
+	for _, bad := range []string{`{`, `{"version":2,"brokerSets":[]}`,
+		`{"version":1,"brokerSets":[{"brokerName":""}]}`,
+		`{"version":1,"brokerSets":[{"brokerName":"x","replicas":{}},{"brokerName":"x","replicas":{}}]}`} {
+		require.Error(t, f.fsm.Restore(io.NopCloser(bytes.NewBufferString(bad))), bad)
+	}
+	require.Equal(t, string(before), string(snapshotBytes(t, f.fsm)), "failed restore leaves state untouched")
+}
+
+func TestHalfRemovedSetSurvivesSnapshot(t *testing.T) {
+	f := newTestFSM(t)
+	registerSet(f, "c", "b", 2)
+	// Never elected: ss is empty, so cleaning id 1 drops the sync-state half.
+	f.apply(CleanBrokerDataEvent{BrokerName: "b", IDs: []int64{1}})
+	st := f.state()
+	_, hasR := st.Replicas("b")
+	_, hasS := st.SyncState("b")
+	require.True(t, hasR)
+	require.False(t, hasS)
+	g := newTestFSM(t)
+	require.NoError(t, g.fsm.Restore(io.NopCloser(bytes.NewReader(snapshotBytes(t, f.fsm)))))
+	require.Equal(t, st, g.state())
+	// A new id re-creates both halves afresh.
+	f.apply(ApplyBrokerIDEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "n:1", NewBrokerID: 5})
+	r, _ := f.state().Replicas("b")
+	require.Equal(t, []int64{5}, r.sortedIDs())
+	require.Equal(t, int64(2), r.NextAssignBrokerID)
+}

@@ -1,0 +1,156 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
+	"github.com/stretchr/testify/require"
+)
+
+// testWriter routes hclog output to t.Log.
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func testLogger(t testing.TB) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Debug, Output: testWriter{t}})
+}
+
+// fakeClock is a settable Clock.
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: time.UnixMilli(1_700_000_000_000)} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// fakeLive is a Liveness with explicit alive ids and live infos.
+type fakeLive struct {
+	alive map[BrokerIdentity]bool
+	infos map[BrokerIdentity]LiveInfo
+}
+
+func newFakeLive() *fakeLive {
+	return &fakeLive{alive: map[BrokerIdentity]bool{}, infos: map[BrokerIdentity]LiveInfo{}}
+}
+
+// set marks (cluster, name, id) alive with the given epoch, offset and priority.
+func (f *fakeLive) set(cluster, name string, id int64, epoch int32, maxOffset int64, prio int32) *fakeLive {
+	key := BrokerIdentity{cluster, name, id}
+	f.alive[key] = true
+	f.infos[key] = LiveInfo{BrokerIdentity: key, Epoch: epoch, MaxOffset: maxOffset, ElectionPriority: prio}
+	return f
+}
+
+func (f *fakeLive) kill(cluster, name string, id int64) *fakeLive {
+	f.alive[BrokerIdentity{cluster, name, id}] = false
+	return f
+}
+
+func (f *fakeLive) IsActive(c, n string, id int64) bool { return f.alive[BrokerIdentity{c, n, id}] }
+
+func (f *fakeLive) LiveInfo(c, n string, id int64) (LiveInfo, bool) {
+	info, ok := f.infos[BrokerIdentity{c, n, id}]
+	return info, ok
+}
+
+// testFSM is an FSM plus a log index, fed through the real entry encoding.
+type testFSM struct {
+	t     testing.TB
+	fsm   *FSM
+	index uint64
+	log   [][]byte
+}
+
+func newTestFSM(t testing.TB) *testFSM { return &testFSM{t: t, fsm: NewFSM(testLogger(t))} }
+
+// apply encodes events as one entry and applies it through FSM.Apply.
+func (f *testFSM) apply(events ...Event) *ApplyResult {
+	f.t.Helper()
+	data, err := EncodeEntry(events...)
+	require.NoError(f.t, err)
+	f.log = append(f.log, data)
+	f.index++
+	res, ok := f.fsm.Apply(&raft.Log{Index: f.index, Type: raft.LogCommand, Data: data}).(*ApplyResult)
+	require.True(f.t, ok)
+	return res
+}
+
+// state returns a copy of the current state.
+func (f *testFSM) state() *State {
+	var c *State
+	f.fsm.Read(func(s *State) { c = s.Clone() })
+	return c
+}
+
+// snapshotBytes persists a snapshot into memory.
+func snapshotBytes(t testing.TB, f *FSM) []byte {
+	t.Helper()
+	snap, err := f.Snapshot()
+	require.NoError(t, err)
+	sink := &memSink{}
+	require.NoError(t, snap.Persist(sink))
+	snap.Release()
+	require.True(t, sink.closed)
+	return sink.buf.Bytes()
+}
+
+// memSink is an in-memory raft.SnapshotSink.
+type memSink struct {
+	buf       bytes.Buffer
+	failWrite bool
+	closed    bool
+	cancelled bool
+}
+
+func (s *memSink) Write(p []byte) (int, error) {
+	if s.failWrite {
+		return 0, io.ErrShortWrite
+	}
+	return s.buf.Write(p)
+}
+
+func (s *memSink) Close() error  { s.closed = true; return nil }
+func (s *memSink) ID() string    { return "mem" }
+func (s *memSink) Cancel() error { s.cancelled = true; return nil }
+
+// registerSet applies ids 1..n of broker set name in cluster c (addresses
+// 10.0.0.<id>:10911) directly as events.
+func registerSet(f *testFSM, c, name string, n int64) {
+	for id := int64(1); id <= n; id++ {
+		f.apply(ApplyBrokerIDEvent{ClusterName: c, BrokerName: name, BrokerAddress: addrOf(id),
+			NewBrokerID: id, RegisterCheckCode: addrOf(id) + ";1"})
+	}
+}
+
+func addrOf(id int64) string { return "10.0.0." + string(rune('0'+id)) + ":10911" }
+
+// codeOf returns the Java code of err.
+func codeOf(err error) int32 {
+	code, _ := ResponseCode(err)
+	return code
+}
