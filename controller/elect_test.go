@@ -1,0 +1,187 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// cand is one candidate's liveness for the policy table.
+type cand struct {
+	id     int64
+	alive  bool
+	epoch  int32
+	offset int64
+	prio   int32
+	noInfo bool
+}
+
+func liveFrom(cands []cand) *fakeLive {
+	l := newFakeLive()
+	for _, c := range cands {
+		if !c.alive {
+			continue
+		}
+		l.set("c", "b", c.id, c.epoch, c.offset, c.prio)
+		if c.noInfo {
+			delete(l.infos, BrokerIdentity{"c", "b", c.id})
+		}
+	}
+	return l
+}
+
+func TestDefaultElectPolicy(t *testing.T) {
+	up := func(id int64, epoch int32, off int64, prio int32) cand { return cand{id, true, epoch, off, prio, false} }
+	down := func(id int64) cand { return cand{id: id} }
+	cases := []struct {
+		name   string
+		cands  []cand
+		ss     []int64
+		all    []int64 // nil = unclean off
+		old    int64
+		prefer int64
+		want   int64
+	}{
+		{"old master alive is kept", []cand{up(1, 1, 0, 9), up(2, 9, 999, 0)}, []int64{1, 2}, nil, 1, NoBrokerID, 1},
+		{"sync-state set first", []cand{up(1, 1, 10, 0), up(2, 1, 50, 0), up(3, 5, 99, 0)}, []int64{1, 2}, []int64{1, 2, 3}, NoBrokerID, NoBrokerID, 2},
+		{"dead members skipped", []cand{down(1), up(2, 1, 5, 0), up(3, 1, 9, 0)}, []int64{1, 2}, nil, 1, NoBrokerID, 2},
+		{"higher epoch beats offset", []cand{up(1, 2, 1, 0), up(2, 1, 100, 0)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 1},
+		{"higher offset within epoch", []cand{up(1, 2, 1, 0), up(2, 2, 100, 0)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
+		{"offset gap beyond int32 (Java overflow)", []cand{up(1, 2, 0, 0), up(2, 2, 1 << 32, 0)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
+		{"lower priority value wins ties", []cand{up(1, 2, 7, 5), up(2, 2, 7, 3)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
+		{"exact tie: lowest id", []cand{up(3, 2, 7, 3), up(2, 2, 7, 3)}, []int64{2, 3}, nil, NoBrokerID, NoBrokerID, 2},
+		{"missing live info sorts last", []cand{{1, true, 9, 9, 0, true}, up(2, 0, 0, math.MaxInt32)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
+		{"nobody alive, unclean off", []cand{down(1), up(3, 1, 1, 0)}, []int64{1}, nil, 1, NoBrokerID, NoBrokerID},
+		{"unclean pass elects outside ss", []cand{down(1), up(3, 1, 1, 0), up(4, 1, 2, 0)}, []int64{1}, []int64{1, 3, 4}, 1, NoBrokerID, 4},
+		{"designated alive in ss", []cand{up(1, 1, 0, 0), up(2, 1, 0, 0)}, []int64{1, 2}, nil, 1, 2, 2},
+		{"designated is the old master", []cand{up(1, 1, 0, 0), up(2, 1, 0, 0)}, []int64{1, 2}, nil, 1, 1, 1},
+		{"designated dead", []cand{up(1, 1, 0, 0), down(2)}, []int64{1, 2}, nil, 1, 2, NoBrokerID},
+		{"designated outside ss, clean", []cand{up(1, 1, 0, 0), up(3, 1, 0, 0)}, []int64{1}, nil, 1, 3, NoBrokerID},
+		{"designated outside ss, unclean", []cand{up(1, 1, 0, 0), up(3, 1, 0, 0)}, []int64{1}, []int64{1, 3}, 1, 3, 3},
+		{"empty ss, unclean off", []cand{up(1, 1, 0, 0)}, []int64{}, nil, NoBrokerID, NoBrokerID, NoBrokerID},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := ElectInput{ClusterName: "c", BrokerName: "b", SyncStateSet: c.ss, AllReplicas: c.all,
+				OldMaster: c.old, Prefer: c.prefer}
+			require.Equal(t, c.want, DefaultElectPolicy{}.Elect(in, liveFrom(c.cands)))
+		})
+	}
+}
+
+func elect(f *testFSM, req ElectMasterRequest, live Liveness, opts ElectOptions) (ElectMasterResponse, []Event, error) {
+	var resp ElectMasterResponse
+	var evs []Event
+	var err error
+	f.fsm.Read(func(s *State) { resp, evs, err = s.ElectMaster(req, live, opts) })
+	return resp, evs, err
+}
+
+func TestElectMasterTriggers(t *testing.T) {
+	f := newTestFSM(t)
+	registerSet(f, "c", "b", 3)
+	live := newFakeLive().set("c", "b", 1, 0, 10, 0).set("c", "b", 2, 0, 20, 0).set("c", "b", 3, 0, 30, 0)
+
+	_, _, err := elect(f, BrokerTriggerElect("c", "nope", 1), live, ElectOptions{})
+	require.Equal(t, int32(2010), codeOf(err))
+
+	// First election: the requester wins even though 3 has more data.
+	resp, evs, err := elect(f, BrokerTriggerElect("c", "b", 1), live, ElectOptions{})
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"masterBrokerId": "1", "masterAddress": addrOf(1), "masterEpoch": "1",
+		"syncStateSetEpoch": "1"}, resp.ExtFields())
+	f.apply(evs...)
+
+	// Master alive: broker trigger gets 2011 with the current state.
+	resp, evs, err = elect(f, BrokerTriggerElect("c", "b", 2), live, ElectOptions{})
+	require.Equal(t, int32(2011), codeOf(err))
+	require.Empty(t, evs)
+	require.Equal(t, `{"syncStateSet":[1]}`, string(resp.BodyBytes()))
+
+	// Master dies: the controller elects from ss {1} → nobody → 2004 + event.
+	live.kill("c", "b", 1)
+	resp, evs, err = elect(f, ControllerTriggerElect("b"), live, ElectOptions{})
+	require.Equal(t, int32(2004), codeOf(err))
+	require.Empty(t, resp.ExtFields())
+	require.Len(t, evs, 1)
+	f.apply(evs...)
+	ss, _ := f.state().SyncState("b")
+	require.Equal(t, SyncStateInfo{ClusterName: "c", BrokerName: "b", MasterEpoch: 2, SyncStateSetEpoch: 1,
+		SyncStateSet: []int64{1}, MasterBrokerID: NoBrokerID}, ss)
+
+	// A broker trigger with nobody electable: 2012, no event.
+	_, evs, err = elect(f, BrokerTriggerElect("c", "b", 2), live, ElectOptions{})
+	require.Equal(t, int32(2012), codeOf(err))
+	require.Empty(t, evs)
+
+	// Unclean election picks the best of all replicas (3).
+	resp, evs, err = elect(f, ControllerTriggerElect("b"), live, ElectOptions{EnableElectUncleanMaster: true})
+	require.NoError(t, err)
+	require.Equal(t, int64(3), *resp.MasterBrokerID)
+	require.Equal(t, int32(3), *resp.MasterEpoch)
+	require.Equal(t, int32(2), *resp.SyncStateSetEpoch)
+	f.apply(evs...)
+
+	// Admin designates 2 (alive, outside ss {3}): refused when clean, elected when unclean.
+	_, _, err = elect(f, AdminTriggerElect("c", "b", 2), live, ElectOptions{})
+	require.Equal(t, int32(2012), codeOf(err))
+	resp, evs, err = elect(f, AdminTriggerElect("c", "b", 2), live, ElectOptions{EnableElectUncleanMaster: true})
+	require.NoError(t, err)
+	f.apply(evs...)
+	ss, _ = f.state().SyncState("b")
+	require.Equal(t, SyncStateInfo{ClusterName: "c", BrokerName: "b", MasterEpoch: 4, SyncStateSetEpoch: 3,
+		SyncStateSet: []int64{2}, MasterBrokerID: 2}, ss)
+	require.Equal(t, `{"brokerMemberGroup":{"brokerAddrs":{1:"10.0.0.1:10911",2:"10.0.0.2:10911",3:"10.0.0.3:10911"},"brokerName":"b","cluster":"c"},"syncStateSet":[2]}`,
+		string(resp.BodyBytes()))
+}
+
+func TestFirstElectionOfUnregisteredIDUsesPolicy(t *testing.T) {
+	f := newTestFSM(t)
+	registerSet(f, "c", "b", 2)
+	live := newFakeLive().set("c", "b", 2, 0, 0, 0)
+	// Java would make 9 master without an address; we fall back to the policy.
+	_, _, err := elect(f, AdminTriggerElect("c", "b", 9), live, ElectOptions{})
+	require.Equal(t, int32(2012), codeOf(err))
+	// The controller trigger on a never-elected set with an empty ss: 2004.
+	_, evs, err := elect(f, ControllerTriggerElect("b"), live, ElectOptions{})
+	require.Equal(t, int32(2004), codeOf(err))
+	require.Len(t, evs, 1)
+	resp, _, err := elect(f, ControllerTriggerElect("b"), live, ElectOptions{EnableElectUncleanMaster: true})
+	require.NoError(t, err)
+	require.Equal(t, int64(2), *resp.MasterBrokerID)
+}
+
+func TestReelectTriggers(t *testing.T) {
+	f := newTestFSM(t)
+	registerSet(f, "c", "b", 2)
+	registerSet(f, "c", "a", 2)
+	f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
+	f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "a", NewMasterBrokerID: 2})
+	live := newFakeLive().set("c", "b", 2, 0, 0, 0).set("c", "a", 1, 0, 0, 0)
+	st := f.state()
+	require.Equal(t, []string{"a", "b"}, st.BrokerSetsNeedingReelect(live))
+	live.kill("c", "a", 1)
+	require.Equal(t, []string{"b"}, st.BrokerSetsNeedingReelect(live), "a has nobody alive")
+	require.True(t, st.NeedsElectionOnInactive(InactiveEvent{BrokerIdentity: BrokerIdentity{"c", "b", 1}}))
+	require.False(t, st.NeedsElectionOnInactive(InactiveEvent{BrokerIdentity: BrokerIdentity{"c", "b", 2}}))
+	require.False(t, st.NeedsElectionOnInactive(InactiveEvent{BrokerIdentity: BrokerIdentity{"c", "x", 1}}))
+}
+
+func TestRoleChangeNotifyEntry(t *testing.T) {
+	f := newTestFSM(t)
+	registerSet(f, "c", "b", 3)
+	live := newFakeLive().set("c", "b", 1, 0, 0, 0).set("c", "b", 3, 0, 0, 0)
+	resp, _, err := elect(f, BrokerTriggerElect("c", "b", 3), live, ElectOptions{})
+	require.NoError(t, err)
+	e, ok := NewRoleChangeNotifyEntry(resp)
+	require.True(t, ok)
+	require.Equal(t, []NotifyTarget{{1, addrOf(1)}, {3, addrOf(3)}}, e.Targets(live))
+	require.Equal(t, map[string]string{"masterAddress": addrOf(3), "masterEpoch": "1", "syncStateSetEpoch": "1",
+		"masterBrokerId": "3"}, e.ExtFields())
+	require.Equal(t, `{"syncStateSet":[3],"syncStateSetEpoch":1}`, string(e.BodyBytes()))
+	_, ok = NewRoleChangeNotifyEntry(ElectMasterResponse{})
+	require.False(t, ok)
+}
