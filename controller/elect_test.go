@@ -34,7 +34,9 @@ func liveFrom(cands []cand) *fakeLive {
 }
 
 func TestDefaultElectPolicy(t *testing.T) {
-	up := func(id int64, epoch int32, off int64, prio int32) cand { return cand{id, true, epoch, off, prio, false} }
+	up := func(id int64, epoch int32, off int64, prio int32) cand {
+		return cand{id, true, epoch, off, prio, false}
+	}
 	down := func(id int64) cand { return cand{id: id} }
 	cases := []struct {
 		name   string
@@ -50,7 +52,7 @@ func TestDefaultElectPolicy(t *testing.T) {
 		{"dead members skipped", []cand{down(1), up(2, 1, 5, 0), up(3, 1, 9, 0)}, []int64{1, 2}, nil, 1, NoBrokerID, 2},
 		{"higher epoch beats offset", []cand{up(1, 2, 1, 0), up(2, 1, 100, 0)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 1},
 		{"higher offset within epoch", []cand{up(1, 2, 1, 0), up(2, 2, 100, 0)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
-		{"offset gap beyond int32 (Java overflow)", []cand{up(1, 2, 0, 0), up(2, 2, 1 << 32, 0)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
+		{"offset gap beyond int32 (Java overflow)", []cand{up(1, 2, 0, 0), up(2, 2, 1<<32, 0)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
 		{"lower priority value wins ties", []cand{up(1, 2, 7, 5), up(2, 2, 7, 3)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
 		{"exact tie: lowest id", []cand{up(3, 2, 7, 3), up(2, 2, 7, 3)}, []int64{2, 3}, nil, NoBrokerID, NoBrokerID, 2},
 		{"missing live info sorts last", []cand{{1, true, 9, 9, 0, true}, up(2, 0, 0, math.MaxInt32)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
