@@ -118,12 +118,29 @@ func (c *Conn) run(dispatch func(*Command)) error {
 
 // enqueue hands cmd to the writer, blocking while the queue is full.
 func (c *Conn) enqueue(cmd *Command) error {
+	if c.closed() {
+		return c.errClosed()
+	}
 	select {
 	case c.out <- cmd:
 		return nil
 	case <-c.writerGone:
-		return fmt.Errorf("%w: connection %d to %s", ErrClosed, c.id, c.remote)
+		return c.errClosed()
 	}
+}
+
+// closed reports whether the writer is gone (nothing more will be sent).
+func (c *Conn) closed() bool {
+	select {
+	case <-c.writerGone:
+		return true
+	default:
+		return false
+	}
+}
+
+func (c *Conn) errClosed() error {
+	return fmt.Errorf("%w: connection %d to %s", ErrClosed, c.id, c.remote)
 }
 
 // SendOneway sends a request that expects no response. cmd is copied
@@ -150,10 +167,13 @@ func (c *Conn) Invoke(ctx context.Context, cmd *Command) (*Command, error) {
 	c.pending[req.Opaque] = ch
 	c.pmu.Unlock()
 	defer c.forget(req.Opaque)
+	if c.closed() {
+		return nil, c.errClosed()
+	}
 	select {
 	case c.out <- &req:
 	case <-c.writerGone:
-		return nil, fmt.Errorf("%w: connection %d to %s", ErrClosed, c.id, c.remote)
+		return nil, c.errClosed()
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: code %d queued for %s: %w", ErrTimeout, req.Code, c.remote, ctx.Err())
 	}
@@ -161,7 +181,12 @@ func (c *Conn) Invoke(ctx context.Context, cmd *Command) (*Command, error) {
 	case resp := <-ch:
 		return resp, nil
 	case <-c.dead:
-		return nil, fmt.Errorf("%w: connection %d to %s", ErrClosed, c.id, c.remote)
+		select {
+		case resp := <-ch: // arrived just before the close
+			return resp, nil
+		default:
+			return nil, c.errClosed()
+		}
 	case <-ctx.Done():
 		return nil, fmt.Errorf("%w: code %d to %s: %w", ErrTimeout, req.Code, c.remote, ctx.Err())
 	}

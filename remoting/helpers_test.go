@@ -1,0 +1,101 @@
+package remoting
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+)
+
+// tWriter routes log lines to t.Log until the test ends.
+type tWriter struct {
+	mu   sync.Mutex
+	t    testing.TB
+	done bool
+}
+
+func (w *tWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.t.Log(strings.TrimRight(string(p), "\n"))
+	}
+	return len(p), nil
+}
+
+// testLogger returns an hclog logger writing to t.Log.
+func testLogger(t testing.TB) hclog.Logger {
+	w := &tWriter{t: t}
+	t.Cleanup(func() { w.mu.Lock(); w.done = true; w.mu.Unlock() })
+	return hclog.New(&hclog.LoggerOptions{Name: "remoting", Level: hclog.Debug, Output: w})
+}
+
+// startServer serves s on a loopback port and shuts it down at cleanup.
+func startServer(t testing.TB, s *Server) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		require.NoError(t, s.Shutdown(ctx))
+		require.NoError(t, <-served)
+	})
+	return ln.Addr().String()
+}
+
+// newTestServer returns a server with a test logger and the given config.
+func newTestServer(t testing.TB, cfg ServerConfig) (*Server, string) {
+	if cfg.Logger == nil {
+		cfg.Logger = testLogger(t)
+	}
+	s := NewServer(cfg)
+	return s, startServer(t, s)
+}
+
+// dial connects a client closed at cleanup.
+func dial(t testing.TB, addr string, opts ClientOptions) *Client {
+	if opts.Logger == nil {
+		opts.Logger = testLogger(t)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := Dial(ctx, addr, opts)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// invoke sends req with a 5 s deadline.
+func invoke(t testing.TB, c *Client, req *Command) *Command {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	resp, err := c.Invoke(ctx, req)
+	require.NoError(t, err)
+	return resp
+}
+
+// eventually polls cond until it holds or 5 s pass.
+func eventually(t testing.TB, cond func() bool, msg string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting: %s", msg)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// frameOf encodes c, failing the test on error.
+func frameOf(t testing.TB, c *Command) []byte {
+	b, err := AppendFrame(nil, c)
+	require.NoError(t, err)
+	return b
+}
