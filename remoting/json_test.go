@@ -10,16 +10,16 @@ import (
 // Escapes as fastjson 1.2.83 SerializeWriter writes them (default features).
 func TestJSONStringEscaping(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain":                          `"plain"`,
-		`a"b\c/d`:                        `"a\"b\\c/d"`,
-		"\b\t\n\f\r":                     `"\b\t\n\f\r"`,
-		"\x00\x01\x07\x0b\x0e\x1f":       `"\u0000\u0001\u0007\u000B\u000E\u001F"`,
-		"x\x7fy\u0085z\u009f":            `"x\u007Fy\u0085z\u009F"`,
-		"\u00a0\u00e9中文😀<>()'":          "\"\u00a0\u00e9中文😀<>()'\"",
-		"\u2028-\u2029":                  `"\u2028-\u2029"`,
-		"\u2027\u202a\u00c2":             "\"\u2027\u202a\u00c2\"",
-		"bad\xc2":                        "\"bad\xc2\"",
-		"bad\xe2\x80":                    "\"bad\xe2\x80\"",
+		"plain":                           `"plain"`,
+		`a"b\c/d`:                         `"a\"b\\c/d"`,
+		"\b\t\n\f\r":                      `"\b\t\n\f\r"`,
+		"\x00\x01\x07\x0b\x0e\x1f":        `"\u0000\u0001\u0007\u000B\u000E\u001F"`,
+		"x\x7fy\u0085z\u009f":             `"x\u007Fy\u0085z\u009F"`,
+		"\u00a0\u00e9中文😀<>()'":            "\"\u00a0\u00e9中文😀<>()'\"",
+		"\u2028-\u2029":                   `"\u2028-\u2029"`,
+		"\u2027\u202a\u00c2":              "\"\u2027\u202a\u00c2\"",
+		"bad\xc2":                         "\"bad\xc2\"",
+		"bad\xe2\x80":                     "\"bad\xe2\x80\"",
 		"See https://rocketmq.apache.org": `"See https://rocketmq.apache.org"`,
 	} {
 		require.Equal(t, want, string(appendJSONString(nil, in)), "%q", in)
