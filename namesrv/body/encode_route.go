@@ -66,8 +66,9 @@ func appendBrokerData(dst []byte, b *route.BrokerData, f Flavour, k tableKind) [
 
 // appendBrokerAddrs appends a brokerId -> address map ({} when nil).
 func appendBrokerAddrs(dst []byte, m map[int64]string, f Flavour, k tableKind) []byte {
+	var buf [8]int64
 	dst = append(dst, '{')
-	for i, id := range sortedLongKeys(m, f, k) {
+	for i, id := range sortedLongKeys(m, f, k, buf[:]) {
 		dst = appendComma(dst, i)
 		dst = appendNumberKey(dst, id, f)
 		dst = appendString(dst, m[id], f)
@@ -170,8 +171,9 @@ func appendOptString(dst []byte, name, value string, f Flavour) []byte {
 
 // appendCurrIDMap appends the Integer -> Integer map of a mapping info.
 func appendCurrIDMap(dst []byte, m map[int32]int32, f Flavour) []byte {
+	var buf [16]int32
 	dst = append(dst, '{')
-	for i, k := range sortedIntKeys(m, f, concurrentDefault) {
+	for i, k := range sortedIntKeys(m, f, concurrentDefault, buf[:]) {
 		dst = appendComma(dst, i)
 		dst = appendNumberKey(dst, int64(k), f)
 		dst = strconv.AppendInt(dst, int64(m[k]), 10)

@@ -173,30 +173,37 @@ func sortedStringKeys[V any](m map[string]V, f Flavour, k tableKind) []string {
 	return keys
 }
 
-// sortedLongKeys returns the keys of a Long-keyed map in write order.
-func sortedLongKeys(m map[int64]string, f Flavour, k tableKind) []int64 {
-	keys := make([]int64, 0, len(m))
+// sortedLongKeys returns the keys of a Long-keyed map in write order,
+// using buf's storage when it is large enough.
+func sortedLongKeys(m map[int64]string, f Flavour, k tableKind, buf []int64) []int64 {
+	keys := buf[:0]
 	for key := range m {
 		keys = append(keys, key)
 	}
-	if f == Standard {
-		slices.Sort(keys)
-	} else {
-		sortHashOrder(keys, k, javaLongHash, cmp.Compare[int64])
-	}
+	sortNumberKeys(keys, f, k, javaLongHash)
 	return keys
 }
 
 // sortedIntKeys returns the keys of an Integer-keyed map in write order.
-func sortedIntKeys(m map[int32]int32, f Flavour, k tableKind) []int32 {
-	keys := make([]int32, 0, len(m))
+func sortedIntKeys(m map[int32]int32, f Flavour, k tableKind, buf []int32) []int32 {
+	keys := buf[:0]
 	for key := range m {
 		keys = append(keys, key)
 	}
+	sortNumberKeys(keys, f, k, javaIntHash)
+	return keys
+}
+
+// sortNumberKeys sorts numeric map keys numerically (Standard) or into
+// Java hash order, recomputing the cheap hash instead of allocating.
+func sortNumberKeys[K int32 | int64](keys []K, f Flavour, k tableKind, hash func(K) uint32) {
 	if f == Standard {
 		slices.Sort(keys)
-	} else {
-		sortHashOrder(keys, k, javaIntHash, cmp.Compare[int32])
+		return
 	}
-	return keys
+	mask := uint32(k.buckets(len(keys)) - 1)
+	slices.SortFunc(keys, func(a, b K) int {
+		ba, bb := spread(hash(a))&mask, spread(hash(b))&mask
+		return cmp.Or(cmp.Compare(ba, bb), cmp.Compare(a, b))
+	})
 }

@@ -186,16 +186,18 @@ func (s *scanner) key() ([]byte, error) {
 func (s *scanner) quoted() ([]byte, error) {
 	q := s.data[s.pos]
 	start := s.pos + 1
-	i := bytes.IndexByte(s.data[start:], q)
-	if i < 0 {
-		return nil, s.fail(ErrSyntax)
+	for i := start; i < len(s.data); i++ {
+		switch s.data[i] {
+		case q:
+			s.pos = i + 1
+			return s.data[start:i], nil
+		case '\\':
+			s.pos = start
+			return s.unescape(q)
+		}
 	}
-	if bytes.IndexByte(s.data[start:start+i], '\\') < 0 {
-		s.pos = start + i + 1
-		return s.data[start : start+i], nil
-	}
-	s.pos = start
-	return s.unescape(q)
+	s.pos = len(s.data)
+	return nil, s.fail(ErrSyntax)
 }
 
 // unescape decodes a string with escapes into the scratch buffer.

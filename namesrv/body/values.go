@@ -89,11 +89,25 @@ func parseLong(b []byte) (int64, bool) {
 	if v, ok := parseDecimal(b); ok {
 		return v, true
 	}
+	if !isFloatText(b) {
+		return 0, false
+	}
 	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || math.IsNaN(f) || f >= 1<<63 || f < -(1<<63) {
 		return 0, false
 	}
 	return int64(f), true
+}
+
+// isFloatText reports whether b only has the bytes of a decimal float,
+// keeping strconv's Go-only forms (hex, underscores, Inf) out.
+func isFloatText(b []byte) bool {
+	for _, c := range b {
+		if (c < '0' || c > '9') && c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-' {
+			return false
+		}
+	}
+	return true
 }
 
 // parseDecimal parses [+-]digits without allocating.

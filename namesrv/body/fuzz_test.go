@@ -1,0 +1,73 @@
+package body
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// goldenBodies returns the golden request and response bodies as seeds.
+func goldenBodies(t *testing.F) (reg [][]byte, other [][]byte) {
+	if _, err := os.Stat(goldenPath); err != nil {
+		return nil, nil
+	}
+	for _, ex := range loadGolden(t) {
+		if ex.code == 103 {
+			reg = append(reg, ex.reqBody)
+		}
+		if len(ex.rspBody) > 0 {
+			other = append(other, ex.rspBody)
+		}
+	}
+	return reg, other
+}
+
+func FuzzDecodeRegisterBody(f *testing.F) {
+	reg, _ := goldenBodies(f)
+	for _, b := range reg {
+		f.Add(b, int32(479), false)
+		f.Add(b, int32(36), false)
+	}
+	for _, v := range []int32{36, 412, 479} {
+		for _, c := range []bool{false, true} {
+			b, err := EncodeRegisterBody(sampleRegister(3), v, c)
+			require.NoError(f, err)
+			f.Add(b, v, c)
+		}
+	}
+	f.Add([]byte(`{"topicConfigSerializeWrapper":{"topicConfigTable":{1:{'perm':"7"}}}}`), int32(479), false)
+	f.Fuzz(func(t *testing.T, body []byte, version int32, compressed bool) {
+		rb, err := DecodeRegisterBodyLimit(body, version, compressed, 1<<20)
+		if err != nil {
+			return
+		}
+		again, err := EncodeRegisterBody(rb, version, compressed)
+		require.NoError(t, err)
+		_, err = DecodeRegisterBody(again, version, compressed)
+		require.NoError(t, err)
+	})
+}
+
+func FuzzDecodeTopicRouteData(f *testing.F) {
+	_, other := goldenBodies(f)
+	for _, b := range other {
+		f.Add(b)
+	}
+	for _, s := range []string{exampleRouteDefault, exampleRouteStandard, exampleFullStandard,
+		exampleFullDefault, exampleClusterInfo, `{'queueDatas':[{perm:"6"}],}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r, err := DecodeTopicRouteData(body)
+		if err != nil {
+			return
+		}
+		for _, fl := range []Flavour{FastjsonDefault, Standard} {
+			out := AppendTopicRouteData(nil, r, fl)
+			back, err := DecodeTopicRouteData(out)
+			require.NoError(t, err, "%s", out)
+			require.Equal(t, string(out), string(AppendTopicRouteData(nil, back, fl)))
+		}
+	})
+}
