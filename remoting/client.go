@@ -55,18 +55,16 @@ func Dial(ctx context.Context, addr string, opts ClientOptions) (*Client, error)
 
 // dispatch routes a frame read by the client: responses to their Invoke,
 // requests to OnRequest.
-func (c *Client) dispatch(cmd *Command) {
+func (c *Client) dispatch(cmd *Command) *Command {
 	if cmd.IsResponse() {
 		c.conn.deliver(cmd)
-		return
+		return nil
 	}
 	resp := c.onRequest(cmd)
 	if resp == nil || cmd.IsOneway() {
-		return
+		return nil
 	}
-	if err := c.conn.enqueue(fixResponse(cmd, resp)); err != nil {
-		c.conn.log.Debug("response not sent", "code", cmd.Code, "error", err)
-	}
+	return fixResponse(cmd, resp)
 }
 
 // onRequest runs OnRequest, answering SYSTEM_ERROR if it panics.

@@ -13,9 +13,12 @@ import (
 )
 
 const (
-	// writeQueueLen bounds the responses and requests waiting for the
-	// writer; a full queue blocks the producer (backpressure).
-	writeQueueLen = 1024
+	// writeQueueLen bounds the batches waiting for the writer; a full queue
+	// blocks the producer (backpressure).
+	writeQueueLen = 256
+	// maxHeldResponses: the read loop hands its responses to the writer at
+	// the latest after this many.
+	maxHeldResponses = 64
 	// readBufferSize is the per-connection bufio.Reader size.
 	readBufferSize = 16 << 10
 	// maxBatchBytes ends a write batch even if more commands are queued.
@@ -24,9 +27,22 @@ const (
 	maxKeptBuffer = 1 << 20
 )
 
-// batchPool recycles the writer's batch buffers, so idle connections hold
+// batchPool recycles the writer's byte buffers, so idle connections hold
 // none.
 var batchPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// cmdsPool recycles the command batches handed to the writer.
+var cmdsPool = sync.Pool{New: func() any { s := make([]*Command, 0, 16); return &s }}
+
+// newCmds returns an empty batch from the pool.
+func newCmds() *[]*Command { return cmdsPool.Get().(*[]*Command) }
+
+// releaseCmds clears a written batch and returns it to the pool.
+func releaseCmds(b *[]*Command) {
+	clear(*b)
+	*b = (*b)[:0]
+	cmdsPool.Put(b)
+}
 
 // connConfig configures a Conn.
 type connConfig struct {
@@ -46,10 +62,11 @@ type Conn struct {
 	cfg    connConfig
 	log    hclog.Logger
 
-	out        chan *Command
-	stopWrite  chan struct{} // closed when the read loop ends: drain, stop
-	writerGone chan struct{} // closed when the writer has exited
-	dead       chan struct{} // closed when the connection is fully closed
+	out        chan *[]*Command // batches for the writer
+	held       *[]*Command      // read loop's responses not yet handed over
+	stopWrite  chan struct{}    // closed when the read loop ends: drain, stop
+	writerGone chan struct{}    // closed when the writer has exited
+	dead       chan struct{}    // closed when the connection is fully closed
 	closeOnce  sync.Once
 
 	pmu        sync.Mutex
@@ -73,11 +90,12 @@ func newConn(id uint64, nc net.Conn, cfg connConfig) *Conn {
 	c := &Conn{
 		id: id, nc: nc, remote: remote, cfg: cfg,
 		log:        cfg.log.With("conn", id, "remote", remote),
-		out:        make(chan *Command, writeQueueLen),
+		out:        make(chan *[]*Command, writeQueueLen),
 		stopWrite:  make(chan struct{}),
 		writerGone: make(chan struct{}),
 		dead:       make(chan struct{}),
 		pending:    make(map[int32]chan *Command),
+		held:       newCmds(),
 	}
 	c.lastRead.Store(now)
 	c.lastWrite.Store(now)
@@ -100,9 +118,13 @@ func (c *Conn) Close() error {
 // Done is closed when the connection is fully closed.
 func (c *Conn) Done() <-chan struct{} { return c.dead }
 
+// dispatchFunc handles a frame read from the connection and returns the
+// frame to send back, or nil.
+type dispatchFunc func(*Command) *Command
+
 // run serves the connection until it ends: the writer goroutine and the
 // read loop. It returns why the read loop ended.
-func (c *Conn) run(dispatch func(*Command)) error {
+func (c *Conn) run(dispatch dispatchFunc) error {
 	go c.writeLoop()
 	err := c.readLoop(dispatch)
 	if !errors.Is(err, errDraining) {
@@ -116,13 +138,22 @@ func (c *Conn) run(dispatch func(*Command)) error {
 	return err
 }
 
-// enqueue hands cmd to the writer, blocking while the queue is full.
+// enqueue hands cmd to the writer as a batch of one, blocking while the
+// queue is full.
 func (c *Conn) enqueue(cmd *Command) error {
+	b := newCmds()
+	*b = append(*b, cmd)
+	return c.enqueueBatch(b)
+}
+
+// enqueueBatch hands a batch to the writer, blocking while the queue is
+// full.
+func (c *Conn) enqueueBatch(b *[]*Command) error {
 	if c.closed() {
 		return c.errClosed()
 	}
 	select {
-	case c.out <- cmd:
+	case c.out <- b:
 		return nil
 	case <-c.writerGone:
 		return c.errClosed()
@@ -170,8 +201,10 @@ func (c *Conn) Invoke(ctx context.Context, cmd *Command) (*Command, error) {
 	if c.closed() {
 		return nil, c.errClosed()
 	}
+	b := newCmds()
+	*b = append(*b, &req)
 	select {
-	case c.out <- &req:
+	case c.out <- b:
 	case <-c.writerGone:
 		return nil, c.errClosed()
 	case <-ctx.Done():

@@ -14,10 +14,16 @@ var errDraining = errors.New("remoting: draining for shutdown")
 
 // readLoop reads, decodes and dispatches frames in order until the
 // connection fails, a bad frame arrives, it goes idle, or it is drained.
-func (c *Conn) readLoop(dispatch func(*Command)) error {
+// Responses are held while more complete frames are buffered and handed to
+// the writer in one batch, so pipelined requests get one write.
+func (c *Conn) readLoop(dispatch dispatchFunc) error {
 	r := bufio.NewReaderSize(c.nc, readBufferSize)
 	var buf []byte
+	defer c.handOver()
 	for {
+		if !frameBuffered(r) || len(*c.held) >= maxHeldResponses {
+			c.handOver()
+		}
 		if err := c.awaitFrame(r); err != nil {
 			return err
 		}
@@ -36,8 +42,32 @@ func (c *Conn) readLoop(dispatch func(*Command)) error {
 		if c.cfg.idle > 0 {
 			c.lastRead.Store(time.Now().UnixNano())
 		}
-		dispatch(cmd)
+		if resp := dispatch(cmd); resp != nil {
+			*c.held = append(*c.held, resp)
+		}
 	}
+}
+
+// handOver passes the held responses to the writer.
+func (c *Conn) handOver() {
+	if len(*c.held) == 0 {
+		return
+	}
+	if err := c.enqueueBatch(c.held); err != nil {
+		c.log.Debug("responses not sent", "count", len(*c.held), "error", err)
+		releaseCmds(c.held)
+	}
+	c.held = newCmds()
+}
+
+// frameBuffered reports whether a complete frame is buffered in r.
+func frameBuffered(r *bufio.Reader) bool {
+	n := r.Buffered()
+	if n < 4 {
+		return false
+	}
+	hdr, _ := r.Peek(4)
+	return n-4 >= int(int32(binary.BigEndian.Uint32(hdr)))
 }
 
 // readError names a deadline hit inside a frame: draining or idle.
@@ -140,8 +170,8 @@ func (c *Conn) writeLoop() {
 	defer close(c.writerGone)
 	for {
 		select {
-		case cmd := <-c.out:
-			if err := c.writeBatch(cmd); err != nil {
+		case b := <-c.out:
+			if err := c.writeBatch(b); err != nil {
 				c.log.Debug("write failed", "error", err)
 				_ = c.Close()
 				return
@@ -157,8 +187,8 @@ func (c *Conn) writeLoop() {
 func (c *Conn) drainQueue() {
 	for {
 		select {
-		case cmd := <-c.out:
-			if c.writeBatch(cmd) != nil {
+		case b := <-c.out:
+			if c.writeBatch(b) != nil {
 				return
 			}
 		default:
@@ -167,15 +197,15 @@ func (c *Conn) drainQueue() {
 	}
 }
 
-// writeBatch encodes first and everything queued behind it (up to
+// writeBatch encodes first and the batches queued behind it (up to
 // maxBatchBytes) into one buffer and writes it with one call.
-func (c *Conn) writeBatch(first *Command) error {
+func (c *Conn) writeBatch(first *[]*Command) error {
 	bp := batchPool.Get().(*[]byte)
-	buf := c.appendCommand((*bp)[:0], first)
+	buf := c.appendCommands((*bp)[:0], first)
 	for more := true; more && len(buf) < maxBatchBytes; {
 		select {
-		case cmd := <-c.out:
-			buf = c.appendCommand(buf, cmd)
+		case b := <-c.out:
+			buf = c.appendCommands(buf, b)
 		default:
 			more = false
 		}
@@ -188,14 +218,18 @@ func (c *Conn) writeBatch(first *Command) error {
 	return err
 }
 
-// appendCommand encodes cmd; a command that cannot be encoded is logged and
-// skipped.
-func (c *Conn) appendCommand(buf []byte, cmd *Command) []byte {
-	out, err := AppendFrame(buf, cmd)
-	if err != nil {
-		c.log.Error("cannot encode command", "code", cmd.Code, "opaque", cmd.Opaque, "error", err)
+// appendCommands encodes a batch and releases it; a command that cannot be
+// encoded is logged and skipped.
+func (c *Conn) appendCommands(buf []byte, b *[]*Command) []byte {
+	for _, cmd := range *b {
+		out, err := AppendFrame(buf, cmd)
+		if err != nil {
+			c.log.Error("cannot encode command", "code", cmd.Code, "opaque", cmd.Opaque, "error", err)
+		}
+		buf = out
 	}
-	return out
+	releaseCmds(b)
+	return buf
 }
 
 // write writes buf under the idle write deadline.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -39,6 +40,30 @@ func loadGolden(t testing.TB, name string) []goldenExchange {
 	}
 	require.NoError(t, sc.Err())
 	return out
+}
+
+// loadGoldenQuiet is loadGolden for fuzz seeds: nil if absent or broken.
+func loadGoldenQuiet(name string) []goldenExchange {
+	data, err := os.ReadFile(filepath.Join("..", "..", "shared", "golden", name))
+	if err != nil {
+		return nil
+	}
+	var out []goldenExchange
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var ex goldenExchange
+		if json.Unmarshal([]byte(line), &ex) == nil {
+			out = append(out, ex)
+		}
+	}
+	return out
+}
+
+func mustHexQuiet(s string) []byte {
+	b, _ := hex.DecodeString(s)
+	if len(b) < 4 {
+		return make([]byte, 4)
+	}
+	return b
 }
 
 func mustHex(t testing.TB, s string) []byte {

@@ -83,8 +83,22 @@ func (s *jsonScanner) member(c *Command) error {
 // like fastjson's smart match (case-insensitive, '_' and '-' ignored).
 func headerKey(key []byte) string {
 	switch string(key) {
-	case "code", "flag", "opaque", "version", "language", "remark", "extFields":
-		return string(key)
+	case "code":
+		return "code"
+	case "flag":
+		return "flag"
+	case "opaque":
+		return "opaque"
+	case "version":
+		return "version"
+	case "language":
+		return "language"
+	case "remark":
+		return "remark"
+	case "extFields":
+		return "extFields"
+	case "serializeTypeCurrentRPC":
+		return ""
 	}
 	norm := strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(string(key)))
 	switch norm {

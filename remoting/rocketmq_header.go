@@ -144,5 +144,8 @@ func decodeRocketMQExt(b []byte) (map[string]string, error) {
 		}
 		m[internExtKey(k)] = internExtValue(v)
 	}
+	if len(m) == 0 {
+		return nil, nil // only null entries: no usable map
+	}
 	return m, nil
 }

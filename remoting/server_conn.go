@@ -34,7 +34,7 @@ func (s *Server) startConn(nc net.Conn) {
 func (s *Server) serveConn(c *Conn) {
 	defer s.wg.Done()
 	c.log.Debug("connection opened")
-	err := c.run(func(cmd *Command) { s.dispatch(c, cmd) })
+	err := c.run(func(cmd *Command) *Command { return s.dispatch(c, cmd) })
 	s.logConnEnd(c, err)
 	s.mu.Lock()
 	delete(s.conns, c)
@@ -95,27 +95,32 @@ func rejectReason(err error) string {
 	return ""
 }
 
-// dispatch handles one decoded frame of c.
-func (s *Server) dispatch(c *Conn, req *Command) {
+// dispatch handles one decoded frame of c and returns the response to
+// write, if any.
+func (s *Server) dispatch(c *Conn, req *Command) *Command {
 	if req.IsResponse() {
 		c.deliver(req)
-		return
+		return nil
 	}
 	var start time.Time
 	if s.cfg.Observer != nil {
 		start = time.Now()
 	}
 	resp := s.call(c, req)
-	respCode := int32(-1)
-	if resp != nil && !req.IsOneway() {
-		respCode = resp.Code
-		if err := c.enqueue(fixResponse(req, resp)); err != nil {
-			c.log.Debug("response not sent", "code", req.Code, "error", err)
-		}
+	if resp != nil && req.IsOneway() {
+		resp = nil
 	}
 	if s.cfg.Observer != nil {
+		respCode := int32(-1)
+		if resp != nil {
+			respCode = resp.Code
+		}
 		s.cfg.Observer.RequestDone(req.Code, respCode, time.Since(start))
 	}
+	if resp == nil {
+		return nil
+	}
+	return fixResponse(req, resp)
 }
 
 // call runs the handler of req.Code, turning an error or panic into
