@@ -1,0 +1,167 @@
+package route
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeChan is a broker connection that records Close.
+type fakeChan struct {
+	name   string
+	closed atomic.Bool
+}
+
+func (c *fakeChan) Close() error { c.closed.Store(true); return nil }
+
+func newChan(name string) *fakeChan { return &fakeChan{name: name} }
+
+// fakeClock is a settable clock.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// testWriter routes hclog output to t.Log.
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(string(p))
+	return len(p), nil
+}
+
+func testLogger(t testing.TB) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Output: testWriter{t}, Level: hclog.Debug})
+}
+
+// harness is a Manager with a fake clock, live settings and recorded 905s.
+type harness struct {
+	*Manager
+	clock    *fakeClock
+	settings atomic.Pointer[Settings]
+	mu       sync.Mutex
+	notes    []MinBrokerIDChange
+}
+
+func newHarness(t testing.TB, start bool, tweak ...func(*Options)) *harness {
+	h := &harness{clock: &fakeClock{t: time.Unix(1_700_000_000, 0)}}
+	h.settings.Store(&Settings{})
+	opts := Options{
+		Settings: func() Settings { return *h.settings.Load() },
+		Logger:   testLogger(t),
+		Now:      h.clock.Now,
+		NotifyMinBrokerIDChange: func(n MinBrokerIDChange) {
+			h.mu.Lock()
+			h.notes = append(h.notes, n)
+			h.mu.Unlock()
+		},
+	}
+	for _, f := range tweak {
+		f(&opts)
+	}
+	h.Manager = NewManager(opts)
+	if start {
+		h.Start()
+	}
+	t.Cleanup(h.Stop)
+	return h
+}
+
+func (h *harness) set(s Settings) { h.settings.Store(&s) }
+
+func (h *harness) takeNotes() []MinBrokerIDChange {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := h.notes
+	h.notes = nil
+	return n
+}
+
+func boolp(b bool) *bool { return &b }
+
+// body builds a registration body with 8/8 queues, perm 6, per topic.
+func body(counter int64, topics ...string) *RegisterBody {
+	b := &RegisterBody{DataVersion: DataVersion{Counter: counter, Timestamp: 1}, TopicConfigs: map[string]TopicConfig{}}
+	for _, tp := range topics {
+		b.TopicConfigs[tp] = TopicConfig{TopicName: tp, ReadQueueNums: 8, WriteQueueNums: 8, Perm: PermRead | PermWrite}
+	}
+	return b
+}
+
+func topicNames(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%d", prefix, i)
+	}
+	return out
+}
+
+// reg is a 5.x broker registration (enableActingMaster=false).
+func reg(cluster, name, addr string, id int64, b *RegisterBody) RegisterRequest {
+	return RegisterRequest{
+		ClusterName: cluster, BrokerName: name, BrokerAddr: addr, BrokerID: id,
+		HAServerAddr: addr + "-ha", EnableActingMaster: boolp(false), Body: b,
+	}
+}
+
+func mustRegister(t testing.TB, h *harness, req RegisterRequest) RegisterResult {
+	t.Helper()
+	res, err := h.RegisterBroker(req)
+	require.NoError(t, err)
+	return res
+}
+
+// queueOf returns the QueueData of brokerName in the topic's route.
+func queueOf(t testing.TB, h *harness, topic, brokerName string) QueueData {
+	t.Helper()
+	s := h.Lookup(topic)
+	require.NotNil(t, s, "topic %s", topic)
+	for _, q := range s.Route.QueueDatas {
+		if q.BrokerName == brokerName {
+			return q
+		}
+	}
+	t.Fatalf("no queue of %s in %s", brokerName, topic)
+	return QueueData{}
+}
+
+func brokerOf(t testing.TB, s *TopicRouteData, brokerName string) BrokerData {
+	t.Helper()
+	for _, b := range s.BrokerDatas {
+		if b.BrokerName == brokerName {
+			return b
+		}
+	}
+	t.Fatalf("no broker data %s", brokerName)
+	return BrokerData{}
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t testing.TB, cond func() bool, msg string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out: %s", msg)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
