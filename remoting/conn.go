@@ -198,18 +198,31 @@ func (c *Conn) Invoke(ctx context.Context, cmd *Command) (*Command, error) {
 	c.pending[req.Opaque] = ch
 	c.pmu.Unlock()
 	defer c.forget(req.Opaque)
+	if err := c.send(ctx, &req); err != nil {
+		return nil, err
+	}
+	return c.await(ctx, &req, ch)
+}
+
+// send queues req for the writer unless ctx ends first.
+func (c *Conn) send(ctx context.Context, req *Command) error {
 	if c.closed() {
-		return nil, c.errClosed()
+		return c.errClosed()
 	}
 	b := newCmds()
-	*b = append(*b, &req)
+	*b = append(*b, req)
 	select {
 	case c.out <- b:
+		return nil
 	case <-c.writerGone:
-		return nil, c.errClosed()
+		return c.errClosed()
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%w: code %d queued for %s: %w", ErrTimeout, req.Code, c.remote, ctx.Err())
+		return fmt.Errorf("%w: code %d queued for %s: %w", ErrTimeout, req.Code, c.remote, ctx.Err())
 	}
+}
+
+// await waits for the response to req on ch.
+func (c *Conn) await(ctx context.Context, req *Command, ch chan *Command) (*Command, error) {
 	select {
 	case resp := <-ch:
 		return resp, nil

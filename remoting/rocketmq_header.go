@@ -27,14 +27,19 @@ func appendRocketMQHeader(dst []byte, c *Command) ([]byte, error) {
 	}
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(c.Remark)))
 	dst = append(dst, c.Remark...)
+	return appendRocketMQExt(dst, c.ExtFields)
+}
+
+// appendRocketMQExt appends the extFields length and entries.
+func appendRocketMQExt(dst []byte, m map[string]string) ([]byte, error) {
 	lenAt := len(dst)
 	dst = append(dst, 0, 0, 0, 0)
 	var arr [16]string
-	for _, k := range extOrder(arr[:0], c.ExtFields) {
+	for _, k := range extOrder(arr[:0], m) {
+		v := m[k]
 		if k == "" {
 			continue
 		}
-		v := c.ExtFields[k]
 		if len(k) > math.MaxInt16 || len(v) > math.MaxInt32 {
 			return dst, fmt.Errorf("%w: ext entry %.32q too long", ErrHeaderTooLarge, k)
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"sync"
@@ -274,4 +275,30 @@ func TestServerShutdownDeadline(t *testing.T) {
 	defer cancel()
 	go func() { <-ctx.Done(); close(release) }()
 	require.ErrorIs(t, s.Shutdown(ctx), context.DeadlineExceeded)
+}
+
+// A registration bigger than Java's 16 MiB limit gets through.
+func TestServerLargeFrame(t *testing.T) {
+	s, addr := newTestServer(t, ServerConfig{})
+	s.Register(RegisterBroker, func(_ *Conn, req *Command) (*Command, error) {
+		return NewResponse(req, Success, fmt.Sprint(len(req.Body))), nil
+	})
+	c := dial(t, addr, ClientOptions{})
+	body := make([]byte, 20<<20)
+	resp := invoke(t, c, NewRequest(RegisterBroker, map[string]string{"brokerName": "b"}, body))
+	require.Equal(t, fmt.Sprint(20<<20), resp.Remark)
+}
+
+func TestServerObserver(t *testing.T) {
+	obs := &countingObserver{}
+	s, addr := newTestServer(t, ServerConfig{Observer: obs})
+	s.Register(1, echo)
+	c := dial(t, addr, ClientOptions{})
+	invoke(t, c, NewRequest(1, nil, nil))
+	invoke(t, c, NewRequest(2, nil, nil))
+	require.NoError(t, c.Close())
+	eventually(t, func() bool { _, opened, closed := obs.snapshot(); return opened == 1 && closed == 1 }, "conn hooks")
+	obs.mu.Lock()
+	defer obs.mu.Unlock()
+	require.Equal(t, 2, obs.done)
 }
