@@ -38,7 +38,7 @@ func New(cfg *config.Namesrv, logger hclog.Logger) (*Server, error) {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	store, err := kv.Open(kv.DBPath(cfg.KvConfigPath), cfg.KvConfigPath, logger.Named("kv"))
+	store, err := kv.OpenKVConfigPath(cfg.KVConfigPath, logger.Named("kv"))
 	if err != nil {
 		return nil, fmt.Errorf("open kv store: %w", err)
 	}

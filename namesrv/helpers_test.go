@@ -1,0 +1,72 @@
+package namesrv
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// testLogger routes logs to t.Log.
+func testLogger(t testing.TB) hclog.Logger {
+	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Output: tWriter{t}, Level: hclog.Debug})
+}
+
+type tWriter struct{ t testing.TB }
+
+func (w tWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// startServer starts a NameServer on a loopback port with its state in a
+// temporary directory.
+func startServer(t testing.TB, mutate func(c *config.Namesrv)) *Server {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.BindAddress = "127.0.0.1"
+	cfg.ListenPort = 0
+	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
+	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
+	if mutate != nil {
+		mutate(cfg)
+	}
+	srv, err := New(cfg, testLogger(t))
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, srv.Shutdown(ctx))
+	})
+	return srv
+}
+
+// dial opens a client connection to the server.
+func dial(t testing.TB, srv *Server) *remoting.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := remoting.Dial(ctx, srv.Addr().String(), remoting.ClientOptions{Logger: testLogger(t)})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// invoke sends a request and waits for its response.
+func invoke(t testing.TB, c *remoting.Client, req *remoting.Command) *remoting.Command {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := c.Invoke(ctx, req)
+	require.NoError(t, err)
+	return resp
+}
