@@ -1,0 +1,172 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// goldenPath is the Java 5.3 controller exchange log (see its README.md).
+var goldenPath = filepath.Join("..", "..", "shared", "golden", "controller-java-5.3.jsonl")
+
+type goldenLine struct {
+	Case           string  `json:"case"`
+	Connection     string  `json:"connection"`
+	RequestHeader  string  `json:"request_header"`
+	RequestBody    *string `json:"request_body"`
+	ResponseHeader string  `json:"response_header"`
+	ResponseBody   *string `json:"response_body"`
+}
+
+type goldenHeader struct {
+	Code      int32              `json:"code"`
+	Remark    string             `json:"remark"`
+	ExtFields *map[string]string `json:"extFields"`
+}
+
+type goldenReply struct {
+	code   int32
+	remark string
+	ext    map[string]string
+	body   []byte
+	events []Event // appended after the read lock is released
+}
+
+// goldenLeader plays the leader's domain part: build, append, apply, reply.
+type goldenLeader struct {
+	f  *testFSM
+	hb *HeartbeatManager
+}
+
+func (g *goldenLeader) reply(resp Response, events []Event, err error) goldenReply {
+	code, remark := ResponseCode(err)
+	return goldenReply{code: code, remark: remark, ext: resp.ExtFields(), body: resp.BodyBytes(), events: events}
+}
+
+// handle dispatches one request; ok=false for codes that are not pure domain.
+func (g *goldenLeader) handle(code int32, ext map[string]string, body []byte) (goldenReply, bool) {
+	var out goldenReply
+	g.f.fsm.Read(func(s *State) { out = g.build(s, code, ext, body) })
+	if len(out.events) > 0 {
+		require.NoError(g.f.t, g.f.apply(out.events...).Err)
+	}
+	return out, out.code >= 0
+}
+
+func (g *goldenLeader) build(s *State, code int32, ext map[string]string, body []byte) goldenReply {
+	switch code {
+	case 904:
+		return g.heartbeat(ext)
+	case 1012:
+		req, _ := DecodeGetNextBrokerIDRequest(ext)
+		return g.reply(s.GetNextBrokerID(req), nil, nil)
+	case 1013:
+		req, _ := DecodeApplyBrokerIDRequest(ext)
+		return g.reply(s.ApplyBrokerID(req))
+	case 1003:
+		req, _ := DecodeRegisterBrokerRequest(ext)
+		return g.reply(s.RegisterBroker(req, g.hb))
+	case 1004:
+		req, _ := DecodeGetReplicaInfoRequest(ext)
+		resp, err := s.GetReplicaInfo(req)
+		return g.reply(resp, nil, err)
+	case 1001:
+		req, err := DecodeAlterSyncStateSetRequest(ext, body)
+		require.NoError(g.f.t, err)
+		return g.reply(s.AlterSyncStateSet(req, g.hb))
+	case 1002:
+		req, err := DecodeElectMasterRequest(ext)
+		require.NoError(g.f.t, err)
+		return g.reply(s.ElectMaster(req, g.hb, ElectOptions{}))
+	case 1006:
+		names, err := DecodeBrokerNames(body)
+		require.NoError(g.f.t, err)
+		resp, err := s.GetSyncStateData(names, g.hb)
+		return g.reply(resp, nil, err)
+	case 1011:
+		req, err := DecodeCleanBrokerDataRequest(ext)
+		require.NoError(g.f.t, err)
+		return g.reply(s.CleanBrokerData(req, g.hb))
+	}
+	return goldenReply{code: -1}
+}
+
+func (g *goldenLeader) heartbeat(ext map[string]string) goldenReply {
+	req, err := DecodeBrokerHeartbeatRequest(ext)
+	require.NoError(g.f.t, err)
+	if err := g.hb.OnHeartbeat(req, 1); err != nil {
+		code, remark := ResponseCode(err)
+		return goldenReply{code: code, remark: remark}
+	}
+	return goldenReply{code: CodeSuccess, remark: HeartbeatSuccessRemark}
+}
+
+func readGolden(t *testing.T) []goldenLine {
+	file, err := os.Open(goldenPath)
+	if os.IsNotExist(err) {
+		t.Skipf("golden file %s not present", goldenPath)
+	}
+	require.NoError(t, err)
+	defer file.Close()
+	var lines []goldenLine
+	sc := bufio.NewScanner(file)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var l goldenLine
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &l))
+		lines = append(lines, l)
+	}
+	require.NoError(t, sc.Err())
+	return lines
+}
+
+func TestGoldenControllerExchanges(t *testing.T) {
+	g := &goldenLeader{f: newTestFSM(t), hb: NewHeartbeatManager(HeartbeatOptions{Clock: newFakeClock(), Logger: testLogger(t)})}
+	replayed := 0
+	for _, l := range readGolden(t) {
+		var req, want goldenHeader
+		require.NoError(t, json.Unmarshal([]byte(l.RequestHeader), &req))
+		require.NoError(t, json.Unmarshal([]byte(l.ResponseHeader), &want))
+		if l.Connection != "leader" {
+			continue
+		}
+		var reqExt map[string]string
+		if req.ExtFields != nil {
+			reqExt = *req.ExtFields
+		}
+		var body []byte
+		if l.RequestBody != nil {
+			body = []byte(*l.RequestBody)
+		}
+		got, ok := g.handle(req.Code, reqExt, body)
+		if !ok {
+			continue
+		}
+		replayed++
+		compareGolden(t, l, want, got)
+	}
+	require.Equal(t, 32, replayed, "every leader exchange except 1005 and 1009")
+}
+
+func compareGolden(t *testing.T, l goldenLine, want goldenHeader, got goldenReply) {
+	t.Helper()
+	require.Equal(t, want.Code, got.code, l.Case)
+	require.Equal(t, want.Remark, got.remark, l.Case)
+	if want.ExtFields == nil {
+		require.Nil(t, got.ext, l.Case)
+	} else {
+		require.NotNil(t, got.ext, l.Case)
+		require.Equal(t, *want.ExtFields, got.ext, l.Case)
+	}
+	if l.ResponseBody == nil {
+		require.Nil(t, got.body, l.Case)
+	} else {
+		require.Equal(t, *l.ResponseBody, string(got.body), l.Case)
+	}
+}
