@@ -19,74 +19,78 @@ func alterFixture(t *testing.T) (*testFSM, *fakeLive) {
 	return f, live
 }
 
+type alterCase struct {
+	name    string
+	broker  string
+	master  int64
+	mEpoch  int32
+	set     []int64
+	ssEpoch int32
+	dead    int64
+	code    int32
+	remark  string
+}
+
+var alterCases = []alterCase{
+	{"unknown set", "nope", 1, 1, []int64{1}, 2, 0, 2013, "Broker metadata is not existed"},
+	{"same set", "b", 1, 1, []int64{2, 1, 2}, 2, 0, 2013,
+		"The newSyncStateSet is equal with oldSyncStateSet, no needed to update syncStateSet"},
+	{"not the master", "b", 2, 1, []int64{2}, 2, 0, 2002,
+		"Rejecting alter syncStateSet request because the current leader is:{1}, not {2}"},
+	{"absent master id", "b", NoBrokerID, 1, []int64{1}, 2, 0, 2002,
+		"Rejecting alter syncStateSet request because the current leader is:{1}, not {null}"},
+	{"stale master epoch", "b", 1, 0, []int64{1}, 2, 0, 2000,
+		"Rejecting alter syncStateSet request because the current master epoch is:{1}, not {0}"},
+	{"future master epoch", "b", 1, 5, []int64{1}, 2, 0, 2000,
+		"Rejecting alter syncStateSet request because the current master epoch is:{1}, not {5}"},
+	{"stale ss epoch", "b", 1, 1, []int64{1}, 1, 0, 2001,
+		"Rejecting alter syncStateSet request because the current syncStateSet epoch is:{2}, not {1}"},
+	{"unknown replica", "b", 1, 1, []int64{1, 9}, 2, 0, 2003,
+		"Rejecting alter syncStateSet request because the replicas {9} don't exist"},
+	{"dead replica", "b", 1, 1, []int64{1, 2, 3}, 2, 3, 2006,
+		"Rejecting alter syncStateSet request because the replicas {3} don't alive"},
+	{"dead before unknown (ascending loop)", "b", 1, 1, []int64{9, 3, 1}, 2, 3, 2006,
+		"Rejecting alter syncStateSet request because the replicas {3} don't alive"},
+	{"drops the master", "b", 1, 1, []int64{2}, 2, 0, 2013,
+		"Rejecting alter syncStateSet request because the newSyncStateSet don't contains origin leader {1}"},
+	{"shrink", "b", 1, 1, []int64{1}, 2, 0, 0, ""},
+	{"grow", "b", 1, 1, []int64{1, 2, 3}, 2, 0, 0, ""},
+}
+
 func TestAlterSyncStateSetFencing(t *testing.T) {
-	type tc struct {
-		name    string
-		broker  string
-		master  int64
-		mEpoch  int32
-		set     []int64
-		ssEpoch int32
-		dead    int64
-		code    int32
-		remark  string
+	for _, c := range alterCases {
+		t.Run(c.name, func(t *testing.T) { runAlterCase(t, c) })
 	}
-	cases := []tc{
-		{"unknown set", "nope", 1, 1, []int64{1}, 2, 0, 2013, "Broker metadata is not existed"},
-		{"same set", "b", 1, 1, []int64{2, 1, 2}, 2, 0, 2013,
-			"The newSyncStateSet is equal with oldSyncStateSet, no needed to update syncStateSet"},
-		{"not the master", "b", 2, 1, []int64{2}, 2, 0, 2002,
-			"Rejecting alter syncStateSet request because the current leader is:{1}, not {2}"},
-		{"absent master id", "b", NoBrokerID, 1, []int64{1}, 2, 0, 2002,
-			"Rejecting alter syncStateSet request because the current leader is:{1}, not {null}"},
-		{"stale master epoch", "b", 1, 0, []int64{1}, 2, 0, 2000,
-			"Rejecting alter syncStateSet request because the current master epoch is:{1}, not {0}"},
-		{"future master epoch", "b", 1, 5, []int64{1}, 2, 0, 2000,
-			"Rejecting alter syncStateSet request because the current master epoch is:{1}, not {5}"},
-		{"stale ss epoch", "b", 1, 1, []int64{1}, 1, 0, 2001,
-			"Rejecting alter syncStateSet request because the current syncStateSet epoch is:{2}, not {1}"},
-		{"unknown replica", "b", 1, 1, []int64{1, 9}, 2, 0, 2003,
-			"Rejecting alter syncStateSet request because the replicas {9} don't exist"},
-		{"dead replica", "b", 1, 1, []int64{1, 2, 3}, 2, 3, 2006,
-			"Rejecting alter syncStateSet request because the replicas {3} don't alive"},
-		{"dead before unknown (ascending loop)", "b", 1, 1, []int64{9, 3, 1}, 2, 3, 2006,
-			"Rejecting alter syncStateSet request because the replicas {3} don't alive"},
-		{"drops the master", "b", 1, 1, []int64{2}, 2, 0, 2013,
-			"Rejecting alter syncStateSet request because the newSyncStateSet don't contains origin leader {1}"},
-		{"shrink", "b", 1, 1, []int64{1}, 2, 0, 0, ""},
-		{"grow", "b", 1, 1, []int64{1, 2, 3}, 2, 0, 0, ""},
+}
+
+func runAlterCase(t *testing.T, c alterCase) {
+	f, live := alterFixture(t)
+	if c.dead != 0 {
+		live.kill("c", "b", c.dead)
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			f, live := alterFixture(t)
-			if c.dead != 0 {
-				live.kill("c", "b", c.dead)
-			}
-			req := AlterSyncStateSetRequest{BrokerName: c.broker, MasterBrokerID: c.master, MasterEpoch: c.mEpoch,
-				SyncStateSet: SyncStateSet{SyncStateSet: c.set, SyncStateSetEpoch: c.ssEpoch}}
-			var resp AlterSyncStateSetResponse
-			var evs []Event
-			var err error
-			f.fsm.Read(func(s *State) { resp, evs, err = s.AlterSyncStateSet(req, live) })
-			code, remark := ResponseCode(err)
-			require.Equal(t, c.code, code)
-			require.Equal(t, c.remark, remark)
-			if c.code != 0 {
-				require.Empty(t, evs)
-				require.Equal(t, map[string]string{"newSyncStateSetEpoch": "0"}, resp.ExtFields())
-				require.Nil(t, resp.BodyBytes())
-				return
-			}
-			require.Equal(t, int32(3), resp.NewSyncStateSetEpoch)
-			want := SyncStateSet{SyncStateSet: normalizeIDs(c.set), SyncStateSetEpoch: 3}
-			require.Equal(t, string(want.Encode()), string(resp.BodyBytes()))
-			f.apply(evs...)
-			ss, _ := f.state().SyncState("b")
-			require.Equal(t, normalizeIDs(c.set), ss.SyncStateSet)
-			require.Equal(t, int32(3), ss.SyncStateSetEpoch)
-			require.Equal(t, int32(1), ss.MasterEpoch, "alter never changes masterEpoch")
-		})
+	req := AlterSyncStateSetRequest{BrokerName: c.broker, MasterBrokerID: c.master, MasterEpoch: c.mEpoch,
+		SyncStateSet: SyncStateSet{SyncStateSet: c.set, SyncStateSetEpoch: c.ssEpoch}}
+	var resp AlterSyncStateSetResponse
+	var evs []Event
+	var err error
+	f.fsm.Read(func(s *State) { resp, evs, err = s.AlterSyncStateSet(req, live) })
+	code, remark := ResponseCode(err)
+	require.Equal(t, c.code, code)
+	require.Equal(t, c.remark, remark)
+	if c.code != 0 {
+		require.Empty(t, evs)
+		require.Equal(t, map[string]string{"newSyncStateSetEpoch": "0"}, resp.ExtFields())
+		require.Nil(t, resp.BodyBytes())
+		return
 	}
+	require.Equal(t, int32(3), resp.NewSyncStateSetEpoch)
+	want := SyncStateSet{SyncStateSet: normalizeIDs(c.set), SyncStateSetEpoch: 3}
+	require.Equal(t, string(want.Encode()), string(resp.BodyBytes()))
+	f.apply(evs...)
+	ss, _ := f.state().SyncState("b")
+	require.Equal(t, normalizeIDs(c.set), ss.SyncStateSet)
+	require.Equal(t, int32(3), ss.SyncStateSetEpoch)
+	require.Equal(t, int32(1), ss.MasterEpoch, "alter never changes masterEpoch")
 }
 
 func TestAlterAfterReelectionIsFenced(t *testing.T) {

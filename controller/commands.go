@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// Leader-side command builders for broker registration, reads and cleaning
-// (ReplicasInfoManager). They only read the state; the returned events are
+// Leader-side command builders for broker registration, reads, cleaning and
+// sync-state-set changes (ReplicasInfoManager). They only read the state; the returned events are
 // appended to the Raft log as one entry and the response is sent once that
 // entry is applied. A returned error still comes with the response whose
 // header Java sends alongside the error code.
