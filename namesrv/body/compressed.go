@@ -82,6 +82,12 @@ func decodeCompressed(body []byte, withMapping bool, limit int) (*route.Register
 	if err != nil {
 		return nil, err
 	}
+	return decodeInflated(raw, withMapping)
+}
+
+// decodeInflated decodes the sections of an inflated register body.
+func decodeInflated(raw []byte, withMapping bool) (*route.RegisterBody, error) {
+	var err error
 	r := &frameReader{data: raw}
 	rb := &route.RegisterBody{}
 	if err := r.dataVersion(&rb.DataVersion); err != nil {

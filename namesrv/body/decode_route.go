@@ -166,10 +166,10 @@ func decodeMappingTable(s *scanner) (map[string]*route.TopicQueueMappingInfo, er
 	return m, err
 }
 
-// decodeMappingInfo reads a TopicQueueMappingInfo with Java's defaults
-// (scope "__global__", empty currIdMap); nil for null.
+// decodeMappingInfo reads a TopicQueueMappingInfo with Java's default scope
+// "__global__"; CurrIDMap stays nil when absent or null; nil for null.
 func decodeMappingInfo(s *scanner) (*route.TopicQueueMappingInfo, error) {
-	m := &route.TopicQueueMappingInfo{Scope: "__global__", CurrIDMap: map[int32]int32{}}
+	m := &route.TopicQueueMappingInfo{Scope: "__global__"}
 	ok, err := s.object(func(key []byte) error { return decodeMappingMember(s, key, m) })
 	if !ok {
 		return nil, err

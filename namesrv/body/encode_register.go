@@ -13,9 +13,10 @@ import (
 // EncodeRegisterBody builds a REGISTER_BROKER body the way a broker of the
 // given version would: a TopicConfigSerializeWrapper JSON below version 37,
 // else a RegisterBrokerBody as JSON or, when compressed, as the zlib stream
-// (mapping section from version 413). Maps are written with sorted keys. A
-// nil FilterServerList is left out of the JSON (Java then uses an empty
-// list) and written as null in the compressed form.
+// (mapping section from version 413). Maps are written with sorted keys.
+// Nil and empty values keep their decoded meaning: a nil FilterServerList
+// and an empty TopicFilterType are written as JSON null (the compressed form
+// writes SINGLE_TAG for the latter, since Java cannot read "null" there).
 func EncodeRegisterBody(b *route.RegisterBody, version int32, compressed bool) ([]byte, error) {
 	switch {
 	case version < 0:
@@ -25,13 +26,13 @@ func EncodeRegisterBody(b *route.RegisterBody, version int32, compressed bool) (
 	case compressed:
 		return encodeCompressed(b, version >= VersionMappingSection)
 	}
-	dst := []byte{'{'}
+	dst := []byte(`{"filterServerList":`)
 	if b.FilterServerList != nil {
-		dst = append(dst, `"filterServerList":`...)
 		dst = appendStringList(dst, b.FilterServerList, FastjsonDefault)
-		dst = append(dst, ',')
+	} else {
+		dst = append(dst, "null"...)
 	}
-	dst = append(dst, `"topicConfigSerializeWrapper":`...)
+	dst = append(dst, `,"topicConfigSerializeWrapper":`...)
 	dst = appendWrapper(dst, b, true)
 	return append(dst, '}'), nil
 }
@@ -89,7 +90,7 @@ func appendMappingInfos(dst []byte, m map[string]*route.TopicQueueMappingInfo) [
 }
 
 // appendTopicConfig appends a TopicConfig bean; nil attributes are written
-// as {} (Java's default) and an empty filter type (null) is left out.
+// as {} (Java's default) and an empty filter type as null.
 func appendTopicConfig(dst []byte, tc *route.TopicConfig) []byte {
 	const f = FastjsonDefault
 	dst = append(dst, `{"attributes":`...)
@@ -100,7 +101,12 @@ func appendTopicConfig(dst []byte, tc *route.TopicConfig) []byte {
 	dst = strconv.AppendInt(dst, int64(tc.Perm), 10)
 	dst = append(dst, `,"readQueueNums":`...)
 	dst = strconv.AppendInt(dst, int64(tc.ReadQueueNums), 10)
-	dst = appendOptField(dst, `,"topicFilterType":`, tc.TopicFilterType)
+	dst = append(dst, `,"topicFilterType":`...)
+	if tc.TopicFilterType != "" {
+		dst = appendString(dst, tc.TopicFilterType, f)
+	} else {
+		dst = append(dst, "null"...)
+	}
 	dst = append(dst, `,"topicName":`...)
 	dst = appendString(dst, tc.TopicName, f)
 	dst = append(dst, `,"topicSysFlag":`...)
@@ -157,7 +163,7 @@ func appendTopicConfigLine(dst []byte, tc *route.TopicConfig) []byte {
 	}
 	filter := tc.TopicFilterType
 	if filter == "" {
-		filter = "null"
+		filter = FilterSingleTag
 	}
 	dst = append(dst, ' ')
 	dst = append(dst, filter...)

@@ -137,36 +137,26 @@ func appendMappingTable(dst []byte, m map[string]*route.TopicQueueMappingInfo, f
 	return append(dst, '}')
 }
 
-// appendMappingInfo appends one TopicQueueMappingInfo bean; empty strings
-// stand for Java nulls and are left out, a nil CurrIDMap too.
+// appendMappingInfo appends one TopicQueueMappingInfo bean; a nil
+// CurrIDMap (Java null) is left out.
 func appendMappingInfo(dst []byte, m *route.TopicQueueMappingInfo, f Flavour) []byte {
-	dst = append(dst, '{')
-	dst = appendOptString(dst, `"bname":`, m.Bname, f)
+	dst = append(dst, `{"bname":`...)
+	dst = appendString(dst, m.Bname, f)
 	if m.CurrIDMap != nil {
-		dst = append(dst, `"currIdMap":`...)
+		dst = append(dst, `,"currIdMap":`...)
 		dst = appendCurrIDMap(dst, m.CurrIDMap, f)
-		dst = append(dst, ',')
 	}
-	dst = append(dst, `"dirty":`...)
+	dst = append(dst, `,"dirty":`...)
 	dst = appendBool(dst, m.Dirty)
 	dst = append(dst, `,"epoch":`...)
 	dst = appendLong(dst, m.Epoch, f)
-	dst = append(dst, ',')
-	dst = appendOptString(dst, `"scope":`, m.Scope, f)
-	dst = appendOptString(dst, `"topic":`, m.Topic, f)
-	dst = append(dst, `"totalQueues":`...)
+	dst = append(dst, `,"scope":`...)
+	dst = appendString(dst, m.Scope, f)
+	dst = append(dst, `,"topic":`...)
+	dst = appendString(dst, m.Topic, f)
+	dst = append(dst, `,"totalQueues":`...)
 	dst = strconv.AppendInt(dst, int64(m.TotalQueues), 10)
 	return append(dst, '}')
-}
-
-// appendOptString appends `name value,` unless value is empty (null).
-func appendOptString(dst []byte, name, value string, f Flavour) []byte {
-	if value == "" {
-		return dst
-	}
-	dst = append(dst, name...)
-	dst = appendString(dst, value, f)
-	return append(dst, ',')
 }
 
 // appendCurrIDMap appends the Integer -> Integer map of a mapping info.

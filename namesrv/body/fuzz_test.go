@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/route"
 )
 
 // goldenBodies returns the golden request and response bodies as seeds.
@@ -42,10 +44,37 @@ func FuzzDecodeRegisterBody(f *testing.F) {
 		if err != nil {
 			return
 		}
-		again, err := EncodeRegisterBody(rb, version, compressed)
-		require.NoError(t, err)
-		_, err = DecodeRegisterBody(again, version, compressed)
-		require.NoError(t, err)
+		once := reencodeRegister(t, rb, version, compressed)
+		twice := reencodeRegister(t, once, version, compressed)
+		require.Equal(t, once, twice)
+	})
+}
+
+// reencodeRegister encodes rb and decodes the result, which must succeed.
+func reencodeRegister(t *testing.T, rb *route.RegisterBody, version int32, compressed bool) *route.RegisterBody {
+	body, err := EncodeRegisterBody(rb, version, compressed)
+	require.NoError(t, err)
+	back, err := DecodeRegisterBody(body, version, compressed)
+	require.NoError(t, err, "%q", body)
+	return back
+}
+
+func FuzzDecodeInflatedRegisterBody(f *testing.F) {
+	f.Add(rawBody(2, []string{"A 1 2 6 SINGLE_TAG {}", "B 3 4 2 MULTI_TAG {\"k\":\"v\"}"}, "[]"), true)
+	f.Add(rawBody(1, []string{"C 1 1 6 SINGLE_TAG"}, "null"), false)
+	withMap := rawBody(0, nil, `["x"]`)
+	f.Add(appendMappingSection(withMap[:len(withMap)-4], sampleRegister(1).MappingInfos), true)
+	f.Fuzz(func(t *testing.T, raw []byte, withMapping bool) {
+		rb, err := decodeInflated(raw, withMapping)
+		if err != nil {
+			return
+		}
+		version := int32(412)
+		if withMapping {
+			version = 479
+		}
+		once := reencodeRegister(t, rb, version, true)
+		require.Equal(t, once, reencodeRegister(t, once, version, true))
 	})
 }
 
@@ -55,7 +84,8 @@ func FuzzDecodeTopicRouteData(f *testing.F) {
 		f.Add(b)
 	}
 	for _, s := range []string{exampleRouteDefault, exampleRouteStandard, exampleFullStandard,
-		exampleFullDefault, exampleClusterInfo, `{'queueDatas':[{perm:"6"}],}`} {
+		exampleFullDefault, exampleClusterInfo, `{'queueDatas':[{perm:"6"}],}`,
+		`{"topicQueueMappingByBroker":{"b":{"scope":"","currIdMap":null}}}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
