@@ -149,3 +149,33 @@ func TestEntryRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, back)
 }
+
+func FuzzQuoteNumericKeys(f *testing.F) {
+	for _, s := range []string{`{"a":[1,{"b":"{1:2}"}]}`, `[]`, `"x"`, `{"k":-1.5e3}`, `{1:"a"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out := quoteNumericKeys(in)
+		if json.Valid(in) {
+			require.Equal(t, string(in), string(out), "standard JSON is copied unchanged")
+		}
+	})
+}
+
+func FuzzDecodeEntry(f *testing.F) {
+	for _, evs := range [][]Event{nil, {ReadEvent{}}, {ElectMasterEvent{BrokerName: "b"}, ReadEvent{}}} {
+		data, err := EncodeEntry(evs...)
+		require.NoError(f, err)
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		events, err := DecodeEntry(data)
+		if err != nil {
+			return
+		}
+		st := NewState()
+		for _, ev := range events {
+			_ = ev.apply(st)
+		}
+	})
+}
