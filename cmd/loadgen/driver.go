@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// Bounds of the lookup driver.
+const (
+	ioTimeout  = 10 * time.Second // one round trip
+	maxSamples = 50_000_000       // per phase, all connections (400 MB)
+)
+
+// The request header as rocketmq-client-go writes it (jsoniter, struct
+// order, language GO, version 317), split around the opaque and the topic.
+const (
+	reqHeadA = `{"code":105,"language":"GO","version":317,"opaque":`
+	reqHeadB = `,"flag":0,"remark":"","extFields":{"topic":"`
+	reqHeadC = `"}}`
+)
+
+// lookupConn is one closed-loop connection: it writes a request, reads the
+// response, checks it and repeats. It bypasses remoting.Client so that the
+// load generator spends as little CPU as possible on the shared cores.
+type lookupConn struct {
+	nc     net.Conn
+	r      *bufio.Reader
+	wbuf   []byte
+	rbuf   []byte
+	rng    *rand.Rand
+	opaque int32
+	lat    []int64 // nanoseconds, one per completed lookup
+}
+
+// dialLookup opens a lookup connection to addr; seed picks its topics.
+func dialLookup(addr string, seed uint64) (*lookupConn, error) {
+	nc, err := net.DialTimeout("tcp", addr, ioTimeout)
+	if err != nil {
+		return nil, err
+	}
+	return &lookupConn{
+		nc: nc, r: bufio.NewReaderSize(nc, 64<<10),
+		wbuf: make([]byte, 0, 256), rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+	}, nil
+}
+
+// request encodes a GET_ROUTEINFO_BY_TOPIC frame for topic into c.wbuf.
+func (c *lookupConn) request(topic string) []byte {
+	c.opaque++
+	b := append(c.wbuf[:0], 0, 0, 0, 0, 0, 0, 0, 0)
+	b = append(b, reqHeadA...)
+	b = strconv.AppendInt(b, int64(c.opaque), 10)
+	b = append(b, reqHeadB...)
+	b = append(b, topic...)
+	b = append(b, reqHeadC...)
+	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
+	binary.BigEndian.PutUint32(b[4:], uint32(len(b)-8)) // JSON type, header length
+	c.wbuf = b
+	return b
+}
+
+// roundTrip sends one lookup of topic and checks the answer: a JSON header
+// starting with code 0, the request's opaque, and a body.
+func (c *lookupConn) roundTrip(topic string) error {
+	_ = c.nc.SetDeadline(time.Now().Add(ioTimeout))
+	if _, err := c.nc.Write(c.request(topic)); err != nil {
+		return err
+	}
+	frame, err := remoting.ReadFrame(c.r, 0, c.rbuf)
+	if err != nil {
+		return err
+	}
+	c.rbuf = frame[:0]
+	return checkResponse(frame, c.opaque)
+}
+
+// checkResponse validates a response frame (length field stripped) cheaply.
+func checkResponse(frame []byte, opaque int32) error {
+	if len(frame) < 4 {
+		return fmt.Errorf("short frame (%d bytes)", len(frame))
+	}
+	hl := int(binary.BigEndian.Uint32(frame) & 0xFFFFFF)
+	if hl > len(frame)-4 || frame[0] != 0 {
+		return fmt.Errorf("not a JSON header (word %x)", frame[:4])
+	}
+	header := frame[4 : 4+hl]
+	if !bytes.HasPrefix(header, []byte(`{"code":0,`)) {
+		return fmt.Errorf("lookup failed: %.200s", header)
+	}
+	var want [32]byte
+	w := strconv.AppendInt(append(want[:0], `"opaque":`...), int64(opaque), 10)
+	if i := bytes.Index(header, w); i < 0 || (header[i+len(w)] != ',' && header[i+len(w)] != '}') {
+		return fmt.Errorf("opaque %d not in %.200s", opaque, header)
+	}
+	if len(frame) == 4+hl {
+		return fmt.Errorf("empty route body")
+	}
+	return nil
+}
+
+// loop runs lookups of random topics until deadline. With record it keeps
+// each latency. done counts completed lookups (shared with a churn writer).
+func (c *lookupConn) loop(topics []string, deadline time.Time, record bool, done *atomic.Int64, budget *atomic.Int64) error {
+	for time.Now().Before(deadline) {
+		topic := topics[c.rng.IntN(len(topics))]
+		start := time.Now()
+		if err := c.roundTrip(topic); err != nil {
+			return fmt.Errorf("lookup %s: %w", topic, err)
+		}
+		d := time.Since(start)
+		done.Add(1)
+		if record && budget.Add(-1) >= 0 {
+			c.lat = append(c.lat, int64(d))
+		}
+	}
+	return nil
+}
+
+// lookupLoad is a set of closed-loop connections to one server.
+type lookupLoad struct {
+	conns  []*lookupConn
+	topics []string
+	done   atomic.Int64 // completed lookups since the load was opened
+}
+
+// openLoad dials n connections to addr.
+func openLoad(addr string, n int, topics []string, seed int64) (*lookupLoad, error) {
+	l := &lookupLoad{topics: topics}
+	for i := 0; i < n; i++ {
+		c, err := dialLookup(addr, uint64(seed)+uint64(i)*7919)
+		if err != nil {
+			l.close()
+			return nil, err
+		}
+		l.conns = append(l.conns, c)
+	}
+	return l, nil
+}
+
+// close closes every connection.
+func (l *lookupLoad) close() {
+	for _, c := range l.conns {
+		_ = c.nc.Close()
+	}
+}
+
+// run drives all connections for d; with record it returns every latency
+// and the wall time of the phase.
+func (l *lookupLoad) run(d time.Duration, record bool) ([]int64, time.Duration, error) {
+	var wg sync.WaitGroup
+	var budget atomic.Int64
+	budget.Store(maxSamples)
+	errs := make([]error, len(l.conns))
+	start := time.Now()
+	deadline := start.Add(d)
+	for i, c := range l.conns {
+		c.lat = c.lat[:0]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.loop(l.topics, deadline, record, &l.done, &budget)
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	var all []int64
+	for i, c := range l.conns {
+		if errs[i] != nil {
+			return nil, 0, errs[i]
+		}
+		all = append(all, c.lat...)
+	}
+	return all, wall, nil
+}
+
+// sweep looks up every topic once, spread over the connections.
+func (l *lookupLoad) sweep() error {
+	var wg sync.WaitGroup
+	errs := make([]error, len(l.conns))
+	for i, c := range l.conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := i; j < len(l.topics) && errs[i] == nil; j += len(l.conns) {
+				errs[i] = c.roundTrip(l.topics[j])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
