@@ -66,17 +66,25 @@ func appendJSONPair(dst []byte, k, v string) []byte {
 // relative order is their unknown insertion order) are sorted. Matching
 // Java's order lets responses reproduce Java's bytes exactly.
 func extOrder(keys []string, m map[string]string) []string {
-	for k := range m {
-		keys = append(keys, k)
+	type entry struct {
+		bucket uint32
+		key    string
 	}
-	mask := uint32(hashMapCapacity(len(keys)) - 1)
-	slices.SortFunc(keys, func(a, b string) int {
-		ba, bb := javaBucket(a, mask), javaBucket(b, mask)
-		if ba != bb {
-			return int(ba) - int(bb)
+	var arr [16]entry
+	entries := arr[:0]
+	mask := uint32(hashMapCapacity(len(m)) - 1)
+	for k := range m {
+		entries = append(entries, entry{javaBucket(k, mask), k})
+	}
+	slices.SortFunc(entries, func(a, b entry) int {
+		if a.bucket != b.bucket {
+			return int(a.bucket) - int(b.bucket)
 		}
-		return strings.Compare(a, b)
+		return strings.Compare(a.key, b.key)
 	})
+	for _, e := range entries {
+		keys = append(keys, e.key)
+	}
 	return keys
 }
 
