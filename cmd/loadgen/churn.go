@@ -1,7 +1,6 @@
 package main
 
 import (
-	"sync/atomic"
 	"time"
 
 	"github.com/rmqgo/nameserver/remoting"
@@ -12,26 +11,37 @@ const (
 	churnTopics  = 20_000
 	churnBrokers = 40
 	churnWidth   = 4
-	// writerPause is how long the writer waits when it is ahead of its share.
-	writerPause = 100 * time.Microsecond
 )
 
-// churnResult compares lookup latency idle and under re-registration.
-type churnResult struct {
-	Topics, Brokers, Width int
-	RegisterS              float64 `json:"register_s"` // initial registration, sequential
-	Idle                   latency `json:"idle"`
-	Churn                  latency `json:"churn"`
-	P99Ratio               float64 `json:"p99_ratio"` // churn p99 / idle p99
-	Registrations          int64   `json:"registrations"`
-	WritePct               float64 `json:"write_pct"` // registrations / all operations, measured phase
-	RegisterLat            latency `json:"register_latency"`
-	PeakRSSMB              float64 `json:"peak_rss_mb"`
+// churnPhase is lookups measured while a writer re-registers brokers.
+type churnPhase struct {
+	Lookup        latency `json:"lookup"`
+	Registrations int64   `json:"registrations"` // in the measured window
+	WritePct      float64 `json:"write_pct"`     // registrations / all operations, measured window
+	RegisterLat   latency `json:"register"`      // the writer's round trips, warm-up included
 }
 
-// runChurn registers 20,000 topics, measures lookups idle, then while a
+// churnResult compares lookup latency idle and under re-registration.
+//
+// One writer connection cannot re-register 2,000-topic brokers fast enough
+// to be 5% of closed-loop operations on two cores, so the target is taken
+// at a paced lookup rate the writer can match: Rate = writer's flat-out
+// rate × (100 − pct) / pct, capped at 80% of the idle closed-loop QPS.
+type churnResult struct {
+	Topics, Brokers, Width int
+	RegisterS              float64    `json:"register_s"`  // initial registration, sequential
+	Idle                   latency    `json:"idle_closed"` // closed loop, no writes
+	Flat                   churnPhase `json:"flat_out"`    // closed loop, writer unthrottled
+	Rate                   float64    `json:"paced_rate"`  // lookups/s of the paced phases
+	IdlePaced              latency    `json:"idle_paced"`  // paced, no writes
+	Churn                  churnPhase `json:"churn_paced"` // paced, writes held at pct%
+	P99Ratio               float64    `json:"p99_ratio"`   // churn p99 / idle-paced p99
+	PeakRSSMB              float64    `json:"peak_rss_mb"`
+}
+
+// runChurn registers 20,000 topics and measures lookups idle and while a
 // separate connection re-registers brokers with a new DataVersion each
-// time (so their topics are rebuilt), paced to -churn-pct of operations.
+// time (so their topics are rebuilt).
 func (e *env) runChurn() (*churnResult, error) {
 	e.log.Info("churn: starting", "topics", churnTopics, "brokers", churnBrokers)
 	ns, err := e.namesrv("churn")
@@ -54,71 +64,102 @@ func (e *env) runChurn() (*churnResult, error) {
 	return res, e.measureChurn(res, ns, topo)
 }
 
-// measureChurn runs the idle and the churn phases on one set of lookup
-// connections.
+// measureChurn runs the four phases on one set of lookup connections.
 func (e *env) measureChurn(res *churnResult, ns *child, topo *topology) error {
 	load, err := openLoad(ns.addr, e.o.conns, topo.topics, e.o.seed)
 	if err != nil {
 		return err
 	}
 	defer load.close()
-	if res.Idle, err = e.phase(load, ns); err != nil {
-		return err
-	}
-	w, err := e.newWriter(ns.addr, topo, &load.done)
+	load.gate.pct = int64(e.o.churnPct)
+	w, err := e.newWriter(ns.addr, topo, &load.gate)
 	if err != nil {
 		return err
 	}
 	defer w.c.Close()
-	go w.run(time.Now().Add(e.o.warmup + e.o.duration + time.Minute))
-	regs0, done0 := w.count.Load(), load.done.Load()
-	res.Churn, err = e.phase(load, ns)
-	regs, lookups := w.count.Load()-regs0, load.done.Load()-done0
-	regLat := w.stop()
-	if err == nil {
-		err = w.err
+	if err := e.churnPhases(res, load, ns, w); err != nil {
+		return err
 	}
-	res.Registrations, res.RegisterLat = regs, summarize(regLat, 0)
-	res.WritePct = 100 * float64(regs) / float64(max(regs+lookups, 1))
-	res.P99Ratio = res.Churn.P99US / max(res.Idle.P99US, 1e-9)
-	mem, merr := readMem(ns.pid())
+	res.P99Ratio = res.Churn.Lookup.P99US / max(res.IdlePaced.P99US, 1e-9)
+	mem, err := readMem(ns.pid())
 	res.PeakRSSMB = kbToMB(mem.HWMKB)
-	return firstErr(err, merr, ns.alive())
+	return firstErr(err, ns.alive())
 }
 
-// phase is a warm-up then a measured run.
-func (e *env) phase(load *lookupLoad, ns *child) (latency, error) {
-	if _, _, err := load.run(e.o.warmup, false); err != nil {
-		return latency{}, err
+// churnPhases runs idle and flat-out closed loop, then idle and churn at
+// the paced rate.
+func (e *env) churnPhases(res *churnResult, load *lookupLoad, ns *child, w *writer) error {
+	var err error
+	if res.Idle, _, _, err = e.phase(load, ns, 0); err != nil {
+		return err
 	}
-	samples, wall, err := load.run(e.o.duration, true)
+	if res.Flat, err = e.churnPhase(load, ns, w, 0, true); err != nil {
+		return err
+	}
+	pct := float64(e.o.churnPct)
+	writeRate := float64(res.Flat.Registrations) / max(res.Flat.Lookup.WallS, 1e-9)
+	res.Rate = min(writeRate*(100-pct)/pct, 0.8*res.Idle.QPS)
+	if res.IdlePaced, _, _, err = e.phase(load, ns, res.Rate); err != nil {
+		return err
+	}
+	res.Churn, err = e.churnPhase(load, ns, w, res.Rate, false)
+	return err
+}
+
+// churnPhase runs the writer (flat out, or paced by the gate) during one
+// phase of lookups at rate (0 = closed loop).
+func (e *env) churnPhase(load *lookupLoad, ns *child, w *writer, rate float64, flat bool) (churnPhase, error) {
+	var p churnPhase
+	done := make(chan struct{})
+	w.lat = w.lat[:0]
+	load.gate.lookups.Store(0)
+	load.gate.regs.Store(0)
+	go func() {
+		defer close(done)
+		w.run(time.Now().Add(e.o.warmup+e.o.duration+time.Minute), flat)
+	}()
+	l, lookups, regs, err := e.phase(load, ns, rate)
+	w.quit <- struct{}{}
+	<-done
+	p.Lookup, p.Registrations, p.RegisterLat = l, regs, summarize(w.lat, 0)
+	p.WritePct = 100 * float64(regs) / float64(max(regs+lookups, 1))
+	return p, firstErr(err, w.err)
+}
+
+// phase is a warm-up then a measured run at rate (0 = closed loop); it
+// also returns the lookups and re-registrations of the measured window.
+func (e *env) phase(load *lookupLoad, ns *child, rate float64) (latency, int64, int64, error) {
+	if _, _, err := load.run(e.o.warmup, rate, false); err != nil {
+		return latency{}, 0, 0, err
+	}
+	l0, r0 := load.gate.lookups.Load(), load.gate.regs.Load()
+	samples, wall, err := load.run(e.o.duration, rate, true)
 	if err != nil {
-		return latency{}, err
+		return latency{}, 0, 0, err
 	}
+	lookups, regs := load.gate.lookups.Load()-l0, load.gate.regs.Load()-r0
 	l := summarize(samples, wall)
-	e.log.Info("measured", "qps", int(l.QPS), "p99_us", l.P99US)
-	return l, ns.alive()
+	e.log.Info("measured", "rate", int(rate), "qps", int(l.QPS), "p99_us", l.P99US, "registrations", regs)
+	return l, lookups, regs, ns.alive()
 }
 
 // writer re-registers brokers round-robin with a growing DataVersion
-// counter, keeping its count at pct% of all operations.
+// counter, on its own connection.
 type writer struct {
 	c       *remoting.Client
 	topo    *topology
 	tmpls   []*bodyTemplate
-	lookups *atomic.Int64
-	pct     int64
-	count   atomic.Int64
+	gate    *mixGate
+	counter int64 // last DataVersion counter sent; 1 = initial registration
 	lat     []int64
 	err     error
 	quit    chan struct{}
-	done    chan struct{}
 }
 
-// newWriter dials the writer's own connection and encodes every body.
-func (e *env) newWriter(addr string, topo *topology, lookups *atomic.Int64) (*writer, error) {
-	w := &writer{topo: topo, lookups: lookups, pct: int64(e.o.churnPct),
-		quit: make(chan struct{}), done: make(chan struct{})}
+// newWriter dials the writer's own connection and makes every body
+// template.
+func (e *env) newWriter(addr string, topo *topology, gate *mixGate) (*writer, error) {
+	w := &writer{topo: topo, gate: gate, counter: 1, quit: make(chan struct{})}
 	for i := range topo.brokers {
 		t, err := newBodyTemplate(&topo.brokers[i])
 		if err != nil {
@@ -131,39 +172,30 @@ func (e *env) newWriter(addr string, topo *topology, lookups *atomic.Int64) (*wr
 	return w, err
 }
 
-// run registers until stop or deadline; the first error ends it.
-func (w *writer) run(deadline time.Time) {
-	defer close(w.done)
-	base := w.lookups.Load()
+// run registers until a value on quit or deadline, paced by the gate
+// unless flat; the first error ends it (and is kept in w.err). It always
+// waits for quit before returning.
+func (w *writer) run(deadline time.Time, flat bool) {
 	var buf []byte
-	for n := int64(0); time.Now().Before(deadline); {
+	for w.err == nil && time.Now().Before(deadline) {
 		select {
 		case <-w.quit:
 			return
 		default:
 		}
-		if n*(100-w.pct) > (w.lookups.Load()-base)*w.pct {
-			time.Sleep(writerPause)
+		if !flat && !w.gate.writeMayGo() {
+			time.Sleep(gatePause)
 			continue
 		}
-		i := int(n) % len(w.tmpls)
-		buf = w.tmpls[i].body(buf, 2+n) // counter 1 was the initial registration
+		w.counter++
+		i := int(w.counter) % len(w.tmpls)
+		buf = w.tmpls[i].body(buf, w.counter)
 		start := time.Now()
-		if w.err = register(w.c, &w.topo.brokers[i], buf); w.err != nil {
-			return
-		}
+		w.err = register(w.c, &w.topo.brokers[i], buf)
 		w.lat = append(w.lat, int64(time.Since(start)))
-		n++
-		w.count.Store(n)
+		w.gate.regs.Add(1)
 	}
-}
-
-// stop ends the writer and returns its registration latencies (warm-up
-// included).
-func (w *writer) stop() []int64 {
-	close(w.quit)
-	<-w.done
-	return w.lat
+	<-w.quit
 }
 
 // firstErr returns the first non-nil error.

@@ -108,17 +108,25 @@ func checkResponse(frame []byte, opaque int32) error {
 	return nil
 }
 
-// loop runs lookups of random topics until deadline. With record it keeps
-// each latency. done counts completed lookups (shared with a churn writer).
-func (c *lookupConn) loop(topics []string, deadline time.Time, record bool, done *atomic.Int64, budget *atomic.Int64) error {
-	for time.Now().Before(deadline) {
+// loop runs lookups of random topics until deadline: back to back, or
+// with pace > 0 one every pace from start (late ones go at once, without
+// catching up). With record it keeps each latency, measured from the send.
+func (c *lookupConn) loop(topics []string, start, deadline time.Time, pace time.Duration, record bool, g *mixGate, budget *atomic.Int64) error {
+	next := start
+	for now := time.Now(); now.Before(deadline); now = time.Now() {
+		if pace > 0 {
+			if now.Before(next) {
+				time.Sleep(next.Sub(now))
+			}
+			next = next.Add(pace)
+		}
 		topic := topics[c.rng.IntN(len(topics))]
-		start := time.Now()
+		t0 := time.Now()
 		if err := c.roundTrip(topic); err != nil {
 			return fmt.Errorf("lookup %s: %w", topic, err)
 		}
-		d := time.Since(start)
-		done.Add(1)
+		d := time.Since(t0)
+		g.lookups.Add(1)
 		if record && budget.Add(-1) >= 0 {
 			c.lat = append(c.lat, int64(d))
 		}
@@ -126,11 +134,27 @@ func (c *lookupConn) loop(topics []string, deadline time.Time, record bool, done
 	return nil
 }
 
+// gatePause is how long the writer waits when it is ahead of its share.
+const gatePause = 50 * time.Microsecond
+
+// mixGate counts operations so that a writer can keep re-registrations at
+// pct% of all operations.
+type mixGate struct {
+	pct     int64
+	lookups atomic.Int64 // completed lookups
+	regs    atomic.Int64 // completed re-registrations
+}
+
+// writeMayGo reports whether one more write stays within its share.
+func (g *mixGate) writeMayGo() bool {
+	return g.regs.Load()*(100-g.pct) <= g.lookups.Load()*g.pct
+}
+
 // lookupLoad is a set of closed-loop connections to one server.
 type lookupLoad struct {
 	conns  []*lookupConn
 	topics []string
-	done   atomic.Int64 // completed lookups since the load was opened
+	gate   mixGate
 }
 
 // openLoad dials n connections to addr.
@@ -154,21 +178,27 @@ func (l *lookupLoad) close() {
 	}
 }
 
-// run drives all connections for d; with record it returns every latency
-// and the wall time of the phase.
-func (l *lookupLoad) run(d time.Duration, record bool) ([]int64, time.Duration, error) {
+// run drives all connections for d, closed loop or with rate > 0 at that
+// many lookups per second in all (spread evenly over the connections);
+// with record it returns every latency and the wall time of the phase.
+func (l *lookupLoad) run(d time.Duration, rate float64, record bool) ([]int64, time.Duration, error) {
 	var wg sync.WaitGroup
 	var budget atomic.Int64
 	budget.Store(maxSamples)
 	errs := make([]error, len(l.conns))
 	start := time.Now()
 	deadline := start.Add(d)
+	var pace time.Duration
+	if rate > 0 {
+		pace = time.Duration(float64(len(l.conns)) / rate * float64(time.Second))
+	}
 	for i, c := range l.conns {
 		c.lat = c.lat[:0]
+		first := start.Add(pace * time.Duration(i) / time.Duration(len(l.conns)))
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = c.loop(l.topics, deadline, record, &l.done, &budget)
+			errs[i] = c.loop(l.topics, first, deadline, pace, record, &l.gate, &budget)
 		}()
 	}
 	wg.Wait()

@@ -60,7 +60,8 @@ func (r *report) evaluate() {
 		add("small: NameServer peak RSS (MB)", s.Route.PeakRSSMB, fmt.Sprintf("<= %.0f", targetSmallRSSMB), s.Route.PeakRSSMB <= targetSmallRSSMB)
 	}
 	if c := r.Churn; c != nil {
-		add("churn: p99 churn / p99 idle", c.P99Ratio, fmt.Sprintf("<= %.1f", targetChurnP99), c.P99Ratio <= targetChurnP99)
+		add(fmt.Sprintf("churn: p99 at %d%% writes / p99 idle (same rate)", r.Settings.ChurnPct), c.P99Ratio,
+			fmt.Sprintf("<= %.1f", targetChurnP99), c.P99Ratio <= targetChurnP99)
 	}
 	if m := r.RSS; m != nil {
 		add("rss: bytes per topic route (after registration)", m.PerTopicB, fmt.Sprintf("<= %d", targetPerTopicB), m.PerTopicB <= targetPerTopicB)
@@ -83,7 +84,9 @@ func (r *report) printTable(w io.Writer) {
 	}
 	if c := r.Churn; c != nil {
 		printRun(tw, "churn/idle", c.Idle, c.PeakRSSMB, 0)
-		printRun(tw, "churn/churn", c.Churn, c.PeakRSSMB, 0)
+		printRun(tw, "churn/flat-out", c.Flat.Lookup, c.PeakRSSMB, 0)
+		printRun(tw, "churn/idle-paced", c.IdlePaced, c.PeakRSSMB, 0)
+		printRun(tw, "churn/churn-paced", c.Churn.Lookup, c.PeakRSSMB, 0)
 	}
 	_ = tw.Flush()
 	r.printDetails(w)
@@ -102,13 +105,20 @@ func (r *report) printDetails(w io.Writer) {
 			s.Topics, s.Brokers, s.Width, s.RouteBodyBytes, s.QPSRatio)
 	}
 	if c := r.Churn; c != nil {
-		fmt.Fprintf(w, "churn: %d topics, %d brokers, width %d; initial registration %.2fs; %d re-registrations = %.2f%% of ops; register p50 %.0f µs p99 %.0f µs; p99 ratio %.2f\n",
-			c.Topics, c.Brokers, c.Width, c.RegisterS, c.Registrations, c.WritePct, c.RegisterLat.P50US, c.RegisterLat.P99US, c.P99Ratio)
+		fmt.Fprintf(w, "churn: %d topics, %d brokers, width %d; initial registration %.2fs; paced rate %.0f lookups/s; p99 churn-paced / idle-paced %.2f\n",
+			c.Topics, c.Brokers, c.Width, c.RegisterS, c.Rate, c.P99Ratio)
+		printChurn(w, "flat-out", c.Flat)
+		printChurn(w, "paced", c.Churn)
 	}
 	if m := r.RSS; m != nil {
 		fmt.Fprintf(w, "rss: %d topics, %d brokers, width %d; registration %.2fs; RSS %.1f → %.1f MB (%.0f B/topic), after lookup sweep (%.2fs) %.1f MB (%.0f B/topic); peak %.1f MB; settled %v\n",
 			m.Topics, m.Brokers, m.Width, m.RegisterS, m.BeforeMB, m.AfterMB, m.PerTopicB, m.SweepS, m.AfterLookupsMB, m.PerTopicLookupsB, m.PeakRSSMB, m.Stable)
 	}
+}
+
+func printChurn(w io.Writer, name string, p churnPhase) {
+	fmt.Fprintf(w, "  %-8s %6d re-registrations = %5.2f%% of ops; register p50 %.0f µs p99 %.0f µs\n",
+		name, p.Registrations, p.WritePct, p.RegisterLat.P50US, p.RegisterLat.P99US)
 }
 
 // printTargets lists every target, MISSED when not met.

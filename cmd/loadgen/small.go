@@ -110,11 +110,11 @@ func (e *env) measureServer(name string, srv *child, topics []string) (serverRun
 		return r, err
 	}
 	defer load.close()
-	if _, _, err := load.run(e.o.warmup, false); err != nil {
+	if _, _, err := load.run(e.o.warmup, 0, false); err != nil {
 		return r, err
 	}
 	cpu0 := cpuSeconds(srv.pid())
-	samples, wall, err := load.run(e.o.duration, true)
+	samples, wall, err := load.run(e.o.duration, 0, true)
 	if err != nil {
 		return r, fmt.Errorf("%s: %w", name, err)
 	}
