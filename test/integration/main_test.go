@@ -31,8 +31,8 @@ func (l quietLogger) Error(msg string, f map[string]interface{}) {
 	}
 }
 func (l quietLogger) Fatal(msg string, f map[string]interface{}) { l.Error(msg, f) }
-func (quietLogger) Level(string)                                { /* fixed */ }
-func (quietLogger) OutputPath(string) error                     { return nil }
+func (quietLogger) Level(string)                                 { /* fixed */ }
+func (quietLogger) OutputPath(string) error                      { return nil }
 
 // testLogger routes hclog output to t.Log.
 func testLogger(t testing.TB, name string) hclog.Logger {
