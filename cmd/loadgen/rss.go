@@ -1,6 +1,7 @@
 package main
 
 import (
+	"syscall"
 	"time"
 )
 
@@ -32,6 +33,7 @@ type rssResult struct {
 	PeakRSSMB              float64 `json:"peak_rss_mb"`         // VmHWM at the end
 	Stable                 bool    `json:"stable"`              // every reading settled in time
 	SweepS                 float64 `json:"lookup_sweep_s"`      // one lookup of every topic, all conns
+	inproc                 bool    // the NameServer is a -serve-namesrv child
 }
 
 // runRSS registers 100,000 topics and reads the NameServer's resident set
@@ -44,7 +46,7 @@ func (e *env) runRSS() (*rssResult, error) {
 		return nil, err
 	}
 	defer ns.stop()
-	res := &rssResult{Topics: rssTopics, Brokers: rssBrokers, Width: rssWidth, Stable: true}
+	res := &rssResult{Topics: rssTopics, Brokers: rssBrokers, Width: rssWidth, Stable: true, inproc: e.o.profileDir != ""}
 	before, err := res.stableRSS(ns)
 	if err != nil {
 		return nil, err
@@ -95,8 +97,12 @@ func (e *env) measureRSS(res *rssResult, ns *child, topo *topology, before int64
 }
 
 // stableRSS polls VmRSS until it settles (or rssMaxWait passes, which
-// clears res.Stable) and returns it in kB.
+// clears res.Stable) and returns it in kB. An in-process NameServer
+// (-profile-dir) is first told to GC and write a heap profile.
 func (res *rssResult) stableRSS(ns *child) (int64, error) {
+	if res.inproc {
+		_ = ns.cmd.Process.Signal(syscall.SIGUSR1)
+	}
 	var window []int64
 	for deadline := time.Now().Add(rssMaxWait); ; time.Sleep(rssPoll) {
 		if err := ns.alive(); err != nil {

@@ -8,6 +8,8 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -63,11 +65,48 @@ func serveNamesrv(o options, _ io.Writer, log hclog.Logger) error {
 		if err := srv.Start(); err != nil {
 			return err
 		}
+		stopGC := gcOnSignal(o.cpuProfile, log)
+		defer stopGC()
 		waitTerm()
 		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 		defer cancel()
 		return srv.Shutdown(ctx)
 	})
+}
+
+// gcOnSignal makes each SIGUSR1 run a full GC, return free memory to the
+// OS and write a heap profile next to cpuProfile (as <base>.heap-N.pprof),
+// so the parent can read a settled RSS. It returns a stop function.
+func gcOnSignal(cpuProfile string, log hclog.Logger) func() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGUSR1)
+	quit := make(chan struct{})
+	go func() {
+		for n := 0; ; n++ {
+			select {
+			case <-ch:
+			case <-quit:
+				return
+			}
+			debug.FreeOSMemory() // runs a GC first
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			log.Info("forced GC", "heap_alloc", ms.HeapAlloc, "heap_inuse", ms.HeapInuse, "sys", ms.Sys)
+			writeHeapProfile(strings.TrimSuffix(cpuProfile, ".cpu.pprof")+fmt.Sprintf(".heap-%d.pprof", n), log)
+		}
+	}()
+	return func() { signal.Stop(ch); close(quit) }
+}
+
+// writeHeapProfile writes the heap profile to path, logging failures.
+func writeHeapProfile(path string, log hclog.Logger) {
+	f, err := os.Create(path)
+	if err == nil {
+		err = errors.Join(pprof.WriteHeapProfile(f), f.Close())
+	}
+	if err != nil {
+		log.Warn("heap profile", "error", err)
+	}
 }
 
 // withProfile runs fn, under a CPU profile written to path unless path is
