@@ -99,7 +99,7 @@ func TestBinaryKill9KeepsKVDropsRoutes(t *testing.T) {
 // link hashicorp/raft (the controller is behind a build tag).
 func TestDefaultBuildHasNoRaft(t *testing.T) {
 	goTool := goOnPath(t)
-	out, err := exec.Command(goTool, "list", "-deps", "github.com/rmqgo/nameserver/cmd/namesrv").CombinedOutput()
+	out, err := exec.Command(goTool, "list", "-tags=", "-deps", "github.com/rmqgo/nameserver/cmd/namesrv").CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), "github.com/rmqgo/nameserver/namesrv\n", "go list output looks wrong")
 	for _, dep := range strings.Fields(string(out)) {
