@@ -47,7 +47,7 @@ func New(cfg *config.Namesrv, logger hclog.Logger) (*Server, error) {
 		Settings:                s.routeSettings,
 		ScanInterval:            time.Duration(cfg.ScanNotActiveBrokerInterval) * time.Millisecond,
 		UnregisterQueueCap:      cfg.UnRegisterBrokerQueueCapacity,
-		Logger:                  logger.Named("route"),
+		Logger:                  logger,
 		NotifyMinBrokerIDChange: s.notifyMinBrokerIDChange,
 	})
 	s.rs = remoting.NewServer(remoting.ServerConfig{
