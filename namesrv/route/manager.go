@@ -28,6 +28,8 @@ type Manager struct {
 	filters  map[addrKey][]string                         // filterServerTable
 	mappings map[string]map[string]*TopicQueueMappingInfo // topicQueueMappingInfoTable, copy-on-write per topic
 
+	removals uint64 // bumped whenever a QueueData is removed (see coverage)
+
 	pub    published // what Lookup reads
 	live   liveTable // brokerLiveTable and its expiry heap
 	unreg  unregQueue
@@ -59,7 +61,7 @@ func NewManager(opts Options) *Manager {
 		mappings: map[string]map[string]*TopicQueueMappingInfo{},
 		stop:     make(chan struct{}),
 	}
-	m.tx = txn{m: m, brokers: map[string]struct{}{}}
+	m.tx = txn{m: m}
 	m.pub.seed = maphash.MakeSeed()
 	m.live.init()
 	m.unreg.init(opts.UnregisterQueueCap)

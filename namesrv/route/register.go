@@ -1,6 +1,9 @@
 package route
 
-import "maps"
+import (
+	"hash/maphash"
+	"maps"
+)
 
 // RegisterBroker applies a REGISTER_BROKER (§4.3). It returns
 // ErrRegisterFailed for the single-topic guard (step 7), and an empty
@@ -101,16 +104,30 @@ func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, dv DataVers
 
 // applyTopics is step 10: queue data and mappings of a master or prime
 // slave. With an unchanged DataVersion only topics missing for this broker
-// are added, so the cost is one index probe per topic.
+// are added; when the topic set is the one last seen and nothing was
+// removed since, that is provably none and the index is not probed.
 func (t *txn) applyTopics(req RegisterRequest, body *RegisterBody, b *brokerState, registerFirst, primeSlave bool) {
 	m := t.m
 	all := registerFirst || m.dvChanged(addrKey{req.ClusterName, req.BrokerAddr}, body.DataVersion)
 	if t.settings.DeleteTopicWithBrokerRegistration && len(body.MappingInfos) == 0 {
 		t.deleteMissing(b.name, body.TopicConfigs)
 	}
-	stripWrite := primeSlave && b.actingMaster
-	idx := m.byBroker[b.name]
-	for _, tc := range body.TopicConfigs {
+	fp := m.topicSetPrint(body.TopicConfigs)
+	if !all && b.covered == (coverage{fp, len(body.TopicConfigs), m.removals, true}) {
+		return
+	}
+	t.putTopics(b, body.TopicConfigs, all, primeSlave && b.actingMaster)
+	b.covered = coverage{fp, len(body.TopicConfigs), m.removals, true}
+	if all {
+		t.putMappings(body.MappingInfos)
+	}
+}
+
+// putTopics is step 10c: every topic when all is set, otherwise only the
+// topics without a QueueData of the group.
+func (t *txn) putTopics(b *brokerState, tcs map[string]TopicConfig, all, stripWrite bool) {
+	idx := t.m.byBroker[b.name]
+	for _, tc := range tcs {
 		if !all {
 			if _, ok := idx[tc.TopicName]; ok {
 				continue
@@ -122,11 +139,19 @@ func (t *txn) applyTopics(req RegisterRequest, body *RegisterBody, b *brokerStat
 		}
 		t.putQueue(tc.TopicName, QueueData{BrokerName: b.name, ReadQueueNums: tc.ReadQueueNums,
 			WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag})
-		idx = m.byBroker[b.name]
+		idx = t.m.byBroker[b.name]
 	}
-	if all {
-		t.putMappings(body.MappingInfos)
+}
+
+// topicSetPrint is an order-independent fingerprint of the topic names
+// (a sum of 64-bit seeded hashes: equal sets give equal prints, different
+// sets collide with probability about 2^-64).
+func (m *Manager) topicSetPrint(tcs map[string]TopicConfig) uint64 {
+	var sum uint64
+	for _, tc := range tcs {
+		sum += maphash.String(m.pub.seed, tc.TopicName)
 	}
+	return sum
 }
 
 // dvChanged is isBrokerTopicConfigChanged: no live entry, or a different

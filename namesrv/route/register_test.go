@@ -120,6 +120,22 @@ func TestRegisterUnchangedDataVersion(t *testing.T) {
 	require.Equal(t, PermRead|PermWrite, queueOf(t, h, "t1", "b1").Perm, "a new DataVersion rewrites every topic")
 }
 
+func TestUnchangedRegistrationRestoresDeletedTopic(t *testing.T) {
+	h := newHarness(t, false)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
+	mustRegister(t, h, reg("c1", "b2", "a2", 0, body(1, "t1", "t2")))
+	h.DeleteTopic("t1", "")
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
+	require.Len(t, h.Lookup("t1").Route.QueueDatas, 1, "a topic missing for the broker is added back")
+	h.DeleteTopic("t2", "c1")
+	mustRegister(t, h, reg("c1", "b2", "a2", 0, body(1, "t1", "t2")))
+	require.Len(t, h.Lookup("t1").Route.QueueDatas, 2)
+	require.Len(t, h.Lookup("t2").Route.QueueDatas, 1)
+	pubs := h.Stats().Publications
+	mustRegister(t, h, reg("c1", "b2", "a2", 0, body(1, "t1", "t2")))
+	require.Equal(t, pubs, h.Stats().Publications)
+}
+
 func TestDeleteTopicWithBrokerRegistration(t *testing.T) {
 	h := newHarness(t, false)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "keep", "gone")))

@@ -32,6 +32,18 @@ type brokerState struct {
 	actingMaster        bool
 	addrs               map[int64]string
 	pub                 *BrokerData // immutable published copy; nil = stale
+	covered             coverage    // topic set known to hold a QueueData of this group
+}
+
+// coverage remembers the topic set of the group's last registration: all
+// of its topics had a QueueData of the group when Manager.removals was
+// epoch. While no QueueData has been removed since, a registration with
+// the same set and an unchanged DataVersion has nothing to add.
+type coverage struct {
+	print uint64 // sum of the seeded hashes of the topic names
+	count int
+	epoch uint64
+	valid bool
 }
 
 // published returns the immutable BrokerData shared by every snapshot of
@@ -64,7 +76,15 @@ func (b *brokerState) copyData() BrokerData {
 	}
 }
 
+// queueIndex finds the broker's QueueData, or where to insert it. Topics
+// have few brokers and their names share storage, so an equality scan
+// comes first.
 func queueIndex(qs []QueueData, brokerName string) (int, bool) {
+	for i := range qs {
+		if qs[i].BrokerName == brokerName {
+			return i, true
+		}
+	}
 	return slices.BinarySearchFunc(qs, brokerName, func(q QueueData, name string) int {
 		return strings.Compare(q.BrokerName, name)
 	})
@@ -139,6 +159,7 @@ func (t *txn) removeQueue(e *topicEntry, brokerName string) bool {
 }
 
 func (t *txn) unindex(brokerName, topic string) {
+	t.m.removals++
 	if idx := t.m.byBroker[brokerName]; idx != nil {
 		delete(idx, topic)
 		if len(idx) == 0 {

@@ -24,6 +24,9 @@ func (t *txn) markTopic(e *topicEntry) {
 // markBroker queues every topic of the broker group for republication
 // and rebuilds its published BrokerData.
 func (t *txn) markBroker(name string) {
+	if t.brokers == nil {
+		t.brokers = map[string]struct{}{}
+	}
 	t.brokers[name] = struct{}{}
 }
 
@@ -58,7 +61,7 @@ func (t *txn) commit() []MinBrokerIDChange {
 	m.counts.brokers.Store(int64(len(m.brokers)))
 	m.counts.clusters.Store(int64(len(m.clusters)))
 	notes := t.notes
-	clear(t.brokers)
+	t.brokers = nil // a fresh map: clearing a grown one costs its capacity
 	clear(t.topics)
 	clear(t.added)
 	clear(t.removed)

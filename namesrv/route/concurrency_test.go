@@ -1,0 +1,110 @@
+package route
+
+import (
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// versioned registers broker i with every topic's WriteQueueNums and the
+// group's zone both set to v, so a coherent snapshot always shows equal
+// values for a broker.
+func versioned(i int, v int32, topics []string) RegisterRequest {
+	b := body(int64(v), topics...)
+	for k, tc := range b.TopicConfigs {
+		tc.WriteQueueNums = v
+		b.TopicConfigs[k] = tc
+	}
+	r := reg("c1", fmt.Sprintf("b%d", i), fmt.Sprintf("a%d", i), 0, b)
+	r.ZoneName = strconv.Itoa(int(v))
+	return r
+}
+
+// checkCoherent verifies one snapshot as Java's pickupTopicRouteData would
+// build it under its lock: queues and broker datas match one to one, and
+// each broker's queue and BrokerData come from the same registration.
+func checkCoherent(s *TopicSnapshot) error {
+	r := s.Route
+	if len(r.QueueDatas) != len(r.BrokerDatas) {
+		return fmt.Errorf("%s: %d queues, %d brokers", s.Topic, len(r.QueueDatas), len(r.BrokerDatas))
+	}
+	for _, q := range r.QueueDatas {
+		var bd *BrokerData
+		for i := range r.BrokerDatas {
+			if r.BrokerDatas[i].BrokerName == q.BrokerName {
+				bd = &r.BrokerDatas[i]
+			}
+		}
+		if bd == nil {
+			return fmt.Errorf("%s: queue of %s without broker data", s.Topic, q.BrokerName)
+		}
+		if bd.ZoneName != strconv.Itoa(int(q.WriteQueueNums)) {
+			return fmt.Errorf("%s: %s queue v%d, broker v%s", s.Topic, q.BrokerName, q.WriteQueueNums, bd.ZoneName)
+		}
+		if len(bd.BrokerAddrs) != 1 || bd.BrokerAddrs[0] != "a"+q.BrokerName[1:] {
+			return fmt.Errorf("%s: %s addrs %v", s.Topic, q.BrokerName, bd.BrokerAddrs)
+		}
+	}
+	return nil
+}
+
+func TestSnapshotsCoherentUnderConcurrency(t *testing.T) {
+	h := newHarness(t, true)
+	h.Manager.log.SetLevel(5)
+	topics := topicNames("t", 20)
+	const brokers, rounds = 4, 150
+	var writers sync.WaitGroup
+	var done atomic.Bool
+	for i := range brokers {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for v := int32(1); v <= rounds; v++ {
+				_, err := h.RegisterBroker(versioned(i, v, topics))
+				if err == nil && v%10 == 0 {
+					h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: fmt.Sprintf("a%d", i),
+						BrokerName: fmt.Sprintf("b%d", i)})
+				}
+				if v%25 == 0 {
+					h.WipeWritePerm(fmt.Sprintf("b%d", i))
+				}
+			}
+		}()
+	}
+	errs := make(chan error, 4)
+	var readers sync.WaitGroup
+	var seen atomic.Int64
+	for r := range 2 {
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			for n := r; !done.Load(); n++ {
+				if s := h.Lookup(topics[n%len(topics)]); s != nil {
+					seen.Add(1)
+					if err := checkCoherent(s); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}
+		}()
+	}
+	writers.Wait()
+	done.Store(true)
+	readers.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	require.Positive(t, seen.Load())
+	h.WaitIdle()
+	for _, tp := range topics {
+		if s := h.Lookup(tp); s != nil {
+			require.NoError(t, checkCoherent(s))
+		}
+	}
+}
