@@ -35,6 +35,7 @@ type options struct {
 	outFile    string
 	profileDir string
 	churnPct   int
+	rounds     int
 	verbose    bool
 
 	// hidden child modes
@@ -86,6 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.outFile, "out", "", "also write the JSON report to this file")
 	fs.StringVar(&o.profileDir, "profile-dir", "", "run the NameServer in-process in a loadgen child and write CPU profiles here (figures then describe that child)")
 	fs.IntVar(&o.churnPct, "churn-pct", 5, "re-registrations as a percentage of operations in the churn phase")
+	fs.IntVar(&o.rounds, "rounds", 5, "small: alternate NameServer and limit server in this many slices of -duration")
 	fs.BoolVar(&o.verbose, "v", false, "debug logs")
 	fs.BoolVar(&o.serveLimit, "serve-limit", false, "internal: run the transport-limit server")
 	fs.BoolVar(&o.serveNamesrv, "serve-namesrv", false, "internal: run a NameServer in-process (profiling)")
@@ -111,6 +113,9 @@ func (o options) validate() error {
 	}
 	if o.warmup < 0 || o.warmup > time.Minute || o.churnPct < 1 || o.churnPct > 50 {
 		return errors.New("need 0 <= -warmup <= 1m and 1 <= -churn-pct <= 50")
+	}
+	if o.rounds < 1 || o.rounds > 100 {
+		return errors.New("need 1 <= -rounds <= 100")
 	}
 	return nil
 }

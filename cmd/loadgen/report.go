@@ -101,8 +101,8 @@ func printRun(w io.Writer, name string, l latency, rss, cpu float64) {
 // printDetails writes the figures that do not fit the latency table.
 func (r *report) printDetails(w io.Writer) {
 	if s := r.Small; s != nil {
-		fmt.Fprintf(w, "\nsmall: %d topics, %d brokers, width %d, route body %d B; route/limit QPS %.3f\n",
-			s.Topics, s.Brokers, s.Width, s.RouteBodyBytes, s.QPSRatio)
+		fmt.Fprintf(w, "\nsmall: %d topics, %d brokers, width %d, route body %d B; route/limit QPS %.3f; server CPU per request: route %.1f µs, limit %.1f µs\n",
+			s.Topics, s.Brokers, s.Width, s.RouteBodyBytes, s.QPSRatio, s.Route.CPUPerReq, s.Limit.CPUPerReq)
 	}
 	if c := r.Churn; c != nil {
 		fmt.Fprintf(w, "churn: %d topics, %d brokers, width %d; initial registration %.2fs; paced rate %.0f lookups/s; p99 churn-paced / idle-paced %.2f\n",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -23,6 +24,7 @@ type serverRun struct {
 	PeakRSSMB  float64 `json:"peak_rss_mb"` // VmHWM at the end of the run
 	RSSMB      float64 `json:"rss_mb"`      // VmRSS at the end of the run
 	CPUSeconds float64 `json:"cpu_s"`       // user+system CPU of the server during the measured phase
+	CPUPerReq  float64 `json:"cpu_us_per_req"`
 }
 
 // smallResult is the small workload: route lookups vs the transport limit.
@@ -69,16 +71,24 @@ func (e *env) measureSmall(res *smallResult, ns *child, reg *remoting.Client, to
 		return err
 	}
 	defer limit.stop()
-	if res.Route, err = e.measureServer("route", ns, topo.topics); err != nil {
+	route, err := e.newTarget("route", ns, topo.topics)
+	if err != nil {
 		return err
 	}
-	if res.Limit, err = e.measureServer("limit", limit, topo.topics); err != nil {
+	defer route.load.close()
+	lim, err := e.newTarget("limit", limit, topo.topics)
+	if err != nil {
 		return err
 	}
+	defer lim.load.close()
+	if err := e.interleave(route, lim); err != nil {
+		return err
+	}
+	res.Route, res.Limit = route.result(), lim.result()
 	if res.Limit.Latency.QPS > 0 {
 		res.QPSRatio = res.Route.Latency.QPS / res.Limit.Latency.QPS
 	}
-	return nil
+	return errors.Join(ns.alive(), limit.alive())
 }
 
 // saveRouteBody fetches the route of topic as a Go client would get it and
@@ -101,29 +111,72 @@ func (e *env) saveRouteBody(c *remoting.Client, topic string) (string, int, erro
 	return path, len(resp.Body), os.WriteFile(path, resp.Body, 0o600)
 }
 
-// measureServer runs the warm-up and the measured phase against srv and
-// reads its memory and CPU.
-func (e *env) measureServer(name string, srv *child, topics []string) (serverRun, error) {
-	var r serverRun
+// loadTarget is one server under the small workload's lookup load.
+type loadTarget struct {
+	name    string
+	srv     *child
+	load    *lookupLoad
+	samples []int64
+	wall    time.Duration
+	cpu     float64
+	mem     memStatus
+}
+
+// newTarget opens the lookup connections to srv and warms them up.
+func (e *env) newTarget(name string, srv *child, topics []string) (*loadTarget, error) {
 	load, err := openLoad(srv.addr, e.o.conns, topics, e.o.seed)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
-	defer load.close()
+	t := &loadTarget{name: name, srv: srv, load: load}
 	if _, _, err := load.run(e.o.warmup, 0, false); err != nil {
-		return r, err
+		load.close()
+		return nil, fmt.Errorf("%s warm-up: %w", name, err)
 	}
-	cpu0 := cpuSeconds(srv.pid())
-	samples, wall, err := load.run(e.o.duration, 0, true)
+	return t, nil
+}
+
+// interleave measures the targets in -rounds alternating slices of
+// -duration each, so that background load on a shared machine falls on
+// both alike.
+func (e *env) interleave(ts ...*loadTarget) error {
+	slice := e.o.duration / time.Duration(e.o.rounds)
+	for r := 0; r < e.o.rounds; r++ {
+		for _, t := range ts {
+			if err := t.measure(slice); err != nil {
+				return err
+			}
+		}
+	}
+	for _, t := range ts {
+		l := summarize(t.samples, t.wall)
+		e.log.Info("measured", "server", t.name, "qps", int(l.QPS), "p99_us", l.P99US)
+	}
+	return nil
+}
+
+// measure runs one closed-loop slice and adds its samples, wall time and
+// server CPU; it reads the server's memory afterwards.
+func (t *loadTarget) measure(d time.Duration) error {
+	cpu0 := cpuSeconds(t.srv.pid())
+	samples, wall, err := t.load.run(d, 0, true)
 	if err != nil {
-		return r, fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", t.name, err)
 	}
-	r.CPUSeconds = cpuSeconds(srv.pid()) - cpu0
-	r.Latency = summarize(samples, wall)
-	mem, err := readMem(srv.pid())
-	r.PeakRSSMB, r.RSSMB = kbToMB(mem.HWMKB), kbToMB(mem.RSSKB)
-	e.log.Info("measured", "server", name, "qps", int(r.Latency.QPS), "p99_us", r.Latency.P99US)
-	return r, errors.Join(err, srv.alive())
+	t.cpu += cpuSeconds(t.srv.pid()) - cpu0
+	t.samples, t.wall = append(t.samples, samples...), t.wall+wall
+	t.mem, err = readMem(t.srv.pid())
+	return err
+}
+
+// result summarizes the loadTarget's measurement.
+func (t *loadTarget) result() serverRun {
+	r := serverRun{
+		Latency: summarize(t.samples, t.wall), CPUSeconds: t.cpu,
+		PeakRSSMB: kbToMB(t.mem.HWMKB), RSSMB: kbToMB(t.mem.RSSKB),
+	}
+	r.CPUPerReq = t.cpu * 1e6 / float64(max(r.Latency.Count, 1))
+	return r
 }
 
 // kbToMB converts kB to MB (10^6 bytes).
