@@ -1,0 +1,82 @@
+//go:build embedded_controller
+
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/controller"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	opts, err := parseFlags(args, stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case err != nil:
+		return 2
+	case opts.probe != "":
+		return runProbe(opts.probe, opts.wait, stdout)
+	case opts.configFile == "":
+		fmt.Fprintln(stderr, "mqcontroller: -c <controller.properties> is required (controllerDLegerPeers, controllerRaftPeers, controllerDLegerSelfId)")
+		return 2
+	}
+	cfg, err := config.LoadController(opts.configFile)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	if opts.printOnly {
+		_, _ = stdout.Write(cfg.Render())
+		return 0
+	}
+	return serve(cfg, newLogger(stderr))
+}
+
+func newLogger(w io.Writer) hclog.Logger {
+	level := hclog.LevelFromString(os.Getenv("CONTROLLER_LOG_LEVEL"))
+	if level == hclog.NoLevel {
+		level = hclog.Info
+	}
+	return hclog.New(&hclog.LoggerOptions{Name: "mqcontroller", Output: w, Level: level})
+}
+
+// serve runs the controller until SIGTERM or SIGINT, then stops it
+// gracefully within shutdownWaitTimeSeconds.
+func serve(cfg *config.ControllerConfig, logger hclog.Logger) int {
+	ctl, err := controller.New(cfg, logger)
+	if err != nil {
+		logger.Error("start failed", "error", err)
+		return 1
+	}
+	if err := ctl.Start(); err != nil {
+		logger.Error("start failed", "error", err)
+		_ = ctl.Shutdown(context.Background())
+		return 1
+	}
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	logger.Info("shutting down", "signal", (<-ch).String())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.ShutdownWaitTimeSeconds)*time.Second)
+	defer cancel()
+	if err := ctl.Shutdown(ctx); err != nil {
+		logger.Error("shutdown", "error", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,104 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"net"
+	"time"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// Timing of the leader-side machinery (reference §1.1, §2.4, §3.1, §3.5).
+const (
+	// RequestTimeout bounds a leader-gated request from enqueue to the
+	// applied entry (Java's future.get(5 s)); beyond it the reply is code 1.
+	RequestTimeout = 5 * time.Second
+	// ElectAttemptTimeout bounds one controller-triggered election attempt.
+	ElectAttemptTimeout = 3 * time.Second
+	// NotifyTimeout bounds one NOTIFY_BROKER_ROLE_CHANGED delivery.
+	NotifyTimeout = 3 * time.Second
+	// SchedulerQueueSize is the capacity of the leader's event queue
+	// (Java's EventScheduler); a full queue answers SYSTEM_BUSY.
+	SchedulerQueueSize = 1024
+	// heartbeatFirstScan is Java's initial delay of the heartbeat scan.
+	heartbeatFirstScan = 2 * time.Second
+	// leaderRecheck is how often leadership is reconciled besides LeaderCh.
+	leaderRecheck = 100 * time.Millisecond
+)
+
+// Option adjusts a Controller built by New.
+type Option func(*options)
+
+type options struct {
+	listener  net.Listener
+	transport raft.Transport
+	node      *raftstore.Node
+	fsm       *FSM
+	raftTune  func(*raftstore.Config)
+	observer  Observer
+	version   int32
+	persist   func(*config.ControllerConfig) error
+	clock     Clock
+}
+
+func buildOptions(opts []Option) options {
+	o := options{observer: NopObserver{}, version: remoting.CurrentVersion,
+		persist: (*config.ControllerConfig).Persist}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	return o
+}
+
+// WithListener serves the broker-facing remoting protocol on ln instead of
+// binding the self entry of controllerDLegerPeers (tests on port 0). The
+// controller takes ownership of ln.
+func WithListener(ln net.Listener) Option { return func(o *options) { o.listener = ln } }
+
+// WithRaftTransport runs Raft on t instead of binding the self entry of
+// controllerRaftPeers. The controller takes ownership of t.
+func WithRaftTransport(t raft.Transport) Option { return func(o *options) { o.transport = t } }
+
+// WithRaftNode runs the controller on an already open Raft node whose FSM
+// is fsm (e.g. a raftstore.NewInmemCluster member). The caller keeps
+// ownership of the node: Shutdown does not close it.
+func WithRaftNode(n *raftstore.Node, fsm *FSM) Option {
+	return func(o *options) { o.node, o.fsm = n, fsm }
+}
+
+// WithRaftConfig lets fn adjust the raftstore.Config before the node is
+// opened (timeouts, snapshot thresholds).
+func WithRaftConfig(fn func(*raftstore.Config)) Option { return func(o *options) { o.raftTune = fn } }
+
+// WithObserver installs metrics hooks.
+func WithObserver(obs Observer) Option {
+	return func(o *options) {
+		if obs != nil {
+			o.observer = obs
+		}
+	}
+}
+
+// WithResponseVersion sets the version field of every response and of the
+// 1008 notifications. The default is remoting.CurrentVersion (479), what a
+// NameServer-embedded Java 5.3 controller sends; Java's standalone
+// mqcontroller sends 0. Brokers ignore the field.
+func WithResponseVersion(v int32) Option { return func(o *options) { o.version = v } }
+
+// WithConfigPersister replaces how an UPDATE_CONTROLLER_CONFIG result is
+// persisted (default: ControllerConfig.Persist to configStorePath).
+func WithConfigPersister(fn func(*config.ControllerConfig) error) Option {
+	return func(o *options) {
+		if fn != nil {
+			o.persist = fn
+		}
+	}
+}
+
+// WithClock sets the heartbeat manager's clock (tests).
+func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }

@@ -1,0 +1,210 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"errors"
+	"time"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// The processor layer (ControllerRequestProcessor): it registers exactly
+// the 12 codes Java's DLedger controller serves. Leader-gated codes are
+// decoded (a missing @CFNotNull field is code 1, before any leader check),
+// then built, appended and answered on the scheduler; 904, 1005, 1009 and
+// 1010 are answered by any node.
+
+// prepareFunc decodes a request into the command to schedule.
+type prepareFunc func(req *remoting.Command) (buildFunc, error)
+
+func (c *Controller) registerProcessors() {
+	gated := map[int32]prepareFunc{
+		remoting.ControllerAlterSyncStateSet: c.prepareAlter,
+		remoting.ControllerRegisterBroker:    c.prepareRegister,
+		remoting.ControllerGetReplicaInfo:    c.prepareReplicaInfo,
+		remoting.ControllerGetSyncStateData:  c.prepareSyncStateData,
+		remoting.CleanBrokerData:             c.prepareClean,
+		remoting.ControllerGetNextBrokerID:   c.prepareNextID,
+		remoting.ControllerApplyBrokerID:     c.prepareApplyID,
+	}
+	for code, prepare := range gated {
+		c.srv.Register(code, c.leaderHandler(prepare))
+	}
+	c.srv.Register(remoting.ControllerElectMaster, c.handleElect)
+	c.srv.Register(remoting.BrokerHeartbeat, c.handleHeartbeat)
+	c.srv.Register(remoting.ControllerGetMetadataInfo, c.handleMetadata)
+	c.srv.Register(remoting.UpdateControllerConfig, c.handleUpdateConfig)
+	c.srv.Register(remoting.GetControllerConfig, c.handleGetConfig)
+}
+
+// leaderHandler serves a leader-gated code: decode, schedule, answer.
+func (c *Controller) leaderHandler(prepare prepareFunc) remoting.HandlerFunc {
+	return func(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+		build, err := prepare(req)
+		if err != nil {
+			return c.respond(req, outcome{err: err}), nil
+		}
+		return c.respond(req, c.schedule(build, RequestTimeout)), nil
+	}
+}
+
+// respond turns an outcome into the reply: the code and remark of its
+// error (ResponseCode), and the builder's header and body when it ran.
+func (c *Controller) respond(req *remoting.Command, out outcome) *remoting.Command {
+	code, remark := ResponseCode(out.err)
+	resp := c.newResponse(req, code, remark)
+	if out.resp != nil {
+		resp.ExtFields = out.resp.ExtFields()
+		if body := out.resp.BodyBytes(); len(body) > 0 {
+			resp.Body = body
+		}
+	}
+	return resp
+}
+
+func (c *Controller) newResponse(req *remoting.Command, code int32, remark string) *remoting.Command {
+	resp := remoting.NewResponse(req, code, remark)
+	resp.Version = c.opts.version
+	return resp
+}
+
+func (c *Controller) prepareAlter(req *remoting.Command) (buildFunc, error) {
+	r, err := DecodeAlterSyncStateSetRequest(req.ExtFields, req.Body)
+	return func(s *State) (Response, []Event, error) { return s.AlterSyncStateSet(r, c.hb) }, err
+}
+
+func (c *Controller) prepareRegister(req *remoting.Command) (buildFunc, error) {
+	r, err := DecodeRegisterBrokerRequest(req.ExtFields)
+	return func(s *State) (Response, []Event, error) { return s.RegisterBroker(r, c.hb) }, err
+}
+
+func (c *Controller) prepareReplicaInfo(req *remoting.Command) (buildFunc, error) {
+	r, err := DecodeGetReplicaInfoRequest(req.ExtFields)
+	return func(s *State) (Response, []Event, error) {
+		resp, err := s.GetReplicaInfo(r)
+		return resp, nil, err
+	}, err
+}
+
+// prepareSyncStateData reads the 1006 body, a JSON array of broker names;
+// no body is an empty list (code 1 "not set any response code").
+func (c *Controller) prepareSyncStateData(req *remoting.Command) (buildFunc, error) {
+	var names []string
+	var err error
+	if len(req.Body) > 0 {
+		if names, err = DecodeBrokerNames(req.Body); err != nil {
+			err = &Error{Kind: ErrSystem, Remark: "decode broker names: " + err.Error()}
+		}
+	}
+	return func(s *State) (Response, []Event, error) {
+		resp, err := s.GetSyncStateData(names, c.hb)
+		return resp, nil, err
+	}, err
+}
+
+func (c *Controller) prepareClean(req *remoting.Command) (buildFunc, error) {
+	r, err := DecodeCleanBrokerDataRequest(req.ExtFields)
+	return func(s *State) (Response, []Event, error) { return s.CleanBrokerData(r, c.hb) }, err
+}
+
+func (c *Controller) prepareNextID(req *remoting.Command) (buildFunc, error) {
+	r, err := DecodeGetNextBrokerIDRequest(req.ExtFields)
+	return func(s *State) (Response, []Event, error) { return s.GetNextBrokerID(r), nil, nil }, err
+}
+
+func (c *Controller) prepareApplyID(req *remoting.Command) (buildFunc, error) {
+	r, err := DecodeApplyBrokerIDRequest(req.ExtFields)
+	return func(s *State) (Response, []Event, error) { return s.ApplyBrokerID(r) }, err
+}
+
+// handleElect serves 1002 from brokers and admins; after a code-0 reply
+// the members are notified of the new master.
+func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+	r, err := DecodeElectMasterRequest(req.ExtFields)
+	if err != nil {
+		return c.respond(req, outcome{err: err}), nil
+	}
+	trigger := TriggerBroker
+	if r.DesignateElect {
+		trigger = TriggerAdmin
+	}
+	start := time.Now()
+	out := c.schedule(c.electBuild(r), RequestTimeout)
+	code, _ := ResponseCode(out.err)
+	c.opts.observer.ElectionFinished(trigger, code, time.Since(start))
+	if code == CodeSuccess {
+		c.notifyRoleChange(out.resp)
+	}
+	return c.respond(req, out), nil
+}
+
+// electBuild elects with the election options read at use time.
+func (c *Controller) electBuild(r ElectMasterRequest) buildFunc {
+	return func(s *State) (Response, []Event, error) {
+		opts := ElectOptions{EnableElectUncleanMaster: c.config().EnableElectUncleanMaster}
+		return s.ElectMaster(r, c.hb, opts)
+	}
+}
+
+// handleHeartbeat serves 904 on every node (never replicated).
+func (c *Controller) handleHeartbeat(conn *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+	r, err := DecodeBrokerHeartbeatRequest(req.ExtFields)
+	if err == nil {
+		id := ConnID(conn.ID())
+		if err = c.hb.OnHeartbeat(r, id); err == nil {
+			c.conns.LoadOrStore(id, conn)
+		}
+	}
+	if err != nil {
+		return c.respond(req, outcome{err: err}), nil
+	}
+	return c.newResponse(req, CodeSuccess, HeartbeatSuccessRemark), nil
+}
+
+// handleMetadata serves 1005 on every node.
+func (c *Controller) handleMetadata(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+	resp := c.newResponse(req, CodeSuccess, "")
+	resp.ExtFields = c.metadata()
+	return resp, nil
+}
+
+// handleGetConfig serves 1010: the properties text sorted by key.
+func (c *Controller) handleGetConfig(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+	resp := c.newResponse(req, CodeSuccess, "")
+	resp.Body = c.config().Render()
+	return resp, nil
+}
+
+// handleUpdateConfig serves 1009 locally: black-listed keys → 16, bad
+// properties text → 1; the result is persisted before it takes effect.
+func (c *Controller) handleUpdateConfig(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+	if len(req.Body) == 0 {
+		return c.newResponse(req, CodeSuccess, ""), nil
+	}
+	c.cfgMu.Lock()
+	defer c.cfgMu.Unlock()
+	next, err := c.config().ApplyUpdate(req.Body)
+	if err == nil {
+		err = c.opts.persist(next)
+	}
+	if err != nil {
+		c.logger.Warn("controller config update refused", "error", err)
+		return c.respond(req, outcome{err: configError(err)}), nil
+	}
+	c.cfg.Store(next)
+	c.logger.Info("controller config updated", "body", string(req.Body))
+	return c.newResponse(req, CodeSuccess, ""), nil
+}
+
+// configError maps config errors onto the codes Java answers.
+func configError(err error) error {
+	switch {
+	case errors.Is(err, config.ErrBlackListed):
+		return ErrNoPermission
+	case errors.Is(err, config.ErrBadProperties):
+		return &Error{Kind: ErrSystem, Remark: "string2Properties error"}
+	}
+	return &Error{Kind: ErrSystem, Remark: err.Error()}
+}

@@ -1,0 +1,103 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"time"
+
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// onConnClose is the remoting close hook (BrokerHousekeepingService): the
+// heartbeat entries still bound to the connection are removed and reported
+// to onBrokerInactive. A broker that already beats on a newer connection
+// keeps its entry.
+func (c *Controller) onConnClose(conn *remoting.Conn) {
+	id := ConnID(conn.ID())
+	c.conns.Delete(id)
+	evicted := c.hb.OnConnClose(id)
+	c.opts.observer.ConnClosed(id, len(evicted))
+}
+
+// closeConn closes the connection of an expired heartbeat entry, as Java
+// closes the channel.
+func (c *Controller) closeConn(id ConnID) {
+	if v, ok := c.conns.LoadAndDelete(id); ok {
+		_ = v.(*remoting.Conn).Close()
+	}
+}
+
+// onBrokerInactive is the heartbeat manager's listener (T1). Only the
+// ready leader acts, and only when the broker was the master of its set.
+// It must not block: the check and the election run on their own goroutine.
+func (c *Controller) onBrokerInactive(ev InactiveEvent) {
+	if c.stopping.Load() || !c.IsReadyLeader() {
+		return
+	}
+	c.spawn(func() {
+		var wasMaster bool
+		c.fsm.Read(func(s *State) { wasMaster = s.NeedsElectionOnInactive(ev) })
+		if !wasMaster {
+			return
+		}
+		c.logger.Info("master inactive, electing a new one", "broker", ev.BrokerIdentity,
+			"addr", ev.BrokerAddr, "reason", ev.Reason)
+		c.triggerElect(ev.BrokerName, TriggerInactive)
+	})
+}
+
+// goElect runs triggerElect on a tracked goroutine.
+func (c *Controller) goElect(brokerName string, trigger ElectTrigger) {
+	c.spawn(func() { c.triggerElect(brokerName, trigger) })
+}
+
+// triggerElect is Java's triggerElectMaster: up to electMasterMaxRetryCount
+// controller-trigger attempts (≤ 3 s each) until one answers code 0. Any
+// other result is retried, so a set without candidates records up to that
+// many "no master" entries, each bumping masterEpoch (§3.1, §3.4). One loop
+// per broker set runs at a time; a concurrent trigger is dropped.
+func (c *Controller) triggerElect(brokerName string, trigger ElectTrigger) {
+	if _, running := c.electing.LoadOrStore(brokerName, struct{}{}); running {
+		return
+	}
+	defer c.electing.Delete(brokerName)
+	start := time.Now()
+	code := CodeNotLeader
+	attempts := max(c.config().ElectMasterMaxRetryCount, 1)
+	for i := 0; i < attempts && !c.stopping.Load(); i++ {
+		out := c.schedule(c.electBuild(ControllerTriggerElect(brokerName)), ElectAttemptTimeout)
+		code, _ = ResponseCode(out.err)
+		if code == CodeSuccess {
+			c.notifyRoleChange(out.resp)
+			break
+		}
+		c.logger.Warn("controller-triggered election failed", "broker", brokerName,
+			"attempt", i+1, "of", attempts, "error", out.err)
+		if code == CodeNotLeader {
+			break
+		}
+	}
+	elapsed := time.Since(start)
+	c.logger.Info("controller-triggered election finished", "broker", brokerName, "trigger", trigger,
+		"code", code, "elapsed", elapsed)
+	c.opts.observer.ElectionFinished(trigger, code, elapsed)
+}
+
+// notifyRoleChange sends NOTIFY_BROKER_ROLE_CHANGED after a code-0
+// election to every member alive on this node, if notifyBrokerRoleChanged.
+func (c *Controller) notifyRoleChange(resp Response) {
+	if !c.config().NotifyBrokerRoleChanged {
+		return
+	}
+	em, ok := resp.(ElectMasterResponse)
+	if !ok {
+		return
+	}
+	entry, ok := NewRoleChangeNotifyEntry(em)
+	if !ok {
+		return
+	}
+	for _, t := range entry.Targets(c.hb) {
+		c.notifier.send(t.Address, entry)
+	}
+}

@@ -1,0 +1,147 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/rmqgo/nameserver/raftstore"
+)
+
+// scheduler is the leader's single worker (Java's EventScheduler): every
+// leader-gated request and every triggered election runs on it, one at a
+// time, so each computation sees the state left by the previous apply.
+type scheduler struct {
+	queue    chan func()
+	done     chan struct{}
+	stopOnce sync.Once
+}
+
+func newScheduler(size int) *scheduler {
+	return &scheduler{queue: make(chan func(), size), done: make(chan struct{})}
+}
+
+// run executes queued tasks until stop.
+func (s *scheduler) run() {
+	for {
+		select {
+		case <-s.done:
+			return
+		case fn := <-s.queue:
+			fn()
+		}
+	}
+}
+
+// submit enqueues fn without blocking: ErrNotLeader once stopped,
+// ErrSystemBusy when the queue is full.
+func (s *scheduler) submit(fn func()) error {
+	select {
+	case <-s.done:
+		return ErrNotLeader
+	default:
+	}
+	select {
+	case s.queue <- fn:
+		return nil
+	default:
+		return ErrSystemBusy
+	}
+}
+
+// stop ends run; queued tasks are dropped (their callers see done).
+func (s *scheduler) stop() { s.stopOnce.Do(func() { close(s.done) }) }
+
+// buildFunc computes a leader-side command from the current state: the
+// response, the events to append and the domain error (if any).
+type buildFunc func(s *State) (Response, []Event, error)
+
+// outcome is a scheduled command's result. resp is nil when the command
+// did not run or its events could not be appended.
+type outcome struct {
+	resp Response
+	err  error
+}
+
+// errRequestTimeout is the code-1 reply of a request that waited too long.
+var errRequestTimeout = &Error{Kind: ErrSystem,
+	Remark: "java.util.concurrent.TimeoutException: the controller did not finish the request in time"}
+
+// schedule runs build on the scheduler if this node is the ready leader
+// and waits at most timeout for its outcome (gate → 2007, queue full → 2,
+// timeout → 1).
+func (c *Controller) schedule(build buildFunc, timeout time.Duration) outcome {
+	if !c.IsReadyLeader() {
+		return outcome{err: ErrNotLeader}
+	}
+	deadline := time.Now().Add(timeout)
+	ch := make(chan outcome, 1)
+	if err := c.sched.submit(func() { ch <- c.execute(build, deadline) }); err != nil {
+		return outcome{err: err}
+	}
+	timer := time.NewTimer(time.Until(deadline) + 100*time.Millisecond) // execute reports its own timeout first
+	defer timer.Stop()
+	select {
+	case out := <-ch:
+		return out
+	case <-c.sched.done:
+		return outcome{err: ErrNotLeader}
+	case <-timer.C:
+		return outcome{err: errRequestTimeout}
+	}
+}
+
+// execute runs on the scheduler: build from the state, append the events
+// as one entry and wait for it to be applied. Reads append nothing unless
+// processReadEvent is set, which appends an empty entry (a read barrier).
+func (c *Controller) execute(build buildFunc, deadline time.Time) (res outcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.logger.Error("leader command panicked", "panic", r)
+			res = outcome{err: &Error{Kind: ErrSystem, Remark: fmt.Sprint(r)}}
+		}
+	}()
+	if !c.IsReadyLeader() {
+		return outcome{err: ErrNotLeader}
+	}
+	if time.Now().After(deadline) {
+		return outcome{err: errRequestTimeout}
+	}
+	var out outcome
+	var events []Event
+	c.fsm.Read(func(s *State) { out.resp, events, out.err = build(s) })
+	if len(events) == 0 && !c.config().ProcessReadEvent {
+		return out
+	}
+	if err := c.appendEvents(events, deadline); err != nil {
+		return outcome{err: err}
+	}
+	return out
+}
+
+// appendEvents replicates events as one log entry and waits until this
+// node applied it. Failures become code 1 (Java cancels the future).
+func (c *Controller) appendEvents(events []Event, deadline time.Time) error {
+	data, err := EncodeEntry(events...)
+	if err != nil {
+		return &Error{Kind: ErrSystem, Remark: err.Error()}
+	}
+	ctx, cancel := context.WithDeadline(c.ctx, deadline)
+	defer cancel()
+	res, err := c.node.Apply(ctx, data)
+	if err != nil {
+		c.logger.Warn("append to raft log failed", "events", len(events), "error", err)
+		if errors.Is(err, raftstore.ErrTimeout) {
+			return errRequestTimeout
+		}
+		return &Error{Kind: ErrSystem, Remark: "append to the controller log failed: " + err.Error()}
+	}
+	if r, ok := res.(*ApplyResult); ok && r.Err != nil {
+		c.logger.Warn("log entry applied partially", "index", r.Index, "error", r.Err)
+	}
+	return nil
+}
