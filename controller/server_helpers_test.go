@@ -1,0 +1,173 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// inmemControllers is a controller per node of an in-memory Raft cluster,
+// each serving remoting on its own loopback port.
+type inmemControllers struct {
+	cluster *raftstore.TestCluster
+	ctls    map[string]*Controller
+	obs     map[string]*recordingObserver
+}
+
+// newInmemControllers starts n controllers on raftstore.NewInmemCluster.
+// props adds properties to every node's config.
+func newInmemControllers(t *testing.T, n int, props ...string) *inmemControllers {
+	t.Helper()
+	logger := raftstore.TestLogger(t, "ctl")
+	fsms := map[string]*FSM{}
+	var mu sync.Mutex
+	cluster := raftstore.NewInmemCluster(t, n, func(id string) raft.FSM {
+		mu.Lock()
+		defer mu.Unlock()
+		fsms[id] = NewFSM(logger.Named(id))
+		return fsms[id]
+	})
+	lns, peers := listenPeers(t, cluster.IDs())
+	ic := &inmemControllers{cluster: cluster, ctls: map[string]*Controller{}, obs: map[string]*recordingObserver{}}
+	for i, id := range cluster.IDs() {
+		cfg := testControllerConfig(t, id, peers, fakeRaftPeers(cluster.IDs()), props...)
+		ic.obs[id] = newRecordingObserver()
+		ctl, err := New(cfg, logger.Named(id), WithListener(lns[i]), WithObserver(ic.obs[id]),
+			WithRaftNode(cluster.Node(id), fsms[id]))
+		require.NoError(t, err)
+		require.NoError(t, ctl.Start())
+		ic.ctls[id] = ctl
+		t.Cleanup(func() { require.NoError(t, ctl.Shutdown(context.Background())) })
+	}
+	return ic
+}
+
+// leader waits for the Raft leader and its controller's readiness.
+func (ic *inmemControllers) leader(t *testing.T) *Controller {
+	t.Helper()
+	node := ic.cluster.Leader(t)
+	ctl := ic.ctls[node.ID()]
+	require.Eventually(t, ctl.IsReadyLeader, 5*time.Second, 5*time.Millisecond, "leader %s never ready", node.ID())
+	return ctl
+}
+
+// follower returns a controller that is not the leader.
+func (ic *inmemControllers) follower(t *testing.T) *Controller {
+	t.Helper()
+	return ic.ctls[ic.cluster.Followers(t)[0].ID()]
+}
+
+// listenPeers opens a loopback listener per id and returns the
+// controllerDLegerPeers value naming their ports.
+func listenPeers(t *testing.T, ids []string) ([]net.Listener, string) {
+	t.Helper()
+	var lns []net.Listener
+	var parts []string
+	for _, id := range ids {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		lns = append(lns, ln)
+		parts = append(parts, id+"-"+ln.Addr().String())
+	}
+	return lns, strings.Join(parts, ";")
+}
+
+// fakeRaftPeers names placeholder Raft addresses (the in-memory cluster
+// has its own transports).
+func fakeRaftPeers(ids []string) string {
+	var parts []string
+	for i, id := range ids {
+		parts = append(parts, fmt.Sprintf("%s-127.0.0.2:%d", id, 40000+i))
+	}
+	return strings.Join(parts, ";")
+}
+
+// testControllerConfig writes and loads a controller properties file.
+func testControllerConfig(t *testing.T, self, peers, raftPeers string, props ...string) *config.ControllerConfig {
+	t.Helper()
+	dir := t.TempDir()
+	lines := append([]string{
+		"controllerDLegerGroup=group1",
+		"controllerDLegerPeers=" + peers,
+		"controllerRaftPeers=" + raftPeers,
+		"controllerDLegerSelfId=" + self,
+		"controllerStorePath=" + filepath.Join(dir, "store"),
+		"configStorePath=" + filepath.Join(dir, "controller.properties"),
+	}, props...)
+	path := filepath.Join(dir, "controller.properties")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
+	cfg, err := config.LoadController(path)
+	require.NoError(t, err)
+	return cfg
+}
+
+// invoke sends one request to addr on a fresh connection.
+func invoke(t *testing.T, addr string, code int32, ext map[string]string, body []byte) *remoting.Command {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := remoting.Dial(ctx, addr, remoting.ClientOptions{})
+	require.NoError(t, err)
+	defer c.Close()
+	resp, err := c.Invoke(ctx, remoting.NewRequest(code, ext, body))
+	require.NoError(t, err)
+	return resp
+}
+
+// recordingObserver records what the controller reports.
+type recordingObserver struct {
+	mu        sync.Mutex
+	elections []string
+	closed    map[ConnID]int
+	notified  []string
+	ready     []bool
+}
+
+func newRecordingObserver() *recordingObserver {
+	return &recordingObserver{closed: map[ConnID]int{}}
+}
+
+func (o *recordingObserver) ElectionFinished(tr ElectTrigger, code int32, _ time.Duration) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.elections = append(o.elections, fmt.Sprintf("%s:%d", tr, code))
+}
+
+func (o *recordingObserver) LeadershipChanged(ready bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.ready = append(o.ready, ready)
+}
+
+func (o *recordingObserver) ConnClosed(id ConnID, evicted int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.closed[id] = evicted
+}
+
+func (o *recordingObserver) NotifySent(addr string, epoch int32, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.notified = append(o.notified, fmt.Sprintf("%s@%d:%v", addr, epoch, err))
+}
+
+func (o *recordingObserver) snapshot() (elections []string, ready []bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]string(nil), o.elections...), append([]bool(nil), o.ready...)
+}

@@ -1,0 +1,199 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"context"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// gatedCodes are the leader-only codes with a request each follower must
+// refuse with 2007 (headers complete, so decoding succeeds).
+var gatedCodes = map[int32]map[string]string{
+	remoting.ControllerAlterSyncStateSet: {"brokerName": "b", "masterBrokerId": "1", "masterEpoch": "1"},
+	remoting.ControllerElectMaster:       {"clusterName": "c", "brokerName": "b", "brokerId": "1", "designateElect": "false"},
+	remoting.ControllerRegisterBroker:    {"clusterName": "c", "brokerName": "b", "brokerId": "1", "brokerAddress": "x:1"},
+	remoting.ControllerGetReplicaInfo:    {"brokerName": "b"},
+	remoting.ControllerGetSyncStateData:  nil,
+	remoting.CleanBrokerData:             {"brokerName": "b", "clusterName": "c"},
+	remoting.ControllerGetNextBrokerID:   {"clusterName": "c", "brokerName": "b"},
+	remoting.ControllerApplyBrokerID:     {"clusterName": "c", "brokerName": "b", "appliedBrokerId": "1", "registerCheckCode": "x:1;1"},
+}
+
+func TestFollowerAnswersNotLeader(t *testing.T) {
+	ic := newInmemControllers(t, 3)
+	leader, follower := ic.leader(t), ic.follower(t)
+	for code, ext := range gatedCodes {
+		var body []byte
+		if code == remoting.ControllerAlterSyncStateSet {
+			body = []byte(`{"syncStateSet":[1],"syncStateSetEpoch":0}`)
+		}
+		resp := invoke(t, follower.Addr(), code, ext, body)
+		require.Equal(t, CodeNotLeader, resp.Code, "code %d", code)
+		require.Equal(t, "The controller is not in leader state", resp.Remark, "code %d", code)
+		require.Nil(t, resp.ExtFields, "code %d: 2007 carries no header", code)
+		require.Empty(t, resp.Body, "code %d", code)
+	}
+	resp := invoke(t, leader.Addr(), remoting.ControllerGetNextBrokerID, gatedCodes[remoting.ControllerGetNextBrokerID], nil)
+	require.Equal(t, CodeSuccess, resp.Code)
+	require.Equal(t, "1", resp.ExtFields["nextBrokerId"])
+}
+
+func TestDecodeErrorWinsOverLeaderGate(t *testing.T) {
+	ic := newInmemControllers(t, 3)
+	resp := invoke(t, ic.follower(t).Addr(), remoting.ControllerElectMaster,
+		map[string]string{"clusterName": "c", "brokerName": "b", "brokerId": "1"}, nil)
+	require.Equal(t, CodeSystemError, resp.Code)
+	require.Equal(t, "the custom field <designateElect> is null", resp.Remark)
+}
+
+func TestMetadataFromAnyNodePointsAtLeaderRemotingAddress(t *testing.T) {
+	ic := newInmemControllers(t, 3)
+	leader := ic.leader(t)
+	var peers string
+	for _, id := range ic.cluster.IDs() {
+		peers += id + ":" + ic.ctls[id].Addr() + ";"
+	}
+	for id, ctl := range ic.ctls {
+		resp := invoke(t, ctl.Addr(), remoting.ControllerGetMetadataInfo, nil, nil)
+		require.Equal(t, CodeSuccess, resp.Code)
+		require.Equal(t, map[string]string{
+			"controllerLeaderId":      leader.Node().ID(),
+			"controllerLeaderAddress": leader.Addr(),
+			"isLeader":                map[bool]string{true: "true", false: "false"}[ctl == leader],
+			"peers":                   peers,
+			"group":                   "group1",
+		}, resp.ExtFields, "node %s", id)
+	}
+}
+
+func TestLeaderLossClosesGate(t *testing.T) {
+	ic := newInmemControllers(t, 3)
+	old := ic.leader(t)
+	ic.cluster.Partition(old.Node().ID())
+	next := ic.leader(t)
+	require.NotSame(t, old, next)
+	require.Eventually(t, func() bool { return !old.IsReadyLeader() }, 5*time.Second, 5*time.Millisecond)
+	ext := gatedCodes[remoting.ControllerGetNextBrokerID]
+	require.Equal(t, CodeNotLeader, invoke(t, old.Addr(), remoting.ControllerGetNextBrokerID, ext, nil).Code)
+	require.Equal(t, CodeSuccess, invoke(t, next.Addr(), remoting.ControllerGetNextBrokerID, ext, nil).Code)
+	require.Eventually(t, func() bool {
+		_, ready := ic.obs[old.Node().ID()].snapshot()
+		return len(ready) >= 2 && ready[0] && !ready[1]
+	}, 5*time.Second, 5*time.Millisecond, "observer saw ready, then not ready")
+	ic.cluster.Heal()
+}
+
+func TestConfigUpdateAndGetOnAnyNode(t *testing.T) {
+	ic := newInmemControllers(t, 3)
+	follower := ic.follower(t)
+	resp := invoke(t, follower.Addr(), remoting.UpdateControllerConfig, nil, []byte("notifyBrokerRoleChanged=false\n"))
+	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.False(t, follower.config().NotifyBrokerRoleChanged)
+	persisted, err := os.ReadFile(follower.config().ConfigStorePath)
+	require.NoError(t, err)
+	require.Contains(t, string(persisted), "notifyBrokerRoleChanged=false")
+
+	get := invoke(t, follower.Addr(), remoting.GetControllerConfig, nil, nil)
+	require.Equal(t, CodeSuccess, get.Code)
+	require.Contains(t, string(get.Body), "notifyBrokerRoleChanged=false\n")
+	require.Contains(t, string(get.Body), "isProcessReadEvent=false\n")
+
+	for body, want := range map[string]struct {
+		code   int32
+		remark string
+	}{
+		"configStorePath=/elsewhere": {CodeNoPermission, "Can not update config in black list."},
+		"controllerStorePath=/tmp/x": {CodeNoPermission, "Can not update config in black list."},
+		"":                           {CodeSuccess, ""},
+	} {
+		resp := invoke(t, follower.Addr(), remoting.UpdateControllerConfig, nil, []byte(body))
+		require.Equal(t, want.code, resp.Code, body)
+		require.Equal(t, want.remark, resp.Remark, body)
+	}
+}
+
+func TestUnregisteredCodesAreNotSupported(t *testing.T) {
+	ic := newInmemControllers(t, 1)
+	for _, code := range []int32{remoting.BrokerCloseChannelRequest, remoting.RaftBrokerHeartBeatEventRequest,
+		remoting.GetBrokerEpochCache, remoting.NotifyBrokerRoleChanged} {
+		resp := invoke(t, ic.leader(t).Addr(), code, nil, nil)
+		require.Equal(t, CodeRequestCodeNotSupported, resp.Code, "code %d", code)
+	}
+}
+
+func TestProcessReadEventAppendsBarrier(t *testing.T) {
+	ic := newInmemControllers(t, 3, "processReadEvent=true")
+	leader := ic.leader(t)
+	before := leader.Node().Raft().LastIndex()
+	resp := invoke(t, leader.Addr(), remoting.ControllerGetNextBrokerID, gatedCodes[remoting.ControllerGetNextBrokerID], nil)
+	require.Equal(t, CodeSuccess, resp.Code)
+	require.Greater(t, leader.Node().Raft().LastIndex(), before, "a read appends an empty entry")
+}
+
+func TestNewFailsOnBusyAddressesAndLeavesNothingOpen(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer busy.Close()
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	freeAddr := free.Addr().String()
+	require.NoError(t, free.Close())
+
+	// Remoting address taken.
+	cfg := testControllerConfig(t, "n0", "n0-"+busy.Addr().String(), "n0-"+freeAddr, "bindAddress=127.0.0.1")
+	_, err = New(cfg, hclog.NewNullLogger())
+	require.ErrorContains(t, err, "remoting address "+busy.Addr().String())
+
+	// Raft address taken: the remoting listener opened first is closed again.
+	cfg = testControllerConfig(t, "n0", "n0-"+freeAddr, "n0-"+busy.Addr().String(), "bindAddress=127.0.0.1")
+	_, err = New(cfg, hclog.NewNullLogger())
+	require.ErrorContains(t, err, "raft address "+busy.Addr().String())
+	ln, err := net.Listen("tcp", freeAddr)
+	require.NoError(t, err, "the remoting port was released")
+	require.NoError(t, ln.Close())
+}
+
+func TestInvalidConfigIsRejected(t *testing.T) {
+	cfg := testControllerConfig(t, "n9", "n0-127.0.0.1:1", "n0-127.0.0.1:2")
+	_, err := New(cfg, hclog.NewNullLogger())
+	require.ErrorContains(t, err, "controllerDLegerSelfId (n9) is not an id of controllerDLegerPeers")
+}
+
+func TestSchedulerQueueAndStop(t *testing.T) {
+	s := newScheduler(1)
+	require.NoError(t, s.submit(func() {}))
+	require.ErrorIs(t, s.submit(func() {}), ErrSystemBusy)
+	s.stop()
+	require.ErrorIs(t, s.submit(func() {}), ErrNotLeader)
+	code, remark := ResponseCode(ErrSystemBusy)
+	require.Equal(t, CodeSystemBusy, code)
+	require.True(t, strings.HasPrefix(remark, "[OVERLOAD]"))
+}
+
+func TestShutdownBeforeStartReleasesListeners(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	raftLn, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	raftAddr := raftLn.Addr().String()
+	require.NoError(t, raftLn.Close())
+	cfg := testControllerConfig(t, "n0", "n0-"+ln.Addr().String(), "n0-"+raftAddr)
+	ctl, err := New(cfg, hclog.NewNullLogger(), WithListener(ln))
+	require.NoError(t, err)
+	require.NoError(t, ctl.Shutdown(context.Background()))
+	for _, addr := range []string{ln.Addr().String(), raftAddr} {
+		l, err := net.Listen("tcp", addr)
+		require.NoError(t, err, "%s released", addr)
+		require.NoError(t, l.Close())
+	}
+}
