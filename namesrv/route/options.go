@@ -41,8 +41,9 @@ type Options struct {
 	UnregisterQueueCap int             // default 3000
 	Logger             hclog.Logger    // default: discard
 	Now                func() time.Time
-	// NotifyMinBrokerIDChange is called outside the coordinator with each
-	// 905 NOTIFY_MIN_BROKER_ID_CHANGE to send; the namesrv layer sends it.
+	// NotifyMinBrokerIDChange is called outside the coordinator, on the
+	// mutating goroutine, with each 905 NOTIFY_MIN_BROKER_ID_CHANGE to send.
+	// The namesrv layer sends it; it should not block (send asynchronously).
 	NotifyMinBrokerIDChange func(n MinBrokerIDChange)
 }
 
