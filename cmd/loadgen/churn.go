@@ -43,19 +43,19 @@ type churnResult struct {
 // separate connection re-registers brokers with a new DataVersion each
 // time (so their topics are rebuilt).
 func (e *env) runChurn() (*churnResult, error) {
-	e.log.Info("churn: starting", "topics", churnTopics, "brokers", churnBrokers)
+	e.log.Info("churn: starting", "topics", churnTopics, "brokers", e.o.churnBrk)
 	ns, err := e.namesrv("churn")
 	if err != nil {
 		return nil, err
 	}
 	defer ns.stop()
-	topo := newTopology(churnTopics, churnBrokers, churnWidth)
+	topo := newTopology(churnTopics, e.o.churnBrk, churnWidth)
 	reg, err := e.dial(ns.addr)
 	if err != nil {
 		return nil, err
 	}
 	defer reg.Close()
-	res := &churnResult{Topics: churnTopics, Brokers: churnBrokers, Width: churnWidth}
+	res := &churnResult{Topics: churnTopics, Brokers: e.o.churnBrk, Width: churnWidth}
 	spent, err := registerAll(reg, topo)
 	if err != nil {
 		return nil, err

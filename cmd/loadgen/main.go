@@ -36,6 +36,7 @@ type options struct {
 	profileDir string
 	churnPct   int
 	rounds     int
+	churnBrk   int
 	verbose    bool
 
 	// hidden child modes
@@ -87,6 +88,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.outFile, "out", "", "also write the JSON report to this file")
 	fs.StringVar(&o.profileDir, "profile-dir", "", "run the NameServer in-process in a loadgen child and write CPU profiles here (figures then describe that child)")
 	fs.IntVar(&o.churnPct, "churn-pct", 5, "re-registrations as a percentage of operations in the churn phase")
+	fs.IntVar(&o.churnBrk, "churn-brokers", churnBrokers, "churn: brokers sharing the 20,000 topics (4 per topic)")
 	fs.IntVar(&o.rounds, "rounds", 5, "small: alternate NameServer and limit server in this many slices of -duration")
 	fs.BoolVar(&o.verbose, "v", false, "debug logs")
 	fs.BoolVar(&o.serveLimit, "serve-limit", false, "internal: run the transport-limit server")
@@ -114,8 +116,8 @@ func (o options) validate() error {
 	if o.warmup < 0 || o.warmup > time.Minute || o.churnPct < 1 || o.churnPct > 50 {
 		return errors.New("need 0 <= -warmup <= 1m and 1 <= -churn-pct <= 50")
 	}
-	if o.rounds < 1 || o.rounds > 100 {
-		return errors.New("need 1 <= -rounds <= 100")
+	if o.rounds < 1 || o.rounds > 100 || o.churnBrk < churnWidth || o.churnBrk > 10_000 {
+		return errors.New("need 1 <= -rounds <= 100 and 4 <= -churn-brokers <= 10000")
 	}
 	return nil
 }
