@@ -45,8 +45,9 @@ unit-controller:
 
 ## bench: Go benchmarks plus the end-to-end load tool; figures go to BENCHMARKS.md
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s ./remoting/... ./namesrv/... 
-	$(GO) run ./cmd/loadgen -workload all
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s -timeout 10m ./remoting/... ./namesrv/...
+	mkdir -p $(BIN)
+	$(GO) run ./cmd/loadgen -workload all -out $(BIN)/loadgen.json
 
 ## fuzz: run each fuzz target for FUZZTIME (seed corpora already run in `make test`)
 FUZZTIME ?= 60s
