@@ -1,6 +1,8 @@
 package body
 
 import (
+	"github.com/rmqgo/nameserver/internal/javahash"
+
 	"strconv"
 
 	"github.com/rmqgo/nameserver/namesrv/route"
@@ -15,15 +17,15 @@ func AppendClusterInfo(dst []byte, ci *route.ClusterInfo) []byte {
 	}
 	const f = FastjsonDefault
 	dst = append(dst, `{"brokerAddrTable":{`...)
-	for i, name := range sortedStringKeys(ci.BrokerAddrTable, f, brokerAddrTableKind) {
+	for i, name := range sortedStringKeys(ci.BrokerAddrTable, f, javahash.BrokerAddrTable) {
 		dst = appendComma(dst, i)
 		dst = appendString(dst, name, f)
 		dst = append(dst, ':')
 		bd := ci.BrokerAddrTable[name]
-		dst = appendBrokerData(dst, &bd, f, hashMapDefault)
+		dst = appendBrokerData(dst, &bd, f, javahash.HashMapDefault)
 	}
 	dst = append(dst, `},"clusterAddrTable":{`...)
-	for i, cluster := range sortedStringKeys(ci.ClusterAddrTable, f, clusterAddrTableKind) {
+	for i, cluster := range sortedStringKeys(ci.ClusterAddrTable, f, javahash.ClusterAddrTable) {
 		dst = appendComma(dst, i)
 		dst = appendString(dst, cluster, f)
 		dst = append(dst, ':')
@@ -53,7 +55,7 @@ func AppendTopicList(dst []byte, tl *route.TopicList) []byte {
 func AppendKVTable(dst []byte, table map[string]string) []byte {
 	const f = FastjsonDefault
 	dst = append(dst, `{"table":{`...)
-	for i, k := range sortedStringKeys(table, f, hashMapDefault) {
+	for i, k := range sortedStringKeys(table, f, javahash.HashMapDefault) {
 		dst = appendComma(dst, i)
 		dst = appendString(dst, k, f)
 		dst = append(dst, ':')
@@ -84,7 +86,7 @@ func AppendBrokerMemberGroup(dst []byte, g *route.BrokerMemberGroup) []byte {
 	}
 	const f = FastjsonDefault
 	dst = append(dst, `{"brokerMemberGroup":{"brokerAddrs":`...)
-	dst = appendBrokerAddrs(dst, g.BrokerAddrs, f, hashMapCopy)
+	dst = appendBrokerAddrs(dst, g.BrokerAddrs, f, javahash.HashMapCopy)
 	dst = appendOptField(dst, `,"brokerName":`, g.BrokerName)
 	dst = appendOptField(dst, `,"cluster":`, g.Cluster)
 	return append(dst, "}}"...)

@@ -1,6 +1,8 @@
 package body
 
 import (
+	"github.com/rmqgo/nameserver/internal/javahash"
+
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
@@ -69,7 +71,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, javaCompare)
+	slices.SortFunc(keys, javahash.Compare)
 	return keys
 }
 

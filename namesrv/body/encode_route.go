@@ -1,6 +1,8 @@
 package body
 
 import (
+	"github.com/rmqgo/nameserver/internal/javahash"
+
 	"strconv"
 
 	"github.com/rmqgo/nameserver/namesrv/route"
@@ -17,7 +19,7 @@ func AppendTopicRouteData(dst []byte, r *route.TopicRouteData, f Flavour) []byte
 	dst = append(dst, `{"brokerDatas":[`...)
 	for i := range r.BrokerDatas {
 		dst = appendComma(dst, i)
-		dst = appendBrokerData(dst, &r.BrokerDatas[i], f, hashMapCopy)
+		dst = appendBrokerData(dst, &r.BrokerDatas[i], f, javahash.HashMapCopy)
 	}
 	dst = append(dst, `],"filterServerTable":`...)
 	dst = appendFilterServerTable(dst, r.FilterServerTable, f)
@@ -48,7 +50,7 @@ func appendComma(dst []byte, i int) []byte {
 
 // appendBrokerData appends one BrokerData bean; k is the Java map kind of
 // its brokerAddrs (a copy in routes, the live map in cluster info).
-func appendBrokerData(dst []byte, b *route.BrokerData, f Flavour, k tableKind) []byte {
+func appendBrokerData(dst []byte, b *route.BrokerData, f Flavour, k javahash.Kind) []byte {
 	dst = append(dst, `{"brokerAddrs":`...)
 	dst = appendBrokerAddrs(dst, b.BrokerAddrs, f, k)
 	dst = append(dst, `,"brokerName":`...)
@@ -65,7 +67,7 @@ func appendBrokerData(dst []byte, b *route.BrokerData, f Flavour, k tableKind) [
 }
 
 // appendBrokerAddrs appends a brokerId -> address map ({} when nil).
-func appendBrokerAddrs(dst []byte, m map[int64]string, f Flavour, k tableKind) []byte {
+func appendBrokerAddrs(dst []byte, m map[int64]string, f Flavour, k javahash.Kind) []byte {
 	var buf [8]int64
 	dst = append(dst, '{')
 	for i, id := range sortedLongKeys(m, f, k, buf[:]) {
@@ -96,7 +98,7 @@ func appendQueueData(dst []byte, q *route.QueueData, f Flavour) []byte {
 func appendFilterServerTable(dst []byte, m map[string][]string, f Flavour) []byte {
 	dst = append(dst, '{')
 	n := 0
-	for _, addr := range sortedStringKeys(m, f, hashMapDefault) {
+	for _, addr := range sortedStringKeys(m, f, javahash.HashMapDefault) {
 		if m[addr] == nil {
 			continue
 		}
@@ -124,7 +126,7 @@ func appendStringList(dst []byte, list []string, f Flavour) []byte {
 func appendMappingTable(dst []byte, m map[string]*route.TopicQueueMappingInfo, f Flavour) []byte {
 	dst = append(dst, '{')
 	n := 0
-	for _, name := range sortedStringKeys(m, f, hashMapDefault) {
+	for _, name := range sortedStringKeys(m, f, javahash.HashMapDefault) {
 		if m[name] == nil {
 			continue
 		}
@@ -163,7 +165,7 @@ func appendMappingInfo(dst []byte, m *route.TopicQueueMappingInfo, f Flavour) []
 func appendCurrIDMap(dst []byte, m map[int32]int32, f Flavour) []byte {
 	var buf [16]int32
 	dst = append(dst, '{')
-	for i, k := range sortedIntKeys(m, f, concurrentDefault, buf[:]) {
+	for i, k := range sortedIntKeys(m, f, javahash.ConcurrentDefault, buf[:]) {
 		dst = appendComma(dst, i)
 		dst = appendNumberKey(dst, int64(k), f)
 		dst = strconv.AppendInt(dst, int64(m[k]), 10)

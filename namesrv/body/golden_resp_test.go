@@ -1,6 +1,8 @@
 package body
 
 import (
+	"github.com/rmqgo/nameserver/internal/javahash"
+
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -76,7 +78,7 @@ func TestGoldenTopicListHashOrder(t *testing.T) {
 		tl, err := DecodeTopicList(ex.rspBody)
 		require.NoError(t, err)
 		sorted := append([]string{}, tl.TopicList...)
-		SortJavaHashOrder(sorted, 16, true)
+		javahash.SortStrings(sorted, 16, true)
 		require.Equal(t, tl.TopicList, sorted, ex.Case)
 	}
 }
@@ -90,7 +92,7 @@ func TestGoldenClusterInfoKeyOrder(t *testing.T) {
 		require.NoError(t, err)
 		for _, names := range ci.ClusterAddrTable {
 			sorted := append([]string(nil), names...)
-			SortJavaHashOrder(sorted, 16, false)
+			javahash.SortStrings(sorted, 16, false)
 			require.Equal(t, names, sorted)
 		}
 	}

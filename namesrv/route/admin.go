@@ -3,6 +3,8 @@ package route
 import (
 	"maps"
 	"slices"
+
+	"github.com/rmqgo/nameserver/internal/javahash"
 )
 
 // Topic system flags (TopicSysFlag.java).
@@ -97,7 +99,7 @@ func (m *Manager) ClusterInfo() ClusterInfo {
 		ci.BrokerAddrTable[name] = b.copyData()
 	}
 	for c, names := range m.clusters {
-		ci.ClusterAddrTable[c] = slices.Sorted(maps.Keys(names))
+		ci.ClusterAddrTable[c] = javaSetOrder(slices.Collect(maps.Keys(names)))
 	}
 	return ci
 }
@@ -106,7 +108,7 @@ func (m *Manager) ClusterInfo() ClusterInfo {
 func (m *Manager) AllTopics() TopicList {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return TopicList{TopicList: appendKeys(make([]string, 0, len(m.topics)), m.topics)}
+	return topicList(appendKeys(make([]string, 0, len(m.topics)), m.topics))
 }
 
 // TopicsByCluster lists the topics with a queue on any broker group of
@@ -120,12 +122,12 @@ func (m *Manager) TopicsByCluster(cluster string) TopicList {
 			set[topic] = struct{}{}
 		}
 	}
-	return TopicList{TopicList: appendKeys(make([]string, 0, len(set)), set)}
+	return topicList(appendKeys(make([]string, 0, len(set)), set))
 }
 
 // SystemTopics answers GET_SYSTEM_TOPIC_LIST_FROM_NS: every cluster name
 // and broker name, and the lowest-id address of the first broker group
-// (by name) that has one.
+// that has one, in the iteration order of Java's brokerAddrTable.
 func (m *Manager) SystemTopics() TopicList {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -136,8 +138,10 @@ func (m *Manager) SystemTopics() TopicList {
 			set[n] = struct{}{}
 		}
 	}
-	tl := TopicList{TopicList: slices.Sorted(maps.Keys(set))}
-	for _, name := range slices.Sorted(maps.Keys(m.brokers)) {
+	tl := topicList(slices.Collect(maps.Keys(set)))
+	names := slices.Collect(maps.Keys(m.brokers))
+	javahash.Sort(names, javahash.BrokerAddrTable, javahash.StringHash, javahash.Compare)
+	for _, name := range names {
 		if id, ok := minKey(m.brokers[name].addrs); ok {
 			tl.BrokerAddr = m.brokers[name].addrs[id]
 			break
@@ -173,7 +177,7 @@ func (m *Manager) topicsByFlag(match func(int32) bool) TopicList {
 			tl.TopicList = append(tl.TopicList, topic)
 		}
 	}
-	return tl
+	return topicList(tl.TopicList)
 }
 
 // BrokerMemberGroup answers GET_BROKER_MEMBER_GROUP: the addresses of the
@@ -193,4 +197,18 @@ func appendKeys[V any](dst []string, m map[string]V) []string {
 		dst = append(dst, k)
 	}
 	return dst
+}
+
+// topicList orders topic names as Java's TopicList set iterates them
+// (a ConcurrentHashMap key set), so lists come out as the Java NameServer
+// writes them.
+func topicList(topics []string) TopicList {
+	javahash.SortStrings(topics, 16, true)
+	return TopicList{TopicList: topics}
+}
+
+// javaSetOrder orders broker names as a Java HashSet iterates them.
+func javaSetOrder(names []string) []string {
+	javahash.SortStrings(names, 16, false)
+	return names
 }

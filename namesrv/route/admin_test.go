@@ -111,7 +111,8 @@ func TestBrokerMemberGroupAndClusterInfo(t *testing.T) {
 		h.BrokerMemberGroup("c1", "zz"))
 
 	ci := h.ClusterInfo()
-	require.Equal(t, map[string][]string{"c1": {"b1", "b2"}, "c2": {"b3"}}, ci.ClusterAddrTable)
+	// Java HashSet order: "b2" hashes to bucket 0, "b1" to bucket 15.
+	require.Equal(t, map[string][]string{"c1": {"b2", "b1"}, "c2": {"b3"}}, ci.ClusterAddrTable)
 	require.Equal(t, BrokerData{Cluster: "c1", BrokerName: "b1", BrokerAddrs: map[int64]string{0: "a1", 1: "s1"}},
 		ci.BrokerAddrTable["b1"])
 	ci.BrokerAddrTable["b1"].BrokerAddrs[0] = "mutated"
