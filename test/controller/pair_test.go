@@ -1,0 +1,131 @@
+//go:build embedded_controller
+
+package controllertest
+
+import (
+	"encoding/json"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// heartbeatInterval is the fake brokers' beat period (Java: 1000 ms).
+const heartbeatInterval = 200 * time.Millisecond
+
+// pair is one broker set with a master and a slave, both in the
+// sync-state set, tracked through failovers.
+type pair struct {
+	t             testing.TB
+	master, slave *fakeBroker
+	masterEpoch   int
+	ssEpoch       int
+}
+
+// newPair runs §6 steps 3-8 for two brokers of broker-a: ids 1 and 2,
+// register, heartbeat, first election (broker 1), the second broker's 2011,
+// and the sync-state set grown to {1,2}. Both then beat periodically.
+func newPair(t testing.TB, c *cluster, hbTimeout time.Duration) *pair {
+	t.Helper()
+	a := newFakeBroker(t, "DefaultCluster", "broker-a", c.addrs(), hbTimeout)
+	b := newFakeBroker(t, "DefaultCluster", "broker-a", c.addrs(), hbTimeout)
+	require.EqualValues(t, 1, a.applyID())
+	require.EqualValues(t, 2, b.applyID())
+	for _, x := range []*fakeBroker{a, b} {
+		resp := x.register()
+		require.NotContains(t, resp.ExtFields, "masterBrokerId", "no master before the first election")
+		x.heartbeatSync()
+	}
+	resp := a.elect()
+	require.Equal(t, remoting.Success, resp.Code, resp.Remark)
+	require.Equal(t, "1", resp.ExtFields["masterBrokerId"])
+	require.Equal(t, "1", resp.ExtFields["masterEpoch"])
+	resp = b.elect()
+	require.Equal(t, remoting.ControllerMasterStillExist, resp.Code, resp.Remark)
+	require.Equal(t, a.addr, resp.ExtFields["masterAddress"])
+	p := &pair{t: t, master: a, slave: b, masterEpoch: 1, ssEpoch: 1}
+	p.growSyncStateSet()
+	a.startHeartbeats(heartbeatInterval)
+	b.startHeartbeats(heartbeatInterval)
+	return p
+}
+
+// growSyncStateSet is the master's 1001 adding the slave (§6 step 8).
+func (p *pair) growSyncStateSet() {
+	p.t.Helper()
+	ids := []int64{p.master.id, p.slave.id}
+	if ids[0] > ids[1] {
+		ids[0], ids[1] = ids[1], ids[0]
+	}
+	resp := p.master.alter(strconv.Itoa(p.masterEpoch), p.ssEpoch, ids...)
+	require.Equal(p.t, remoting.Success, resp.Code, resp.Remark)
+	p.ssEpoch++
+	require.Equal(p.t, strconv.Itoa(p.ssEpoch), resp.ExtFields["newSyncStateSetEpoch"])
+}
+
+// failoverOnClose closes every connection of the master and returns the
+// time until the slave received the 1008 naming it master.
+func (p *pair) failoverOnClose() time.Duration {
+	p.t.Helper()
+	p.master.stopHeartbeats()
+	start := time.Now()
+	p.master.closeConns()
+	return p.awaitNewMaster(start)
+}
+
+// failoverOnHeartbeatLoss stops the master's heartbeats (its connections
+// stay open) and returns the time from its last beat until the slave
+// received the 1008 naming it master.
+func (p *pair) failoverOnHeartbeatLoss() time.Duration {
+	p.t.Helper()
+	last := p.master.stopHeartbeats()
+	return p.awaitNewMaster(last)
+}
+
+// awaitNewMaster waits for the slave's promotion notice, checks it and
+// swaps the roles: masterEpoch+1, sync-state set {slave}, ssEpoch+1.
+func (p *pair) awaitNewMaster(start time.Time) time.Duration {
+	p.t.Helper()
+	n, err := p.slave.waitNotice(strconv.Itoa(p.masterEpoch + 1))
+	require.NoError(p.t, err)
+	elapsed := n.at.Sub(start)
+	p.masterEpoch++
+	p.ssEpoch++
+	require.Equal(p.t, map[string]string{"masterBrokerId": p.slave.ident(), "masterAddress": p.slave.addr,
+		"masterEpoch": strconv.Itoa(p.masterEpoch), "syncStateSetEpoch": strconv.Itoa(p.ssEpoch)}, n.req.ExtFields)
+	require.JSONEq(p.t, `{"syncStateSet":[`+p.slave.ident()+`],"syncStateSetEpoch":`+strconv.Itoa(p.ssEpoch)+`}`,
+		string(n.req.Body))
+	p.master, p.slave = p.slave, p.master
+	return elapsed
+}
+
+// rejoin brings the old master back as slave (§6 step 9): fresh
+// connections, 1003 naming the new master, heartbeats; then the new master
+// grows the sync-state set again.
+func (p *pair) rejoin() {
+	p.t.Helper()
+	p.slave.closeConns()
+	resp := p.slave.register()
+	require.Equal(p.t, p.master.ident(), resp.ExtFields["masterBrokerId"], "registers as slave of the new master")
+	require.Equal(p.t, strconv.Itoa(p.masterEpoch), resp.ExtFields["masterEpoch"])
+	p.slave.heartbeatSync()
+	p.slave.startHeartbeats(heartbeatInterval)
+	p.growSyncStateSet()
+}
+
+// requireReplicaInfo checks 1004 against the tracked state.
+func (p *pair) requireReplicaInfo() {
+	p.t.Helper()
+	resp := p.slave.replicaInfo()
+	require.Equal(p.t, remoting.Success, resp.Code, resp.Remark)
+	require.Equal(p.t, map[string]string{"masterBrokerId": p.master.ident(), "masterAddress": p.master.addr,
+		"masterEpoch": strconv.Itoa(p.masterEpoch)}, resp.ExtFields)
+	var ss struct {
+		Epoch int `json:"syncStateSetEpoch"`
+	}
+	require.NoError(p.t, json.Unmarshal(resp.Body, &ss))
+	require.Equal(p.t, p.ssEpoch, ss.Epoch)
+}
