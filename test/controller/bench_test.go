@@ -1,0 +1,102 @@
+//go:build embedded_controller
+
+package controllertest
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// Benchmarks of the failover paths on a three-node loopback cluster. Each
+// iteration is one failover; run them with a small fixed count, e.g.
+//
+//	go test -tags embedded_controller -run '^$' -bench . -benchtime 5x ./test/controller/
+//
+// ns/op is the whole iteration (setup of the next round included); the
+// custom metrics are the measured figure alone.
+
+// BenchmarkFailoverOnConnClose: master connections closed → new master
+// elected and its 1008 received.
+func BenchmarkFailoverOnConnClose(b *testing.B) {
+	c := startCluster(b, 3, fastProps)
+	p := newPair(b, c, 3*time.Second)
+	var total time.Duration
+	for range b.N {
+		total += p.failoverOnClose()
+		p.rejoin()
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/failover")
+}
+
+// BenchmarkFailoverOnHeartbeatLoss: master's last heartbeat → new master
+// elected and its 1008 received (heartbeat timeout 1.5 s, scan 300 ms).
+func BenchmarkFailoverOnHeartbeatLoss(b *testing.B) {
+	c := startCluster(b, 3, fastProps)
+	p := newPair(b, c, 1500*time.Millisecond)
+	var total time.Duration
+	for range b.N {
+		total += p.failoverOnHeartbeatLoss()
+		p.rejoin()
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/failover")
+}
+
+// BenchmarkRaftLeaderFailover: controller leader stopped → a new leader
+// answers a leader-gated request (1004).
+func BenchmarkRaftLeaderFailover(b *testing.B) {
+	c := startCluster(b, 3, fastProps)
+	p := newPair(b, c, 3*time.Second)
+	var total time.Duration
+	for range b.N {
+		old, d := killLeader(b, c, p.slave)
+		total += d
+		c.restart(old)
+	}
+	b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/failover")
+}
+
+// BenchmarkAlterSyncStateSet: sequential 1001 commits (one Raft entry
+// each, answered after the leader applied it) from the master.
+func BenchmarkAlterSyncStateSet(b *testing.B) {
+	c := startCluster(b, 3, fastProps)
+	p := newPair(b, c, 10*time.Second)
+	b.ResetTimer()
+	start := time.Now()
+	alterRounds(b, p, b.N)
+	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "commits/s")
+}
+
+// alterRounds toggles the sync-state set between {master} and both, n times.
+func alterRounds(tb testing.TB, p *pair, n int) {
+	ids := [][]int64{{p.master.id}, {p.master.id, p.slave.id}}
+	if ids[1][0] > ids[1][1] {
+		ids[1][0], ids[1][1] = ids[1][1], ids[1][0]
+	}
+	for i := range n {
+		resp := p.master.alter(strconv.Itoa(p.masterEpoch), p.ssEpoch, ids[i%2]...)
+		if resp.Code != remoting.Success {
+			tb.Fatalf("alter %d: code %d %s", i, resp.Code, resp.Remark)
+		}
+		p.ssEpoch++
+	}
+	if n%2 == 1 {
+		p.growSyncStateSet()
+	}
+}
+
+func TestAlterSyncStateSetThroughput(t *testing.T) {
+	c := startCluster(t, 3, fastProps)
+	p := newPair(t, c, 10*time.Second)
+	const n = 300
+	start := time.Now()
+	alterRounds(t, p, n)
+	elapsed := time.Since(start)
+	t.Logf("alterSyncStateSet: %d sequential commits in %v = %.0f commits/s", n, elapsed, n/elapsed.Seconds())
+	p.requireReplicaInfo()
+	require.Equal(t, 1+1+n+n%2, p.ssEpoch)
+}
