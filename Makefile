@@ -58,5 +58,9 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
 	$(GO) test -run '^$$' -fuzz FuzzDecodeTopicRouteData -fuzztime $(FUZZTIME) ./namesrv/body
 
+## cluster: three NameServer+Controller nodes on 127.0.0.1 (CLUSTER_CMD=start|status|stop|clean)
+cluster:
+	deploy/local-cluster.sh $(or $(CLUSTER_CMD),start)
+
 clean:
 	rm -rf $(BIN)
