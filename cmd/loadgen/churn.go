@@ -1,6 +1,7 @@
 package main
 
 import (
+	"syscall"
 	"time"
 
 	"github.com/rmqgo/nameserver/remoting"
@@ -133,7 +134,9 @@ func (e *env) phase(load *lookupLoad, ns *child, rate float64) (latency, int64, 
 		return latency{}, 0, 0, err
 	}
 	l0, r0 := load.gate.lookups.Load(), load.gate.regs.Load()
+	e.markInterval(ns)
 	samples, wall, err := load.run(e.o.duration, rate, true)
+	e.markInterval(ns)
 	if err != nil {
 		return latency{}, 0, 0, err
 	}
@@ -141,6 +144,14 @@ func (e *env) phase(load *lookupLoad, ns *child, rate float64) (latency, int64, 
 	l := summarize(samples, wall)
 	e.log.Info("measured", "rate", int(rate), "qps", int(l.QPS), "p99_us", l.P99US, "registrations", regs)
 	return l, lookups, regs, ns.alive()
+}
+
+// markInterval asks an in-process NameServer (-profile-dir) to log its
+// scheduler latency since the last mark.
+func (e *env) markInterval(ns *child) {
+	if e.o.profileDir != "" {
+		_ = ns.cmd.Process.Signal(syscall.SIGUSR2)
+	}
 }
 
 // writer re-registers brokers round-robin with a growing DataVersion

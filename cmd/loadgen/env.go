@@ -83,6 +83,12 @@ func (e *env) namesrv(workload string) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
+	if e.o.profileDir != "" { // keep the child's log next to its profiles
+		dir, err = os.MkdirTemp(e.o.profileDir, workload+"-")
+		if err != nil {
+			return nil, err
+		}
+	}
 	return startNamesrv(e.nsBin, dir, e.o.profileDir != "", e.profilePath(workload+"-namesrv"), e.log)
 }
 

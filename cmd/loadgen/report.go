@@ -93,9 +93,14 @@ func (r *report) printTable(w io.Writer) {
 	r.printTargets(w)
 }
 
+// printRun writes one latency row; cpu 0 (not measured) prints "-".
 func printRun(w io.Writer, name string, l latency, rss, cpu float64) {
-	fmt.Fprintf(w, "%s\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.1f\t%.2f\t\n",
-		name, l.QPS, l.MeanUS, l.P50US, l.P99US, l.P999US, l.MaxUS, rss, cpu)
+	cpuText := "-"
+	if cpu > 0 {
+		cpuText = fmt.Sprintf("%.2f", cpu)
+	}
+	fmt.Fprintf(w, "%s\t%.0f\t%.1f\t%.1f\t%.1f\t%.1f\t%.0f\t%.1f\t%s\t\n",
+		name, l.QPS, l.MeanUS, l.P50US, l.P99US, l.P999US, l.MaxUS, rss, cpuText)
 }
 
 // printDetails writes the figures that do not fit the latency table.

@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strings"
 	"syscall"
@@ -67,6 +68,8 @@ func serveNamesrv(o options, _ io.Writer, log hclog.Logger) error {
 		}
 		stopGC := gcOnSignal(o.cpuProfile, log)
 		defer stopGC()
+		stopSched := schedOnSignal(log)
+		defer stopSched()
 		waitTerm()
 		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 		defer cancel()
@@ -96,6 +99,65 @@ func gcOnSignal(cpuProfile string, log hclog.Logger) func() {
 		}
 	}()
 	return func() { signal.Stop(ch); close(quit) }
+}
+
+// schedOnSignal makes each SIGUSR2 log the quantiles of the scheduler
+// latency (time goroutines spent runnable before running, from
+// runtime/metrics) since the previous SIGUSR2.
+func schedOnSignal(log hclog.Logger) func() {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGUSR2)
+	quit := make(chan struct{})
+	go func() {
+		prev := schedHist()
+		for n := 0; ; n++ {
+			select {
+			case <-ch:
+			case <-quit:
+				return
+			}
+			cur := schedHist()
+			q := histQuantiles(prev, cur, 0.5, 0.99, 0.999)
+			log.Info("sched latency", "interval", n, "p50_us", q[0], "p99_us", q[1], "p999_us", q[2])
+			prev = cur
+		}
+	}()
+	return func() { signal.Stop(ch); close(quit) }
+}
+
+// schedHist reads /sched/latencies:seconds.
+func schedHist() *metrics.Float64Histogram {
+	s := []metrics.Sample{{Name: "/sched/latencies:seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64Histogram {
+		return &metrics.Float64Histogram{}
+	}
+	return s[0].Value.Float64Histogram()
+}
+
+// histQuantiles returns quantiles (µs, bucket upper bounds) of cur − prev.
+func histQuantiles(prev, cur *metrics.Float64Histogram, qs ...float64) []float64 {
+	counts := make([]uint64, len(cur.Counts))
+	var total uint64
+	for i := range counts {
+		counts[i] = cur.Counts[i]
+		if i < len(prev.Counts) {
+			counts[i] -= prev.Counts[i]
+		}
+		total += counts[i]
+	}
+	out := make([]float64, len(qs))
+	for j, q := range qs {
+		var acc uint64
+		for i, c := range counts {
+			acc += c
+			if total > 0 && float64(acc) >= q*float64(total) {
+				out[j] = cur.Buckets[i+1] * 1e6
+				break
+			}
+		}
+	}
+	return out
 }
 
 // writeHeapProfile writes the heap profile to path, logging failures.
