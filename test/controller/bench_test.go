@@ -24,7 +24,7 @@ import (
 // elected and its 1008 received.
 func BenchmarkFailoverOnConnClose(b *testing.B) {
 	c := startCluster(b, 3, fastProps)
-	p := newPair(b, c, 3*time.Second)
+	p := newPair(b, c.addrs(), 3*time.Second)
 	var total time.Duration
 	for range b.N {
 		total += p.failoverOnClose()
@@ -37,7 +37,7 @@ func BenchmarkFailoverOnConnClose(b *testing.B) {
 // elected and its 1008 received (heartbeat timeout 1.5 s, scan 300 ms).
 func BenchmarkFailoverOnHeartbeatLoss(b *testing.B) {
 	c := startCluster(b, 3, fastProps)
-	p := newPair(b, c, 1500*time.Millisecond)
+	p := newPair(b, c.addrs(), 1500*time.Millisecond)
 	var total time.Duration
 	for range b.N {
 		total += p.failoverOnHeartbeatLoss()
@@ -50,7 +50,7 @@ func BenchmarkFailoverOnHeartbeatLoss(b *testing.B) {
 // answers a leader-gated request (1004).
 func BenchmarkRaftLeaderFailover(b *testing.B) {
 	c := startCluster(b, 3, fastProps)
-	p := newPair(b, c, 3*time.Second)
+	p := newPair(b, c.addrs(), 3*time.Second)
 	var total time.Duration
 	for range b.N {
 		old, d := killLeader(b, c, p.slave)
@@ -64,7 +64,7 @@ func BenchmarkRaftLeaderFailover(b *testing.B) {
 // each, answered after the leader applied it) from the master.
 func BenchmarkAlterSyncStateSet(b *testing.B) {
 	c := startCluster(b, 3, fastProps)
-	p := newPair(b, c, 10*time.Second)
+	p := newPair(b, c.addrs(), 10*time.Second)
 	b.ResetTimer()
 	start := time.Now()
 	alterRounds(b, p, b.N)
@@ -91,7 +91,7 @@ func alterRounds(tb testing.TB, p *pair, n int) {
 
 func TestAlterSyncStateSetThroughput(t *testing.T) {
 	c := startCluster(t, 3, fastProps)
-	p := newPair(t, c, 10*time.Second)
+	p := newPair(t, c.addrs(), 10*time.Second)
 	const n = 300
 	start := time.Now()
 	alterRounds(t, p, n)

@@ -20,7 +20,7 @@ const (
 
 func TestBrokerScriptAndFailoverOnConnClose(t *testing.T) {
 	c := startCluster(t, 3, fastProps)
-	p := newPair(t, c, 3*time.Second)
+	p := newPair(t, c.addrs(), 3*time.Second)
 	p.requireReplicaInfo()
 
 	// A master that reconnects, then loses its old connections late, stays master.
@@ -52,7 +52,7 @@ func TestBrokerScriptAndFailoverOnConnClose(t *testing.T) {
 func TestFailoverOnHeartbeatLoss(t *testing.T) {
 	c := startCluster(t, 3, fastProps)
 	const hbTimeout = 1500 * time.Millisecond
-	p := newPair(t, c, hbTimeout)
+	p := newPair(t, c.addrs(), hbTimeout)
 	d := p.failoverOnHeartbeatLoss()
 	bound := hbTimeout + 300*time.Millisecond + scanSlack // timeout + one scanNotActiveBrokerInterval + 0.5 s
 	t.Logf("failover on master heartbeat loss: %v after the last beat (timeout %v, bound %v)", d, hbTimeout, bound)

@@ -28,10 +28,10 @@ type pair struct {
 // newPair runs §6 steps 3-8 for two brokers of broker-a: ids 1 and 2,
 // register, heartbeat, first election (broker 1), the second broker's 2011,
 // and the sync-state set grown to {1,2}. Both then beat periodically.
-func newPair(t testing.TB, c *cluster, hbTimeout time.Duration) *pair {
+func newPair(t testing.TB, ctlAddrs []string, hbTimeout time.Duration) *pair {
 	t.Helper()
-	a := newFakeBroker(t, "DefaultCluster", "broker-a", c.addrs(), hbTimeout)
-	b := newFakeBroker(t, "DefaultCluster", "broker-a", c.addrs(), hbTimeout)
+	a := newFakeBroker(t, "DefaultCluster", "broker-a", ctlAddrs, hbTimeout)
+	b := newFakeBroker(t, "DefaultCluster", "broker-a", ctlAddrs, hbTimeout)
 	require.EqualValues(t, 1, a.applyID())
 	require.EqualValues(t, 2, b.applyID())
 	for _, x := range []*fakeBroker{a, b} {

@@ -56,7 +56,7 @@ func killLeader(t testing.TB, c *cluster, b *fakeBroker) (*node, time.Duration) 
 
 func TestRaftLeaderDeathAndRestartAll(t *testing.T) {
 	c := startCluster(t, 3, fastProps)
-	p := newPair(t, c, 3*time.Second)
+	p := newPair(t, c.addrs(), 3*time.Second)
 	before := readState(t, p.slave)
 
 	old, d := killLeader(t, c, p.slave)
