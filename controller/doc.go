@@ -18,8 +18,24 @@
 //   - the domain errors and the single table mapping them to Java response
 //     codes.
 //
-// It must not know about the remoting wire codec, sockets, Raft wiring or
-// timers beyond the heartbeat scan loop: the processor layer decodes frames,
-// serialises all leader-gated work through one goroutine, appends the events
-// with raft.Apply and answers after the apply future resolves.
+// The domain files (state, events, FSM, commands, elect, heartbeat, bodies,
+// requests) know nothing of sockets, Raft wiring or timers beyond the
+// heartbeat scan loop. The server layer on top of them is the running
+// Controller (New, Start, Shutdown):
+//   - server.go binds the broker-facing remoting port (the self entry of
+//     controllerDLegerPeers) and the Raft transport (controllerRaftPeers),
+//     opens raftstore (bootstrap on first start) and wires everything;
+//   - processor.go registers Java's 12 codes: leader-gated codes are
+//     decoded, then answered 2007 unless this node is the ready leader;
+//     904, 1005, 1009 and 1010 are answered by any node;
+//   - scheduler.go serialises all leader-side work on one goroutine (Java's
+//     EventScheduler): build from the FSM, raft.Apply one entry, answer
+//     after the apply (5 s bound, else code 1);
+//   - leader.go opens the leader gate after a Barrier in the current term,
+//     closes it on loss, and runs the inactive-master scan (T2);
+//   - reelect.go turns inactive masters (heartbeat expiry, connection
+//     close) into controller-triggered elections with Java's retry loop;
+//   - notifier.go sends NOTIFY_BROKER_ROLE_CHANGED to brokers' own ports;
+//   - options.go holds the options (pre-made listeners, transports or Raft
+//     node for tests) and the Observer metrics hooks.
 package controller
