@@ -44,6 +44,7 @@ type options struct {
 	version   int32
 	persist   func(*config.ControllerConfig) error
 	clock     Clock
+	remoting  remoting.Observer
 }
 
 func buildOptions(opts []Option) options {
@@ -99,6 +100,10 @@ func WithConfigPersister(fn func(*config.ControllerConfig) error) Option {
 		}
 	}
 }
+
+// WithRemotingObserver installs the remoting server's metrics hooks
+// (requests by code and response code, connections, rejected frames).
+func WithRemotingObserver(obs remoting.Observer) Option { return func(o *options) { o.remoting = obs } }
 
 // WithClock sets the heartbeat manager's clock (tests).
 func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }

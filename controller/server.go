@@ -82,7 +82,7 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	}
 	c.hb = NewHeartbeatManager(HeartbeatOptions{Clock: o.clock, Logger: c.logger,
 		OnInactive: c.onBrokerInactive, CloseConn: c.closeConn})
-	c.srv = remoting.NewServer(remoting.ServerConfig{Logger: c.logger.Named("remoting"),
+	c.srv = remoting.NewServer(remoting.ServerConfig{Logger: c.logger.Named("remoting"), Observer: o.remoting,
 		IdleTimeout: time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second})
 	c.srv.OnConnClose(c.onConnClose)
 	c.registerProcessors()
@@ -259,6 +259,32 @@ func (c *Controller) IsReadyLeader() bool { return c.gate.ready(c.node) }
 
 // Heartbeats returns the node's heartbeat manager.
 func (c *Controller) Heartbeats() *HeartbeatManager { return c.hb }
+
+// RaftStats returns the Raft node's Stats plus "leader_id" when a leader
+// is known (for metrics); nil before Start.
+func (c *Controller) RaftStats() map[string]string {
+	if c.node == nil {
+		return nil
+	}
+	stats := c.node.Stats()
+	if id := c.node.LeaderID(); id != "" {
+		stats["leader_id"] = id
+	}
+	return stats
+}
+
+// MasterEpochs maps each broker set to its master epoch (for metrics).
+func (c *Controller) MasterEpochs() map[string]int32 {
+	out := map[string]int32{}
+	c.fsm.Read(func(s *State) {
+		for _, name := range s.BrokerNames() {
+			if ss, ok := s.SyncState(name); ok {
+				out[name] = ss.MasterEpoch
+			}
+		}
+	})
+	return out
+}
 
 // remotingAddrOf maps a Raft server id to its broker-facing address.
 func (c *Controller) remotingAddrOf(id string) string {

@@ -253,3 +253,18 @@ func TestNotifierReportsUnreachableBroker(t *testing.T) {
 	require.Len(t, obs.notified, 1)
 	require.Contains(t, obs.notified[0], "dial")
 }
+
+func TestMetricsSources(t *testing.T) {
+	ic := newInmemControllers(t, 3)
+	leader := ic.leader(t)
+	apply := gatedCodes[remoting.ControllerApplyBrokerID]
+	require.Equal(t, CodeSuccess, invoke(t, leader.Addr(), remoting.ControllerApplyBrokerID, apply, nil).Code)
+	elect := map[string]string{"clusterName": "c", "brokerName": "b", "brokerId": "1", "designateElect": "false"}
+	require.Equal(t, CodeSuccess, invoke(t, leader.Addr(), remoting.ControllerElectMaster, elect, nil).Code)
+	require.Equal(t, map[string]int32{"b": 1}, leader.MasterEpochs())
+	stats := leader.RaftStats()
+	require.Equal(t, "Leader", stats["state"])
+	require.Equal(t, leader.Node().ID(), stats["leader_id"])
+	elections, _ := ic.obs[leader.Node().ID()].snapshot()
+	require.Equal(t, []string{"broker:0"}, elections)
+}
