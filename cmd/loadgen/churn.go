@@ -28,6 +28,8 @@ type churnPhase struct {
 // to be 5% of closed-loop operations on two cores, so the target is taken
 // at a paced lookup rate the writer can match: Rate = writer's flat-out
 // rate × (100 − pct) / pct, capped at 80% of the idle closed-loop QPS.
+// IdlePaced and Churn are measured in -rounds alternating slices, so that
+// background load on a shared machine falls on both alike.
 type churnResult struct {
 	Topics, Brokers, Width int
 	RegisterS              float64    `json:"register_s"`  // initial registration, sequential
@@ -87,8 +89,8 @@ func (e *env) measureChurn(res *churnResult, ns *child, topo *topology) error {
 	return firstErr(err, ns.alive())
 }
 
-// churnPhases runs idle and flat-out closed loop, then idle and churn at
-// the paced rate.
+// churnPhases runs idle and flat-out closed loop, then idle and churn
+// alternating at the paced rate.
 func (e *env) churnPhases(res *churnResult, load *lookupLoad, ns *child, w *writer) error {
 	var err error
 	if res.Idle, _, _, err = e.phase(load, ns, 0); err != nil {
@@ -100,11 +102,7 @@ func (e *env) churnPhases(res *churnResult, load *lookupLoad, ns *child, w *writ
 	pct := float64(e.o.churnPct)
 	writeRate := float64(res.Flat.Registrations) / max(res.Flat.Lookup.WallS, 1e-9)
 	res.Rate = min(writeRate*(100-pct)/pct, 0.8*res.Idle.QPS)
-	if res.IdlePaced, _, _, err = e.phase(load, ns, res.Rate); err != nil {
-		return err
-	}
-	res.Churn, err = e.churnPhase(load, ns, w, res.Rate, false)
-	return err
+	return e.pacedRounds(res, load, ns, w)
 }
 
 // churnPhase runs the writer (flat out, or paced by the gate) during one
