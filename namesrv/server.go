@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -16,23 +17,28 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// Server is a running NameServer: the remoting listener, the route tables and
-// the KV store.
+// Server is a running NameServer: the remoting listener, the route tables,
+// the KV store and, with metricsExporterType=PROM, the metrics endpoint.
 type Server struct {
-	cfg     *config.Holder
-	log     hclog.Logger
-	kv      *kv.Store
-	routes  *route.Manager
-	rs      *remoting.Server
-	ln      net.Listener
-	served  chan error
-	started time.Time
-	stop    sync.Once
+	cfg      *config.Holder
+	log      hclog.Logger
+	kv       *meteredKV
+	routes   *route.Manager
+	rs       *remoting.Server
+	ln       net.Listener
+	served   chan error
+	started  time.Time
+	stop     sync.Once
+	metrics  *serverMetrics            // nil when metrics are off
+	serving  atomic.Pointer[time.Time] // when Start began serving
+	stopping atomic.Bool
 }
 
 // New validates the configuration and opens the KV store; it opens no port.
-func New(cfg *config.Namesrv, logger hclog.Logger) (*Server, error) {
+func New(cfg *config.Namesrv, logger hclog.Logger, opts ...Option) (*Server, error) {
+	o := buildOptions(opts)
 	if err := cfg.Validate(); err != nil {
+		o.close()
 		return nil, err
 	}
 	if logger == nil {
@@ -40,9 +46,10 @@ func New(cfg *config.Namesrv, logger hclog.Logger) (*Server, error) {
 	}
 	store, err := kv.OpenKVConfigPath(cfg.KVConfigPath, logger.Named("kv"))
 	if err != nil {
+		o.close()
 		return nil, fmt.Errorf("open kv store: %w", err)
 	}
-	s := &Server{cfg: config.NewHolder(cfg), log: logger, kv: store, started: time.Now()}
+	s := &Server{cfg: config.NewHolder(cfg), log: logger, kv: &meteredKV{Store: store}, started: time.Now()}
 	s.routes = route.NewManager(route.Options{
 		Settings:                s.routeSettings,
 		ScanInterval:            time.Duration(cfg.ScanNotActiveBrokerInterval) * time.Millisecond,
@@ -50,10 +57,12 @@ func New(cfg *config.Namesrv, logger hclog.Logger) (*Server, error) {
 		Logger:                  logger,
 		NotifyMinBrokerIDChange: s.notifyMinBrokerIDChange,
 	})
+	s.metrics = s.newMetrics(o)
 	s.rs = remoting.NewServer(remoting.ServerConfig{
 		MaxFrameLength: cfg.FrameMaxLength,
 		IdleTimeout:    time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,
 		Logger:         logger.Named("remoting"),
+		Observer:       s.metrics.observer(),
 	})
 	s.registerProcessors()
 	s.rs.OnConnClose(func(c *remoting.Conn) { s.routes.OnChannelClose(c) })
@@ -68,17 +77,25 @@ func (s *Server) routeSettings() route.Settings {
 	}
 }
 
-// Start binds the listen address and serves in the background.
+// Start binds the listen address and, when enabled, the metrics endpoint
+// (a bind failure of either names the address), then serves in the
+// background.
 func (s *Server) Start() error {
 	addr := s.cfg.Load().ListenAddr()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
+	if err := s.startMetrics(); err != nil {
+		_ = ln.Close()
+		return err
+	}
 	s.ln = ln
 	s.served = make(chan error, 1)
 	s.routes.Start()
 	go func() { s.served <- s.rs.Serve(ln) }()
+	now := time.Now()
+	s.serving.Store(&now)
 	s.log.Info("name server started", "addr", ln.Addr().String())
 	return nil
 }
@@ -92,17 +109,19 @@ func (s *Server) Routes() *route.Manager { return s.routes }
 // Config is the live configuration.
 func (s *Server) Config() *config.Namesrv { return s.cfg.Load() }
 
-// Shutdown stops accepting, lets in-flight requests finish, stops the route
-// tables and closes the KV store.
+// Shutdown turns /readyz to 503, stops accepting, lets in-flight requests
+// finish, stops the route tables and the metrics endpoint and closes the
+// KV store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	s.stop.Do(func() {
+		s.stopping.Store(true)
 		if s.ln != nil {
 			err = s.rs.Shutdown(ctx)
 			<-s.served
 			s.routes.Stop()
 		}
-		err = errors.Join(err, s.kv.Close())
+		err = errors.Join(err, s.stopMetrics(ctx), s.kv.Close())
 		s.log.Info("name server stopped")
 	})
 	return err
