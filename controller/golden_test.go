@@ -3,26 +3,16 @@
 package controller
 
 import (
-	"bufio"
+	"github.com/rmqgo/nameserver/internal/goldenfile"
+
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// goldenPath is the Java 5.3 controller exchange log (see its README.md).
-var goldenPath = filepath.Join("..", "..", "shared", "golden", "controller-java-5.3.jsonl")
-
-type goldenLine struct {
-	Case           string  `json:"case"`
-	Connection     string  `json:"connection"`
-	RequestHeader  string  `json:"request_header"`
-	RequestBody    *string `json:"request_body"`
-	ResponseHeader string  `json:"response_header"`
-	ResponseBody   *string `json:"response_body"`
-}
+// goldenLine is one exchange of the Java 5.3 controller capture.
+type goldenLine = goldenfile.Exchange
 
 type goldenHeader struct {
 	Code      int32              `json:"code"`
@@ -108,22 +98,7 @@ func (g *goldenLeader) heartbeat(ext map[string]string) goldenReply {
 }
 
 func readGolden(t *testing.T) []goldenLine {
-	file, err := os.Open(goldenPath)
-	if os.IsNotExist(err) {
-		t.Skipf("golden file %s not present", goldenPath)
-	}
-	require.NoError(t, err)
-	defer file.Close()
-	var lines []goldenLine
-	sc := bufio.NewScanner(file)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var l goldenLine
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &l))
-		lines = append(lines, l)
-	}
-	require.NoError(t, sc.Err())
-	return lines
+	return goldenfile.Load(t, goldenfile.Controller)
 }
 
 func TestGoldenControllerExchanges(t *testing.T) {

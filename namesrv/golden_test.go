@@ -1,13 +1,11 @@
 package namesrv
 
 import (
-	"bufio"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"io"
 	"net"
-	"os"
 	"regexp"
 	"sort"
 	"testing"
@@ -17,43 +15,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/goldenfile"
 	"github.com/rmqgo/nameserver/remoting"
 )
-
-// goldenPath is the Java NameServer 5.3 capture in ../shared/golden.
-const goldenPath = "../../shared/golden/namesrv-java-5.3.jsonl"
-
-type goldenExchange struct {
-	Case        string `json:"case"`
-	Connection  string `json:"connection"`
-	RequestHex  string `json:"request_hex"`
-	ResponseHex string `json:"response_hex"`
-}
-
-func loadGolden(t *testing.T, path string) []goldenExchange {
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		t.Skipf("golden file %s not present", path)
-	}
-	require.NoError(t, err)
-	defer f.Close()
-	var out []goldenExchange
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var ex goldenExchange
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &ex))
-		out = append(out, ex)
-	}
-	require.NoError(t, sc.Err())
-	return out
-}
 
 // TestGoldenReplay sends every request that the Java NameServer 5.3 received,
 // byte for byte and on the connection it came over, and compares the replies
 // (codes, remarks, header fields, bodies; hash-ordered lists as sets).
 func TestGoldenReplay(t *testing.T) {
-	exchanges := loadGolden(t, goldenPath)
+	exchanges := goldenfile.Load(t, goldenfile.Namesrv)
 	srv := startServer(t, func(c *config.Namesrv) {})
 	conns := map[string]net.Conn{}
 	for i, ex := range exchanges {

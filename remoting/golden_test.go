@@ -1,62 +1,23 @@
 package remoting
 
 import (
-	"bufio"
+	"github.com/rmqgo/nameserver/internal/goldenfile"
+
 	"encoding/hex"
-	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-// goldenExchange is one line of the golden files in ../../shared/golden.
-type goldenExchange struct {
-	Case        string `json:"case"`
-	Connection  string `json:"connection"`
-	RequestHex  string `json:"request_hex"`
-	ResponseHex string `json:"response_hex"`
-}
-
 var goldenFiles = []string{"namesrv-java-5.3.jsonl", "controller-java-5.3.jsonl"}
 
-// loadGolden reads a golden file, skipping the test if it is absent.
-func loadGolden(t testing.TB, name string) []goldenExchange {
-	f, err := os.Open(filepath.Join("..", "..", "shared", "golden", name))
-	if os.IsNotExist(err) {
-		t.Skipf("golden file %s not present", name)
-	}
-	require.NoError(t, err)
-	defer f.Close()
-	var out []goldenExchange
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var ex goldenExchange
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &ex))
-		out = append(out, ex)
-	}
-	require.NoError(t, sc.Err())
+// loadGoldenQuiet is goldenfile.Read for fuzz seeds: nil if absent or broken.
+func loadGoldenQuiet(name string) []goldenfile.Exchange {
+	out, _ := goldenfile.Read(name)
 	return out
 }
 
-// loadGoldenQuiet is loadGolden for fuzz seeds: nil if absent or broken.
-func loadGoldenQuiet(name string) []goldenExchange {
-	data, err := os.ReadFile(filepath.Join("..", "..", "shared", "golden", name))
-	if err != nil {
-		return nil
-	}
-	var out []goldenExchange
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var ex goldenExchange
-		if json.Unmarshal([]byte(line), &ex) == nil {
-			out = append(out, ex)
-		}
-	}
-	return out
-}
+func loadGolden(t testing.TB, name string) []goldenfile.Exchange { return goldenfile.Load(t, name) }
 
 func mustHexQuiet(s string) []byte {
 	b, _ := hex.DecodeString(s)

@@ -1,7 +1,8 @@
 package body
 
 import (
-	"os"
+	"github.com/rmqgo/nameserver/internal/goldenfile"
+
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,7 +12,7 @@ import (
 
 // goldenBodies returns the golden request and response bodies as seeds.
 func goldenBodies(t *testing.F) (reg [][]byte, other [][]byte) {
-	if _, err := os.Stat(goldenPath); err != nil {
+	if _, err := goldenfile.Path(goldenfile.Namesrv); err != nil {
 		return nil, nil
 	}
 	for _, ex := range loadGolden(t) {

@@ -1,24 +1,20 @@
 package body
 
 import (
-	"bufio"
+	"github.com/rmqgo/nameserver/internal/goldenfile"
+
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
 
-const goldenPath = "../../../shared/golden/namesrv-java-5.3.jsonl"
-
 // exchange is one golden request/response pair with its frames split.
 type exchange struct {
-	Case        string `json:"case"`
-	RequestHex  string `json:"request_hex"`
-	ResponseHex string `json:"response_hex"`
+	goldenfile.Exchange
 
 	code    int
 	version int32
@@ -30,22 +26,12 @@ type exchange struct {
 // loadGolden reads the golden exchanges, skipping the test when absent.
 func loadGolden(t testing.TB) []exchange {
 	t.Helper()
-	f, err := os.Open(goldenPath)
-	if os.IsNotExist(err) {
-		t.Skip("golden file absent")
-	}
-	require.NoError(t, err)
-	defer f.Close()
 	var out []exchange
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var ex exchange
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &ex))
+	for _, g := range goldenfile.Load(t, goldenfile.Namesrv) {
+		ex := exchange{Exchange: g}
 		parseRequest(t, &ex)
 		out = append(out, ex)
 	}
-	require.NoError(t, sc.Err())
 	require.NotEmpty(t, out)
 	return out
 }

@@ -3,11 +3,10 @@
 package controllertest
 
 import (
-	"bufio"
+	"github.com/rmqgo/nameserver/internal/goldenfile"
+
 	"context"
 	"encoding/hex"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,33 +23,6 @@ import (
 // three-node DLedger cluster n0 (leader, 127.0.0.1:9878), n1 (:9868) and
 // n2 (:9858) in group "group1".
 var goldenPath = filepath.Join("..", "..", "..", "shared", "golden", "controller-java-5.3.jsonl")
-
-type goldenExchange struct {
-	Case        string `json:"case"`
-	Connection  string `json:"connection"`
-	RequestHex  string `json:"request_hex"`
-	ResponseHex string `json:"response_hex"`
-}
-
-func loadGolden(t *testing.T) []goldenExchange {
-	t.Helper()
-	f, err := os.Open(goldenPath)
-	if os.IsNotExist(err) {
-		t.Skipf("golden file %s not present", goldenPath)
-	}
-	require.NoError(t, err)
-	defer f.Close()
-	var out []goldenExchange
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var ex goldenExchange
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &ex))
-		out = append(out, ex)
-	}
-	require.NoError(t, sc.Err())
-	return out
-}
 
 func decodeHexFrame(t *testing.T, s string) *remoting.Command {
 	t.Helper()
@@ -83,7 +55,7 @@ func makeLeader(t *testing.T, c *cluster, nd *node) {
 // the NameServer-embedded Java controller. notifyBrokerRoleChanged is off
 // because the capture's broker addresses are made up.
 func TestGoldenReplayOnCluster(t *testing.T) {
-	lines := loadGolden(t)
+	lines := goldenfile.Load(t, goldenfile.Controller)
 	c := startCluster(t, 3, []string{"notifyBrokerRoleChanged=false"}, controller.WithResponseVersion(0))
 	makeLeader(t, c, c.nodes[0])
 	conns := map[string]*remoting.Client{"leader": dialNode(t, c.nodes[0]), "follower": dialNode(t, c.nodes[1])}
