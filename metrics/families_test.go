@@ -112,3 +112,12 @@ func TestControllerFamilies(t *testing.T) {
 	require.Equal(t, 1.0, fs.Sum("rocketmq_controller_role_change_notifications_total", "result", "error"))
 	require.Equal(t, 2.0, fs.Sum("rocketmq_controller_brokers_evicted_total"))
 }
+
+func BenchmarkRequestDone(b *testing.B) {
+	r := NewRemoting(NewRegistry(), "p")
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			r.RequestDone(remoting.GetRouteinfoByTopic, remoting.Success, time.Millisecond)
+		}
+	})
+}
