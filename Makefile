@@ -48,6 +48,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s -timeout 10m ./remoting/... ./namesrv/...
 	mkdir -p $(BIN)
 	$(GO) run ./cmd/loadgen -workload all -out $(BIN)/loadgen.json
+	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -bench . -benchtime 5x -timeout 10m ./test/controller/
 
 ## fuzz: run each fuzz target for FUZZTIME (seed corpora already run in `make test`)
 FUZZTIME ?= 60s
@@ -57,6 +58,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzRocketMQHeader -fuzztime $(FUZZTIME) ./remoting
 	$(GO) test -run '^$$' -fuzz FuzzDecodeRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
 	$(GO) test -run '^$$' -fuzz FuzzDecodeTopicRouteData -fuzztime $(FUZZTIME) ./namesrv/body
+	$(GO) test -run '^$$' -fuzz FuzzDecodeInflatedRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
 
 ## cluster: three NameServer+Controller nodes on 127.0.0.1 (CLUSTER_CMD=start|status|stop|clean)
 cluster:
