@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -144,7 +145,7 @@ func syncStateTargets(e *env, broker, cluster string) ([]string, error) {
 	}
 	names := slices.Sorted(slices.Values(ci.ClusterAddrTable[cluster]))
 	if len(names) == 0 {
-		return nil, usageErrorf("cluster %q has no broker on the NameServers", cluster)
+		return nil, fmt.Errorf("cluster %q has no broker on the NameServers", cluster)
 	}
 	return names, nil
 }
