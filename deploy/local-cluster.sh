@@ -24,7 +24,7 @@ NAMESRVS="127.0.0.1:9876;127.0.0.1:9886;127.0.0.1:9896"
 
 build() {
 	mkdir -p "$BIN"
-	(cd "$ROOT" && go build -tags embedded_controller -o "$BIN/" ./cmd/namesrv ./cmd/controller)
+	(cd "$ROOT" && go build -tags embedded_controller -o "$BIN/" ./cmd/namesrv ./cmd/controller ./cmd/mqadmin)
 }
 
 pid_of() {
@@ -46,7 +46,11 @@ start_node() {
 }
 
 status() {
-	"$BIN/controller" -probe "$CONTROLLERS" -wait "${1:-0s}"
+	"$BIN/controller" -probe "$CONTROLLERS" -wait "${1:-0s}" || return 1
+	echo "--- mqadmin getControllerMetaData -a $CONTROLLERS"
+	"$BIN/mqadmin" getControllerMetaData -a "$CONTROLLERS" || true
+	echo "--- mqadmin clusterList -n $NAMESRVS"
+	"$BIN/mqadmin" clusterList -n "$NAMESRVS" || true
 }
 
 start() {
@@ -78,7 +82,7 @@ stop() {
 
 case ${1:-start} in
 start) start ;;
-status) [[ -x $BIN/controller ]] || build; status ;;
+status) [[ -x $BIN/mqadmin ]] || build; status ;;
 stop) stop ;;
 clean) stop && rm -rf "$DIR" && echo "removed $DIR" ;;
 *) echo "usage: $0 [start|status|stop|clean]" >&2; exit 2 ;;
