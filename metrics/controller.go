@@ -1,11 +1,10 @@
 package metrics
 
 import (
-	"maps"
-	"slices"
-	"strconv"
 	"sync/atomic"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // ControllerPrefix prefixes every Controller family.
@@ -50,11 +49,11 @@ type Controller struct {
 
 	elections    *CounterVec
 	electionTime *HistogramVec
-	leaderReady  *Gauge
-	leaderChange *Counter
-	heartbeats   *Counter
+	leaderReady  prometheus.Gauge
+	leaderChange prometheus.Counter
+	heartbeats   prometheus.Counter
 	notifies     *CounterVec
-	evicted      *Counter
+	evicted      prometheus.Counter
 	source       atomic.Pointer[ControllerSource]
 }
 
@@ -69,14 +68,18 @@ func NewController(reg *Registry) *Controller {
 		elections:    NewCounterVec(p+"_elections_total", "Master elections, by trigger and response code (0 = elected).", "trigger", "code"),
 		electionTime: NewHistogramVec(p+"_election_duration_seconds", "Election time, by trigger.", LatencyBuckets, "trigger"),
 		notifies:     NewCounterVec(p+"_role_change_notifications_total", "NOTIFY_BROKER_ROLE_CHANGED deliveries, by result.", "result"),
+		leaderReady:  prometheus.NewGauge(prometheus.GaugeOpts{Name: p + "_leader_ready", Help: "1 while this node is the ready Raft leader."}),
+		leaderChange: newCounter(p+"_leadership_changes_total", "Times this node became or stopped being the ready leader."),
+		heartbeats:   newCounter(p+"_heartbeats_total", "BROKER_HEARTBEAT requests received."),
+		evicted:      newCounter(p+"_brokers_evicted_total", "Live brokers removed because their connection closed."),
 	}
-	ready := NewGaugeVec(p+"_leader_ready", "1 while this node is the ready Raft leader.")
-	changes := NewCounterVec(p+"_leadership_changes_total", "Times this node became or stopped being the ready leader.")
-	hb := NewCounterVec(p+"_heartbeats_total", "BROKER_HEARTBEAT requests received.")
-	ev := NewCounterVec(p+"_brokers_evicted_total", "Live brokers removed because their connection closed.")
-	c.leaderReady, c.leaderChange, c.heartbeats, c.evicted = ready.With(), changes.With(), hb.With(), ev.With()
-	reg.Register(c.elections, c.electionTime, c.notifies, ready, changes, hb, ev, CollectorFunc(c.collect))
+	reg.Register(c.elections, c.electionTime, c.notifies, c.leaderReady, c.leaderChange,
+		c.heartbeats, c.evicted, sourceCollector{&c.source})
 	return c
+}
+
+func newCounter(name, help string) prometheus.Counter {
+	return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
 }
 
 // SetSource installs the scrape-time source (the running controller).
@@ -89,7 +92,7 @@ var ElectTriggers = []string{"broker", "admin", "inactive", "scan"}
 func (c *Controller) ElectionDone(trigger string, code int32, elapsed time.Duration) {
 	trigger = boundedLabel(trigger, ElectTriggers...)
 	c.elections.With(trigger, ResponseCodeLabel(code)).Inc()
-	c.electionTime.With(trigger).ObserveDuration(elapsed)
+	observeDuration(c.electionTime.With(trigger), elapsed)
 }
 
 // LeadershipChanged implements ControllerRecorder.
@@ -113,60 +116,6 @@ func (c *Controller) NotifySent(err error) {
 // BrokersEvicted implements ControllerRecorder.
 func (c *Controller) BrokersEvicted(n int) {
 	if n > 0 {
-		c.evicted.Add(uint64(n))
-	}
-}
-
-// collect adds the Raft and epoch families read from the source.
-func (c *Controller) collect(w *Writer) {
-	p := c.source.Load()
-	if p == nil || *p == nil {
-		return
-	}
-	collectRaft(w, (*p).RaftStats())
-	collectEpochs(w, (*p).MasterEpochs())
-}
-
-// raftStates are the values of the state label of raft_state; a state
-// not listed is reported as LabelOther.
-var raftStates = []string{"Follower", "Candidate", "Leader", "Shutdown", LabelOther}
-
-func collectRaft(w *Writer, st map[string]string) {
-	if st == nil {
-		return
-	}
-	const p = ControllerPrefix + "_raft_"
-	state := boundedLabel(st["state"], raftStates...)
-	for _, s := range raftStates {
-		w.Gauge(p+"state", "1 for the node's current Raft state.", boolFloat(s == state), "state", s)
-	}
-	if id := st["leader_id"]; id != "" {
-		w.Gauge(p+"leader", "1 labelled with the Raft leader this node knows.", 1, "leader_id", id)
-	}
-	for _, f := range raftNumbers {
-		if v, err := strconv.ParseFloat(st[f.key], 64); err == nil {
-			w.Gauge(p+f.name, f.help, v)
-		}
-	}
-	if d, err := time.ParseDuration(st["last_contact"]); err == nil {
-		w.Gauge(p+"last_contact_seconds", "Time since a follower last heard from the leader (0 on the leader).", d.Seconds())
-	}
-}
-
-// raftNumbers are the numeric Raft stats exported as gauges.
-var raftNumbers = []struct{ key, name, help string }{
-	{"term", "term", "Current Raft term."},
-	{"commit_index", "commit_index", "Raft commit index."},
-	{"applied_index", "applied_index", "Last Raft index applied to the FSM."},
-	{"last_log_index", "last_log_index", "Last Raft log index."},
-	{"last_snapshot_index", "last_snapshot_index", "Raft index of the last snapshot."},
-	{"fsm_pending", "fsm_pending", "Committed entries waiting for the FSM."},
-	{"num_peers", "peers", "Other voters in the Raft configuration."},
-}
-
-func collectEpochs(w *Writer, epochs map[string]int32) {
-	w.Gauge(ControllerPrefix+"_broker_sets", "Broker sets in the replicated state.", float64(len(epochs)))
-	for _, name := range slices.Sorted(maps.Keys(epochs)) {
-		w.Gauge(ControllerPrefix+"_master_epoch", "Master epoch of each broker set.", float64(epochs[name]), "broker_set", name)
+		c.evicted.Add(float64(n))
 	}
 }

@@ -1,21 +1,17 @@
 // Package metrics serves Prometheus metrics and health endpoints for the
-// NameServer and the Controller.
+// NameServer and the Controller, with prometheus/client_golang.
 //
 // It is switched on by the keys Java's controller uses for its exporter:
 // metricsExporterType=PROM, metricsPromExporterHost (empty = bindAddress)
 // and metricsPromExporterPort (5557). An Endpoint then serves:
 //
-//   - /metrics: the text exposition format (0.0.4) of one Registry per
-//     process (no global registry), with the Go runtime (go_*) and process
-//     (process_*) families of NewProcessRegistry;
+//   - /metrics: one Registry per process (its own prometheus.Registry, never
+//     the global one) through promhttp.HandlerFor, with client_golang's Go
+//     runtime (go_*) and process (process_*) collectors when built by
+//     NewProcessRegistry;
 //   - /healthz: 200 while the process serves HTTP;
 //   - /readyz: 200 when every readiness check passes, 503 with the first
 //     failing check's reason otherwise.
-//
-// The exposition is written here rather than with prometheus/client_golang,
-// whose dependencies are not in this module's go.sum: counters, gauges,
-// histograms, scrape-time functions and collectors, rendered sorted by
-// family name. Package metricstest parses the format strictly for tests.
 //
 // Families:
 //
@@ -24,13 +20,20 @@
 //     and response code (numbers; unknown codes are "other", no response
 //     is "none"), open and opened connections, rejected frames by reason.
 //   - NewNamesrv: route table sizes and route counters read from
-//     route.Manager.Stats at scrape time, KV store writes, KV sizes and
-//     readiness.
+//     route.Manager.Stats at scrape time (GaugeFunc, CounterFunc), KV store
+//     writes, KV sizes and readiness.
 //   - NewController: elections by trigger and code, leadership, heartbeats,
 //     role-change notifications and evictions recorded through
 //     ControllerRecorder; Raft state, term, leader, commit and applied
 //     index and master epochs per broker set read from a ControllerSource
 //     at scrape time.
+//
+// Every label value is bounded (codes, triggers and reasons outside their
+// tables become "other") or comes from the cluster's own configuration
+// (Raft ids, broker set names). CounterVec, GaugeVec and HistogramVec wrap
+// client_golang's vectors with positional With and check at construction
+// that names need no escaping. Package metricstest parses what /metrics
+// serves with prometheus/common/expfmt for tests.
 //
 // This package does not import the controller (nor hashicorp/raft): the
 // controller satisfies ControllerSource and drives ControllerRecorder.

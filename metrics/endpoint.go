@@ -12,9 +12,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 )
 
-// ContentType is the media type of the text exposition format.
-const ContentType = "text/plain; version=0.0.4; charset=utf-8"
-
 // EndpointConfig configures an Endpoint.
 type EndpointConfig struct {
 	// Addr is the host:port to bind; ignored when Listener is set.
@@ -32,7 +29,6 @@ type EndpointConfig struct {
 type Endpoint struct {
 	ln     net.Listener
 	srv    *http.Server
-	reg    *Registry
 	log    hclog.Logger
 	served chan struct{}
 
@@ -55,14 +51,15 @@ func Listen(cfg EndpointConfig) (*Endpoint, error) {
 			return nil, fmt.Errorf("metrics: cannot listen on %s: %w", cfg.Addr, err)
 		}
 	}
-	e := &Endpoint{ln: ln, reg: cfg.Registry, log: cfg.Logger, served: make(chan struct{})}
-	if e.reg == nil {
-		e.reg = NewRegistry()
-	}
+	e := &Endpoint{ln: ln, log: cfg.Logger, served: make(chan struct{})}
 	if e.log == nil {
 		e.log = hclog.NewNullLogger()
 	}
-	e.srv = &http.Server{Handler: e.mux(), ReadHeaderTimeout: 5 * time.Second,
+	reg := cfg.Registry
+	if reg == nil {
+		reg = NewRegistry()
+	}
+	e.srv = &http.Server{Handler: e.mux(reg.Handler(e.log)), ReadHeaderTimeout: 5 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
 	go e.serve()
 	return e, nil
@@ -75,9 +72,9 @@ func (e *Endpoint) serve() {
 	}
 }
 
-func (e *Endpoint) mux() *http.ServeMux {
+func (e *Endpoint) mux(metrics http.Handler) *http.ServeMux {
 	m := http.NewServeMux()
-	m.HandleFunc("GET /metrics", e.metrics)
+	m.Handle("GET /metrics", metrics)
 	m.HandleFunc("GET /healthz", e.healthz)
 	m.HandleFunc("GET /readyz", e.readyz)
 	return m
@@ -118,13 +115,6 @@ func (e *Endpoint) Shutdown(ctx context.Context) error {
 		return fmt.Errorf("metrics: shutdown %s: %w", e.ln.Addr(), err)
 	}
 	return nil
-}
-
-func (e *Endpoint) metrics(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", ContentType)
-	if _, err := e.reg.WriteTo(w); err != nil {
-		e.log.Debug("metrics scrape aborted", "error", err)
-	}
 }
 
 func (e *Endpoint) healthz(w http.ResponseWriter, _ *http.Request) {

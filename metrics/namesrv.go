@@ -34,7 +34,8 @@ func NewNamesrv(reg *Registry, src NamesrvSource) *Namesrv {
 		kvWrites: NewCounterVec(NamesrvPrefix+"_kv_writes_total",
 			"KV config store writes committed (result=ok) or failed (result=error), by operation.", "op", "result"),
 	}
-	reg.Register(n.kvWrites, CollectorFunc(src.collect))
+	reg.Register(n.kvWrites)
+	reg.Register(src.collectors()...)
 	return n
 }
 
@@ -54,39 +55,68 @@ func (n *Namesrv) KVWrite(op string, err error) {
 	n.kvWrites.With(boundedLabel(op, KVPut, KVDelete, KVEnsureNamespace), result).Inc()
 }
 
-// collect adds the scrape-time families.
-func (src NamesrvSource) collect(w *Writer) {
+// collectors are the scrape-time families of the non-nil fields.
+func (src NamesrvSource) collectors() []Collector {
+	var cs []Collector
 	if src.Routes != nil {
-		collectRouteStats(w, src.Routes())
+		cs = append(cs, routeCollectors(src.Routes)...)
 	}
-	if src.KV != nil {
-		ns, keys := src.KV()
-		w.Gauge(NamesrvPrefix+"_kv_namespaces", "KV config namespaces.", float64(ns))
-		w.Gauge(NamesrvPrefix+"_kv_keys", "KV config keys.", float64(keys))
+	if kv := src.KV; kv != nil {
+		cs = append(cs,
+			NewGaugeFunc(NamesrvPrefix+"_kv_namespaces", "KV config namespaces.",
+				func() float64 { ns, _ := kv(); return float64(ns) }),
+			NewGaugeFunc(NamesrvPrefix+"_kv_keys", "KV config keys.",
+				func() float64 { _, keys := kv(); return float64(keys) }))
 	}
-	if src.Ready != nil {
-		w.Gauge(NamesrvPrefix+"_ready", "1 when /readyz answers 200.", boolFloat(src.Ready() == nil))
+	if ready := src.Ready; ready != nil {
+		cs = append(cs, NewGaugeFunc(NamesrvPrefix+"_ready", "1 when /readyz answers 200.",
+			func() float64 { return boolFloat(ready() == nil) }))
 	}
+	return cs
 }
 
-func collectRouteStats(w *Writer, s route.Stats) {
-	const p = NamesrvPrefix
-	w.Gauge(p+"_topics", "Topics in the route table.", float64(s.Topics))
-	w.Gauge(p+"_brokers", "Broker names (broker sets) in the route table.", float64(s.Brokers))
-	w.Gauge(p+"_clusters", "Clusters in the route table.", float64(s.Clusters))
-	w.Gauge(p+"_live_brokers", "Broker addresses with a live registration.", float64(s.LiveBrokers))
-	w.Gauge(p+"_unregister_queue_depth", "Unregistrations waiting for the batch worker.", float64(s.UnregisterQueueDepth))
-	w.Counter(p+"_unregister_drops_total", "Unregistrations refused because the queue was full.", float64(s.UnregisterDrops))
-	w.Counter(p+"_broker_registrations_total", "REGISTER_BROKER requests applied.", float64(s.Registrations))
-	w.Counter(p+"_broker_expiries_total", "Broker registrations expired by the liveness scan.", float64(s.Expiries))
-	w.Counter(p+"_broker_unregistrations_total", "Unregistrations applied.", float64(s.Unregistrations))
-	w.Counter(p+"_stale_unregistrations_total", "Unregistrations skipped: the broker had re-registered.", float64(s.StaleUnregistrations))
-	w.Counter(p+"_route_publications_total", "Topic route snapshots rebuilt or withdrawn.", float64(s.Publications))
+// routeStat is one field of route.Stats exported as a family.
+type routeStat struct {
+	suffix, help string
+	get          func(route.Stats) float64
 }
 
-func boolFloat(b bool) float64 {
-	if b {
-		return 1
+// routeGauges are the route.Stats fields that go up and down.
+var routeGauges = []routeStat{
+	{"_topics", "Topics in the route table.", func(s route.Stats) float64 { return float64(s.Topics) }},
+	{"_brokers", "Broker names (broker sets) in the route table.", func(s route.Stats) float64 { return float64(s.Brokers) }},
+	{"_clusters", "Clusters in the route table.", func(s route.Stats) float64 { return float64(s.Clusters) }},
+	{"_live_brokers", "Broker addresses with a live registration.",
+		func(s route.Stats) float64 { return float64(s.LiveBrokers) }},
+	{"_unregister_queue_depth", "Unregistrations waiting for the batch worker.",
+		func(s route.Stats) float64 { return float64(s.UnregisterQueueDepth) }},
+}
+
+// routeCounters are the route.Stats fields that only grow.
+var routeCounters = []routeStat{
+	{"_unregister_drops_total", "Unregistrations refused because the queue was full.",
+		func(s route.Stats) float64 { return float64(s.UnregisterDrops) }},
+	{"_broker_registrations_total", "REGISTER_BROKER requests applied.",
+		func(s route.Stats) float64 { return float64(s.Registrations) }},
+	{"_broker_expiries_total", "Broker registrations expired by the liveness scan.",
+		func(s route.Stats) float64 { return float64(s.Expiries) }},
+	{"_broker_unregistrations_total", "Unregistrations applied.",
+		func(s route.Stats) float64 { return float64(s.Unregistrations) }},
+	{"_stale_unregistrations_total", "Unregistrations skipped: the broker had re-registered.",
+		func(s route.Stats) float64 { return float64(s.StaleUnregistrations) }},
+	{"_route_publications_total", "Topic route snapshots rebuilt or withdrawn.",
+		func(s route.Stats) float64 { return float64(s.Publications) }},
+}
+
+// routeCollectors returns one scrape-time gauge or counter per route
+// statistic, each reading stats (a handful of atomic loads).
+func routeCollectors(stats func() route.Stats) []Collector {
+	cs := make([]Collector, 0, len(routeGauges)+len(routeCounters))
+	for _, rs := range routeGauges {
+		cs = append(cs, NewGaugeFunc(NamesrvPrefix+rs.suffix, rs.help, func() float64 { return rs.get(stats()) }))
 	}
-	return 0
+	for _, rs := range routeCounters {
+		cs = append(cs, NewCounterFunc(NamesrvPrefix+rs.suffix, rs.help, func() float64 { return rs.get(stats()) }))
+	}
+	return cs
 }

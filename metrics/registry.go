@@ -1,74 +1,54 @@
 package metrics
 
 import (
-	"bytes"
-	"io"
-	"sync"
+	"net/http"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// Collector adds its families to a scrape. Collect may run concurrently
-// with itself and with the updates of the metrics it reads.
-type Collector interface {
-	Collect(w *Writer)
-}
+// Collector is a source of metric families: every type of this package
+// that holds series, and any prometheus.Collector.
+type Collector = prometheus.Collector
 
-// CollectorFunc adapts a function to Collector (for families whose series
-// are only known at scrape time).
-type CollectorFunc func(w *Writer)
-
-// Collect implements Collector.
-func (f CollectorFunc) Collect(w *Writer) { f(w) }
-
-// Registry is a set of collectors rendered together in the Prometheus text
-// exposition format (version 0.0.4). Each server owns its registry; there
-// is no global one.
+// Registry is the set of collectors one process serves on /metrics: a
+// prometheus.Registry of its own (never the global default), so that two
+// servers in one test binary never share series.
 type Registry struct {
-	mu         sync.RWMutex
-	collectors []Collector
+	prom *prometheus.Registry
 }
 
 // NewRegistry returns an empty registry.
-func NewRegistry() *Registry { return &Registry{} }
+func NewRegistry() *Registry { return &Registry{prom: prometheus.NewRegistry()} }
 
-// NewProcessRegistry returns a registry holding the Go runtime (go_*) and
-// process (process_*) collectors.
+// NewProcessRegistry returns a registry holding client_golang's Go
+// runtime (go_*) and process (process_*) collectors.
 func NewProcessRegistry() *Registry {
 	r := NewRegistry()
-	r.Register(CollectorFunc(collectGo))
-	r.Register(CollectorFunc(collectProcess))
+	r.Register(collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return r
 }
 
-// Register adds collectors; it may be called while scrapes run.
-func (r *Registry) Register(cs ...Collector) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.collectors = append(r.collectors, cs...)
-}
+// Register adds collectors. It panics when one is invalid or collides with
+// a family already registered: names are fixed in code, so that is a
+// programming error.
+func (r *Registry) Register(cs ...Collector) { r.prom.MustRegister(cs...) }
 
-// Gather runs every collector and returns the rendered families.
-func (r *Registry) Gather() []byte {
-	var b bytes.Buffer
-	r.render(&b)
-	return b.Bytes()
-}
+// Gatherer is the underlying prometheus.Gatherer (for promhttp or tests).
+func (r *Registry) Gatherer() prometheus.Gatherer { return r.prom }
 
-// WriteTo renders the registry to out.
-func (r *Registry) WriteTo(out io.Writer) (int64, error) {
-	b := bufPool.Get().(*bytes.Buffer)
-	defer bufPool.Put(b)
-	b.Reset()
-	r.render(b)
-	return b.WriteTo(out)
-}
-
-func (r *Registry) render(b *bytes.Buffer) {
-	r.mu.RLock()
-	cs := r.collectors
-	r.mu.RUnlock()
-	w := newWriter()
-	for _, c := range cs {
-		c.Collect(w)
+// Handler serves the registry in the exposition format the scraper asks
+// for (text 0.0.4 by default). A failing collector answers 500 and is
+// logged to logger (nil discards).
+func (r *Registry) Handler(logger hclog.Logger) http.Handler {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
 	}
-	w.writeTo(b)
+	return promhttp.HandlerFor(r.prom, promhttp.HandlerOpts{
+		ErrorLog:      logger.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Error}),
+		ErrorHandling: promhttp.HTTPErrorOnError,
+	})
 }

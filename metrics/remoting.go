@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -14,8 +16,8 @@ import (
 type Remoting struct {
 	requests *CounterVec
 	latency  *HistogramVec
-	open     *Gauge
-	opened   *Counter
+	open     prometheus.Gauge
+	opened   prometheus.Counter
 	rejected *CounterVec
 	cache    sync.Map // seriesKey → *requestSeries
 }
@@ -23,8 +25,8 @@ type Remoting struct {
 var _ remoting.Observer = (*Remoting)(nil)
 
 type requestSeries struct {
-	count   *Counter
-	latency *Histogram
+	count   prometheus.Counter
+	latency prometheus.Observer
 }
 
 // NewRemoting registers the request, connection and frame families of
@@ -44,10 +46,12 @@ func NewRemoting(reg *Registry, prefix string) *Remoting {
 		rejected: NewCounterVec(prefix+"_frames_rejected_total",
 			"Connections closed on a malformed frame, by reason.", "reason"),
 	}
-	open := NewGaugeVec(prefix+"_connections", "Remoting connections open now.")
-	opened := NewCounterVec(prefix+"_connections_opened_total", "Remoting connections accepted.")
-	r.open, r.opened = open.With(), opened.With()
-	reg.Register(r.requests, r.latency, open, opened, r.rejected)
+	mustValidName(prefix+"_connections", nil)
+	r.open = prometheus.NewGauge(prometheus.GaugeOpts{Name: prefix + "_connections",
+		Help: "Remoting connections open now."})
+	r.opened = prometheus.NewCounter(prometheus.CounterOpts{Name: prefix + "_connections_opened_total",
+		Help: "Remoting connections accepted."})
+	reg.Register(r.requests, r.latency, r.open, r.opened, r.rejected)
 	return r
 }
 
@@ -55,7 +59,7 @@ func NewRemoting(reg *Registry, prefix string) *Remoting {
 func (r *Remoting) RequestDone(code, respCode int32, d time.Duration) {
 	s := r.seriesOf(code, respCode)
 	s.count.Inc()
-	s.latency.ObserveDuration(d)
+	observeDuration(s.latency, d)
 }
 
 // seriesOf returns the cached series of a code pair; unknown codes share

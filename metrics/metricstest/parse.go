@@ -1,27 +1,34 @@
-// Package metricstest parses and checks the Prometheus text exposition
-// format (version 0.0.4) in tests: the module cannot import
-// prometheus/common/expfmt, so this is a strict stand-in for it.
+// Package metricstest parses the Prometheus text exposition format in
+// tests with prometheus/common/expfmt's TextParser and flattens it into
+// samples that are easy to query: a histogram becomes its _bucket (with
+// le), _sum and _count samples, a summary its quantile, _sum and _count
+// samples, as they appear on the wire.
 package metricstest
 
 import (
-	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
-// Sample is one parsed sample line.
+// Sample is one sample line.
 type Sample struct {
 	Name   string
 	Labels map[string]string
 	Value  float64
 }
 
-// Family is one metric family: its # HELP, # TYPE and samples.
+// Family is one metric family: its # HELP, # TYPE (lower case) and
+// samples.
 type Family struct {
 	Name, Help, Type string
 	Samples          []Sample
@@ -30,109 +37,138 @@ type Family struct {
 // Families are the parsed families by name.
 type Families map[string]*Family
 
-var (
-	metricNameRE = regexp.MustCompile(`^[a-zA-Z_:][a-zA-Z0-9_:]*$`)
-	labelNameRE  = regexp.MustCompile(`^[a-zA-Z_][a-zA-Z0-9_]*$`)
-	types        = []string{"counter", "gauge", "histogram", "summary", "untyped"}
-)
-
-// Parse parses text strictly: every sample follows the # TYPE of its
-// family, families are contiguous and declared once, names and labels are
-// valid, no series repeats, counters are not negative and histograms are
-// cumulative with +Inf equal to _count.
+// Parse parses text with expfmt's TextParser (classic names only), then
+// checks what the parser leaves to its callers: every family has a TYPE,
+// no series repeats, no counter is negative, and histogram buckets are
+// increasing and cumulative, ending with +Inf equal to _count.
 func Parse(text []byte) (Families, error) {
-	p := &parser{fams: Families{}, seen: map[string]bool{}}
-	sc := bufio.NewScanner(bytes.NewReader(text))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for n := 1; sc.Scan(); n++ {
-		if err := p.line(sc.Text()); err != nil {
-			return nil, fmt.Errorf("line %d: %w: %q", n, err, sc.Text())
-		}
-	}
-	if err := sc.Err(); err != nil {
+	p := expfmt.NewTextParser(model.LegacyValidation)
+	mfs, err := p.TextToMetricFamilies(bytes.NewReader(text))
+	if err != nil {
 		return nil, err
 	}
-	for _, f := range p.fams {
-		if err := checkFamily(f); err != nil {
-			return nil, fmt.Errorf("family %s: %w", f.Name, err)
+	fs := make(Families, len(mfs))
+	for name, mf := range mfs {
+		if err := checkType(mf); err != nil {
+			return nil, fmt.Errorf("family %s: %w", name, err)
+		}
+		f := flatten(mf)
+		if err := checkSamples(f); err != nil {
+			return nil, fmt.Errorf("family %s: %w", name, err)
+		}
+		fs[name] = f
+	}
+	return fs, nil
+}
+
+// checkType rejects untyped families (a sample without # TYPE, or one
+// outside its family) and malformed histograms.
+func checkType(mf *dto.MetricFamily) error {
+	switch mf.GetType() {
+	case dto.MetricType_UNTYPED:
+		return errors.New("no TYPE")
+	case dto.MetricType_HISTOGRAM:
+		for _, m := range mf.GetMetric() {
+			if err := checkHistogram(m.GetHistogram()); err != nil {
+				return err
+			}
 		}
 	}
-	return p.fams, nil
-}
-
-type parser struct {
-	fams Families
-	cur  *Family
-	seen map[string]bool // series already read (name + sorted labels)
-}
-
-func (p *parser) line(l string) error {
-	switch {
-	case strings.TrimSpace(l) == "":
-		return nil
-	case strings.HasPrefix(l, "# HELP "), strings.HasPrefix(l, "# TYPE "):
-		return p.meta(l[2:6], l[7:])
-	case strings.HasPrefix(l, "#"):
-		return nil
-	}
-	return p.sample(l)
-}
-
-// meta reads `# HELP name text` or `# TYPE name type`.
-func (p *parser) meta(kind, rest string) error {
-	name, arg, _ := strings.Cut(rest, " ")
-	if !metricNameRE.MatchString(name) {
-		return fmt.Errorf("bad metric name %q", name)
-	}
-	f := p.fams[name]
-	if f == nil {
-		f = &Family{Name: name}
-		p.fams[name] = f
-	} else if f != p.cur || len(f.Samples) > 0 {
-		return fmt.Errorf("family %s declared again", name)
-	}
-	p.cur = f
-	if kind == "HELP" {
-		f.Help = arg
-		return nil
-	}
-	if f.Type != "" || !slices.Contains(types, arg) {
-		return fmt.Errorf("bad or repeated TYPE %q", arg)
-	}
-	f.Type = arg
 	return nil
 }
 
-func (p *parser) sample(l string) error {
-	s, err := parseSample(l)
-	if err != nil {
-		return err
+func checkHistogram(h *dto.Histogram) error {
+	bs := h.GetBucket()
+	if len(bs) == 0 || !math.IsInf(bs[len(bs)-1].GetUpperBound(), 1) {
+		return errors.New("no +Inf bucket")
 	}
-	if p.cur == nil || p.cur.Type == "" || !belongs(p.cur, s.Name) {
-		return fmt.Errorf("sample %s outside its family", s.Name)
+	for i := 1; i < len(bs); i++ {
+		if bs[i].GetUpperBound() <= bs[i-1].GetUpperBound() || bucketCount(bs[i]) < bucketCount(bs[i-1]) {
+			return errors.New("buckets not increasing and cumulative")
+		}
 	}
-	key := seriesKey(s)
-	if p.seen[key] {
-		return fmt.Errorf("duplicate series %s", key)
+	if n := bucketCount(bs[len(bs)-1]); n != sampleCount(h) {
+		return fmt.Errorf("+Inf bucket %v != _count %v", n, sampleCount(h))
 	}
-	p.seen[key] = true
-	p.cur.Samples = append(p.cur.Samples, s)
 	return nil
 }
 
-// belongs reports whether a sample name is part of family f.
-func belongs(f *Family, name string) bool {
-	if name == f.Name {
-		return f.Type != "histogram"
+// bucketCount and sampleCount read integer or float counts alike.
+func bucketCount(b *dto.Bucket) float64 {
+	return float64(b.GetCumulativeCount()) + b.GetCumulativeCountFloat()
+}
+
+func sampleCount(h *dto.Histogram) float64 {
+	return float64(h.GetSampleCount()) + h.GetSampleCountFloat()
+}
+
+// flatten turns a parsed family back into its wire samples.
+func flatten(mf *dto.MetricFamily) *Family {
+	f := &Family{Name: mf.GetName(), Help: mf.GetHelp(), Type: strings.ToLower(mf.GetType().String())}
+	for _, m := range mf.GetMetric() {
+		f.Samples = append(f.Samples, samplesOf(f.Name, mf.GetType(), m)...)
 	}
-	suffix, ok := strings.CutPrefix(name, f.Name)
-	switch f.Type {
-	case "histogram":
-		return ok && slices.Contains([]string{"_bucket", "_sum", "_count"}, suffix)
-	case "summary":
-		return ok && slices.Contains([]string{"_sum", "_count"}, suffix)
+	return f
+}
+
+func samplesOf(name string, typ dto.MetricType, m *dto.Metric) []Sample {
+	labels := map[string]string{}
+	for _, lp := range m.GetLabel() {
+		labels[lp.GetName()] = lp.GetValue()
 	}
-	return false
+	one := func(suffix string, v float64, extra ...string) Sample {
+		l := maps.Clone(labels)
+		for i := 0; i+1 < len(extra); i += 2 {
+			l[extra[i]] = extra[i+1]
+		}
+		return Sample{Name: name + suffix, Labels: l, Value: v}
+	}
+	switch typ {
+	case dto.MetricType_COUNTER:
+		return []Sample{one("", m.GetCounter().GetValue())}
+	case dto.MetricType_GAUGE:
+		return []Sample{one("", m.GetGauge().GetValue())}
+	case dto.MetricType_HISTOGRAM:
+		return histogramSamples(m.GetHistogram(), one)
+	case dto.MetricType_SUMMARY:
+		return summarySamples(m.GetSummary(), one)
+	}
+	return []Sample{one("", m.GetUntyped().GetValue())}
+}
+
+type sampleFunc func(suffix string, v float64, extra ...string) Sample
+
+// histogramSamples are the cumulative buckets, then _sum and _count.
+func histogramSamples(h *dto.Histogram, one sampleFunc) []Sample {
+	var out []Sample
+	for _, b := range h.GetBucket() {
+		out = append(out, one("_bucket", bucketCount(b), "le", FormatFloat(b.GetUpperBound())))
+	}
+	return append(out, one("_sum", h.GetSampleSum()), one("_count", sampleCount(h)))
+}
+
+func summarySamples(s *dto.Summary, one sampleFunc) []Sample {
+	var out []Sample
+	for _, q := range s.GetQuantile() {
+		out = append(out, one("", q.GetValue(), "quantile", FormatFloat(q.GetQuantile())))
+	}
+	return append(out, one("_sum", s.GetSampleSum()), one("_count", float64(s.GetSampleCount())))
+}
+
+// checkSamples rejects repeated series and negative counters.
+func checkSamples(f *Family) error {
+	seen := map[string]bool{}
+	for _, s := range f.Samples {
+		key := seriesKey(s)
+		if seen[key] {
+			return fmt.Errorf("duplicate series %s", key)
+		}
+		seen[key] = true
+		if f.Type == "counter" && s.Value < 0 {
+			return fmt.Errorf("negative counter %s", key)
+		}
+	}
+	return nil
 }
 
 func seriesKey(s Sample) string {
@@ -144,40 +180,15 @@ func seriesKey(s Sample) string {
 	return s.Name + "{" + strings.Join(keys, ",") + "}"
 }
 
-// parseSample reads `name{l="v",...} value [timestamp]`.
-func parseSample(l string) (Sample, error) {
-	end := strings.IndexAny(l, "{ ")
-	if end < 0 {
-		return Sample{}, fmt.Errorf("no value")
+// FormatFloat renders a value as the text format does (+Inf, 0.25, 1).
+func FormatFloat(v float64) string {
+	switch {
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	case math.IsNaN(v):
+		return "NaN"
 	}
-	s := Sample{Name: l[:end], Labels: map[string]string{}}
-	if !metricNameRE.MatchString(s.Name) {
-		return s, fmt.Errorf("bad metric name %q", s.Name)
-	}
-	rest := l[end:]
-	if rest[0] == '{' {
-		var err error
-		if rest, err = parseLabels(rest[1:], s.Labels); err != nil {
-			return s, err
-		}
-	}
-	fields := strings.Fields(rest)
-	if len(fields) < 1 || len(fields) > 2 || !strings.HasPrefix(rest, " ") {
-		return s, fmt.Errorf("bad value part %q", rest)
-	}
-	v, err := parseValue(fields[0])
-	s.Value = v
-	return s, err
-}
-
-func parseValue(s string) (float64, error) {
-	switch s {
-	case "+Inf":
-		return math.Inf(1), nil
-	case "-Inf":
-		return math.Inf(-1), nil
-	case "NaN":
-		return math.NaN(), nil
-	}
-	return strconv.ParseFloat(s, 64)
+	return strconv.FormatFloat(v, 'g', -1, 64)
 }

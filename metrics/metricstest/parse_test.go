@@ -18,11 +18,20 @@ h_sum 3.5
 h_count 2
 # TYPE g gauge
 g NaN
+# TYPE s summary
+s{quantile="0.5"} 0.25
+s_sum 1.5
+s_count 4
 `))
 	require.NoError(t, err)
 	require.Equal(t, 3.0, fs.Sum("a_total"))
 	require.Equal(t, "q\"\n", fs.Find("a_total", "x", "1")[0].Labels["y"])
 	require.Equal(t, "histogram", fs["h"].Type)
+	require.Equal(t, 1.0, fs.Sum("h_bucket", "le", "0.5"))
+	require.Equal(t, 2.0, fs.Sum("h_bucket", "le", "+Inf"))
+	require.Equal(t, 3.5, fs.Sum("h_sum"))
+	require.Equal(t, 0.25, fs.Sum("s", "quantile", "0.5"))
+	require.Equal(t, 4.0, fs.Sum("s_count"))
 }
 
 func TestParseRejects(t *testing.T) {

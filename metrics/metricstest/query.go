@@ -4,9 +4,12 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/expfmt"
 	"github.com/stretchr/testify/require"
 )
 
@@ -68,13 +71,29 @@ func fetch(t testing.TB, url string) (status int, contentType, body string) {
 	return resp.StatusCode, resp.Header.Get("Content-Type"), string(b)
 }
 
-// Scrape fetches http://addr/metrics, checks the status and content type
-// and parses the body strictly.
+// Scrape fetches http://addr/metrics, checks the status and that the
+// content type is the text format, and parses the body.
 func Scrape(t testing.TB, addr string) Families {
 	t.Helper()
 	status, ctype, body := fetch(t, "http://"+addr+"/metrics")
+	return parseResponse(t, status, ctype, body)
+}
+
+// ScrapeHandler is Scrape of a /metrics handler, without a listener; it
+// also returns the body.
+func ScrapeHandler(t testing.TB, h http.Handler) (Families, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	body := rec.Body.String()
+	return parseResponse(t, rec.Code, rec.Header().Get("Content-Type"), body), body
+}
+
+func parseResponse(t testing.TB, status int, ctype, body string) Families {
+	t.Helper()
 	require.Equal(t, http.StatusOK, status, body)
-	require.Equal(t, "text/plain; version=0.0.4; charset=utf-8", ctype)
+	require.Equal(t, expfmt.TypeTextPlain, expfmt.Format(ctype).FormatType(), ctype)
+	require.True(t, strings.HasPrefix(ctype, string(expfmt.FmtText)), ctype)
 	fs, err := Parse([]byte(body))
 	require.NoError(t, err, body)
 	return fs

@@ -1,0 +1,102 @@
+package metrics
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// sourceCollector exports the Raft and master-epoch families read from a
+// ControllerSource at scrape time; nothing before SetSource.
+type sourceCollector struct {
+	src *atomic.Pointer[ControllerSource]
+}
+
+const raftPrefix = ControllerPrefix + "_raft_"
+
+// raftStates are the values of the state label of raft_state; a state
+// not listed is reported as LabelOther.
+var raftStates = []string{"Follower", "Candidate", "Leader", "Shutdown", LabelOther}
+
+// raftNumber is a numeric Raft stat exported as a gauge.
+type raftNumber struct {
+	key  string
+	desc *prometheus.Desc
+}
+
+var (
+	raftStateDesc   = newDesc(raftPrefix+"state", "1 for the node's current Raft state.", "state")
+	raftLeaderDesc  = newDesc(raftPrefix+"leader", "1 labelled with the Raft leader this node knows.", "leader_id")
+	lastContactDesc = newDesc(raftPrefix+"last_contact_seconds",
+		"Time since a follower last heard from the leader (0 on the leader).")
+	brokerSetsDesc  = newDesc(ControllerPrefix+"_broker_sets", "Broker sets in the replicated state.")
+	masterEpochDesc = newDesc(ControllerPrefix+"_master_epoch", "Master epoch of each broker set.", "broker_set")
+
+	raftNumbers = []raftNumber{
+		{"term", newDesc(raftPrefix+"term", "Current Raft term.")},
+		{"commit_index", newDesc(raftPrefix+"commit_index", "Raft commit index.")},
+		{"applied_index", newDesc(raftPrefix+"applied_index", "Last Raft index applied to the FSM.")},
+		{"last_log_index", newDesc(raftPrefix+"last_log_index", "Last Raft log index.")},
+		{"last_snapshot_index", newDesc(raftPrefix+"last_snapshot_index", "Raft index of the last snapshot.")},
+		{"fsm_pending", newDesc(raftPrefix+"fsm_pending", "Committed entries waiting for the FSM.")},
+		{"num_peers", newDesc(raftPrefix+"peers", "Other voters in the Raft configuration.")},
+	}
+)
+
+// Describe implements prometheus.Collector.
+func (sourceCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{raftStateDesc, raftLeaderDesc, lastContactDesc, brokerSetsDesc, masterEpochDesc} {
+		ch <- d
+	}
+	for _, n := range raftNumbers {
+		ch <- n.desc
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c sourceCollector) Collect(ch chan<- prometheus.Metric) {
+	p := c.src.Load()
+	if p == nil || *p == nil {
+		return
+	}
+	collectRaft(ch, (*p).RaftStats())
+	collectEpochs(ch, (*p).MasterEpochs())
+}
+
+func collectRaft(ch chan<- prometheus.Metric, st map[string]string) {
+	if st == nil {
+		return
+	}
+	state := boundedLabel(st["state"], raftStates...)
+	for _, s := range raftStates {
+		ch <- gaugeValue(raftStateDesc, boolFloat(s == state), s)
+	}
+	if id := st["leader_id"]; id != "" {
+		ch <- gaugeValue(raftLeaderDesc, 1, id)
+	}
+	for _, n := range raftNumbers {
+		if v, err := strconv.ParseFloat(st[n.key], 64); err == nil {
+			ch <- gaugeValue(n.desc, v)
+		}
+	}
+	if d, err := time.ParseDuration(st["last_contact"]); err == nil {
+		ch <- gaugeValue(lastContactDesc, d.Seconds())
+	}
+}
+
+func collectEpochs(ch chan<- prometheus.Metric, epochs map[string]int32) {
+	ch <- gaugeValue(brokerSetsDesc, float64(len(epochs)))
+	seen := make(map[string]bool, len(epochs))
+	for _, name := range slices.Sorted(maps.Keys(epochs)) {
+		label := strings.ToValidUTF8(name, "\uFFFD")
+		if !seen[label] { // two invalid names may sanitize alike
+			seen[label] = true
+			ch <- gaugeValue(masterEpochDesc, float64(epochs[name]), label)
+		}
+	}
+}
