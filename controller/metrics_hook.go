@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"errors"
 	"time"
 
 	"github.com/rmqgo/nameserver/metrics"
@@ -10,8 +11,10 @@ import (
 )
 
 // The metrics hook: WithMetrics feeds the controller's events into a
-// metrics.ControllerRecorder, and ExportMetrics lets a metrics.Controller
-// read Raft stats and master epochs at scrape time and count heartbeats.
+// metrics.ControllerRecorder (and, for a *metrics.Controller, its
+// requests and connections through the remoting Observer), and
+// ExportMetrics lets a metrics.Controller read Raft stats and master
+// epochs at scrape time and count heartbeats.
 //
 //	m := metrics.NewController(reg)
 //	ctl, err := controller.New(cfg, logger, controller.WithMetrics(m), ...)
@@ -19,9 +22,17 @@ import (
 //	ctl.ExportMetrics(m)
 
 // WithMetrics installs an Observer that reports to r. It replaces any
-// WithObserver given before it (and is replaced by one given after).
+// WithObserver given before it (and is replaced by one given after). When
+// r is a *metrics.Controller it also installs r.Remoting as the remoting
+// server's observer (rocketmq_controller_requests_total, ...), replacing
+// a WithRemotingObserver given before it.
 func WithMetrics(r metrics.ControllerRecorder) Option {
-	return WithObserver(metricsObserver{r})
+	return func(o *options) {
+		WithObserver(metricsObserver{r})(o)
+		if m, ok := r.(*metrics.Controller); ok && m != nil {
+			o.remoting = m.Remoting
+		}
+	}
 }
 
 // metricsObserver adapts metrics.ControllerRecorder to Observer.
@@ -41,42 +52,25 @@ func (o metricsObserver) ConnClosed(_ ConnID, evicted int) { o.r.BrokersEvicted(
 // NotifySent implements Observer.
 func (o metricsObserver) NotifySent(_ string, _ int32, err error) { o.r.NotifySent(err) }
 
-// ExportMetrics makes m read this controller at scrape time (Raft stats
-// with the leader's ID, master epoch per broker set) and count every
-// BROKER_HEARTBEAT in m. Call it after Start returned.
+// ExportMetrics makes m read this controller at scrape time (RaftStats,
+// MasterEpochs) and count every BROKER_HEARTBEAT in m. Call it after
+// Start returned.
 func (c *Controller) ExportMetrics(m *metrics.Controller) {
 	c.srv.Register(remoting.BrokerHeartbeat, func(conn *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 		m.Heartbeat()
 		return c.handleHeartbeat(conn, req)
 	})
-	m.SetSource(metricsSource{c})
+	m.SetSource(c)
 }
 
-// metricsSource implements metrics.ControllerSource.
-type metricsSource struct{ c *Controller }
-
-// RaftStats implements metrics.ControllerSource.
-func (s metricsSource) RaftStats() map[string]string {
-	n := s.c.node
-	if n == nil {
-		return nil
+// LeaderKnown returns nil once this node knows a Raft leader (itself or
+// another), the readiness of a controller's /readyz.
+func (c *Controller) LeaderKnown() error {
+	switch {
+	case c.node == nil:
+		return errors.New("raft not started")
+	case c.node.LeaderID() == "":
+		return errors.New("no raft leader known")
 	}
-	st := n.Stats()
-	if id := n.LeaderID(); id != "" {
-		st["leader_id"] = id
-	}
-	return st
-}
-
-// MasterEpochs implements metrics.ControllerSource.
-func (s metricsSource) MasterEpochs() map[string]int32 {
-	epochs := map[string]int32{}
-	s.c.fsm.Read(func(st *State) {
-		for _, name := range st.BrokerNames() {
-			if ss, ok := st.SyncState(name); ok {
-				epochs[name] = ss.MasterEpoch
-			}
-		}
-	})
-	return epochs
+	return nil
 }

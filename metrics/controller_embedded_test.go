@@ -48,6 +48,9 @@ func TestControllerMetricsEndToEnd(t *testing.T) {
 	require.Equal(t, 1.0, fs.Sum(p+"heartbeats_total"))
 	require.Equal(t, 1.0, fs.Sum(p+"elections_total", "trigger", "broker", "code", "0"))
 	require.Equal(t, 1.0, fs.Sum(p+"leader_ready"))
+	require.Equal(t, 1.0, fs.Sum(p+"requests_total", "code", "1002", "response_code", "0"), "via WithMetrics")
+	require.Equal(t, 1.0, fs.Sum(p+"request_duration_seconds_count", "code", "904"))
+	require.Equal(t, 1.0, fs.Sum(p+"connections"))
 }
 
 func startController(t *testing.T, m *metrics.Controller) *controller.Controller {

@@ -16,7 +16,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/config"
-	"github.com/rmqgo/nameserver/controller"
 )
 
 func main() {
@@ -56,17 +55,13 @@ func newLogger(w io.Writer) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{Name: "mqcontroller", Output: w, Level: level})
 }
 
-// serve runs the controller until SIGTERM or SIGINT, then stops it
-// gracefully within shutdownWaitTimeSeconds.
+// serve runs the controller (and, with metricsExporterType=PROM, its
+// metrics endpoint) until SIGTERM or SIGINT, then stops it gracefully
+// within shutdownWaitTimeSeconds.
 func serve(cfg *config.ControllerConfig, logger hclog.Logger) int {
-	ctl, err := controller.New(cfg, logger)
+	n, err := startNode(cfg, logger, nodeOptions{})
 	if err != nil {
 		logger.Error("start failed", "error", err)
-		return 1
-	}
-	if err := ctl.Start(); err != nil {
-		logger.Error("start failed", "error", err)
-		_ = ctl.Shutdown(context.Background())
 		return 1
 	}
 	ch := make(chan os.Signal, 1)
@@ -74,7 +69,7 @@ func serve(cfg *config.ControllerConfig, logger hclog.Logger) int {
 	logger.Info("shutting down", "signal", (<-ch).String())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.ShutdownWaitTimeSeconds)*time.Second)
 	defer cancel()
-	if err := ctl.Shutdown(ctx); err != nil {
+	if err := n.stop(ctx); err != nil {
 		logger.Error("shutdown", "error", err)
 		return 1
 	}

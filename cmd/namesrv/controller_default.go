@@ -6,10 +6,11 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/namesrv"
 )
 
 // startController is a no-op in the default build: config.Validate already
 // rejected enableControllerInNamesrv=true.
-func startController(_ *config.Namesrv, _ hclog.Logger) (func(), error) {
+func startController(_ *config.Namesrv, _ *namesrv.Server, _ hclog.Logger) (func(), error) {
 	return func() {}, nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
+	"github.com/rmqgo/nameserver/metrics"
+	"github.com/rmqgo/nameserver/namesrv"
 )
 
 // controllerStopTimeout bounds the embedded controller's graceful stop.
@@ -18,12 +20,26 @@ const controllerStopTimeout = 10 * time.Second
 // startController starts the embedded Controller when
 // enableControllerInNamesrv=true, from the controller keys of the same -c
 // file (config.Validate already checked them, port collisions included).
-// The returned func stops it.
-func startController(cfg *config.Namesrv, logger hclog.Logger) (func(), error) {
+// With metricsExporterType=PROM its families join the NameServer's
+// registry, served on the NameServer's endpoint. The returned func stops
+// it.
+func startController(cfg *config.Namesrv, srv *namesrv.Server, logger hclog.Logger) (func(), error) {
+	return runController(cfg, srv, logger)
+}
+
+// runController is startController with extra controller options (tests
+// hand over loopback listeners).
+func runController(cfg *config.Namesrv, srv *namesrv.Server, logger hclog.Logger,
+	opts ...controller.Option) (func(), error) {
 	if !cfg.EnableControllerInNamesrv {
 		return func() {}, nil
 	}
-	ctl, err := controller.New(&cfg.Controller, logger)
+	var m *metrics.Controller
+	if reg := srv.MetricsRegistry(); reg != nil {
+		m = metrics.NewController(reg)
+		opts = append(opts, controller.WithMetrics(m))
+	}
+	ctl, err := controller.New(&cfg.Controller, logger, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -31,11 +47,16 @@ func startController(cfg *config.Namesrv, logger hclog.Logger) (func(), error) {
 		_ = ctl.Shutdown(context.Background())
 		return nil, err
 	}
-	return func() {
-		ctx, cancel := context.WithTimeout(context.Background(), controllerStopTimeout)
-		defer cancel()
-		if err := ctl.Shutdown(ctx); err != nil {
-			logger.Error("controller shutdown", "error", err)
-		}
-	}, nil
+	if m != nil {
+		ctl.ExportMetrics(m)
+	}
+	return func() { stopController(ctl, logger) }, nil
+}
+
+func stopController(ctl *controller.Controller, logger hclog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), controllerStopTimeout)
+	defer cancel()
+	if err := ctl.Shutdown(ctx); err != nil {
+		logger.Error("controller shutdown", "error", err)
+	}
 }

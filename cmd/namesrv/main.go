@@ -91,7 +91,7 @@ func startServers(cfg *config.Namesrv, logger hclog.Logger) (func() int, error) 
 	if err != nil {
 		return nil, err
 	}
-	stopCtl, err := startController(cfg, logger)
+	stopCtl, err := startController(cfg, srv, logger)
 	if err != nil {
 		_ = srv.Shutdown(context.Background())
 		return nil, err
