@@ -93,7 +93,7 @@ func decodeInflated(raw []byte, withMapping bool) (*route.RegisterBody, error) {
 	if err := r.dataVersion(&rb.DataVersion); err != nil {
 		return nil, err
 	}
-	if rb.TopicConfigs, err = r.topicConfigs(); err != nil {
+	if rb.TopicConfigs, err = r.topicConfigs(&rb.Print); err != nil {
 		return nil, err
 	}
 	if rb.FilterServerList, err = r.filterServers(); err != nil {
@@ -123,8 +123,8 @@ func (r *frameReader) dataVersion(dv *route.DataVersion) error {
 }
 
 // topicConfigs reads the topic count and TopicConfig.encode() lines, keyed
-// by topic name (a later duplicate wins).
-func (r *frameReader) topicConfigs() (map[string]route.TopicConfig, error) {
+// by topic name (a later duplicate wins), and fingerprints them into p.
+func (r *frameReader) topicConfigs(p *route.TopicsPrint) (map[string]route.TopicConfig, error) {
 	n, err := r.count()
 	if err != nil {
 		return nil, err
@@ -140,6 +140,11 @@ func (r *frameReader) topicConfigs() (map[string]route.TopicConfig, error) {
 			return nil, err
 		}
 		m[tc.TopicName] = tc
+		p.Add(tc)
+		yieldAt(p.Count())
+	}
+	if p.Count() != len(m) {
+		*p = route.PrintTopics(m) // duplicates replaced earlier entries
 	}
 	return m, nil
 }

@@ -98,7 +98,7 @@ func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping
 	case string(key) == "dataVersion":
 		err = decodeDataVersion(s, &rb.DataVersion)
 	case string(key) == "topicConfigTable":
-		err = decodeTopicConfigTable(s, rb.TopicConfigs)
+		err = decodeTopicConfigTable(s, rb.TopicConfigs, &rb.Print)
 	case mapping && string(key) == "topicQueueMappingInfoMap":
 		rb.MappingInfos, err = decodeMappingTable(s)
 		if len(rb.MappingInfos) == 0 {
@@ -110,17 +110,23 @@ func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping
 	return err
 }
 
-// decodeTopicConfigTable reads topic -> TopicConfig into m; null values are
-// dropped.
-func decodeTopicConfigTable(s *scanner, m map[string]route.TopicConfig) error {
+// decodeTopicConfigTable reads topic -> TopicConfig into m, folding each
+// entry into p; null values are dropped. It yields the processor every
+// yieldEvery topics so a large body does not hold it for milliseconds.
+func decodeTopicConfigTable(s *scanner, m map[string]route.TopicConfig, p *route.TopicsPrint) error {
 	_, err := s.object(func(key []byte) error {
 		k := string(key)
 		tc, present, err := decodeTopicConfig(s, k)
 		if present {
 			m[k] = tc
+			p.Add(tc)
+			yieldAt(p.Count())
 		}
 		return err
 	})
+	if p.Count() != len(m) {
+		*p = route.PrintTopics(m) // duplicate keys replaced earlier entries
+	}
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -29,6 +30,7 @@ func sampleRegister(topics int) *route.RegisterBody {
 	tc := rb.TopicConfigs["T0"]
 	tc.Attributes, tc.TopicFilterType = map[string]string{"+message.type": "NORMAL"}, FilterMultiTag
 	rb.TopicConfigs["T0"] = tc
+	rb.Print = route.PrintTopics(rb.TopicConfigs) // every decoder fills it
 	return rb
 }
 
@@ -180,4 +182,29 @@ func TestCompressedTruncatedStreamStillDecodes(t *testing.T) {
 func TestCRC32(t *testing.T) {
 	require.Equal(t, int32(0), CRC32(nil))
 	require.Equal(t, int32(0x3610A686&0x7FFFFFFF), CRC32([]byte("hello")))
+}
+
+// TestRegisterPrintDuplicates checks that the decoders' print is the print
+// of the final table when a later duplicate key replaced an entry.
+func TestRegisterPrintDuplicates(t *testing.T) {
+	js := `{"topicConfigSerializeWrapper":{"topicConfigTable":{"A":{"topicName":"A","perm":6},` +
+		`"B":{"topicName":"B"},"A":{"topicName":"A","perm":2}}}}`
+	rb, err := DecodeRegisterBody([]byte(js), 479, false)
+	require.NoError(t, err)
+	require.Len(t, rb.TopicConfigs, 2)
+	require.Equal(t, int32(2), rb.TopicConfigs["A"].Perm)
+	require.Equal(t, route.PrintTopics(rb.TopicConfigs), rb.Print)
+	require.Equal(t, 2, rb.Print.Count())
+
+	lines := []string{"A 1 2 6 SINGLE_TAG {}", "B 3 4 2 MULTI_TAG {}", "A 1 2 2 SINGLE_TAG {}"}
+	rb, err = DecodeRegisterBody(compressedRaw(t, rawBody(3, lines, "[]")), 479, true)
+	require.NoError(t, err)
+	require.Len(t, rb.TopicConfigs, 2)
+	require.Equal(t, route.PrintTopics(rb.TopicConfigs), rb.Print)
+
+	other := maps.Clone(rb.TopicConfigs)
+	tc := other["B"]
+	tc.WriteQueueNums++
+	other["B"] = tc
+	require.NotEqual(t, rb.Print, route.PrintTopics(other), "a queue count is part of the print")
 }

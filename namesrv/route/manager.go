@@ -29,9 +29,11 @@ type Manager struct {
 	mappings map[string]map[string]*TopicQueueMappingInfo // topicQueueMappingInfoTable, copy-on-write per topic
 
 	removals uint64 // bumped whenever a QueueData is removed (see coverage)
+	edits    uint64 // bumped whenever a QueueData is added, changed or removed (see applied)
 
-	pub    published // what Lookup reads
-	live   liveTable // brokerLiveTable and its expiry heap
+	shared shareTable // BrokerData lists shared between snapshots
+	pub    published  // what Lookup reads
+	live   liveTable  // brokerLiveTable and its expiry heap
 	unreg  unregQueue
 	counts counters
 

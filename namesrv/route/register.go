@@ -1,7 +1,6 @@
 package route
 
 import (
-	"hash/maphash"
 	"maps"
 )
 
@@ -16,7 +15,8 @@ func (m *Manager) RegisterBroker(req RegisterRequest) (res RegisterResult, err e
 	if body == nil {
 		body = &RegisterBody{}
 	}
-	m.mutate(func(t *txn) { res, err = t.register(req, body) })
+	prints := printOf(body) // outside the coordinator
+	m.mutate(func(t *txn) { res, err = t.register(req, body, prints) })
 	if err != nil {
 		m.log.Warn("register broker refused: one topic from an unknown id", "cluster", req.ClusterName,
 			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
@@ -24,7 +24,7 @@ func (m *Manager) RegisterBroker(req RegisterRequest) (res RegisterResult, err e
 	return res, err
 }
 
-func (t *txn) register(req RegisterRequest, body *RegisterBody) (RegisterResult, error) {
+func (t *txn) register(req RegisterRequest, body *RegisterBody, prints TopicsPrint) (RegisterResult, error) {
 	m := t.m
 	k := addrKey{req.ClusterName, req.BrokerAddr}
 	t.joinCluster(req.ClusterName, req.BrokerName) // step 1
@@ -51,7 +51,7 @@ func (t *txn) register(req RegisterRequest, body *RegisterBody) (RegisterResult,
 	minNow, _ := minKey(b.addrs)
 	isPrimeSlave := req.EnableActingMaster != nil && !isMaster && req.BrokerID == minNow
 	if isMaster || isPrimeSlave {
-		t.applyTopics(req, body, b, registerFirst, isPrimeSlave) // step 10
+		t.applyTopics(req, body, b, registerFirst, isPrimeSlave, prints) // step 10
 	}
 	if _, had := m.live.m[k]; !had {
 		m.log.Info("new broker registered", "cluster", k.cluster, "addr", k.addr, "ha", req.HAServerAddr)
@@ -105,19 +105,29 @@ func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, dv DataVers
 // applyTopics is step 10: queue data and mappings of a master or prime
 // slave. With an unchanged DataVersion only topics missing for this broker
 // are added; when the topic set is the one last seen and nothing was
-// removed since, that is provably none and the index is not probed.
-func (t *txn) applyTopics(req RegisterRequest, body *RegisterBody, b *brokerState, registerFirst, primeSlave bool) {
+// removed since, that is provably none and the index is not probed. With a
+// new DataVersion every topic is put, unless the content is the one last
+// applied and no QueueData changed since: then every put would be a no-op.
+func (t *txn) applyTopics(req RegisterRequest, body *RegisterBody, b *brokerState, registerFirst, primeSlave bool,
+	prints TopicsPrint) {
 	m := t.m
 	all := registerFirst || m.dvChanged(addrKey{req.ClusterName, req.BrokerAddr}, body.DataVersion)
 	if t.settings.DeleteTopicWithBrokerRegistration && len(body.MappingInfos) == 0 {
 		t.deleteMissing(b.name, body.TopicConfigs)
 	}
-	fp := m.topicSetPrint(body.TopicConfigs)
-	if !all && b.covered == (coverage{fp, len(body.TopicConfigs), m.removals, true}) {
+	n, strip := len(body.TopicConfigs), primeSlave && b.actingMaster
+	cov := coverage{prints.names, n, m.removals, true}
+	switch {
+	case !all && b.covered == cov:
 		return
+	case all && b.applied == applied{prints.content, n, m.edits, strip, true}:
+	default:
+		t.putTopics(b, body.TopicConfigs, all, strip)
+		if all {
+			b.applied = applied{prints.content, n, m.edits, strip, true}
+		}
 	}
-	t.putTopics(b, body.TopicConfigs, all, primeSlave && b.actingMaster)
-	b.covered = coverage{fp, len(body.TopicConfigs), m.removals, true}
+	b.covered = coverage{prints.names, n, m.removals, true}
 	if all {
 		t.putMappings(body.MappingInfos)
 	}
@@ -127,7 +137,10 @@ func (t *txn) applyTopics(req RegisterRequest, body *RegisterBody, b *brokerStat
 // topics without a QueueData of the group.
 func (t *txn) putTopics(b *brokerState, tcs map[string]TopicConfig, all, stripWrite bool) {
 	idx := t.m.byBroker[b.name]
+	i := 0
 	for _, tc := range tcs {
+		yieldAt(i)
+		i++
 		if !all {
 			if _, ok := idx[tc.TopicName]; ok {
 				continue
@@ -141,17 +154,6 @@ func (t *txn) putTopics(b *brokerState, tcs map[string]TopicConfig, all, stripWr
 			WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag})
 		idx = t.m.byBroker[b.name]
 	}
-}
-
-// topicSetPrint is an order-independent fingerprint of the topic names
-// (a sum of 64-bit seeded hashes: equal sets give equal prints, different
-// sets collide with probability about 2^-64).
-func (m *Manager) topicSetPrint(tcs map[string]TopicConfig) uint64 {
-	var sum uint64
-	for _, tc := range tcs {
-		sum += maphash.String(m.pub.seed, tc.TopicName)
-	}
-	return sum
 }
 
 // dvChanged is isBrokerTopicConfigChanged: no live entry, or a different

@@ -45,23 +45,52 @@ func (s *TopicSnapshot) RouteFor(supportActingMaster bool) *TopicRouteData {
 	return s.Route
 }
 
-// Cached returns what StoreCached put in slot i, or nil.
+// retiredSlot marks a cache slot closed by RetireCached.
+var retiredSlot any = struct{ retired bool }{true}
+
+// Cached returns what was stored in slot i, or nil.
 func (s *TopicSnapshot) Cached(i int) any {
 	if i < 0 || i >= CacheSlots {
 		return nil
 	}
-	if p := s.cache[i].Load(); p != nil {
+	if p := s.cache[i].Load(); p != nil && p != &retiredSlot {
 		return *p
 	}
 	return nil
 }
 
-// StoreCached keeps v (e.g. a pre-encoded body) in slot i; out-of-range
-// slots are ignored. Concurrent stores of equal values are harmless.
+// StoreCached keeps v (e.g. a pre-encoded body) in slot i, replacing what
+// it held, unless the slot was retired; out-of-range slots are ignored.
 func (s *TopicSnapshot) StoreCached(i int, v any) {
-	if i >= 0 && i < CacheSlots {
-		s.cache[i].Store(&v)
+	if i < 0 || i >= CacheSlots {
+		return
 	}
+	for {
+		p := s.cache[i].Load()
+		if p == &retiredSlot || s.cache[i].CompareAndSwap(p, &v) {
+			return
+		}
+	}
+}
+
+// CacheIfEmpty keeps v in slot i only if the slot holds nothing and was
+// not retired, and reports whether it did. A caller accounting for what it
+// caches counts v exactly when this returns true.
+func (s *TopicSnapshot) CacheIfEmpty(i int, v any) bool {
+	return i >= 0 && i < CacheSlots && s.cache[i].CompareAndSwap(nil, &v)
+}
+
+// RetireCached closes slot i for good and returns what it held (nil if
+// nothing). Later stores into it are ignored, so each stored value is
+// returned by exactly one RetireCached call.
+func (s *TopicSnapshot) RetireCached(i int) any {
+	if i < 0 || i >= CacheSlots {
+		return nil
+	}
+	if p := s.cache[i].Swap(&retiredSlot); p != nil && p != &retiredSlot {
+		return *p
+	}
+	return nil
 }
 
 // snapAlloc puts a snapshot and its route in one allocation.
@@ -141,20 +170,15 @@ func (m *Manager) Lookup(topic string) *TopicSnapshot {
 // buildSnapshot assembles a topic's route from the source tables (§4.8).
 // Called by the coordinator only.
 func (m *Manager) buildSnapshot(e *topicEntry) *TopicSnapshot {
-	bds := make([]BrokerData, 0, len(e.queues))
-	for _, q := range e.queues {
-		if b := m.brokers[q.BrokerName]; b != nil {
-			bds = append(bds, *b.published())
-		}
-	}
-	if len(bds) == 0 {
+	r, ok := m.routeBrokers(e.queues)
+	if !ok {
 		return nil
 	}
 	a := &snapAlloc{}
 	a.route = TopicRouteData{
 		QueueDatas:                e.queues,
-		BrokerDatas:               bds,
-		FilterServerTable:         m.filterView(bds),
+		BrokerDatas:               r.brokers,
+		FilterServerTable:         r.filters,
 		TopicQueueMappingByBroker: m.mappings[e.name],
 	}
 	a.snap.Topic = e.name

@@ -33,17 +33,7 @@ type brokerState struct {
 	addrs               map[int64]string
 	pub                 *BrokerData // immutable published copy; nil = stale
 	covered             coverage    // topic set known to hold a QueueData of this group
-}
-
-// coverage remembers the topic set of the group's last registration: all
-// of its topics had a QueueData of the group when Manager.removals was
-// epoch. While no QueueData has been removed since, a registration with
-// the same set and an unchanged DataVersion has nothing to add.
-type coverage struct {
-	print uint64 // sum of the seeded hashes of the topic names
-	count int
-	epoch uint64
-	valid bool
+	applied             applied     // topic content known to be applied for this group
 }
 
 // published returns the immutable BrokerData shared by every snapshot of
@@ -122,6 +112,7 @@ func (t *txn) putQueue(topic string, q QueueData) bool {
 	if found && e.queues[i] == q {
 		return false
 	}
+	t.m.edits++
 	if found {
 		t.writable(e, 0)[i] = q
 	} else {
@@ -160,6 +151,7 @@ func (t *txn) removeQueue(e *topicEntry, brokerName string) bool {
 
 func (t *txn) unindex(brokerName, topic string) {
 	t.m.removals++
+	t.m.edits++
 	if idx := t.m.byBroker[brokerName]; idx != nil {
 		delete(idx, topic)
 		if len(idx) == 0 {
@@ -186,6 +178,7 @@ func (t *txn) setPerm(e *topicEntry, brokerName string, perm int32) {
 		return
 	}
 	t.writable(e, 0)[i].Perm = perm
+	t.m.edits++
 	t.markTopic(e)
 }
 

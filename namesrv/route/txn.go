@@ -11,6 +11,7 @@ type txn struct {
 	added    []*topicEntry       // new rows of topicQueueTable
 	removed  []*topicEntry       // dropped rows
 	notes    []MinBrokerIDChange // 905 notifications to send after unlock
+	retired  []*TopicSnapshot    // replaced snapshots to hand to OnRetire after unlock
 }
 
 // markTopic queues the topic for republication.
@@ -37,14 +38,18 @@ func (m *Manager) mutate(fn func(t *txn)) {
 	t := &m.tx
 	t.settings = m.opts.Settings()
 	fn(t)
-	notes := t.commit()
+	notes, retired := t.commit()
 	m.mu.Unlock()
 	m.notify(notes)
+	m.retire(retired)
 }
 
 // commit republishes the affected topics and resets the txn.
-func (t *txn) commit() []MinBrokerIDChange {
+func (t *txn) commit() ([]MinBrokerIDChange, []*TopicSnapshot) {
 	m := t.m
+	if len(t.brokers) > 0 {
+		m.shared.reset()
+	}
 	for name := range t.brokers {
 		if b := m.brokers[name]; b != nil {
 			b.pub = nil
@@ -53,15 +58,16 @@ func (t *txn) commit() []MinBrokerIDChange {
 			t.markTopic(e)
 		}
 	}
-	for _, e := range t.topics {
-		m.republish(e)
+	for i, e := range t.topics {
+		yieldAt(i)
+		t.republish(e)
 	}
 	m.pub.apply(t.added, t.removed)
 	m.counts.topics.Store(int64(len(m.topics)))
 	m.counts.brokers.Store(int64(len(m.brokers)))
 	m.counts.clusters.Store(int64(len(m.clusters)))
-	notes := t.notes
-	t.brokers = nil // a fresh map: clearing a grown one costs its capacity
+	notes, retired := t.notes, t.retired
+	t.brokers, t.retired = nil, nil // a fresh map: clearing a grown one costs its capacity
 	clear(t.topics)
 	clear(t.added)
 	clear(t.removed)
@@ -69,19 +75,30 @@ func (t *txn) commit() []MinBrokerIDChange {
 	if cap(t.topics) > 1<<16 {
 		t.topics = nil
 	}
-	return notes
+	return notes, retired
 }
 
 // republish replaces the topic's snapshot (nil when it was removed or has
-// no BrokerData).
-func (m *Manager) republish(e *topicEntry) {
+// no BrokerData) and keeps the replaced one for OnRetire.
+func (t *txn) republish(e *topicEntry) {
+	m := t.m
 	e.dirty, e.fresh = false, false
 	m.counts.publications.Add(1)
-	if e.removed {
-		e.snap.Store(nil)
-		return
+	var next *TopicSnapshot
+	if !e.removed {
+		next = m.buildSnapshot(e)
 	}
-	e.snap.Store(m.buildSnapshot(e))
+	if old := e.snap.Swap(next); old != nil && m.opts.OnRetire != nil {
+		t.retired = append(t.retired, old)
+	}
+}
+
+// retire hands replaced snapshots to OnRetire, outside the coordinator.
+func (m *Manager) retire(snaps []*TopicSnapshot) {
+	for i, s := range snaps {
+		yieldAt(i)
+		m.opts.OnRetire(s)
+	}
 }
 
 // notify hands 905 notifications to the namesrv layer.

@@ -100,4 +100,9 @@ type RegisterBody struct {
 	TopicConfigs     map[string]TopicConfig
 	MappingInfos     map[string]*TopicQueueMappingInfo // topic -> info; may be nil
 	FilterServerList []string                          // nil = absent (leave untouched)
+	// Print is PrintTopics(TopicConfigs), filled by the decoders while the
+	// table is hot so that RegisterBroker need not walk it again; the zero
+	// value means "not computed". Code that builds or changes TopicConfigs
+	// leaves it zero (or recomputes it).
+	Print TopicsPrint
 }

@@ -1,0 +1,119 @@
+package route
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestNewDataVersionSameContentSkipsPuts(t *testing.T) {
+	h := newHarness(t, false)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
+	before, pubs, edits := h.Lookup("t1"), h.Stats().Publications, h.edits
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(2, "t1", "t2")))
+	require.Same(t, before, h.Lookup("t1"), "same content under a new DataVersion must not republish")
+	require.Equal(t, pubs, h.Stats().Publications)
+	require.Equal(t, edits, h.edits)
+
+	require.Equal(t, 2, h.WipeWritePerm("b1"))
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(3, "t1", "t2")))
+	require.Equal(t, PermRead|PermWrite, queueOf(t, h, "t1", "b1").Perm,
+		"an edit since the last application forces every put")
+
+	changed := body(4, "t1", "t2")
+	tc := changed.TopicConfigs["t2"]
+	tc.WriteQueueNums = 3
+	changed.TopicConfigs["t2"] = tc
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, changed))
+	require.Equal(t, int32(3), queueOf(t, h, "t2", "b1").WriteQueueNums, "changed content is applied")
+}
+
+func TestSkipSurvivesNoEditButNotDeletion(t *testing.T) {
+	h := newHarness(t, false)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
+	mustRegister(t, h, reg("c1", "b2", "a2", 0, body(1, "t1", "t3")))
+	h.DeleteTopic("t2", "")
+	require.Nil(t, h.Lookup("t2"))
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(2, "t1", "t2")))
+	require.NotNil(t, h.Lookup("t2"), "a deletion since the last application forces every put")
+	require.Len(t, h.Lookup("t1").Route.QueueDatas, 2)
+}
+
+func TestSkipUsesDecoderPrint(t *testing.T) {
+	h := newHarness(t, false)
+	b1 := body(1, "t1", "t2")
+	b1.Print = PrintTopics(b1.TopicConfigs)
+	require.Equal(t, 2, b1.Print.Count())
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, b1))
+	pubs := h.Stats().Publications
+	b2 := body(2, "t1", "t2")
+	b2.Print = PrintTopics(b2.TopicConfigs)
+	require.Equal(t, b1.Print, b2.Print, "the print ignores the DataVersion")
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, b2))
+	require.Equal(t, pubs, h.Stats().Publications)
+
+	stale := body(3, "t1", "t2", "t3")
+	stale.Print = b2.Print // count 2 for a table of 3: recomputed, not trusted
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, stale))
+	require.NotNil(t, h.Lookup("t3"))
+}
+
+func TestTopicsOnSameGroupsShareBrokerData(t *testing.T) {
+	h := newHarness(t, false)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2", "t3")))
+	mustRegister(t, h, reg("c1", "b2", "a2", 0, body(1, "t1", "t2")))
+	r1, r2, r3 := h.Lookup("t1").Route, h.Lookup("t2").Route, h.Lookup("t3").Route
+	require.Same(t, &r1.BrokerDatas[0], &r2.BrokerDatas[0], "same groups, one list")
+	require.Len(t, r3.BrokerDatas, 1)
+
+	mustRegister(t, h, reg("c1", "b2", "s2", 1, body(1, "t1", "t2")))
+	r1 = h.Lookup("t1").Route
+	require.Equal(t, map[int64]string{0: "a2", 1: "s2"}, brokerOf(t, r1, "b2").BrokerAddrs)
+	require.Equal(t, map[int64]string{0: "a2"}, brokerOf(t, r2, "b2").BrokerAddrs, "old snapshots keep their list")
+	require.Same(t, &r1.BrokerDatas[0], &h.Lookup("t2").Route.BrokerDatas[0])
+}
+
+// retireLog records OnRetire calls.
+type retireLog struct {
+	mu    sync.Mutex
+	snaps []*TopicSnapshot
+}
+
+func (l *retireLog) add(s *TopicSnapshot) {
+	l.mu.Lock()
+	l.snaps = append(l.snaps, s)
+	l.mu.Unlock()
+}
+
+func TestOnRetireGetsReplacedAndRemovedSnapshots(t *testing.T) {
+	var log retireLog
+	h := newHarness(t, false, func(o *Options) { o.OnRetire = log.add })
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
+	require.Empty(t, log.snaps, "first publications retire nothing")
+	s1, s2 := h.Lookup("t1"), h.Lookup("t2")
+	h.WipeWritePerm("b1")
+	require.ElementsMatch(t, []*TopicSnapshot{s1, s2}, log.snaps)
+	log.snaps = nil
+	s1 = h.Lookup("t1")
+	h.DeleteTopic("t1", "")
+	require.Equal(t, []*TopicSnapshot{s1}, log.snaps)
+}
+
+func TestRetireCachedClosesSlot(t *testing.T) {
+	h := newHarness(t, false)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
+	s := h.Lookup("t1")
+	require.True(t, s.CacheIfEmpty(1, "x"))
+	require.False(t, s.CacheIfEmpty(1, "y"), "only an empty slot is filled")
+	require.Equal(t, "x", s.Cached(1))
+	require.Equal(t, "x", s.RetireCached(1))
+	require.Nil(t, s.RetireCached(1), "each value is returned once")
+	require.Nil(t, s.Cached(1))
+	require.False(t, s.CacheIfEmpty(1, "z"), "a retired slot stays closed")
+	s.StoreCached(1, "z")
+	require.Nil(t, s.Cached(1))
+	require.Nil(t, s.RetireCached(0), "an empty slot retires to nil")
+	require.Nil(t, s.RetireCached(CacheSlots))
+	require.False(t, s.CacheIfEmpty(-1, "x"))
+}
