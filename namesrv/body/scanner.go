@@ -42,8 +42,12 @@ func (s *scanner) fail(err error) error {
 	return fmt.Errorf("%w at offset %d", err, s.pos)
 }
 
-// skipWS skips fastjson's whitespace set.
+// skipWS skips fastjson's whitespace set. Every byte of that set is at
+// most ' ', so compact JSON takes the first test only.
 func (s *scanner) skipWS() {
+	if s.pos < len(s.data) && s.data[s.pos] > ' ' {
+		return
+	}
 	for s.pos < len(s.data) {
 		switch s.data[s.pos] {
 		case ' ', '\t', '\n', '\r', '\f', '\b':
@@ -71,22 +75,21 @@ func (s *scanner) end() error {
 	return nil
 }
 
+// delims marks the bytes that end a bare token.
+var delims = [256]bool{',': true, ':': true, '{': true, '}': true, '[': true, ']': true, '"': true,
+	'\'': true, ' ': true, '\t': true, '\n': true, '\r': true, '\f': true, '\b': true}
+
 // isDelim reports whether c ends a bare token.
-func isDelim(c byte) bool {
-	switch c {
-	case ',', ':', '{', '}', '[', ']', '"', '\'', ' ', '\t', '\n', '\r', '\f', '\b':
-		return true
-	}
-	return false
-}
+func isDelim(c byte) bool { return delims[c] }
 
 // token consumes a bare token (number, literal or unquoted key).
 func (s *scanner) token() []byte {
-	start := s.pos
-	for s.pos < len(s.data) && !isDelim(s.data[s.pos]) {
-		s.pos++
+	start, i := s.pos, s.pos
+	for i < len(s.data) && !delims[s.data[i]] {
+		i++
 	}
-	return s.data[start:s.pos]
+	s.pos = i
+	return s.data[start:i]
 }
 
 // null consumes the literal null if it comes next.
