@@ -43,6 +43,7 @@ type routeProcessor struct {
 	kv      kvReader
 	cfg     configSource
 	started time.Time
+	cache   routeCache // bodies cached in snapshots; the route manager's OnRetire must be retireRouteBodies
 }
 
 func (p *routeProcessor) getRouteInfo(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
@@ -81,7 +82,7 @@ func (p *routeProcessor) routeBody(req *remoting.Command, snap *route.TopicSnaps
 		conf, _ = p.kv.Get(orderTopicNamespace, snap.Topic)
 	}
 	if !zoned && conf == "" {
-		return cachedBody(snap, slot, r, flavour)
+		return p.cache.body(snap, slot, r, flavour)
 	}
 	view := *r
 	view.OrderTopicConf = conf
@@ -89,16 +90,7 @@ func (p *routeProcessor) routeBody(req *remoting.Command, snap *route.TopicSnaps
 		view = filterZone(view, zone)
 		flavour = body.FastjsonDefault
 	}
-	return body.AppendTopicRouteData(nil, &view, flavour)
-}
-
-func cachedBody(snap *route.TopicSnapshot, slot int, r *route.TopicRouteData, f body.Flavour) []byte {
-	if b, ok := snap.Cached(slot).([]byte); ok {
-		return b
-	}
-	b := body.AppendTopicRouteData(nil, r, f)
-	snap.StoreCached(slot, b)
-	return b
+	return encodeRoute(&view, flavour)
 }
 
 // zoneOf reports the zone of a request in zone mode (ZoneRouteRPCHook).

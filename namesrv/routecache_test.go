@@ -1,0 +1,130 @@
+package namesrv
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/namesrv/body"
+	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// noKV is a KV store without entries.
+type noKV struct{}
+
+func (noKV) Get(string, string) (string, bool) { return "", false }
+
+// cacheFixture is a route manager wired to retireRouteBodies and a route
+// processor with the given budget, with broker b1 holding topics t0..t(n-1).
+func cacheFixture(t *testing.T, budget int64, n int) (*route.Manager, *routeProcessor) {
+	m := route.NewManager(route.Options{OnRetire: retireRouteBodies})
+	t.Cleanup(m.Stop)
+	rb := &route.RegisterBody{TopicConfigs: map[string]route.TopicConfig{}}
+	for i := range n {
+		name := fmt.Sprintf("t%d", i)
+		rb.TopicConfigs[name] = route.TopicConfig{TopicName: name, ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6}
+	}
+	_, err := m.RegisterBroker(route.RegisterRequest{ClusterName: "c1", BrokerName: "b1", BrokerAddr: "a1:10911",
+		HAServerAddr: "a1:10912", Body: rb})
+	require.NoError(t, err)
+	p := &routeProcessor{routes: m, kv: noKV{}, cfg: config.NewHolder(config.Default()), cache: routeCache{budget: budget}}
+	return m, p
+}
+
+// lookup answers GET_ROUTEINFO_BY_TOPIC for topic with the given version
+// and checks the body is the encoding of the published route.
+func lookup(t *testing.T, m *route.Manager, p *routeProcessor, topic string, version int32) []byte {
+	t.Helper()
+	req := &remoting.Command{Code: remoting.GetRouteinfoByTopic, Version: version,
+		ExtFields: map[string]string{"topic": topic}}
+	resp, err := p.getRouteInfo(nil, req)
+	require.NoError(t, err)
+	require.Equal(t, remoting.Success, resp.Code)
+	f := body.FastjsonDefault
+	if version >= versionStandardJSON {
+		f = body.Standard
+	}
+	require.Equal(t, string(body.AppendTopicRouteData(nil, m.Lookup(topic).Route, f)), string(resp.Body))
+	require.Equal(t, len(resp.Body), cap(resp.Body), "bodies are exact-size copies")
+	return resp.Body
+}
+
+func TestRouteCacheBudgetAccounting(t *testing.T) {
+	m, p := cacheFixture(t, 0, 3)
+	require.Zero(t, p.cache.Used())
+	b0 := lookup(t, m, p, "t0", 0)
+	require.Equal(t, int64(len(b0)), p.cache.Used())
+	again := lookup(t, m, p, "t0", 0)
+	require.Same(t, &b0[0], &again[0], "the second lookup is served from the cache")
+	require.Equal(t, int64(len(b0)), p.cache.Used())
+	std := lookup(t, m, p, "t0", versionStandardJSON)
+	b1 := lookup(t, m, p, "t1", 0)
+	require.Equal(t, int64(len(b0)+len(std)+len(b1)), p.cache.Used())
+
+	require.Equal(t, 3, m.WipeWritePerm("b1")) // republishes every topic
+	require.Zero(t, p.cache.Used(), "retiring the snapshots uncounts their bodies")
+	b0 = lookup(t, m, p, "t0", 0)
+	require.Equal(t, int64(len(b0)), p.cache.Used())
+	m.DeleteTopic("t0", "")
+	require.Zero(t, p.cache.Used(), "a withdrawn snapshot is retired too")
+}
+
+func TestRouteCacheOverBudgetEncodesPerRequest(t *testing.T) {
+	m, p := cacheFixture(t, 0, 2)
+	b0 := lookup(t, m, p, "t0", 0)
+	p.cache.budget = int64(len(b0)) + 1 // room for t0's body only
+	m.WipeWritePerm("b1")
+	b0 = lookup(t, m, p, "t0", 0)
+	require.Equal(t, int64(len(b0)), p.cache.Used())
+	b1 := lookup(t, m, p, "t1", 0)
+	again := lookup(t, m, p, "t1", 0)
+	require.NotSame(t, &b1[0], &again[0], "over budget, each lookup encodes")
+	require.Equal(t, int64(len(b0)), p.cache.Used())
+	require.Nil(t, m.Lookup("t1").Cached(slotDefault))
+
+	p.cache.budget = -1
+	m.AddWritePerm("b1")
+	lookup(t, m, p, "t0", 0)
+	require.Zero(t, p.cache.Used(), "a negative budget caches nothing")
+}
+
+func TestRouteCacheCounterUnderConcurrentRepublish(t *testing.T) {
+	m, p := cacheFixture(t, 0, 50)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 2000 {
+				topic := fmt.Sprintf("t%d", (i*7+g)%50)
+				resp, err := p.getRouteInfo(nil, &remoting.Command{Code: remoting.GetRouteinfoByTopic,
+					Version: int32(i % 2 * versionStandardJSON), ExtFields: map[string]string{"topic": topic}})
+				require.NoError(t, err)
+				require.NotEmpty(t, resp.Body)
+			}
+		})
+	}
+	for i := range 50 {
+		if i%2 == 0 {
+			m.WipeWritePerm("b1")
+		} else {
+			m.AddWritePerm("b1")
+		}
+	}
+	wg.Wait()
+	var held int64
+	for i := range 50 {
+		s := m.Lookup(fmt.Sprintf("t%d", i))
+		for slot := range route.CacheSlots {
+			if cb, ok := s.Cached(slot).(*cachedBody); ok {
+				held += int64(len(cb.b))
+			}
+		}
+	}
+	require.Equal(t, held, p.cache.Used(), "the counter is what the published snapshots hold")
+	m.AddWritePerm("b1")
+	m.WipeWritePerm("b1")
+	require.Zero(t, p.cache.Used())
+}
