@@ -1,7 +1,6 @@
 package route
 
 import (
-	"container/heap"
 	"slices"
 	"sync"
 	"time"
@@ -13,6 +12,7 @@ import (
 type liveEntry struct {
 	key      addrKey
 	name     string // brokerName of the registration that created it
+	id       int64  // brokerId of the last registration
 	dv       DataVersion
 	ha       string
 	ch       Channel
@@ -59,9 +59,9 @@ func (l *liveTable) genOf(k addrKey) uint64 {
 func (l *liveTable) touch(e *liveEntry, now int64) {
 	e.last, e.deadline = now, now+e.timeout
 	if e.idx >= 0 {
-		heap.Fix(&l.heap, e.idx)
+		l.heap.fix(e)
 	} else {
-		heap.Push(&l.heap, e)
+		l.heap.push(e)
 	}
 }
 
@@ -93,7 +93,7 @@ func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, now time
 	}
 	l.bind(e, req.Channel)
 	l.gen++
-	e.name, e.dv, e.ha, e.gen = req.BrokerName, dv, req.HAServerAddr, l.gen
+	e.name, e.id, e.dv, e.ha, e.gen = req.BrokerName, req.BrokerID, dv, req.HAServerAddr, l.gen
 	e.timeout = int64(DefaultBrokerTimeout)
 	if req.HeartbeatTimeoutMillis > 0 {
 		e.timeout = req.HeartbeatTimeoutMillis * int64(time.Millisecond)
@@ -113,7 +113,7 @@ func (l *liveTable) remove(k addrKey) *liveEntry {
 	delete(l.m, k)
 	l.bind(e, nil)
 	if e.idx >= 0 {
-		heap.Remove(&l.heap, e.idx)
+		l.heap.remove(e.idx)
 	}
 	return e
 }
@@ -122,6 +122,7 @@ func (l *liveTable) remove(k addrKey) *liveEntry {
 type expired struct {
 	key  addrKey
 	name string
+	id   int64
 	ch   Channel
 	gen  uint64
 }
@@ -131,11 +132,14 @@ type expired struct {
 func (l *liveTable) popExpired(now int64, visits *uint64) []expired {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var out []expired
-	for len(l.heap) > 0 && l.heap[0].deadline < now {
-		e := heap.Pop(&l.heap).(*liveEntry)
+	n := l.heap.countBefore(now)
+	if n == 0 {
+		return nil
+	}
+	out := make([]expired, 0, n)
+	for e := l.heap.popBefore(now); e != nil; e = l.heap.popBefore(now) {
 		*visits++
-		out = append(out, expired{key: e.key, name: e.name, ch: e.ch, gen: e.gen})
+		out = append(out, expired{key: e.key, name: e.name, id: e.id, ch: e.ch, gen: e.gen})
 	}
 	return out
 }
@@ -146,7 +150,7 @@ func (l *liveTable) requeue(x expired) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if e := l.m[x.key]; e != nil && e.gen == x.gen && e.idx < 0 {
-		heap.Push(&l.heap, e)
+		l.heap.push(e)
 	}
 }
 
@@ -196,7 +200,9 @@ func (m *Manager) ScanExpired(now time.Time) int {
 		if x.ch != nil {
 			_ = x.ch.Close()
 		}
-		m.log.Warn("broker channel expired", "cluster", x.key.cluster, "addr", x.key.addr)
+		if m.log.IsWarn() { // skips boxing the arguments when disabled
+			m.log.Warn("broker channel expired", "cluster", x.key.cluster, "addr", x.key.addr)
+		}
 		if !m.enqueue(reqs[i]) {
 			m.live.requeue(x)
 		}
@@ -215,7 +221,7 @@ func (m *Manager) OnChannelClose(ch Channel) {
 	m.live.mu.Lock()
 	var reqs []unregReq
 	for _, e := range m.live.byChan[ch] {
-		reqs = append(reqs, m.unregFor(expired{key: e.key, name: e.name, ch: ch, gen: e.gen}))
+		reqs = append(reqs, m.unregFor(expired{key: e.key, name: e.name, id: e.id, ch: ch, gen: e.gen}))
 	}
 	m.live.mu.Unlock()
 	m.mu.RUnlock()
@@ -224,30 +230,4 @@ func (m *Manager) OnChannelClose(ch Channel) {
 		m.log.Info("broker channel destroyed", "cluster", r.ClusterName, "addr", r.BrokerAddr,
 			"broker", r.BrokerName, "queued", ok)
 	}
-}
-
-// expiryHeap is a min-heap of live entries by deadline that keeps each
-// entry's index for heap.Fix and heap.Remove.
-type expiryHeap []*liveEntry
-
-func (h expiryHeap) Len() int           { return len(h) }
-func (h expiryHeap) Less(i, j int) bool { return h[i].deadline < h[j].deadline }
-func (h expiryHeap) Swap(i, j int) {
-	h[i], h[j] = h[j], h[i]
-	h[i].idx, h[j].idx = i, j
-}
-
-func (h *expiryHeap) Push(x any) {
-	e := x.(*liveEntry)
-	e.idx = len(*h)
-	*h = append(*h, e)
-}
-
-func (h *expiryHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	e.idx = -1
-	return e
 }

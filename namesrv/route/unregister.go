@@ -273,6 +273,12 @@ func minIDChange(addrs map[int64]string, offline, ha string) MinBrokerIDChange {
 func (m *Manager) unregFor(x expired) unregReq {
 	r := unregReq{UnregisterRequest: UnregisterRequest{ClusterName: x.key.cluster, BrokerAddr: x.key.addr}, gen: x.gen}
 	if b := m.brokers[x.name]; b != nil && b.cluster == x.key.cluster {
+		// A registration drops the other ids of its address (step 5), so
+		// the registered id, when it still maps to the address, is the only one.
+		if a, ok := b.addrs[x.id]; ok && a == x.key.addr {
+			r.BrokerName, r.BrokerID = b.name, x.id
+			return r
+		}
 		if id, ok := idOf(b.addrs, x.key.addr); ok {
 			r.BrokerName, r.BrokerID = b.name, id
 			return r
