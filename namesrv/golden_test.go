@@ -54,12 +54,19 @@ func roundTrip(t *testing.T, conn net.Conn, frame []byte) []byte {
 	_, err := conn.Write(frame)
 	require.NoError(t, err)
 	var lenBuf [4]byte
-	_, err = io.ReadFull(conn, lenBuf[:])
+	rest := roundTripRead(t, conn, lenBuf[:])
+	return append(lenBuf[:], rest...)
+}
+
+// roundTripRead reads one frame: its length into lenBuf, the rest returned.
+func roundTripRead(t *testing.T, conn net.Conn, lenBuf []byte) []byte {
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(10*time.Second)))
+	_, err := io.ReadFull(conn, lenBuf)
 	require.NoError(t, err)
-	rest := make([]byte, binary.BigEndian.Uint32(lenBuf[:]))
+	rest := make([]byte, binary.BigEndian.Uint32(lenBuf))
 	_, err = io.ReadFull(conn, rest)
 	require.NoError(t, err)
-	return append(lenBuf[:], rest...)
+	return rest
 }
 
 func compareFrames(t *testing.T, i int, name string, want, got []byte) {
