@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"regexp"
@@ -36,9 +37,10 @@ func TestGoldenReplay(t *testing.T) {
 			defer conn.Close()
 			conns[ex.Connection] = conn
 		}
-		got := roundTrip(t, conn, mustHex(t, ex.RequestHex))
+		reqFrame := mustHex(t, ex.RequestHex)
+		got := roundTrip(t, conn, reqFrame)
 		want := mustHex(t, ex.ResponseHex)
-		compareFrames(t, i, ex.Case, want, got)
+		compareFrames(t, i, ex.Case+" ("+javaClassOf(t, reqFrame)+")", want, got)
 	}
 }
 
@@ -140,4 +142,42 @@ func (b byKey) Less(i, j int) bool { return b.keys[i] < b.keys[j] }
 func (b byKey) Swap(i, j int) {
 	b.v[i], b.v[j] = b.v[j], b.v[i]
 	b.keys[i], b.keys[j] = b.keys[j], b.keys[i]
+}
+
+// javaHeaderClass names the Java class whose fields a request's extFields
+// carry (package org.apache.rocketmq.remoting.protocol.header[.namesrv]),
+// so that a failing exchange says which Java type it came from.
+var javaHeaderClass = map[int32]string{
+	remoting.PutKVConfig:                   "PutKVConfigRequestHeader",
+	remoting.GetKVConfig:                   "GetKVConfigRequestHeader",
+	remoting.DeleteKVConfig:                "DeleteKVConfigRequestHeader",
+	remoting.RegisterBroker:                "RegisterBrokerRequestHeader + RegisterBrokerBody",
+	remoting.UnregisterBroker:              "UnRegisterBrokerRequestHeader",
+	remoting.GetRouteinfoByTopic:           "GetRouteInfoRequestHeader",
+	remoting.GetBrokerClusterInfo:          "no header",
+	remoting.WipeWritePermOfBroker:         "WipeWritePermOfBrokerRequestHeader",
+	remoting.GetAllTopicListFromNameserver: "no header",
+	remoting.DeleteTopicInNamesrv:          "DeleteTopicFromNamesrvRequestHeader",
+	remoting.RegisterTopicInNamesrv:        "RegisterTopicRequestHeader + TopicRouteData",
+	remoting.GetKVListByNamespace:          "GetKVListByNamespaceRequestHeader",
+	remoting.GetTopicsByCluster:            "GetTopicsByClusterRequestHeader",
+	remoting.GetSystemTopicListFromNs:      "no header",
+	remoting.GetUnitTopicList:              "no header",
+	remoting.GetHasUnitSubTopicList:        "no header",
+	remoting.GetHasUnitSubUnunitTopicList:  "no header",
+	remoting.UpdateNamesrvConfig:           "java.util.Properties body",
+	remoting.GetNamesrvConfig:              "no header",
+	remoting.QueryDataVersion:              "QueryDataVersionRequestHeader + DataVersion",
+	remoting.AddWritePermOfBroker:          "AddWritePermOfBrokerRequestHeader",
+	remoting.GetBrokerMemberGroup:          "GetBrokerMemberGroupRequestHeader",
+	remoting.BrokerHeartbeat:               "BrokerHeartbeatRequestHeader",
+}
+
+func javaClassOf(t *testing.T, frame []byte) string {
+	req, err := remoting.DecodeFrame(frame[4:])
+	require.NoError(t, err)
+	if c, ok := javaHeaderClass[req.Code]; ok {
+		return c
+	}
+	return fmt.Sprintf("code %d: no Java processor", req.Code)
 }
