@@ -2,6 +2,7 @@ package body
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"runtime"
 	"unicode/utf16"
@@ -202,7 +203,7 @@ func (s *scanner) key() ([]byte, error) {
 func (s *scanner) quoted() ([]byte, error) {
 	q := s.data[s.pos]
 	start := s.pos + 1
-	for i := start; i < len(s.data); i++ {
+	for i := quoteOrEscape(s.data, start, q); i < len(s.data); i++ {
 		switch s.data[i] {
 		case q:
 			s.pos = i + 1
@@ -215,6 +216,30 @@ func (s *scanner) quoted() ([]byte, error) {
 	s.pos = len(s.data)
 	return nil, s.fail(ErrSyntax)
 }
+
+// Word constants of quoteOrEscape.
+const (
+	lowBits  = 0x0101010101010101
+	highBits = 0x8080808080808080
+)
+
+// quoteOrEscape returns the index of the first 8-byte word at or after
+// start holding the quote byte q or a backslash (or the start of the tail
+// shorter than a word), testing eight bytes at a time.
+func quoteOrEscape(data []byte, start int, q byte) int {
+	qs, bs := uint64(q)*lowBits, uint64('\\')*lowBits
+	i := start
+	for ; i+8 <= len(data); i += 8 {
+		w := binary.LittleEndian.Uint64(data[i:])
+		if hasZeroByte(w^qs)|hasZeroByte(w^bs) != 0 {
+			return i
+		}
+	}
+	return i
+}
+
+// hasZeroByte is non-zero when some byte of x is zero.
+func hasZeroByte(x uint64) uint64 { return (x - lowBits) &^ x & highBits }
 
 // unescape decodes a string with escapes into the scratch buffer.
 func (s *scanner) unescape(q byte) ([]byte, error) {

@@ -43,6 +43,9 @@ func (s *scanner) strOrNull() (string, bool, error) {
 
 // int64v reads a long: a number, or a string holding one; null is 0.
 func (s *scanner) int64v() (int64, error) {
+	if v, ok := s.plainInt(); ok {
+		return v, nil
+	}
 	text, quoted, isNull, err := s.scalar()
 	if err != nil || isNull || (quoted && len(text) == 0) {
 		return 0, err
@@ -52,6 +55,26 @@ func (s *scanner) int64v() (int64, error) {
 		return 0, s.fail(ErrNumber)
 	}
 	return v, nil
+}
+
+// plainInt is int64v's fast path: up to 18 plain decimal digits followed
+// by a delimiter or the end. Anything else (sign, fraction, exponent,
+// quotes, literals) leaves the position alone for the general path.
+func (s *scanner) plainInt() (int64, bool) {
+	s.skipWS()
+	i, v := s.pos, int64(0)
+	for ; i < len(s.data) && i-s.pos < 18; i++ {
+		c := s.data[i]
+		if c < '0' || c > '9' {
+			break
+		}
+		v = v*10 + int64(c-'0')
+	}
+	if i == s.pos || (i < len(s.data) && !delims[s.data[i]]) {
+		return 0, false
+	}
+	s.pos = i
+	return v, true
 }
 
 // int32v reads an int like int64v and checks its range.
