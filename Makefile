@@ -60,9 +60,16 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeTopicRouteData -fuzztime $(FUZZTIME) ./namesrv/body
 	$(GO) test -run '^$$' -fuzz FuzzDecodeInflatedRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
 
-## cluster: three NameServer+Controller nodes on 127.0.0.1 (CLUSTER_CMD=start|status|stop|clean)
+## cluster: three NameServer+Controller nodes on 127.0.0.1, then the broker
+## flow against them (cmd/brokerflow); CLUSTER_CMD=start|status|flow|stop|clean
+## runs one action alone
 cluster:
-	deploy/local-cluster.sh $(or $(CLUSTER_CMD),start)
+ifeq ($(CLUSTER_CMD),)
+	deploy/local-cluster.sh start
+	deploy/local-cluster.sh flow
+else
+	deploy/local-cluster.sh $(CLUSTER_CMD)
+endif
 
 clean:
 	rm -rf $(BIN)

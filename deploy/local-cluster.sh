@@ -5,13 +5,21 @@
 #   deploy/local-cluster.sh [start]   build, start the three nodes, wait for a
 #                                     ready controller leader, print the state
 #   deploy/local-cluster.sh status    print the state
+#   deploy/local-cluster.sh flow      play three controller-mode brokers of a
+#                                     fresh broker set against the running
+#                                     nodes (cmd/brokerflow): ids, register,
+#                                     elect, NameServer routes, sync-state
+#                                     set, master failover with the 1008 the
+#                                     survivors receive; non-zero on failure
 #   deploy/local-cluster.sh stop      stop the nodes (SIGTERM, then wait)
 #   deploy/local-cluster.sh clean     stop and delete the cluster directory
 #
 # State, logs and the generated configs live in $CLUSTER_DIR (default
 # ${TMPDIR:-/tmp}/rmqgo-cluster); a node's config is generated from
 # deploy/cluster/nN.properties only when absent, so updates persisted by
-# 318/1009 survive restarts. CLUSTER_WAIT bounds the wait for a leader.
+# 318/1009 survive restarts. CLUSTER_WAIT bounds the wait for a leader;
+# FLOW_ARGS adds brokerflow flags (e.g. "-brokers 2 -keep -v"). Metrics of
+# node N: http://127.0.0.1:55N7/metrics (5557, 5567, 5577).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,7 +32,7 @@ NAMESRVS="127.0.0.1:9876;127.0.0.1:9886;127.0.0.1:9896"
 
 build() {
 	mkdir -p "$BIN"
-	(cd "$ROOT" && go build -tags embedded_controller -o "$BIN/" ./cmd/namesrv ./cmd/controller ./cmd/mqadmin)
+	(cd "$ROOT" && go build -tags embedded_controller -o "$BIN/" ./cmd/namesrv ./cmd/controller ./cmd/mqadmin ./cmd/brokerflow)
 }
 
 pid_of() {
@@ -65,6 +73,15 @@ start() {
 	echo "controllerAddr=$CONTROLLERS"
 }
 
+flow() {
+	"$BIN/controller" -probe "$CONTROLLERS" -wait "$WAIT" >/dev/null || {
+		echo "no ready controller leader within $WAIT; start the cluster first" >&2
+		return 1
+	}
+	# shellcheck disable=SC2086 # FLOW_ARGS is a list of flags
+	"$BIN/brokerflow" -a "$CONTROLLERS" -n "$NAMESRVS" ${FLOW_ARGS:-}
+}
+
 stop() {
 	local pids=()
 	for n in "${NODES[@]}"; do
@@ -83,7 +100,8 @@ stop() {
 case ${1:-start} in
 start) start ;;
 status) [[ -x $BIN/mqadmin ]] || build; status ;;
+flow) [[ -x $BIN/brokerflow ]] || build; flow ;;
 stop) stop ;;
 clean) stop && rm -rf "$DIR" && echo "removed $DIR" ;;
-*) echo "usage: $0 [start|status|stop|clean]" >&2; exit 2 ;;
+*) echo "usage: $0 [start|status|flow|stop|clean]" >&2; exit 2 ;;
 esac
