@@ -102,6 +102,9 @@ func (e *env) churnPhases(res *churnResult, load *lookupLoad, ns *child, w *writ
 	pct := float64(e.o.churnPct)
 	writeRate := float64(res.Flat.Registrations) / max(res.Flat.Lookup.WallS, 1e-9)
 	res.Rate = min(writeRate*(100-pct)/pct, 0.8*res.Idle.QPS)
+	if e.o.churnRate > 0 {
+		res.Rate = e.o.churnRate
+	}
 	return e.pacedRounds(res, load, ns, w)
 }
 
@@ -153,11 +156,13 @@ func (e *env) markInterval(ns *child) {
 }
 
 // writer re-registers brokers round-robin with a growing DataVersion
-// counter, on its own connection.
+// counter, on its own connection. With -churn-edit it alternates each
+// broker between two topic contents (write queue counts 4 and 5).
 type writer struct {
 	c       *remoting.Client
 	topo    *topology
-	tmpls   []*bodyTemplate
+	tmpls   [2][]*bodyTemplate // by content variant, then broker
+	flip    []int              // each broker's current variant
 	gate    *mixGate
 	counter int64 // last DataVersion counter sent; 1 = initial registration
 	lat     []int64
@@ -169,13 +174,23 @@ type writer struct {
 // template.
 func (e *env) newWriter(addr string, topo *topology, gate *mixGate) (*writer, error) {
 	w := &writer{topo: topo, gate: gate, counter: 1, quit: make(chan struct{})}
-	for i := range topo.brokers {
-		t, err := newBodyTemplate(&topo.brokers[i])
-		if err != nil {
-			return nil, err
-		}
-		w.tmpls = append(w.tmpls, t)
+	variants := 1
+	if e.o.churnEdit {
+		variants = 2
 	}
+	for v := range variants {
+		for i := range topo.brokers {
+			t, err := newBodyTemplateQueues(&topo.brokers[i], int32(writeQueues+v))
+			if err != nil {
+				return nil, err
+			}
+			w.tmpls[v] = append(w.tmpls[v], t)
+		}
+	}
+	if variants == 1 {
+		w.tmpls[1] = w.tmpls[0]
+	}
+	w.flip = make([]int, len(topo.brokers))
 	var err error
 	w.c, err = e.dial(addr)
 	return w, err
@@ -197,8 +212,10 @@ func (w *writer) run(deadline time.Time, flat bool) {
 			continue
 		}
 		w.counter++
-		i := int(w.counter) % len(w.tmpls)
-		buf = w.tmpls[i].body(buf, w.counter)
+		n := len(w.tmpls[0])
+		i, round := int(w.counter)%n, int(w.counter)/n
+		buf = w.tmpls[(round+1)%2][i].body(buf, w.counter) // round 0 was the initial registration
+
 		start := time.Now()
 		w.err = register(w.c, &w.topo.brokers[i], buf)
 		w.lat = append(w.lat, int64(time.Since(start)))

@@ -138,3 +138,24 @@ func TestSmallSmoke(t *testing.T) {
 	require.Positive(t, rep.Small.Route.PeakRSSMB)
 	require.Len(t, rep.Targets, 2)
 }
+
+// TestBodyTemplateVariants: the -churn-edit variant differs only in the
+// write queue count.
+func TestBodyTemplateVariants(t *testing.T) {
+	topo := newTopology(100, 10, 4)
+	a, err := newBodyTemplate(&topo.brokers[1])
+	require.NoError(t, err)
+	b, err := newBodyTemplateQueues(&topo.brokers[1], writeQueues+1)
+	require.NoError(t, err)
+	ra, err := body.DecodeRegisterBody(a.body(nil, 5), brokerVersion, false)
+	require.NoError(t, err)
+	rb, err := body.DecodeRegisterBody(b.body(nil, 5), brokerVersion, false)
+	require.NoError(t, err)
+	require.Equal(t, ra.DataVersion, rb.DataVersion)
+	require.Len(t, rb.TopicConfigs, len(ra.TopicConfigs))
+	for name, tc := range ra.TopicConfigs {
+		require.Equal(t, int32(writeQueues), tc.WriteQueueNums)
+		tc.WriteQueueNums++
+		require.Equal(t, tc, rb.TopicConfigs[name])
+	}
+}

@@ -37,6 +37,8 @@ type options struct {
 	churnPct   int
 	rounds     int
 	churnBrk   int
+	churnRate  float64
+	churnEdit  bool
 	verbose    bool
 
 	// hidden child modes
@@ -89,6 +91,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.profileDir, "profile-dir", "", "run the NameServer in-process in a loadgen child and write CPU profiles here (figures then describe that child)")
 	fs.IntVar(&o.churnPct, "churn-pct", 5, "re-registrations as a percentage of operations in the churn phase")
 	fs.IntVar(&o.churnBrk, "churn-brokers", churnBrokers, "churn: brokers sharing the 20,000 topics (4 per topic)")
+	fs.Float64Var(&o.churnRate, "churn-rate", 0, "churn: paced lookups/s (0 = from the writer's flat-out rate)")
+	fs.BoolVar(&o.churnEdit, "churn-edit", false, "churn: each re-registration also changes every topic's write queue count (4 <-> 5), so every topic is rebuilt")
 	fs.IntVar(&o.rounds, "rounds", 5, "small: alternate NameServer and limit server in this many slices of -duration")
 	fs.BoolVar(&o.verbose, "v", false, "debug logs")
 	fs.BoolVar(&o.serveLimit, "serve-limit", false, "internal: run the transport-limit server")
@@ -118,6 +122,9 @@ func (o options) validate() error {
 	}
 	if o.rounds < 1 || o.rounds > 100 || o.churnBrk < churnWidth || o.churnBrk > 10_000 {
 		return errors.New("need 1 <= -rounds <= 100 and 4 <= -churn-brokers <= 10000")
+	}
+	if o.churnRate < 0 || o.churnRate > 1e6 {
+		return errors.New("need 0 <= -churn-rate <= 1e6")
 	}
 	return nil
 }

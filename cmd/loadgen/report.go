@@ -22,13 +22,16 @@ type settings struct {
 	Conns     int     `json:"conns"`
 	Seed      int64   `json:"seed"`
 	ChurnPct  int     `json:"churn_pct"`
+	ChurnRate float64 `json:"churn_rate,omitempty"` // fixed paced rate, 0 = derived
+	ChurnEdit bool    `json:"churn_edit,omitempty"` // re-registrations change every topic
 	InProcess bool    `json:"in_process_profiled"`
 }
 
 func settingsOf(o options) settings {
 	return settings{
 		Workload: o.workload, DurationS: o.duration.Seconds(), WarmupS: o.warmup.Seconds(),
-		Conns: o.conns, Seed: o.seed, ChurnPct: o.churnPct, InProcess: o.profileDir != "",
+		Conns: o.conns, Seed: o.seed, ChurnPct: o.churnPct, ChurnRate: o.churnRate, ChurnEdit: o.churnEdit,
+		InProcess: o.profileDir != "",
 	}
 }
 
@@ -110,8 +113,9 @@ func (r *report) printDetails(w io.Writer) {
 			s.Topics, s.Brokers, s.Width, s.RouteBodyBytes, s.QPSRatio, s.Route.CPUPerReq, s.Limit.CPUPerReq)
 	}
 	if c := r.Churn; c != nil {
-		fmt.Fprintf(w, "churn: %d topics, %d brokers, width %d; initial registration %.2fs; paced rate %.0f lookups/s; p99 churn-paced / idle-paced %.2f\n",
-			c.Topics, c.Brokers, c.Width, c.RegisterS, c.Rate, c.P99Ratio)
+		fmt.Fprintf(w, "churn: %d topics, %d brokers, width %d; initial registration %.2fs; paced rate %.0f lookups/s%s; p99 churn-paced / idle-paced %.2f\n",
+			c.Topics, c.Brokers, c.Width, c.RegisterS, c.Rate, rateNote(r.Settings), c.P99Ratio)
+		fmt.Fprintf(w, "  re-registrations change %s\n", changeNote(r.Settings))
 		printChurn(w, "flat-out", c.Flat)
 		printChurn(w, "paced", c.Churn)
 	}
@@ -119,6 +123,22 @@ func (r *report) printDetails(w io.Writer) {
 		fmt.Fprintf(w, "rss: %d topics, %d brokers, width %d; registration %.2fs; RSS %.1f → %.1f MB (%.0f B/topic), after lookup sweep (%.2fs) %.1f MB (%.0f B/topic); peak %.1f MB; settled %v\n",
 			m.Topics, m.Brokers, m.Width, m.RegisterS, m.BeforeMB, m.AfterMB, m.PerTopicB, m.SweepS, m.AfterLookupsMB, m.PerTopicLookupsB, m.PeakRSSMB, m.Stable)
 	}
+}
+
+// rateNote says how the paced rate was chosen.
+func rateNote(s settings) string {
+	if s.ChurnRate > 0 {
+		return " (fixed by -churn-rate)"
+	}
+	return " (from the writer's flat-out rate)"
+}
+
+// changeNote says what a churn re-registration changes.
+func changeNote(s settings) string {
+	if s.ChurnEdit {
+		return "the DataVersion and every topic's write queue count (-churn-edit): every topic is rebuilt"
+	}
+	return "the DataVersion only: topic content is unchanged"
 }
 
 func printChurn(w io.Writer, name string, p churnPhase) {

@@ -60,16 +60,24 @@ type bodyTemplate struct {
 	prefix, suffix []byte
 }
 
+// writeQueues is the write queue count of every topic (4 read queues too).
+const writeQueues = 4
+
 // newBodyTemplate encodes b's body (4 read/4 write queues, perm 6) with a
 // marker counter and splits it there.
 func newBodyTemplate(b *broker) (*bodyTemplate, error) {
+	return newBodyTemplateQueues(b, writeQueues)
+}
+
+// newBodyTemplateQueues is newBodyTemplate with writeQueueNums w.
+func newBodyTemplateQueues(b *broker, w int32) (*bodyTemplate, error) {
 	rb := &route.RegisterBody{
 		DataVersion:  route.DataVersion{Counter: counterMarker, Timestamp: dvTimestamp},
 		TopicConfigs: make(map[string]route.TopicConfig, len(b.topics)),
 	}
 	for _, name := range b.topics {
 		rb.TopicConfigs[name] = route.TopicConfig{
-			TopicName: name, ReadQueueNums: 4, WriteQueueNums: 4,
+			TopicName: name, ReadQueueNums: 4, WriteQueueNums: w,
 			Perm: route.PermRead | route.PermWrite, TopicFilterType: "SINGLE_TAG",
 		}
 	}
