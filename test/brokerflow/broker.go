@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -144,3 +145,141 @@ func (b *Broker) WaitNotice(ctx context.Context, masterEpoch int32) (Notice, err
 
 // Notices returns every 1008 received so far, in arrival order.
 func (b *Broker) Notices() []Notice { return b.notices.snapshot() }
+
+// client returns the live connection to addr (a controller or NameServer),
+// dialing it if there is none or the last one is gone.
+func (b *Broker) client(ctx context.Context, addr string) (*remoting.Client, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c, ok := b.clients[addr]; ok && !isDone(c) {
+		return c, nil
+	}
+	dctx, cancel := context.WithTimeout(ctx, dialTimeout)
+	defer cancel()
+	c, err := remoting.Dial(dctx, addr, remoting.ClientOptions{Logger: b.log.Named("client")})
+	if err != nil {
+		delete(b.clients, addr)
+		return nil, err
+	}
+	b.clients[addr] = c
+	return c, nil
+}
+
+func isDone(c *remoting.Client) bool {
+	select {
+	case <-c.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// Invoke sends one request to addr and waits for the reply, within
+// CallTimeout and ctx.
+func (b *Broker) Invoke(ctx context.Context, addr string, code int32, ext map[string]string, body []byte) (*remoting.Command, error) {
+	c, err := b.client(ctx, addr)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.CallTimeout)
+	defer cancel()
+	resp, err := c.Invoke(ctx, remoting.NewRequest(code, ext, body))
+	if err != nil {
+		return nil, fmt.Errorf("code %d to %s: %w", code, addr, err)
+	}
+	return resp, nil
+}
+
+// CloseConns closes every controller and NameServer connection, which is
+// what the servers see of a crashed broker; the listener stays open.
+func (b *Broker) CloseConns() {
+	b.mu.Lock()
+	clients := b.clients
+	b.clients = map[string]*remoting.Client{}
+	b.leader = ""
+	b.mu.Unlock()
+	for _, c := range clients {
+		_ = c.Close()
+	}
+}
+
+// Reconnect moves the broker to fresh controller connections: a
+// synchronous heartbeat on each new one first, then the old ones close (a
+// late close of a stale session must not evict the broker).
+func (b *Broker) Reconnect(ctx context.Context) error {
+	b.mu.Lock()
+	var old []*remoting.Client
+	for addr, c := range b.clients {
+		if slices.Contains(b.cfg.Controllers, addr) {
+			old = append(old, c)
+			delete(b.clients, addr)
+		}
+	}
+	b.mu.Unlock()
+	err := b.HeartbeatSync(ctx)
+	for _, c := range old {
+		_ = c.Close()
+	}
+	return err
+}
+
+// Notice is one NOTIFY_BROKER_ROLE_CHANGED (1008) received on the broker's
+// port: header masterAddress, masterEpoch, syncStateSetEpoch,
+// masterBrokerId; body the sync-state set.
+type Notice struct {
+	Req *remoting.Command
+	At  time.Time // arrival
+}
+
+// noticeLog is an append-only record of notices that readers can wait on.
+type noticeLog struct {
+	mu      sync.Mutex
+	items   []Notice
+	changed chan struct{} // closed and replaced on every add
+}
+
+func (l *noticeLog) init() { l.changed = make(chan struct{}) }
+
+// add appends n and wakes every waiter.
+func (l *noticeLog) add(n Notice) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.items = append(l.items, n)
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// snapshot returns a copy of the notices so far.
+func (l *noticeLog) snapshot() []Notice {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.items)
+}
+
+// find returns the first notice matching pred, or the channel closed on
+// the next add.
+func (l *noticeLog) find(pred func(Notice) bool) (Notice, bool, <-chan struct{}) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, n := range l.items {
+		if pred(n) {
+			return n, true, nil
+		}
+	}
+	return Notice{}, false, l.changed
+}
+
+// wait returns the first notice matching pred, waiting until ctx ends.
+func (l *noticeLog) wait(ctx context.Context, pred func(Notice) bool) (Notice, error) {
+	for {
+		n, ok, changed := l.find(pred)
+		if ok {
+			return n, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return Notice{}, ctx.Err()
+		}
+	}
+}

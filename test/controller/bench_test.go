@@ -3,7 +3,6 @@
 package controllertest
 
 import (
-	"strconv"
 	"testing"
 	"time"
 
@@ -78,7 +77,7 @@ func alterRounds(tb testing.TB, p *pair, n int) {
 		ids[1][0], ids[1][1] = ids[1][1], ids[1][0]
 	}
 	for i := range n {
-		resp := p.master.alter(strconv.Itoa(p.masterEpoch), p.ssEpoch, ids[i%2]...)
+		resp := p.master.alter(p.masterEpoch, p.ssEpoch, ids[i%2]...)
 		if resp.Code != remoting.Success {
 			tb.Fatalf("alter %d: code %d %s", i, resp.Code, resp.Remark)
 		}

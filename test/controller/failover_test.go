@@ -70,7 +70,7 @@ func TestNoCandidateBumpsMasterEpochPerAttempt(t *testing.T) {
 	a.register()
 	a.heartbeatSync()
 	require.Equal(t, remoting.Success, a.elect().Code)
-	a.closeConns() // the only replica is gone: three "no master" attempts
+	a.CloseConns() // the only replica is gone: three "no master" attempts
 	require.Eventually(t, func() bool {
 		_, _, elections := c.leader().obs.counts()
 		return len(elections) > 1 && elections[len(elections)-1] == "inactive:2004"

@@ -48,8 +48,8 @@ func newPair(t testing.TB, ctlAddrs []string, hbTimeout time.Duration) *pair {
 	require.Equal(t, a.addr, resp.ExtFields["masterAddress"])
 	p := &pair{t: t, master: a, slave: b, masterEpoch: 1, ssEpoch: 1}
 	p.growSyncStateSet()
-	a.startHeartbeats(heartbeatInterval)
-	b.startHeartbeats(heartbeatInterval)
+	a.StartHeartbeats(heartbeatInterval)
+	b.StartHeartbeats(heartbeatInterval)
 	return p
 }
 
@@ -60,7 +60,7 @@ func (p *pair) growSyncStateSet() {
 	if ids[0] > ids[1] {
 		ids[0], ids[1] = ids[1], ids[0]
 	}
-	resp := p.master.alter(strconv.Itoa(p.masterEpoch), p.ssEpoch, ids...)
+	resp := p.master.alter(p.masterEpoch, p.ssEpoch, ids...)
 	require.Equal(p.t, remoting.Success, resp.Code, resp.Remark)
 	p.ssEpoch++
 	require.Equal(p.t, strconv.Itoa(p.ssEpoch), resp.ExtFields["newSyncStateSetEpoch"])
@@ -70,9 +70,9 @@ func (p *pair) growSyncStateSet() {
 // time until the slave received the 1008 naming it master.
 func (p *pair) failoverOnClose() time.Duration {
 	p.t.Helper()
-	p.master.stopHeartbeats()
+	p.master.StopHeartbeats()
 	start := time.Now()
-	p.master.closeConns()
+	p.master.CloseConns()
 	return p.awaitNewMaster(start)
 }
 
@@ -81,7 +81,7 @@ func (p *pair) failoverOnClose() time.Duration {
 // received the 1008 naming it master.
 func (p *pair) failoverOnHeartbeatLoss() time.Duration {
 	p.t.Helper()
-	last := p.master.stopHeartbeats()
+	last := p.master.StopHeartbeats()
 	return p.awaitNewMaster(last)
 }
 
@@ -89,15 +89,15 @@ func (p *pair) failoverOnHeartbeatLoss() time.Duration {
 // swaps the roles: masterEpoch+1, sync-state set {slave}, ssEpoch+1.
 func (p *pair) awaitNewMaster(start time.Time) time.Duration {
 	p.t.Helper()
-	n, err := p.slave.waitNotice(strconv.Itoa(p.masterEpoch + 1))
+	n, err := p.slave.waitNotice(p.masterEpoch + 1)
 	require.NoError(p.t, err)
-	elapsed := n.at.Sub(start)
+	elapsed := n.At.Sub(start)
 	p.masterEpoch++
 	p.ssEpoch++
 	require.Equal(p.t, map[string]string{"masterBrokerId": p.slave.ident(), "masterAddress": p.slave.addr,
-		"masterEpoch": strconv.Itoa(p.masterEpoch), "syncStateSetEpoch": strconv.Itoa(p.ssEpoch)}, n.req.ExtFields)
+		"masterEpoch": strconv.Itoa(p.masterEpoch), "syncStateSetEpoch": strconv.Itoa(p.ssEpoch)}, n.Req.ExtFields)
 	require.JSONEq(p.t, `{"syncStateSet":[`+p.slave.ident()+`],"syncStateSetEpoch":`+strconv.Itoa(p.ssEpoch)+`}`,
-		string(n.req.Body))
+		string(n.Req.Body))
 	p.master, p.slave = p.slave, p.master
 	return elapsed
 }
@@ -107,12 +107,12 @@ func (p *pair) awaitNewMaster(start time.Time) time.Duration {
 // grows the sync-state set again.
 func (p *pair) rejoin() {
 	p.t.Helper()
-	p.slave.closeConns()
+	p.slave.CloseConns()
 	resp := p.slave.register()
 	require.Equal(p.t, p.master.ident(), resp.ExtFields["masterBrokerId"], "registers as slave of the new master")
 	require.Equal(p.t, strconv.Itoa(p.masterEpoch), resp.ExtFields["masterEpoch"])
 	p.slave.heartbeatSync()
-	p.slave.startHeartbeats(heartbeatInterval)
+	p.slave.StartHeartbeats(heartbeatInterval)
 	p.growSyncStateSet()
 }
 
