@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rmqgo/nameserver/internal/yield"
 	"github.com/rmqgo/nameserver/namesrv/route"
 )
 
@@ -141,7 +142,7 @@ func (r *frameReader) topicConfigs(p *route.TopicsPrint) (map[string]route.Topic
 		}
 		m[tc.TopicName] = tc
 		p.Add(tc)
-		yieldAt(p.Count())
+		yield.At(p.Count())
 	}
 	if p.Count() != len(m) {
 		*p = route.PrintTopics(m) // duplicates replaced earlier entries

@@ -3,6 +3,7 @@ package body
 import (
 	"hash/crc32"
 
+	"github.com/rmqgo/nameserver/internal/yield"
 	"github.com/rmqgo/nameserver/namesrv/route"
 )
 
@@ -120,7 +121,7 @@ func decodeTopicConfigTable(s *scanner, m map[string]route.TopicConfig, p *route
 		if present {
 			m[k] = tc
 			p.Add(tc)
-			yieldAt(p.Count())
+			yield.At(p.Count())
 		}
 		return err
 	})

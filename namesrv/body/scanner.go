@@ -4,25 +4,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"runtime"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
 // maxDepth bounds JSON nesting so hostile bodies cannot exhaust the stack.
 const maxDepth = 256
-
-// yieldEvery is how many topics a decoder handles between scheduler
-// yields: decoding a body of thousands of topics would otherwise hold a P
-// for milliseconds while lookups wait runnable behind it.
-const yieldEvery = 256
-
-// yieldAt yields the processor after every yieldEvery-th topic n (n > 0).
-func yieldAt(n int) {
-	if n%yieldEvery == 0 {
-		runtime.Gosched()
-	}
-}
 
 // scanner is a lenient pull parser for the JSON fastjson writes and reads:
 // it accepts unquoted (numeric or identifier) and single-quoted keys,

@@ -2,23 +2,9 @@ package route
 
 import (
 	"hash/maphash"
-	"runtime"
+
+	"github.com/rmqgo/nameserver/internal/yield"
 )
-
-// yieldEvery is how many topics a long loop handles between scheduler
-// yields. A changed registration of thousands of topics would otherwise
-// hold a P for milliseconds while lookups wait runnable behind it (Go
-// preempts a running goroutine only after 10 ms).
-const yieldEvery = 256
-
-// yieldAt yields the processor after every yieldEvery-th iteration i.
-// Lookups take no lock, so yielding with the coordinator held delays only
-// other mutations and admin reads.
-func yieldAt(i int) {
-	if i%yieldEvery == yieldEvery-1 {
-		runtime.Gosched()
-	}
-}
 
 // printSeed keys every TopicsPrint of the process.
 var printSeed = maphash.MakeSeed()
@@ -50,7 +36,7 @@ func (p *TopicsPrint) Count() int { return p.count }
 func PrintTopics(tcs map[string]TopicConfig) TopicsPrint {
 	var p TopicsPrint
 	for _, tc := range tcs {
-		yieldAt(p.count)
+		yield.At(p.count)
 		p.Add(tc)
 	}
 	return p

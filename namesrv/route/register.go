@@ -2,6 +2,8 @@ package route
 
 import (
 	"maps"
+
+	"github.com/rmqgo/nameserver/internal/yield"
 )
 
 // RegisterBroker applies a REGISTER_BROKER (§4.3). It returns
@@ -139,7 +141,7 @@ func (t *txn) putTopics(b *brokerState, tcs map[string]TopicConfig, all, stripWr
 	idx := t.m.byBroker[b.name]
 	i := 0
 	for _, tc := range tcs {
-		yieldAt(i)
+		yield.At(i)
 		i++
 		if !all {
 			if _, ok := idx[tc.TopicName]; ok {

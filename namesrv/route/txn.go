@@ -1,5 +1,7 @@
 package route
 
+import "github.com/rmqgo/nameserver/internal/yield"
+
 // txn is the state of one mutation under the coordinator: what changed,
 // so that commit republishes exactly the affected topics. There is one
 // txn per Manager, reused while the coordinator is held.
@@ -59,7 +61,7 @@ func (t *txn) commit() ([]MinBrokerIDChange, []*TopicSnapshot) {
 		}
 	}
 	for i, e := range t.topics {
-		yieldAt(i)
+		yield.At(i)
 		t.republish(e)
 	}
 	m.pub.apply(t.added, t.removed)
@@ -96,7 +98,7 @@ func (t *txn) republish(e *topicEntry) {
 // retire hands replaced snapshots to OnRetire, outside the coordinator.
 func (m *Manager) retire(snaps []*TopicSnapshot) {
 	for i, s := range snaps {
-		yieldAt(i)
+		yield.At(i)
 		m.opts.OnRetire(s)
 	}
 }
