@@ -27,7 +27,7 @@ func (m *Manager) AddWritePerm(brokerName string) int {
 
 func (m *Manager) changePerm(brokerName string, f func(int32) int32) (n int) {
 	m.mutate(func(t *txn) {
-		for _, e := range m.byBroker[brokerName] {
+		for e := range m.byBroker[brokerName] {
 			if i, ok := queueIndex(e.queues, brokerName); ok {
 				t.setPerm(e, brokerName, f(e.queues[i].Perm))
 				n++
@@ -118,8 +118,8 @@ func (m *Manager) TopicsByCluster(cluster string) TopicList {
 	defer m.mu.RUnlock()
 	set := map[string]struct{}{}
 	for name := range m.clusters[cluster] {
-		for topic := range m.byBroker[name] {
-			set[topic] = struct{}{}
+		for e := range m.byBroker[name] {
+			set[e.name] = struct{}{}
 		}
 	}
 	return topicList(appendKeys(make([]string, 0, len(set)), set))

@@ -22,7 +22,7 @@ type Manager struct {
 	mu       sync.RWMutex
 	tx       txn
 	topics   map[string]*topicEntry                       // topicQueueTable
-	byBroker map[string]map[string]*topicEntry            // brokerName -> topics with its QueueData
+	byBroker map[string]topicSet                          // brokerName -> topics with its QueueData
 	brokers  map[string]*brokerState                      // brokerAddrTable
 	clusters map[string]map[string]struct{}               // clusterAddrTable
 	filters  map[addrKey][]string                         // filterServerTable
@@ -56,7 +56,7 @@ func NewManager(opts Options) *Manager {
 		opts:     opts,
 		log:      opts.Logger.Named("route"),
 		topics:   map[string]*topicEntry{},
-		byBroker: map[string]map[string]*topicEntry{},
+		byBroker: map[string]topicSet{},
 		brokers:  map[string]*brokerState{},
 		clusters: map[string]map[string]struct{}{},
 		filters:  map[addrKey][]string{},

@@ -138,13 +138,12 @@ func (t *txn) applyTopics(req RegisterRequest, body *RegisterBody, b *brokerStat
 // putTopics is step 10c: every topic when all is set, otherwise only the
 // topics without a QueueData of the group.
 func (t *txn) putTopics(b *brokerState, tcs map[string]TopicConfig, all, stripWrite bool) {
-	idx := t.m.byBroker[b.name]
 	i := 0
 	for _, tc := range tcs {
 		yield.At(i)
 		i++
 		if !all {
-			if _, ok := idx[tc.TopicName]; ok {
+			if e := t.m.topics[tc.TopicName]; e != nil && e.has(b.name) {
 				continue
 			}
 		}
@@ -154,7 +153,6 @@ func (t *txn) putTopics(b *brokerState, tcs map[string]TopicConfig, all, stripWr
 		}
 		t.putQueue(tc.TopicName, QueueData{BrokerName: b.name, ReadQueueNums: tc.ReadQueueNums,
 			WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag})
-		idx = t.m.byBroker[b.name]
 	}
 }
 
@@ -168,9 +166,9 @@ func (m *Manager) dvChanged(k addrKey, dv DataVersion) bool {
 // deleteMissing is step 10b: drop the broker's queues of topics that are
 // not keys of the registered topic table.
 func (t *txn) deleteMissing(name string, tcs map[string]TopicConfig) {
-	for topic, e := range t.m.byBroker[name] {
-		if _, ok := tcs[topic]; !ok {
-			t.m.log.Info("delete topic missing from registration", "broker", name, "topic", topic)
+	for e := range t.m.byBroker[name] {
+		if _, ok := tcs[e.name]; !ok {
+			t.m.log.Info("delete topic missing from registration", "broker", name, "topic", e.name)
 			t.removeQueue(e, name)
 		}
 	}

@@ -26,6 +26,16 @@ type topicEntry struct {
 	snap    atomic.Pointer[TopicSnapshot]
 }
 
+// topicSet is a set of topic rows. Keyed by the row, it holds 8 bytes a
+// member where a map by name would hold 24 and a copy of every name.
+type topicSet map[*topicEntry]struct{}
+
+// has reports whether the topic has a QueueData of brokerName.
+func (e *topicEntry) has(brokerName string) bool {
+	_, ok := queueIndex(e.queues, brokerName)
+	return ok
+}
+
 // brokerState is one row of brokerAddrTable.
 type brokerState struct {
 	cluster, name, zone string
@@ -117,17 +127,17 @@ func (t *txn) putQueue(topic string, q QueueData) bool {
 		t.writable(e, 0)[i] = q
 	} else {
 		e.queues = slices.Insert(t.writable(e, 1), i, q)
-		t.index(q.BrokerName)[topic] = e
+		t.index(q.BrokerName)[e] = struct{}{}
 	}
 	t.markTopic(e)
 	return true
 }
 
 // index returns the brokerName -> topics index set, creating it.
-func (t *txn) index(brokerName string) map[string]*topicEntry {
+func (t *txn) index(brokerName string) topicSet {
 	idx := t.m.byBroker[brokerName]
 	if idx == nil {
-		idx = map[string]*topicEntry{}
+		idx = topicSet{}
 		t.m.byBroker[brokerName] = idx
 	}
 	return idx
@@ -141,7 +151,7 @@ func (t *txn) removeQueue(e *topicEntry, brokerName string) bool {
 		return false
 	}
 	e.queues = slices.Delete(t.writable(e, 0), i, i+1)
-	t.unindex(brokerName, e.name)
+	t.unindex(brokerName, e)
 	if len(e.queues) == 0 {
 		t.removeTopic(e)
 	}
@@ -149,11 +159,11 @@ func (t *txn) removeQueue(e *topicEntry, brokerName string) bool {
 	return true
 }
 
-func (t *txn) unindex(brokerName, topic string) {
+func (t *txn) unindex(brokerName string, e *topicEntry) {
 	t.m.removals++
 	t.m.edits++
 	if idx := t.m.byBroker[brokerName]; idx != nil {
-		delete(idx, topic)
+		delete(idx, e)
 		if len(idx) == 0 {
 			delete(t.m.byBroker, brokerName)
 		}
@@ -163,7 +173,7 @@ func (t *txn) unindex(brokerName, topic string) {
 // removeTopic drops the topic's row and its index entries.
 func (t *txn) removeTopic(e *topicEntry) {
 	for _, q := range e.queues {
-		t.unindex(q.BrokerName, e.name)
+		t.unindex(q.BrokerName, e)
 	}
 	delete(t.m.topics, e.name)
 	e.removed = true

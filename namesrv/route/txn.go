@@ -56,7 +56,7 @@ func (t *txn) commit() ([]MinBrokerIDChange, []*TopicSnapshot) {
 		if b := m.brokers[name]; b != nil {
 			b.pub = nil
 		}
-		for _, e := range m.byBroker[name] {
+		for e := range m.byBroker[name] {
 			t.markTopic(e)
 		}
 	}

@@ -205,7 +205,7 @@ func (t *txn) leaveCluster(cluster, name string) {
 func (t *txn) cleanTopics(ub *unregBatch) {
 	m := t.m
 	for name := range ub.removed {
-		for _, e := range m.byBroker[name] {
+		for e := range m.byBroker[name] {
 			t.removeQueue(e, name)
 		}
 	}
@@ -214,7 +214,7 @@ func (t *txn) cleanTopics(ub *unregBatch) {
 		if b == nil || !b.actingMaster || hasMaster(b) {
 			continue
 		}
-		for _, e := range m.byBroker[name] {
+		for e := range m.byBroker[name] {
 			if i, ok := queueIndex(e.queues, name); ok {
 				t.setPerm(e, name, e.queues[i].Perm&^PermWrite)
 			}
