@@ -39,6 +39,7 @@ func (p *brokerProcessor) register(c *remoting.Conn, req *remoting.Command) (*re
 		rr.Channel = c
 	}
 	res, err := p.routes.RegisterBroker(rr)
+	body.ReleaseRegisterBody(rr.Body) // the route tables keep no reference to the topic table
 	if err != nil {
 		return withHeader(errorResponse(req, err)), nil
 	}

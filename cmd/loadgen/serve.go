@@ -71,6 +71,8 @@ func serveNamesrv(o options, _ io.Writer, log hclog.Logger) error {
 		stopSched := schedOnSignal(log)
 		defer stopSched()
 		waitTerm()
+		// alloc_space of this profile covers the whole run
+		writeHeapProfile(strings.TrimSuffix(o.cpuProfile, ".cpu.pprof")+".heap-final.pprof", log)
 		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 		defer cancel()
 		return srv.Shutdown(ctx)

@@ -130,7 +130,7 @@ func (r *frameReader) topicConfigs(p *route.TopicsPrint) (map[string]route.Topic
 	if err != nil {
 		return nil, err
 	}
-	m := make(map[string]route.TopicConfig, n)
+	m := newTopicTable(n)
 	for range n {
 		line, err := r.chunk()
 		if err != nil {

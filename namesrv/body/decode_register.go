@@ -69,7 +69,7 @@ func topicsHint(n int) int { return min(n/160, 1<<20) }
 // decodeRegisterJSON decodes a RegisterBrokerBody (full) or a bare
 // TopicConfigSerializeWrapper.
 func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
-	rb := &route.RegisterBody{TopicConfigs: make(map[string]route.TopicConfig, topicsHint(len(body)))}
+	rb := &route.RegisterBody{TopicConfigs: newTopicTable(topicsHint(len(body)))}
 	if full {
 		rb.FilterServerList = []string{}
 	}

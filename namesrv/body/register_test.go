@@ -208,3 +208,25 @@ func TestRegisterPrintDuplicates(t *testing.T) {
 	other["B"] = tc
 	require.NotEqual(t, rb.Print, route.PrintTopics(other), "a queue count is part of the print")
 }
+
+// TestReleaseRegisterBodyReusesTable: a released table comes back empty
+// and decodes the next body correctly; nil and table-less bodies are safe.
+func TestReleaseRegisterBodyReusesTable(t *testing.T) {
+	want := sampleRegister(30)
+	enc, err := EncodeRegisterBody(want, 479, false)
+	require.NoError(t, err)
+	for range 3 {
+		got, err := DecodeRegisterBody(enc, 479, false)
+		require.NoError(t, err)
+		require.Equal(t, want, got)
+		ReleaseRegisterBody(got)
+		require.Nil(t, got.TopicConfigs)
+	}
+	small, err := EncodeRegisterBody(sampleRegister(2), 479, true)
+	require.NoError(t, err)
+	got, err := DecodeRegisterBody(small, 479, true)
+	require.NoError(t, err)
+	require.Len(t, got.TopicConfigs, 2, "a recycled table holds nothing of its last use")
+	ReleaseRegisterBody(nil)
+	ReleaseRegisterBody(&route.RegisterBody{})
+}
