@@ -27,8 +27,8 @@ type churnPhase struct {
 // One writer connection cannot re-register 2,000-topic brokers fast enough
 // to be 5% of closed-loop operations on two cores, so the target is taken
 // at a paced lookup rate the writer can match: Rate = writer's flat-out
-// rate × (100 − pct) / pct, capped at 80% of the idle closed-loop QPS.
-// IdlePaced and Churn are measured in -rounds alternating slices, so that
+// rate × (100 − pct) / pct, capped at 80% of the idle closed-loop QPS, or
+// the -churn-rate given (to compare builds at one rate). IdlePaced and Churn are measured in -rounds alternating slices, so that
 // background load on a shared machine falls on both alike.
 type churnResult struct {
 	Topics, Brokers, Width int
@@ -44,7 +44,8 @@ type churnResult struct {
 
 // runChurn registers 20,000 topics and measures lookups idle and while a
 // separate connection re-registers brokers with a new DataVersion each
-// time (so their topics are rebuilt).
+// time; with -churn-edit every topic's queue count changes too, so every
+// topic of the broker is rebuilt.
 func (e *env) runChurn() (*churnResult, error) {
 	e.log.Info("churn: starting", "topics", churnTopics, "brokers", e.o.churnBrk)
 	ns, err := e.namesrv("churn")

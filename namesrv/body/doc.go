@@ -11,6 +11,11 @@
 // unquoted numeric map keys and quoted numbers; they never panic and bound
 // the work a hostile body can cause.
 //
+// The register decoders fill RegisterBody.Print while the table is hot and
+// yield the processor to waiting goroutines every few hundred topics; a
+// caller done with a decoded body hands its topic table back with
+// ReleaseRegisterBody.
+//
 // The package knows nothing about route tables, request frames, headers or
 // connections: callers hand it a body and get domain values
 // (namesrv/route types) back, or the reverse.

@@ -6,6 +6,15 @@
 // source tables and then publishes an immutable TopicSnapshot for each
 // affected topic. Lookup reads a published snapshot with atomic loads only:
 // it never takes the coordinator and never joins tables that are changing.
+// Snapshots on the same broker groups share one BrokerData list; replaced
+// snapshots are handed to Options.OnRetire after publication, so a caller
+// caching encodings in their slots can account for them.
+//
+// A registration is fingerprinted (TopicsPrint, filled by the decoders)
+// before the coordinator is taken: a new DataVersion whose topic content
+// is the one last applied, with no QueueData changed since, changes
+// nothing and is not re-applied. Long loops under the coordinator yield
+// the processor to waiting goroutines every few hundred topics.
 // Liveness lives in its own small table with an expiry heap so heartbeats
 // do not wait behind registrations, and unregistrations are applied in
 // batches by one worker, fenced by the generation of the live entry they
