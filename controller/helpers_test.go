@@ -3,9 +3,10 @@
 package controller
 
 import (
+	"github.com/rmqgo/nameserver/internal/testlog"
+
 	"bytes"
 	"io"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -15,18 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// testWriter routes hclog output to t.Log.
-type testWriter struct{ t testing.TB }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Helper()
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
-
-func testLogger(t testing.TB) hclog.Logger {
-	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Level: hclog.Debug, Output: testWriter{t}})
-}
+// testLogger routes logs to t.Log.
+func testLogger(t testing.TB) hclog.Logger { return testlog.New(t, t.Name()) }
 
 // fakeClock is a settable Clock.
 type fakeClock struct {

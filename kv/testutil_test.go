@@ -1,6 +1,8 @@
 package kv
 
 import (
+	"github.com/rmqgo/nameserver/internal/testlog"
+
 	"path/filepath"
 	"testing"
 
@@ -9,22 +11,7 @@ import (
 )
 
 // testLogger routes hclog output to t.Log.
-func testLogger(t *testing.T) hclog.Logger {
-	t.Helper()
-	return hclog.New(&hclog.LoggerOptions{
-		Name:   t.Name(),
-		Level:  hclog.Debug,
-		Output: tWriter{t},
-	})
-}
-
-type tWriter struct{ t *testing.T }
-
-func (w tWriter) Write(p []byte) (int, error) {
-	w.t.Helper()
-	w.t.Log(string(p))
-	return len(p), nil
-}
+func testLogger(t *testing.T) hclog.Logger { return testlog.New(t, t.Name()) }
 
 func openTemp(t *testing.T) (*Store, string) {
 	t.Helper()

@@ -1,9 +1,10 @@
 package namesrv
 
 import (
+	"github.com/rmqgo/nameserver/internal/testlog"
+
 	"context"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,16 +16,7 @@ import (
 )
 
 // testLogger routes logs to t.Log.
-func testLogger(t testing.TB) hclog.Logger {
-	return hclog.New(&hclog.LoggerOptions{Name: t.Name(), Output: tWriter{t}, Level: hclog.Debug})
-}
-
-type tWriter struct{ t testing.TB }
-
-func (w tWriter) Write(p []byte) (int, error) {
-	w.t.Log(strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
+func testLogger(t testing.TB) hclog.Logger { return testlog.New(t, t.Name()) }
 
 // startServer starts a NameServer on a loopback port with its state in a
 // temporary directory.

@@ -3,9 +3,10 @@
 package raftstore
 
 import (
+	"github.com/rmqgo/nameserver/internal/testlog"
+
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,37 +24,9 @@ const (
 	leaderPollPeriod = 10 * time.Millisecond
 )
 
-// TestLogger returns a debug-level hclog.Logger that writes to t.Log.
-// Lines logged once the test's cleanups have finished are dropped rather
-// than panicking, so create it before anything that logs.
-func TestLogger(t testing.TB, name string) hclog.Logger {
-	w := &testWriter{t: t}
-	t.Cleanup(w.stop)
-	return hclog.New(&hclog.LoggerOptions{
-		Name: name, Level: hclog.Debug, Output: w, DisableTime: true,
-	})
-}
-
-type testWriter struct {
-	mu   sync.Mutex
-	t    testing.TB
-	done bool
-}
-
-func (w *testWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.t.Log(strings.TrimRight(string(p), "\n"))
-	}
-	return len(p), nil
-}
-
-func (w *testWriter) stop() {
-	w.mu.Lock()
-	w.done = true
-	w.mu.Unlock()
-}
+// TestLogger returns a debug-level hclog.Logger that writes to t.Log
+// (testlog.New).
+func TestLogger(t testing.TB, name string) hclog.Logger { return testlog.New(t, name) }
 
 // TestCluster is an in-memory Raft cluster (raft.InmemTransport,
 // InmemStore, InmemSnapshotStore) for unit tests. Nodes are named n0..nN-1.

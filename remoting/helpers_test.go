@@ -1,10 +1,10 @@
 package remoting
 
 import (
+	"github.com/rmqgo/nameserver/internal/testlog"
+
 	"context"
 	"net"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,28 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// tWriter routes log lines to t.Log until the test ends.
-type tWriter struct {
-	mu   sync.Mutex
-	t    testing.TB
-	done bool
-}
-
-func (w *tWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.done {
-		w.t.Log(strings.TrimRight(string(p), "\n"))
-	}
-	return len(p), nil
-}
-
 // testLogger returns an hclog logger writing to t.Log.
-func testLogger(t testing.TB) hclog.Logger {
-	w := &tWriter{t: t}
-	t.Cleanup(func() { w.mu.Lock(); w.done = true; w.mu.Unlock() })
-	return hclog.New(&hclog.LoggerOptions{Name: "remoting", Level: hclog.Debug, Output: w})
-}
+func testLogger(t testing.TB) hclog.Logger { return testlog.New(t, "remoting") }
 
 // startServer serves s on a loopback port and shuts it down at cleanup.
 func startServer(t testing.TB, s *Server) string {
