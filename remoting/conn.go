@@ -25,6 +25,9 @@ const (
 	maxBatchBytes = 64 << 10
 	// maxKeptBuffer: larger frame and batch buffers are not reused.
 	maxKeptBuffer = 1 << 20
+	// maxCopiedFrame is the largest frame whose body is copied out of the
+	// read buffer; a larger frame gives its buffer to the command.
+	maxCopiedFrame = 64 << 10
 )
 
 // batchPool recycles the writer's byte buffers, so idle connections hold

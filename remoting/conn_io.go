@@ -31,9 +31,13 @@ func (c *Conn) readLoop(dispatch dispatchFunc) error {
 		if err != nil {
 			return c.readError(err)
 		}
-		cmd, err := decodeFrame(frame, true)
+		// A large frame's buffer is handed to the command instead of copying
+		// its body (a broker registration can be megabytes); only small
+		// buffers are kept for the next frame.
+		owned := len(frame) > maxCopiedFrame
+		cmd, err := decodeFrame(frame, !owned)
 		buf = nil
-		if cap(frame) <= maxKeptBuffer {
+		if !owned && cap(frame) <= maxKeptBuffer {
 			buf = frame[:0]
 		}
 		if err != nil {
