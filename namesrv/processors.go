@@ -14,7 +14,7 @@ func (s *Server) registerProcessors() {
 		remoting.GetKVConfig:                   kp.get,
 		remoting.DeleteKVConfig:                kp.delete,
 		remoting.GetKVListByNamespace:          kp.list,
-		remoting.RegisterBroker:                bp.register,
+		remoting.RegisterBroker:                s.lane.handler(bp.register),
 		remoting.UnregisterBroker:              bp.unregister,
 		remoting.BrokerHeartbeat:               bp.heartbeat,
 		remoting.QueryDataVersion:              bp.queryDataVersion,

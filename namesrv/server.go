@@ -32,6 +32,7 @@ type Server struct {
 	metrics  *serverMetrics            // nil when metrics are off
 	serving  atomic.Pointer[time.Time] // when Start began serving
 	stopping atomic.Bool
+	lane     *lane // broker registrations, on a lower-priority thread
 }
 
 // New validates the configuration and opens the KV store; it opens no port.
@@ -65,6 +66,7 @@ func New(cfg *config.Namesrv, logger hclog.Logger, opts ...Option) (*Server, err
 		Logger:         logger.Named("remoting"),
 		Observer:       s.metrics.observer(),
 	})
+	s.lane = newLane(registrationNice)
 	s.registerProcessors()
 	s.rs.OnConnClose(func(c *remoting.Conn) { s.routes.OnChannelClose(c) })
 	return s, nil
@@ -122,6 +124,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			<-s.served
 			s.routes.Stop()
 		}
+		s.lane.close()
 		err = errors.Join(err, s.stopMetrics(ctx), s.kv.Close())
 		s.log.Info("name server stopped")
 	})
