@@ -1,6 +1,8 @@
 package route
 
 import (
+	"github.com/rmqgo/nameserver/internal/testlog"
+
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -39,18 +41,8 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// testWriter routes hclog output to t.Log.
-type testWriter struct{ t testing.TB }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Helper()
-	w.t.Log(string(p))
-	return len(p), nil
-}
-
-func testLogger(t testing.TB) hclog.Logger {
-	return hclog.New(&hclog.LoggerOptions{Output: testWriter{t}, Level: hclog.Debug})
-}
+// testLogger routes logs to t.Log.
+func testLogger(t testing.TB) hclog.Logger { return testlog.New(t, "route") }
 
 // harness is a Manager with a fake clock, live settings and recorded 905s.
 type harness struct {
