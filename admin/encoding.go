@@ -1,6 +1,8 @@
 package admin
 
 import (
+	"github.com/rmqgo/nameserver/config"
+
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -118,37 +120,7 @@ func ParseProperties(b []byte) []Property {
 func FormatProperties(props []Property) []byte {
 	var b strings.Builder
 	for _, p := range props {
-		b.WriteString(escapeProp(p.Key, true))
-		b.WriteByte('=')
-		b.WriteString(escapeProp(p.Value, false))
-		b.WriteByte('\n')
+		b.WriteString(config.PropertyLine(p.Key, p.Value))
 	}
 	return []byte(b.String())
-}
-
-// escapeProp escapes the characters java.util.Properties.load would read
-// differently: backslashes, line breaks, separators and comment marks in
-// keys, and a leading space of a value.
-func escapeProp(s string, key bool) string {
-	var b strings.Builder
-	for i, r := range s {
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case key && (r == '=' || r == ':' || r == ' ' || r == '#' || r == '!'):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case !key && i == 0 && r == ' ':
-			b.WriteString(`\ `)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

@@ -89,6 +89,13 @@ func escapeValue(v string) string {
 	return b.String()
 }
 
+// PropertyLine formats one "key=value\n" line of a properties text with the
+// escaping java.util.Properties.load reads back unchanged (the bodies of
+// UPDATE_NAMESRV_CONFIG and UPDATE_CONTROLLER_CONFIG, and persisted files).
+func PropertyLine(key, value string) string {
+	return escapeKey(key) + "=" + escapeValue(value) + "\n"
+}
+
 // escapeKey additionally escapes separators and comment markers.
 func escapeKey(k string) string {
 	s := strings.ReplaceAll(escapeValue(k), " ", `\ `)
