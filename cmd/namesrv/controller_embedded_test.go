@@ -40,6 +40,10 @@ func TestEmbeddedControllerMetricsOnOnePort(t *testing.T) {
 	t.Cleanup(stop)
 
 	calls := waitLeader(t, ctlLn.Addr().String())
+	// The leader serves only after its Barrier: wait for that, by polling.
+	require.Eventually(t, func() bool {
+		return metricstest.Scrape(t, srv.MetricsAddr().String()).Sum("rocketmq_controller_leader_ready") == 1
+	}, 10*time.Second, 10*time.Millisecond)
 	resp := invoke(t, srv.Addr().String(), remoting.GetBrokerClusterInfo)
 	require.Equal(t, remoting.Success, resp.Code, resp.Remark)
 
