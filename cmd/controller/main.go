@@ -4,8 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,20 +16,9 @@ import (
 	"github.com/rmqgo/nameserver/config"
 )
 
-func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-}
-
-func run(args []string, stdout, stderr io.Writer) int {
-	opts, err := parseFlags(args, stderr)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case err != nil:
-		return 2
-	case opts.probe != "":
-		return runProbe(opts.probe, opts.wait, stdout)
-	case opts.configFile == "":
+// runController loads the -c file and runs the controller until a signal.
+func runController(opts options, stdout, stderr io.Writer) int {
+	if opts.configFile == "" {
 		fmt.Fprintln(stderr, "mqcontroller: -c <controller.properties> is required (controllerDLegerPeers, controllerRaftPeers, controllerDLegerSelfId)")
 		return 2
 	}
