@@ -96,17 +96,24 @@ func appendQueueData(dst []byte, q *route.QueueData, f Flavour) []byte {
 // appendFilterServerTable appends brokerAddr -> filter servers; nil lists
 // are null values, which fastjson leaves out.
 func appendFilterServerTable(dst []byte, m map[string][]string, f Flavour) []byte {
+	return appendNonNilMap(dst, m, f, func(v []string) bool { return v == nil }, appendStringList)
+}
+
+// appendNonNilMap appends a String-keyed Java HashMap in the flavour's key
+// order, leaving out null values as fastjson does.
+func appendNonNilMap[V any](dst []byte, m map[string]V, f Flavour, isNil func(V) bool,
+	appendValue func([]byte, V, Flavour) []byte) []byte {
 	dst = append(dst, '{')
 	n := 0
-	for _, addr := range sortedStringKeys(m, f, javahash.HashMapDefault) {
-		if m[addr] == nil {
+	for _, k := range sortedStringKeys(m, f, javahash.HashMapDefault) {
+		if isNil(m[k]) {
 			continue
 		}
 		dst = appendComma(dst, n)
 		n++
-		dst = appendString(dst, addr, f)
+		dst = appendString(dst, k, f)
 		dst = append(dst, ':')
-		dst = appendStringList(dst, m[addr], f)
+		dst = appendValue(dst, m[k], f)
 	}
 	return append(dst, '}')
 }
@@ -124,19 +131,8 @@ func appendStringList(dst []byte, list []string, f Flavour) []byte {
 // appendMappingTable appends brokerName -> TopicQueueMappingInfo, leaving
 // out nil values.
 func appendMappingTable(dst []byte, m map[string]*route.TopicQueueMappingInfo, f Flavour) []byte {
-	dst = append(dst, '{')
-	n := 0
-	for _, name := range sortedStringKeys(m, f, javahash.HashMapDefault) {
-		if m[name] == nil {
-			continue
-		}
-		dst = appendComma(dst, n)
-		n++
-		dst = appendString(dst, name, f)
-		dst = append(dst, ':')
-		dst = appendMappingInfo(dst, m[name], f)
-	}
-	return append(dst, '}')
+	isNil := func(v *route.TopicQueueMappingInfo) bool { return v == nil }
+	return appendNonNilMap(dst, m, f, isNil, appendMappingInfo)
 }
 
 // appendMappingInfo appends one TopicQueueMappingInfo bean; a nil
