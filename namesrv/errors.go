@@ -26,9 +26,9 @@ var (
 	ErrNullKey = errors.New("namespace or key is null")
 )
 
-// errorCodes is the one table that maps domain errors to response codes and,
-// where Java sends a fixed remark, that remark. An empty remark means the
-// error text is sent; remarkNull means Java sends no remark at all.
+// errorCodes is the one table that maps domain errors to response codes and
+// Java's fixed remark ("" where Java sends none). Errors not in the table
+// are a SYSTEM_ERROR carrying the error text.
 var errorCodes = []struct {
 	err    error
 	code   int32
@@ -38,31 +38,18 @@ var errorCodes = []struct {
 	{ErrCRCMismatch, remoting.SystemError, "crc32 not match"},
 	{ErrNotReady, remoting.SystemError, "name server not ready"},
 	{ErrDisabled, remoting.SystemError, "disable"},
-	{ErrUnregisterQueueFull, remoting.SystemError, remarkNull},
+	{ErrUnregisterQueueFull, remoting.SystemError, ""},
 	{ErrNullKey, remoting.SystemError, "namespace or key is null"},
 	{config.ErrBlackListed, remoting.NoPermission, "Can not update config in black list."},
 	{config.ErrBadProperties, remoting.SystemError, "string2Properties error"},
 }
 
-const remarkNull = "\x00null"
-
-// errorResponse builds the response for a domain error through errorCodes;
-// anything unknown is a SYSTEM_ERROR carrying the error text.
+// errorResponse builds the response for a domain error through errorCodes.
 func errorResponse(req *remoting.Command, err error) *remoting.Command {
 	for _, e := range errorCodes {
 		if errors.Is(err, e.err) {
-			return remarkedResponse(req, e.code, e.remark, err)
+			return remoting.NewResponse(req, e.code, e.remark)
 		}
 	}
 	return remoting.NewResponse(req, remoting.SystemError, err.Error())
-}
-
-func remarkedResponse(req *remoting.Command, code int32, remark string, err error) *remoting.Command {
-	switch remark {
-	case remarkNull:
-		remark = ""
-	case "":
-		remark = err.Error()
-	}
-	return remoting.NewResponse(req, code, remark)
 }
