@@ -35,24 +35,12 @@ func (s *State) ApplyBrokerID(req ApplyBrokerIDRequest) (ApplyBrokerIDResponse, 
 	if req.RegisterCheckCode == "" {
 		return resp, nil, newError(ErrInvalidRequest, "registerCheckCode is empty")
 	}
-	addr, _, _ := strings.Cut(req.RegisterCheckCode, ";")
-	ev := ApplyBrokerIDEvent{ClusterName: req.ClusterName, BrokerName: req.BrokerName, BrokerAddress: addr,
-		NewBrokerID: req.AppliedBrokerID, RegisterCheckCode: req.RegisterCheckCode}
-	r, known := s.replicas[req.BrokerName]
-	if !known {
-		if req.AppliedBrokerID != FirstBrokerID {
-			return resp, nil, newError(ErrBrokerIDInvalid,
-				"Broker-set: %s hasn't been registered in controller, but broker try to apply brokerId: %d",
-				req.BrokerName, req.AppliedBrokerID)
-		}
-		return resp, []Event{ev}, nil
+	if err := s.brokerIDApplicable(req.BrokerName, req.AppliedBrokerID, req.RegisterCheckCode); err != nil {
+		return resp, nil, err
 	}
-	held, used := r.Brokers[req.AppliedBrokerID]
-	if req.AppliedBrokerID >= 0 && (!used || held.RegisterCheckCode == req.RegisterCheckCode) {
-		return resp, []Event{ev}, nil
-	}
-	return resp, nil, newError(ErrBrokerIDInvalid, "Fail to apply brokerId: %d in broker-set: %s",
-		req.AppliedBrokerID, req.BrokerName)
+	return resp, []Event{ApplyBrokerIDEvent{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
+		BrokerAddress: brokerAddressOf(req.RegisterCheckCode), NewBrokerID: req.AppliedBrokerID,
+		RegisterCheckCode: req.RegisterCheckCode, Fenced: true}}, nil
 }
 
 // RegisterBroker handles 1003. The master fields of the reply are set only
@@ -143,11 +131,13 @@ func (s *State) CleanBrokerData(req CleanBrokerDataRequest, live Liveness) (Clea
 			return CleanBrokerDataResponse{}, nil, err
 		}
 	}
-	if !s.contains(req.BrokerName) {
+	_, ss, ok := s.get(req.BrokerName)
+	if !ok {
 		return CleanBrokerDataResponse{}, nil, newError(ErrInvalidCleanBrokerMetadata,
 			"Broker %s is not existed,clean broker data failure.", req.BrokerName)
 	}
-	return CleanBrokerDataResponse{}, []Event{CleanBrokerDataEvent{BrokerName: req.BrokerName, IDs: ids}}, nil
+	return CleanBrokerDataResponse{}, []Event{CleanBrokerDataEvent{BrokerName: req.BrokerName, IDs: ids,
+		Fence: fenceOf(ss)}}, nil
 }
 
 func (s *State) checkCleanable(req CleanBrokerDataRequest, live Liveness) ([]int64, error) {
@@ -225,7 +215,8 @@ func (s *State) AlterSyncStateSet(req AlterSyncStateSetRequest, live Liveness) (
 	epoch := ss.SyncStateSetEpoch + 1
 	resp := AlterSyncStateSetResponse{NewSyncStateSetEpoch: epoch,
 		SyncStateSet: &SyncStateSet{SyncStateSet: newSet, SyncStateSetEpoch: epoch}}
-	return resp, []Event{AlterSyncStateSetEvent{BrokerName: req.BrokerName, NewSyncStateSet: newSet}}, nil
+	return resp, []Event{AlterSyncStateSetEvent{BrokerName: req.BrokerName, NewSyncStateSet: newSet,
+		Fence: fenceOf(ss)}}, nil
 }
 
 // checkAlterFencing runs checks 2-5.

@@ -62,7 +62,8 @@ func (s *State) ElectMaster(req ElectMasterRequest, live Liveness, opts ElectOpt
 	case newMaster != NoBrokerID:
 		return masterElected(r, ss, newMaster)
 	case req.IsControllerTrigger():
-		ev := ElectMasterEvent{NewMasterElected: false, BrokerName: req.BrokerName, NewMasterBrokerID: NoBrokerID}
+		ev := ElectMasterEvent{NewMasterElected: false, BrokerName: req.BrokerName, NewMasterBrokerID: NoBrokerID,
+			Fence: fenceOf(ss)}
 		return ElectMasterResponse{}, []Event{ev}, &Error{Kind: ErrMasterNotAvailable, Remark: remarkMasterNotAvailable}
 	default:
 		return ElectMasterResponse{}, nil, &Error{Kind: ErrElectMasterFailed, Remark: remarkElectFailed}
@@ -107,7 +108,8 @@ func masterElected(r *ReplicaInfo, ss *SyncStateInfo, id int64) (ElectMasterResp
 	resp := ElectMasterResponse{MasterBrokerID: ptr(id), MasterAddress: r.addressPtr(id),
 		MasterEpoch: ptr(ss.MasterEpoch + 1), SyncStateSetEpoch: ptr(ss.SyncStateSetEpoch + 1),
 		Body: &ElectMasterResponseBody{BrokerMemberGroup: group, SyncStateSet: []int64{id}}}
-	return resp, []Event{ElectMasterEvent{NewMasterElected: true, BrokerName: r.BrokerName, NewMasterBrokerID: id}}, nil
+	return resp, []Event{ElectMasterEvent{NewMasterElected: true, BrokerName: r.BrokerName, NewMasterBrokerID: id,
+		Fence: fenceOf(ss)}}, nil
 }
 
 // NeedsElectionOnInactive is the leader's check for an inactive event (T1):

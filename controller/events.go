@@ -36,14 +36,19 @@ type Event interface {
 	// Type is the entry type byte of the event.
 	Type() EventType
 	// apply mutates the state. It must be deterministic. A returned error is
-	// a business result (e.g. the set vanished), never a reason to stop.
+	// a business result (e.g. the set vanished), never a reason to stop. A
+	// fenced event that returns an error has changed nothing.
 	apply(s *State) error
+	// fenced reports whether the event carries the preconditions it was
+	// built on (see fence.go; false for entries of the previous version).
+	fenced() bool
 }
 
 // AlterSyncStateSetEvent replaces the sync-state set and bumps its epoch.
 type AlterSyncStateSetEvent struct {
 	BrokerName      string  `json:"brokerName"`
 	NewSyncStateSet []int64 `json:"newSyncStateSet"`
+	Fence           *Fence  `json:"fence,omitempty"` // nil in entries of the previous version
 }
 
 // ApplyBrokerIDEvent registers a broker id (creating the set if needed).
@@ -53,6 +58,7 @@ type ApplyBrokerIDEvent struct {
 	BrokerAddress     string `json:"brokerAddress"`
 	NewBrokerID       int64  `json:"newBrokerId"`
 	RegisterCheckCode string `json:"registerCheckCode"`
+	Fenced            bool   `json:"fenced,omitempty"` // false in entries of the previous version
 }
 
 // ElectMasterEvent records an election: a new master, or (not elected) the
@@ -61,12 +67,14 @@ type ElectMasterEvent struct {
 	NewMasterElected  bool   `json:"newMasterElected"`
 	BrokerName        string `json:"brokerName"`
 	NewMasterBrokerID int64  `json:"newMasterBrokerId"`
+	Fence             *Fence `json:"fence,omitempty"` // nil in entries of the previous version
 }
 
 // CleanBrokerDataEvent removes ids, or the whole set when IDs is empty.
 type CleanBrokerDataEvent struct {
 	BrokerName string  `json:"brokerName"`
 	IDs        []int64 `json:"brokerIdSetToClean,omitempty"`
+	Fence      *Fence  `json:"fence,omitempty"` // nil in entries of the previous version
 }
 
 // UpdateBrokerAddressEvent replaces the stored address of an id.
@@ -100,17 +108,59 @@ func (ReadEvent) Type() EventType { return EventRead }
 
 func (ReadEvent) apply(*State) error { return nil }
 
+func (e AlterSyncStateSetEvent) fenced() bool   { return e.Fence != nil }
+func (e ApplyBrokerIDEvent) fenced() bool       { return e.Fenced }
+func (e ElectMasterEvent) fenced() bool         { return e.Fence != nil }
+func (e CleanBrokerDataEvent) fenced() bool     { return e.Fence != nil }
+func (e UpdateBrokerAddressEvent) fenced() bool { return false } // Apply checks the id anyway
+func (ReadEvent) fenced() bool                  { return false }
+
 func (e AlterSyncStateSetEvent) apply(s *State) error {
-	_, ss, ok := s.get(e.BrokerName)
-	if !ok {
-		return newError(ErrBrokerMetadataNotExist, "alter sync-state set: %s", remarkMetadataNotExist)
+	newSet := normalizeIDs(e.NewSyncStateSet)
+	ss, err := e.target(s, newSet)
+	if err != nil {
+		return err
 	}
-	ss.SyncStateSet = normalizeIDs(e.NewSyncStateSet)
+	ss.SyncStateSet = newSet
 	ss.SyncStateSetEpoch++
 	return nil
 }
 
+// target returns the sync-state half to change, or why it must not change.
+func (e AlterSyncStateSetEvent) target(s *State, newSet []int64) (*SyncStateInfo, error) {
+	if e.Fence == nil {
+		_, ss, ok := s.get(e.BrokerName)
+		if !ok {
+			return nil, newError(ErrBrokerMetadataNotExist, "alter sync-state set: %s", remarkMetadataNotExist)
+		}
+		return ss, nil
+	}
+	r, ss, err := e.Fence.check(s, e.BrokerName, "alter syncStateSet")
+	if err == nil {
+		err = checkAlterResult(r, ss, newSet)
+	}
+	return ss, err
+}
+
+// checkAlterResult: the new set holds only registered ids and the master.
+func checkAlterResult(r *ReplicaInfo, ss *SyncStateInfo, newSet []int64) error {
+	if err := checkRegistered(r, newSet, "alter syncStateSet"); err != nil {
+		return err
+	}
+	if !containsID(newSet, ss.MasterBrokerID) {
+		return newError(ErrAlterSyncStateSetFailed,
+			"Rejecting alter syncStateSet request because the newSyncStateSet don't contains origin leader {%d}",
+			ss.MasterBrokerID)
+	}
+	return nil
+}
+
 func (e ApplyBrokerIDEvent) apply(s *State) error {
+	if e.Fenced {
+		if err := s.brokerIDApplicable(e.BrokerName, e.NewBrokerID, e.RegisterCheckCode); err != nil {
+			return err
+		}
+	}
 	if r, _, ok := s.get(e.BrokerName); ok {
 		if _, used := r.Brokers[e.NewBrokerID]; !used {
 			r.addBroker(e.NewBrokerID, e.BrokerAddress, e.RegisterCheckCode)
@@ -127,10 +177,26 @@ func (e ApplyBrokerIDEvent) apply(s *State) error {
 	return nil
 }
 
+// target returns the sync-state half to change, or why it must not change.
+func (e ElectMasterEvent) target(s *State) (*SyncStateInfo, error) {
+	if e.Fence == nil {
+		_, ss, ok := s.get(e.BrokerName)
+		if !ok {
+			return nil, newError(ErrBrokerMetadataNotExist, "elect master of unknown broker set %s", e.BrokerName)
+		}
+		return ss, nil
+	}
+	r, ss, err := e.Fence.check(s, e.BrokerName, "elect master")
+	if err == nil && e.NewMasterElected {
+		err = checkRegistered(r, []int64{e.NewMasterBrokerID}, "elect master")
+	}
+	return ss, err
+}
+
 func (e ElectMasterEvent) apply(s *State) error {
-	_, ss, ok := s.get(e.BrokerName)
-	if !ok {
-		return newError(ErrBrokerMetadataNotExist, "elect master of unknown broker set %s", e.BrokerName)
+	ss, err := e.target(s)
+	if err != nil {
+		return err
 	}
 	ss.MasterEpoch++
 	if !e.NewMasterElected {
@@ -144,6 +210,11 @@ func (e ElectMasterEvent) apply(s *State) error {
 }
 
 func (e CleanBrokerDataEvent) apply(s *State) error {
+	if e.Fence != nil {
+		if _, _, err := e.Fence.check(s, e.BrokerName, "clean broker data"); err != nil {
+			return err
+		}
+	}
 	if len(e.IDs) == 0 {
 		delete(s.replicas, e.BrokerName)
 		delete(s.syncStates, e.BrokerName)

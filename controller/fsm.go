@@ -14,7 +14,9 @@ import (
 
 // ApplyResult is the value FSM.Apply returns for a command entry (the
 // raft.ApplyFuture's Response). Err is a business outcome, e.g. the broker
-// set vanished between computing the events and applying them; the events
+// set vanished or the state moved past a fenced event's preconditions
+// (fence.go). An entry holding a fenced event is all-or-nothing: with Err
+// set nothing was applied. In an entry of the previous version the events
 // that could be applied were applied.
 type ApplyResult struct {
 	Index  uint64
@@ -62,20 +64,35 @@ func (f *FSM) Apply(l *raft.Log) interface{} {
 	res := &ApplyResult{Index: l.Index, Events: len(events)}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	for _, ev := range events {
-		if err := ev.apply(f.state); err != nil {
-			f.logger.Warn("event not applied", "index", l.Index, "type", ev.Type(), "error", err)
-			res.Err = errors.Join(res.Err, err)
-		}
+	if res.Err = f.applyLocked(events); res.Err != nil {
+		f.logger.Warn("log entry not applied", "index", l.Index, "events", len(events), "error", res.Err)
 	}
 	return res
 }
 
-// ApplyEvents applies events directly, bypassing Raft. It is for tests and
-// tools that replay a log without a cluster.
+// ApplyEvents applies events directly, bypassing Raft, with the semantics
+// of one log entry. It is for tests and tools that replay a log without a
+// cluster.
 func (f *FSM) ApplyEvents(events ...Event) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.applyLocked(events)
+}
+
+// applyLocked applies the events of one entry. Several events of which one
+// is fenced are applied to a copy that replaces the state only when every
+// event applied; otherwise each event applies on its own (previous version).
+func (f *FSM) applyLocked(events []Event) error {
+	if len(events) > 1 && anyFenced(events) {
+		next := f.state.Clone()
+		for _, ev := range events {
+			if err := ev.apply(next); err != nil {
+				return err
+			}
+		}
+		f.state = next
+		return nil
+	}
 	var errs error
 	for _, ev := range events {
 		errs = errors.Join(errs, ev.apply(f.state))

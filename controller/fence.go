@@ -1,0 +1,114 @@
+//go:build embedded_controller
+
+package controller
+
+import "strings"
+
+// Fencing of log entries (issue 7, defect 1).
+//
+// A command builder reads the state and returns events; the events are
+// appended to the Raft log and applied later. If another entry is applied
+// in between (an earlier apply outlived its request deadline, or a former
+// leader's entry commits late), the events would be applied to a state they
+// were not built on: two masters for one master epoch, a master outside its
+// sync-state set, a reply naming a master the log never recorded.
+//
+// Log format change: the events of this version carry the preconditions
+// they were built on, and Apply rejects an event whose preconditions no
+// longer hold, without changing the state, returning the fencing error
+// (2000/2001/2002, 2014, ...) as ApplyResult.Err:
+//   - AlterSyncStateSet, ElectMaster and CleanBrokerData carry a "fence"
+//     object: the master epoch, sync-state-set epoch and master id the
+//     builder saw (Fence);
+//   - ApplyBrokerID carries "fenced":true: Apply runs the builder's
+//     membership check (brokerIDApplicable) again;
+//   - UpdateBrokerAddress is unchanged: Apply has always refused an
+//     unknown id without changing the state.
+//
+// Both fields are omitted from the JSON when absent, and an event decoded
+// without them (an entry written by the previous version) applies exactly
+// as before, so an old log replays identically. A batch entry that holds a
+// fenced event is all-or-nothing.
+
+// Fence is the sync-state half of a broker set as a builder saw it.
+type Fence struct {
+	MasterEpoch       int32 `json:"masterEpoch"`
+	SyncStateSetEpoch int32 `json:"syncStateSetEpoch"`
+	MasterBrokerID    int64 `json:"masterBrokerId"`
+}
+
+// fenceOf records the preconditions of an event built on ss.
+func fenceOf(ss *SyncStateInfo) *Fence {
+	return &Fence{MasterEpoch: ss.MasterEpoch, SyncStateSetEpoch: ss.SyncStateSetEpoch, MasterBrokerID: ss.MasterBrokerID}
+}
+
+// check returns both halves of the set when the fence still holds, else
+// the first failed precondition: set gone (2008), master epoch (2000),
+// sync-state-set epoch (2001), master id (2002). what names the request in
+// the remark, e.g. "alter syncStateSet".
+func (f *Fence) check(s *State, brokerName, what string) (*ReplicaInfo, *SyncStateInfo, error) {
+	r, ss, ok := s.get(brokerName)
+	switch {
+	case !ok:
+		return nil, nil, newError(ErrBrokerMetadataNotExist, "Rejecting %s request because broker set %s is not existed",
+			what, brokerName)
+	case ss.MasterEpoch != f.MasterEpoch:
+		return nil, nil, newError(ErrFencedMasterEpoch,
+			"Rejecting %s request because the current master epoch is:{%d}, not {%d}", what, ss.MasterEpoch, f.MasterEpoch)
+	case ss.SyncStateSetEpoch != f.SyncStateSetEpoch:
+		return nil, nil, newError(ErrFencedSyncStateSetEpoch,
+			"Rejecting %s request because the current syncStateSet epoch is:{%d}, not {%d}",
+			what, ss.SyncStateSetEpoch, f.SyncStateSetEpoch)
+	case ss.MasterBrokerID != f.MasterBrokerID:
+		return nil, nil, newError(ErrInvalidMaster, "Rejecting %s request because the current leader is:{%s}, not {%s}",
+			what, idString(ss.MasterBrokerID), idString(f.MasterBrokerID))
+	}
+	return r, ss, nil
+}
+
+// checkRegistered fails with 2003 unless every id is a registered replica.
+func checkRegistered(r *ReplicaInfo, ids []int64, what string) error {
+	for _, id := range ids {
+		if _, ok := r.Brokers[id]; !ok {
+			return newError(ErrInvalidReplicas, "Rejecting %s request because the replicas {%d} don't exist", what, id)
+		}
+	}
+	return nil
+}
+
+// brokerIDApplicable is the one membership check of APPLY_BROKER_ID, run
+// by the builder (State.ApplyBrokerID) and again by Apply of a fenced
+// ApplyBrokerIDEvent: a set without a replica entry accepts only id 1; a
+// known set accepts an unused id >= 0, or an id already held with the same
+// registerCheckCode (an idempotent retry).
+func (s *State) brokerIDApplicable(brokerName string, id int64, checkCode string) error {
+	r, known := s.replicas[brokerName]
+	if !known {
+		if id != FirstBrokerID {
+			return newError(ErrBrokerIDInvalid,
+				"Broker-set: %s hasn't been registered in controller, but broker try to apply brokerId: %d", brokerName, id)
+		}
+		return nil
+	}
+	held, used := r.Brokers[id]
+	if id >= 0 && (!used || held.RegisterCheckCode == checkCode) {
+		return nil
+	}
+	return newError(ErrBrokerIDInvalid, "Fail to apply brokerId: %d in broker-set: %s", id, brokerName)
+}
+
+// brokerAddressOf is the address part of a registerCheckCode ("addr;time").
+func brokerAddressOf(checkCode string) string {
+	addr, _, _ := strings.Cut(checkCode, ";")
+	return addr
+}
+
+// anyFenced reports whether an entry holds a fenced event.
+func anyFenced(events []Event) bool {
+	for _, ev := range events {
+		if ev.fenced() {
+			return true
+		}
+	}
+	return false
+}
