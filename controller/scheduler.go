@@ -3,7 +3,6 @@
 package controller
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -15,6 +14,12 @@ import (
 // scheduler is the leader's single worker (Java's EventScheduler): every
 // leader-gated request and every triggered election runs on it, one at a
 // time, so each computation sees the state left by the previous apply.
+// A task that appended an entry holds the worker until that entry's fate is
+// known (applied, or lost with the leadership), even after its caller's
+// deadline passed: the next command is never built on a state that lacks
+// an entry still in flight (issue 7, defect 1). Meanwhile new tasks wait in
+// the bounded queue (full: ErrSystemBusy) and those whose deadline passed
+// are answered code 1 without running.
 type scheduler struct {
 	queue    chan func()
 	done     chan struct{}
@@ -73,7 +78,7 @@ var errRequestTimeout = &Error{Kind: ErrSystem,
 
 // schedule runs build on the scheduler if this node is the ready leader
 // and waits at most timeout for its outcome (gate → 2007, queue full → 2,
-// timeout → 1).
+// timeout → 1). A timed-out task still runs to its end on the scheduler.
 func (c *Controller) schedule(build buildFunc, timeout time.Duration) outcome {
 	if !c.IsReadyLeader() {
 		return outcome{err: ErrNotLeader}
@@ -83,7 +88,7 @@ func (c *Controller) schedule(build buildFunc, timeout time.Duration) outcome {
 	if err := c.sched.submit(func() { ch <- c.execute(build, deadline) }); err != nil {
 		return outcome{err: err}
 	}
-	timer := time.NewTimer(time.Until(deadline) + 100*time.Millisecond) // execute reports its own timeout first
+	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
 	case out := <-ch:
@@ -96,8 +101,10 @@ func (c *Controller) schedule(build buildFunc, timeout time.Duration) outcome {
 }
 
 // execute runs on the scheduler: build from the state, append the events
-// as one entry and wait for it to be applied. Reads append nothing unless
-// processReadEvent is set, which appends an empty entry (a read barrier).
+// as one entry and wait until it is applied or lost. The outcome is the
+// applied result: a rejection by Apply (fence.go) replaces the builder's
+// response. Reads append nothing unless processReadEvent is set, which
+// appends an empty entry (a read barrier).
 func (c *Controller) execute(build buildFunc, deadline time.Time) (res outcome) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -123,16 +130,17 @@ func (c *Controller) execute(build buildFunc, deadline time.Time) (res outcome) 
 	return out
 }
 
-// appendEvents replicates events as one log entry and waits until this
-// node applied it. Failures become code 1 (Java cancels the future).
+// appendEvents replicates events as one log entry and waits, past the
+// deadline if need be, until this node applied it or the entry is lost
+// (leadership lost, shutdown); the deadline only bounds the enqueue. Log
+// failures become code 1 (Java cancels the future); a rejection by Apply is
+// returned as is.
 func (c *Controller) appendEvents(events []Event, deadline time.Time) error {
 	data, err := EncodeEntry(events...)
 	if err != nil {
 		return &Error{Kind: ErrSystem, Remark: err.Error()}
 	}
-	ctx, cancel := context.WithDeadline(c.ctx, deadline)
-	defer cancel()
-	res, err := c.node.Apply(ctx, data)
+	res, err := c.node.ApplyWait(c.ctx, data, time.Until(deadline))
 	if err != nil {
 		c.logger.Warn("append to raft log failed", "events", len(events), "error", err)
 		if errors.Is(err, raftstore.ErrTimeout) {
@@ -141,7 +149,8 @@ func (c *Controller) appendEvents(events []Event, deadline time.Time) error {
 		return &Error{Kind: ErrSystem, Remark: "append to the controller log failed: " + err.Error()}
 	}
 	if r, ok := res.(*ApplyResult); ok && r.Err != nil {
-		c.logger.Warn("log entry applied partially", "index", r.Index, "error", r.Err)
+		c.logger.Warn("log entry rejected by apply", "index", r.Index, "error", r.Err)
+		return r.Err
 	}
 	return nil
 }

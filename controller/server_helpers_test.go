@@ -33,6 +33,13 @@ type inmemControllers struct {
 // props adds properties to every node's config.
 func newInmemControllers(t *testing.T, n int, props ...string) *inmemControllers {
 	t.Helper()
+	return newWrappedControllers(t, n, nil, props...)
+}
+
+// newWrappedControllers is newInmemControllers where Raft drives
+// wrap(id, fsm) instead of each node's FSM (nil wrap: the FSM itself).
+func newWrappedControllers(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, props ...string) *inmemControllers {
+	t.Helper()
 	logger := raftstore.TestLogger(t, "ctl")
 	fsms := map[string]*FSM{}
 	var mu sync.Mutex
@@ -40,6 +47,9 @@ func newInmemControllers(t *testing.T, n int, props ...string) *inmemControllers
 		mu.Lock()
 		defer mu.Unlock()
 		fsms[id] = NewFSM(logger.Named(id))
+		if wrap != nil {
+			return wrap(id, fsms[id])
+		}
 		return fsms[id]
 	})
 	lns, peers := listenPeers(t, cluster.IDs())

@@ -78,3 +78,17 @@ func TestLeaderChSignalsLeadership(t *testing.T) {
 	require.Equal(t, "n0", n.LeaderID())
 	require.NoError(t, n.Barrier(context.Background()))
 }
+
+func TestApplyWait(t *testing.T) {
+	c := NewInmemCluster(t, 3, newCounter)
+	leader := c.Leader(t)
+	resp, err := leader.ApplyWait(context.Background(), []byte("2"), time.Second)
+	require.NoError(t, err)
+	require.Equal(t, int64(2), resp)
+	_, err = leader.ApplyWait(context.Background(), []byte("x"), time.Second)
+	require.Error(t, err, "an FSM error response is returned as the error")
+	for _, f := range c.Followers(t) {
+		_, err = f.ApplyWait(context.Background(), []byte("1"), time.Second)
+		require.ErrorIs(t, err, ErrNotLeader)
+	}
+}

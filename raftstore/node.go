@@ -129,6 +129,25 @@ func (n *Node) Apply(ctx context.Context, cmd []byte) (interface{}, error) {
 	return resp, nil
 }
 
+// ApplyWait is Apply for a caller that must not go on before the fate of
+// cmd is known (the controller's serial scheduler): enqueue bounds only
+// the wait for a place in raft's queue; after that it waits for raft's
+// future with no deadline. The future always resolves (applied here,
+// leadership lost, or shutdown), so ApplyWait returns then, or earlier
+// with ErrTimeout only when ctx ends (ctx should be a lifetime context,
+// not a request deadline). Results and errors are as for Apply.
+func (n *Node) ApplyWait(ctx context.Context, cmd []byte, enqueue time.Duration) (interface{}, error) {
+	f := n.raft.Apply(cmd, max(enqueue, time.Nanosecond))
+	if err := wait(ctx, f); err != nil {
+		return nil, err
+	}
+	resp := f.Response()
+	if err, ok := resp.(error); ok {
+		return nil, err
+	}
+	return resp, nil
+}
+
 // Barrier blocks until every preceding log entry is applied to this
 // leader's FSM, bounded like Apply. Errors wrap the same sentinels.
 func (n *Node) Barrier(ctx context.Context) error {

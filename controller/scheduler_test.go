@@ -1,0 +1,147 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+	"github.com/stretchr/testify/require"
+)
+
+// gatedFSM holds back the application of command entries while a gate is
+// armed: Raft keeps committing (and this node keeps leading) but the
+// entry's ApplyFuture on this node does not resolve until release.
+type gatedFSM struct {
+	*FSM
+	mu   sync.Mutex
+	gate chan struct{}
+}
+
+// Apply implements raft.FSM.
+func (g *gatedFSM) Apply(l *raft.Log) interface{} {
+	g.mu.Lock()
+	gate := g.gate
+	g.mu.Unlock()
+	if gate != nil && l.Type == raft.LogCommand {
+		<-gate
+	}
+	return g.FSM.Apply(l)
+}
+
+func (g *gatedFSM) arm() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.gate = make(chan struct{})
+}
+
+func (g *gatedFSM) release() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.gate != nil {
+		close(g.gate)
+		g.gate = nil
+	}
+}
+
+// gatedControllers starts 3 controllers whose FSMs can be gated.
+func gatedControllers(t *testing.T) (*inmemControllers, map[string]*gatedFSM) {
+	gated := map[string]*gatedFSM{}
+	var mu sync.Mutex
+	ic := newWrappedControllers(t, 3, func(id string, f *FSM) raft.FSM {
+		mu.Lock()
+		defer mu.Unlock()
+		gated[id] = &gatedFSM{FSM: f}
+		return gated[id]
+	})
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, g := range gated {
+			g.release()
+		}
+	})
+	return ic, gated
+}
+
+// mustSchedule runs build on the leader and requires code 0.
+func mustSchedule(t *testing.T, c *Controller, build buildFunc) Response {
+	t.Helper()
+	out := c.schedule(build, RequestTimeout)
+	require.NoError(t, out.err)
+	return out.resp
+}
+
+// setupSet registers ids 1..3 of set "b" on the leader (alive there), elects
+// 1 and widens the sync-state set to {1,2,3} (master epoch 1, ss epoch 2).
+func setupSet(t *testing.T, c *Controller) {
+	for id := int64(1); id <= 3; id++ {
+		require.NoError(t, c.hb.OnHeartbeat(BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b",
+			BrokerAddr: addrOf(id), BrokerID: ptr(id), HeartbeatTimeoutMillis: ptr(int64(60_000))}, 0))
+		mustSchedule(t, c, func(s *State) (Response, []Event, error) {
+			return s.ApplyBrokerID(ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "b", AppliedBrokerID: id,
+				RegisterCheckCode: addrOf(id) + ";1"})
+		})
+	}
+	mustSchedule(t, c, c.electBuild(BrokerTriggerElect("c", "b", 1)))
+	mustSchedule(t, c, alterTo(c.hb, 1, 1, 1, 1, 2, 3))
+}
+
+// The reply of a command whose entry Apply rejected is that rejection, not
+// the builder's optimistic response (issue 7 defect 1b).
+func TestReplyComesFromAppliedResult(t *testing.T) {
+	ic := newInmemControllers(t, 3)
+	leader := ic.leader(t)
+	out := leader.schedule(func(*State) (Response, []Event, error) {
+		resp := ElectMasterResponse{MasterBrokerID: ptr(int64(9)), MasterEpoch: ptr(int32(1))}
+		return resp, []Event{ElectMasterEvent{NewMasterElected: true, BrokerName: "nope", NewMasterBrokerID: 9}}, nil
+	}, RequestTimeout)
+	require.Equal(t, CodeBrokerMetadataNotExist, codeOf(out.err), "reply code: %v", out.err)
+	require.Nil(t, out.resp, "no optimistic header or body")
+}
+
+// An apply that outlives its request's deadline still holds the scheduler:
+// the next command is built only once that entry was applied (issue 7
+// defect 1c). The admin election of 2 times out while its entry is held
+// back; the old master's alter {1,3} under master epoch 1 must then be
+// built on the state with master 2, not on the stale one.
+func TestNextCommandWaitsForInFlightApply(t *testing.T) {
+	ic, gated := gatedControllers(t)
+	leader := ic.leader(t)
+	setupSet(t, leader)
+	inv := newInvariantChecker(t)
+	leader.fsm.Read(inv.observeState)
+
+	g := gated[leader.Node().ID()]
+	g.arm()
+	first := leader.schedule(leader.electBuild(AdminTriggerElect("c", "b", 2)), 200*time.Millisecond)
+	require.Equal(t, CodeSystemError, codeOf(first.err), "the election's caller times out: %v", first.err)
+
+	var built atomic.Bool
+	var sawMaster atomic.Int64
+	alter := alterTo(leader.hb, 1, 1, 2, 1, 3)
+	done := make(chan outcome, 1)
+	go func() {
+		done <- leader.schedule(func(s *State) (Response, []Event, error) {
+			ss, _ := s.SyncState("b")
+			sawMaster.Store(ss.MasterBrokerID)
+			built.Store(true)
+			return alter(s)
+		}, 10*time.Second)
+	}()
+	require.Eventually(t, func() bool { return built.Load() || len(leader.sched.queue) > 0 },
+		5*time.Second, time.Millisecond, "the alter was never submitted")
+	g.release()
+	second := <-done
+
+	require.Equal(t, int64(2), sawMaster.Load(), "the alter was built before the election was applied")
+	require.Equal(t, CodeInvalidMaster, codeOf(second.err), "alter reply: %v", second.err)
+	leader.fsm.Read(inv.observeState)
+	var ss SyncStateInfo
+	leader.fsm.Read(func(s *State) { ss, _ = s.SyncState("b") })
+	require.Equal(t, int64(2), ss.MasterBrokerID)
+	require.Equal(t, []int64{2}, ss.SyncStateSet)
+}
