@@ -157,10 +157,9 @@ func checkAlterResult(r *ReplicaInfo, ss *SyncStateInfo, newSet []int64) error {
 
 func (e ApplyBrokerIDEvent) apply(s *State) error {
 	if e.Fenced {
-		if err := s.brokerIDApplicable(e.BrokerName, e.NewBrokerID, e.RegisterCheckCode); err != nil {
-			return err
-		}
+		return e.applyFenced(s)
 	}
+	// Previous version, kept for replay: a half-removed set starts afresh.
 	if r, _, ok := s.get(e.BrokerName); ok {
 		if _, used := r.Brokers[e.NewBrokerID]; !used {
 			r.addBroker(e.NewBrokerID, e.BrokerAddress, e.RegisterCheckCode)

@@ -97,6 +97,32 @@ func (s *State) brokerIDApplicable(brokerName string, id int64, checkCode string
 	return newError(ErrBrokerIDInvalid, "Fail to apply brokerId: %d in broker-set: %s", id, brokerName)
 }
 
+// applyFenced registers the id when the membership check still passes. A
+// half-removed set (a CleanBrokerData that emptied its sync-state set
+// drops that half) keeps its replicas and its NextAssignBrokerID; only the
+// missing half is created (issue 7, defect 5; Java would start afresh and
+// forget live replicas and restart NextAssignBrokerID at 1). The counter
+// stays Java's +1 per added id.
+func (e ApplyBrokerIDEvent) applyFenced(s *State) error {
+	if err := s.brokerIDApplicable(e.BrokerName, e.NewBrokerID, e.RegisterCheckCode); err != nil {
+		return err
+	}
+	r, ok := s.replicas[e.BrokerName]
+	if !ok {
+		r = &ReplicaInfo{ClusterName: e.ClusterName, BrokerName: e.BrokerName,
+			NextAssignBrokerID: FirstBrokerID, Brokers: map[int64]BrokerIDInfo{}}
+		s.replicas[e.BrokerName] = r
+	}
+	if _, ok := s.syncStates[e.BrokerName]; !ok {
+		s.syncStates[e.BrokerName] = &SyncStateInfo{ClusterName: e.ClusterName, BrokerName: e.BrokerName,
+			SyncStateSet: []int64{}, MasterBrokerID: NoBrokerID}
+	}
+	if _, used := r.Brokers[e.NewBrokerID]; !used {
+		r.addBroker(e.NewBrokerID, e.BrokerAddress, e.RegisterCheckCode)
+	}
+	return nil
+}
+
 // brokerAddressOf is the address part of a registerCheckCode ("addr;time").
 func brokerAddressOf(checkCode string) string {
 	addr, _, _ := strings.Cut(checkCode, ";")

@@ -227,3 +227,34 @@ func TestFencedEventsRoundTrip(t *testing.T) {
 		require.Equal(t, []Event{ev}, back)
 	}
 }
+
+// Issue 7 defect 5: cleaning the master of {1,2} drops the sync-state half
+// but keeps replica 2; a new id must join broker 2, not replace it, and id
+// 2 must never be handed out again.
+func TestApplyBrokerIDKeepsReplicasOfHalfRemovedSet(t *testing.T) {
+	f := newTestFSM(t)
+	registerSet(f, "c", "b", 2)
+	live := newFakeLive().set("c", "b", 1, 1, 0, 0).set("c", "b", 2, 1, 0, 0)
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (Response, []Event, error) {
+		return s.ElectMaster(BrokerTriggerElect("c", "b", 1), live, ElectOptions{})
+	})))
+	live.kill("c", "b", 1)
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (Response, []Event, error) {
+		return s.CleanBrokerData(CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: "1"}, live)
+	})))
+	_, hasSS := f.state().SyncState("b")
+	require.False(t, hasSS, "the sync-state half is gone")
+
+	next := nextID(f, "b")
+	require.Equal(t, int64(3), next)
+	_, err := applyID(f, "b", next, "10.0.0.9:10911;5")
+	require.NoError(t, err)
+	r, ok := f.state().Replicas("b")
+	require.True(t, ok)
+	require.Equal(t, []int64{2, 3}, r.sortedIDs(), "live broker 2 is kept")
+	require.Equal(t, int64(4), nextID(f, "b"), "NextAssignBrokerID never goes down")
+	_, err = applyID(f, "b", 2, "10.0.0.8:10911;6")
+	require.Equal(t, CodeBrokerIDInvalid, codeOf(err), "id 2 is still taken")
+	_, hasSS = f.state().SyncState("b")
+	require.True(t, hasSS, "the set exists again")
+}
