@@ -19,6 +19,11 @@ const (
 	DefaultElectionPriority       int32 = math.MaxInt32
 )
 
+// MaxHeartbeatTimeoutMillis caps a broker-supplied heartbeatTimeoutMills
+// (one hour). A non-positive value counts as absent (10 s). Java takes the
+// value as is, so an int64-sized one overflows lastUpdate+timeout there.
+const MaxHeartbeatTimeoutMillis int64 = 3_600_000
+
 // Liveness is what command builders and the elect policy need from the
 // heartbeat table. HeartbeatManager implements it; tests may fake it.
 type Liveness interface {
@@ -127,6 +132,7 @@ func (m *HeartbeatManager) OnHeartbeat(req BrokerHeartbeatRequest, conn ConnID) 
 		return &Error{Kind: ErrInvalidRequest, Remark: remarkHeartbeatEmptyBrokerID}
 	}
 	hb := req.withDefaults()
+	hb.TimeoutMillis = clampHeartbeatTimeout(hb.TimeoutMillis)
 	key := BrokerIdentity{ClusterName: req.ClusterName, BrokerName: req.BrokerName, BrokerID: *req.BrokerID}
 	now := m.now()
 	m.mu.Lock()
@@ -152,7 +158,16 @@ func (m *HeartbeatManager) IsActive(clusterName, brokerName string, brokerID int
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	info, ok := m.live[BrokerIdentity{clusterName, brokerName, brokerID}]
-	return ok && info.LastUpdateMillis+info.TimeoutMillis >= now
+	return ok && now-info.LastUpdateMillis <= info.TimeoutMillis // Scan's test negated, no overflow
+}
+
+// clampHeartbeatTimeout bounds a broker-supplied timeout to
+// [1, MaxHeartbeatTimeoutMillis]; non-positive means the default.
+func clampHeartbeatTimeout(ms int64) int64 {
+	if ms <= 0 {
+		return DefaultHeartbeatTimeoutMillis
+	}
+	return min(ms, MaxHeartbeatTimeoutMillis)
 }
 
 // LiveInfo returns a copy of the broker's entry.

@@ -4,6 +4,7 @@ package controller
 
 import (
 	"context"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -158,4 +159,41 @@ func TestHeartbeatRunScansPeriodically(t *testing.T) {
 	require.Eventually(t, func() bool { return len(e.reported()) == 1 }, 5*time.Second, time.Millisecond)
 	cancel()
 	<-done
+}
+
+// Broker-supplied heartbeatTimeoutMills at the int64 extremes: no overflow
+// may leave a broker inactive but never scanned out, or expire it at once.
+// Non-positive values count as absent (10 s); larger ones are capped at
+// MaxHeartbeatTimeoutMillis.
+func TestHeartbeatTimeoutBounds(t *testing.T) {
+	cases := []struct {
+		name    string
+		timeout int64
+		want    int64
+	}{
+		{"max int64", math.MaxInt64, MaxHeartbeatTimeoutMillis},
+		{"max int64 - now", math.MaxInt64 - 1_700_000_000_000, MaxHeartbeatTimeoutMillis},
+		{"min int64", math.MinInt64, DefaultHeartbeatTimeoutMillis},
+		{"minus one", -1, DefaultHeartbeatTimeoutMillis},
+		{"zero", 0, DefaultHeartbeatTimeoutMillis},
+		{"in range", 2500, 2500},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newHBEnv(t)
+			req := beat(1, "a1", 0, 0)
+			req.HeartbeatTimeoutMillis = ptr(c.timeout)
+			require.NoError(t, e.m.OnHeartbeat(req, 1))
+			require.True(t, e.m.IsActive("c", "b", 1), "active right after its heartbeat")
+			require.Empty(t, e.m.Scan())
+			info, _ := e.m.LiveInfo("c", "b", 1)
+			require.Equal(t, c.want, info.TimeoutMillis)
+			e.clock.Advance(time.Duration(c.want) * time.Millisecond)
+			require.True(t, e.m.IsActive("c", "b", 1))
+			require.Empty(t, e.m.Scan())
+			e.clock.Advance(time.Millisecond)
+			require.False(t, e.m.IsActive("c", "b", 1))
+			require.Len(t, e.m.Scan(), 1, "expired and scanned out")
+		})
+	}
 }
