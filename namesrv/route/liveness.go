@@ -95,8 +95,8 @@ func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, now time
 	l.gen++
 	e.name, e.id, e.dv, e.ha, e.gen = req.BrokerName, req.BrokerID, dv, req.HAServerAddr, l.gen
 	e.timeout = int64(DefaultBrokerTimeout)
-	if req.HeartbeatTimeoutMillis > 0 {
-		e.timeout = req.HeartbeatTimeoutMillis * int64(time.Millisecond)
+	if req.HeartbeatTimeoutMillis > 0 { // capped before ×1e6: no overflow
+		e.timeout = min(req.HeartbeatTimeoutMillis, MaxBrokerTimeout.Milliseconds()) * int64(time.Millisecond)
 	}
 	l.touch(e, now.UnixNano())
 	return e

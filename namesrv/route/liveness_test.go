@@ -2,6 +2,7 @@ package route
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -152,4 +153,22 @@ func TestStartRunsScanner(t *testing.T) {
 	h.Start()
 	eventually(t, func() bool { return h.Lookup("t1") == nil }, "expired broker removed by the scanner")
 	h.Stop()
+}
+
+// A broker-supplied heartbeatTimeoutMillis near the int64 range must not
+// overflow (millis→nanos, or last+timeout) into an instant expiry; it is
+// capped at MaxBrokerTimeout.
+func TestHeartbeatTimeoutMillisOverflow(t *testing.T) {
+	for _, ms := range []int64{10_000_000_000_000, 9_000_000_000_000, math.MaxInt64} {
+		t.Run(fmt.Sprint(ms), func(t *testing.T) {
+			h := newHarness(t, false)
+			r := reg("c1", "b1", "a1", 0, body(1, "t1", "t2"))
+			r.HeartbeatTimeoutMillis = ms
+			mustRegister(t, h, r)
+			start := h.clock.Now()
+			require.Equal(t, 0, h.ScanExpired(start.Add(time.Second)), "not expired at once")
+			require.Equal(t, 0, h.ScanExpired(start.Add(MaxBrokerTimeout)))
+			require.Equal(t, 1, h.ScanExpired(start.Add(MaxBrokerTimeout+time.Millisecond)), "capped")
+		})
+	}
 }

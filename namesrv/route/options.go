@@ -15,6 +15,10 @@ const (
 	// DefaultBrokerTimeout is DEFAULT_BROKER_CHANNEL_EXPIRED_TIME, used when a
 	// registration carries no heartbeatTimeoutMillis.
 	DefaultBrokerTimeout = 120 * time.Second
+	// MaxBrokerTimeout caps a broker-supplied heartbeatTimeoutMillis (one
+	// hour), so that converting it to nanoseconds and adding it to the last
+	// refresh cannot overflow into an instant expiry.
+	MaxBrokerTimeout = time.Hour
 )
 
 // Channel is a broker's connection. The manager compares channels by
@@ -86,7 +90,7 @@ type MinBrokerIDChange struct {
 type RegisterRequest struct {
 	ClusterName, BrokerAddr, BrokerName, HAServerAddr, ZoneName string
 	BrokerID                                                    int64
-	HeartbeatTimeoutMillis                                      int64 // 0 = default 120000
+	HeartbeatTimeoutMillis                                      int64 // 0 = default 120000; capped at MaxBrokerTimeout
 	EnableActingMaster                                          *bool // nil = old-version broker
 	Body                                                        *RegisterBody
 	Channel                                                     Channel
