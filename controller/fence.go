@@ -28,7 +28,9 @@ import "strings"
 // Both fields are omitted from the JSON when absent, and an event decoded
 // without them (an entry written by the previous version) applies exactly
 // as before, so an old log replays identically. A batch entry that holds a
-// fenced event is all-or-nothing.
+// fenced event is all-or-nothing. A node of the previous version ignores
+// the new fields (unknown JSON keys) and would apply an entry the others
+// reject, so all controllers of a group must run this version together.
 
 // Fence is the sync-state half of a broker set as a builder saw it.
 type Fence struct {
