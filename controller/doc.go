@@ -30,7 +30,9 @@
 //     904, 1005, 1009 and 1010 are answered by any node;
 //   - scheduler.go serialises all leader-side work on one goroutine (Java's
 //     EventScheduler): build from the FSM, raft.Apply one entry, answer
-//     after the apply (5 s bound, else code 1);
+//     from the applied result (5 s bound, else code 1), and build nothing
+//     else until that entry is applied or lost; fence.go makes Apply
+//     refuse an event built on a state that has since moved;
 //   - leader.go opens the leader gate after a Barrier in the current term,
 //     closes it on loss, and runs the inactive-master scan (T2);
 //   - reelect.go turns inactive masters (heartbeat expiry, connection
