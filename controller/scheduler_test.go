@@ -134,6 +134,12 @@ func TestNextCommandWaitsForInFlightApply(t *testing.T) {
 	}()
 	require.Eventually(t, func() bool { return built.Load() || len(leader.sched.queue) > 0 },
 		5*time.Second, time.Millisecond, "the alter was never submitted")
+	var lateBuilt atomic.Bool
+	late := leader.schedule(func(*State) (Response, []Event, error) {
+		lateBuilt.Store(true)
+		return nil, nil, nil
+	}, 100*time.Millisecond)
+	require.Equal(t, CodeSystemError, codeOf(late.err), "a queued caller gets code 1 at its deadline")
 	g.release()
 	second := <-done
 
@@ -144,4 +150,8 @@ func TestNextCommandWaitsForInFlightApply(t *testing.T) {
 	leader.fsm.Read(func(s *State) { ss, _ = s.SyncState("b") })
 	require.Equal(t, int64(2), ss.MasterBrokerID)
 	require.Equal(t, []int64{2}, ss.SyncStateSet)
+	done2 := make(chan struct{})
+	require.NoError(t, leader.sched.submit(func() { close(done2) }))
+	<-done2
+	require.False(t, lateBuilt.Load(), "a task past its deadline never runs")
 }
