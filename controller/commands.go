@@ -16,7 +16,8 @@ import (
 // GetNextBrokerID answers 1012: the next id of the set, or 1 when the set has
 // no replica entry. It never fails.
 func (s *State) GetNextBrokerID(req GetNextBrokerIDRequest) GetNextBrokerIDResponse {
-	resp := GetNextBrokerIDResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName, NextBrokerID: FirstBrokerID}
+	resp := GetNextBrokerIDResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
+		NextBrokerID: s.firstBrokerID(req.BrokerName)}
 	if r, ok := s.replicas[req.BrokerName]; ok {
 		resp.NextBrokerID = r.NextAssignBrokerID
 	}

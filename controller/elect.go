@@ -72,7 +72,7 @@ func (s *State) ElectMaster(req ElectMasterRequest, live Liveness, opts ElectOpt
 
 // chooseMaster returns the elected id or NoBrokerID.
 func (s *State) chooseMaster(r *ReplicaInfo, ss *SyncStateInfo, req ElectMasterRequest, live Liveness, opts ElectOptions) int64 {
-	if ss.MasterEpoch == 0 && req.BrokerID != NoBrokerID {
+	if ss.isFresh() && req.BrokerID != NoBrokerID {
 		if _, registered := r.Brokers[req.BrokerID]; registered {
 			return req.BrokerID
 		}

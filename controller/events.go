@@ -213,6 +213,7 @@ func (e CleanBrokerDataEvent) apply(s *State) error {
 		if _, _, err := e.Fence.check(s, e.BrokerName, "clean broker data"); err != nil {
 			return err
 		}
+		return e.applyFenced(s)
 	}
 	if len(e.IDs) == 0 {
 		delete(s.replicas, e.BrokerName)

@@ -80,13 +80,14 @@ func checkRegistered(r *ReplicaInfo, ids []int64, what string) error {
 
 // brokerIDApplicable is the one membership check of APPLY_BROKER_ID, run
 // by the builder (State.ApplyBrokerID) and again by Apply of a fenced
-// ApplyBrokerIDEvent: a set without a replica entry accepts only id 1; a
+// ApplyBrokerIDEvent: a set without a replica entry accepts only id 1 (or
+// the next id of its retired replica half, retire.go); a
 // known set accepts an unused id >= 0, or an id already held with the same
 // registerCheckCode (an idempotent retry).
 func (s *State) brokerIDApplicable(brokerName string, id int64, checkCode string) error {
 	r, known := s.replicas[brokerName]
 	if !known {
-		if id != FirstBrokerID {
+		if id != s.firstBrokerID(brokerName) {
 			return newError(ErrBrokerIDInvalid,
 				"Broker-set: %s hasn't been registered in controller, but broker try to apply brokerId: %d", brokerName, id)
 		}
@@ -111,13 +112,11 @@ func (e ApplyBrokerIDEvent) applyFenced(s *State) error {
 	}
 	r, ok := s.replicas[e.BrokerName]
 	if !ok {
-		r = &ReplicaInfo{ClusterName: e.ClusterName, BrokerName: e.BrokerName,
-			NextAssignBrokerID: FirstBrokerID, Brokers: map[int64]BrokerIDInfo{}}
+		r = s.reviveReplicas(e.ClusterName, e.BrokerName)
 		s.replicas[e.BrokerName] = r
 	}
 	if _, ok := s.syncStates[e.BrokerName]; !ok {
-		s.syncStates[e.BrokerName] = &SyncStateInfo{ClusterName: e.ClusterName, BrokerName: e.BrokerName,
-			SyncStateSet: []int64{}, MasterBrokerID: NoBrokerID}
+		s.syncStates[e.BrokerName] = s.reviveSync(e.ClusterName, e.BrokerName)
 	}
 	if _, used := r.Brokers[e.NewBrokerID]; !used {
 		r.addBroker(e.NewBrokerID, e.BrokerAddress, e.RegisterCheckCode)

@@ -16,6 +16,16 @@ const snapshotVersion = 1
 type snapshotDoc struct {
 	Version    int           `json:"version"`
 	BrokerSets []snapshotSet `json:"brokerSets"`
+	// Retired holds the epochs of removed sync-state halves (retire.go);
+	// absent from snapshots of the previous version.
+	Retired []snapshotRetired `json:"retired,omitempty"`
+}
+
+type snapshotRetired struct {
+	BrokerName        string `json:"brokerName"`
+	MasterEpoch       int32  `json:"masterEpoch"`
+	SyncStateSetEpoch int32  `json:"syncStateSetEpoch"`
+	NextBrokerID      int64  `json:"nextBrokerId,omitempty"`
 }
 
 type snapshotSet struct {
@@ -59,6 +69,11 @@ func encodeSnapshot(s *State) ([]byte, error) {
 		}
 		doc.BrokerSets = append(doc.BrokerSets, set)
 	}
+	for _, name := range s.retiredNames() {
+		ep := s.retired[name]
+		doc.Retired = append(doc.Retired, snapshotRetired{BrokerName: name, MasterEpoch: ep.MasterEpoch,
+			SyncStateSetEpoch: ep.SyncStateSetEpoch, NextBrokerID: ep.NextBrokerID})
+	}
 	return json.Marshal(doc)
 }
 
@@ -94,6 +109,10 @@ func decodeSnapshot(data []byte) (*State, error) {
 			return nil, fmt.Errorf("duplicate broker set %q in snapshot", set.BrokerName)
 		}
 		restoreSet(st, set)
+	}
+	for _, r := range doc.Retired {
+		st.retired[r.BrokerName] = retiredSet{MasterEpoch: r.MasterEpoch, SyncStateSetEpoch: r.SyncStateSetEpoch,
+			NextBrokerID: r.NextBrokerID}
 	}
 	return st, nil
 }

@@ -49,11 +49,13 @@ type SyncStateInfo struct {
 type State struct {
 	replicas   map[string]*ReplicaInfo
 	syncStates map[string]*SyncStateInfo
+	retired    map[string]retiredSet // epochs of removed sync-state halves (retire.go)
 }
 
 // NewState returns an empty state.
 func NewState() *State {
-	return &State{replicas: map[string]*ReplicaInfo{}, syncStates: map[string]*SyncStateInfo{}}
+	return &State{replicas: map[string]*ReplicaInfo{}, syncStates: map[string]*SyncStateInfo{},
+		retired: map[string]retiredSet{}}
 }
 
 // Clone returns a deep copy.
@@ -61,6 +63,9 @@ func (s *State) Clone() *State {
 	c := NewState()
 	for name, r := range s.replicas {
 		c.replicas[name] = r.clone()
+	}
+	for name, ep := range s.retired {
+		c.retired[name] = ep
 	}
 	for name, ss := range s.syncStates {
 		c.syncStates[name] = ss.clone()
@@ -204,6 +209,13 @@ func (r *ReplicaInfo) addBroker(id int64, addr, checkCode string) {
 }
 
 // masterPtr returns the master id as a nullable header value.
+// isFresh reports a set that never had a master (master epoch 0), or whose
+// sync-state half was recreated (retire.go): no master and an empty
+// sync-state set. Its first election goes to the requesting broker.
+func (ss *SyncStateInfo) isFresh() bool {
+	return ss.MasterEpoch == 0 || (ss.MasterBrokerID == NoBrokerID && len(ss.SyncStateSet) == 0)
+}
+
 func (ss *SyncStateInfo) masterPtr() *int64 {
 	if ss.MasterBrokerID == NoBrokerID {
 		return nil

@@ -1,0 +1,89 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"bytes"
+	"io"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Cleaning ids out of a broker set must keep the set's invariants: the
+// master stays in its sync-state set, and master epochs never go down,
+// even when the sync-state half is removed and later recreated (found by
+// TestSimulatedControllerSafety).
+
+func cleanIDs(f *testFSM, live Liveness, ids string) error {
+	b := buildOn(f, func(s *State) (Response, []Event, error) {
+		return s.CleanBrokerData(CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: ids}, live)
+	})
+	if b.err != nil {
+		return b.err
+	}
+	res := f.apply(b.events...)
+	return res.Err
+}
+
+func TestCleanMasterIDClearsMasterAndBumpsEpoch(t *testing.T) {
+	f, live, inv := fenceFixture(t) // master 1 at epoch 1, set {1,2,3}
+	live.kill("c", "b", 1)
+	require.NoError(t, cleanIDs(f, live, "1"))
+	ss := syncStateOf(t, f)
+	inv.observeState(f.state())
+	require.Equal(t, NoBrokerID, ss.MasterBrokerID, "the cleaned master is no longer master")
+	require.Equal(t, int32(2), ss.MasterEpoch, "losing the master is a new master epoch")
+	require.Equal(t, []int64{2, 3}, ss.SyncStateSet)
+
+	require.NoError(t, applyBuilt(t, f, buildOn(f, adminElect(live, 2))))
+	ss = syncStateOf(t, f)
+	inv.observeState(f.state())
+	require.Equal(t, int64(2), ss.MasterBrokerID)
+	require.Equal(t, int32(3), ss.MasterEpoch)
+}
+
+func TestRecreatedSyncStateKeepsEpochs(t *testing.T) {
+	f := newTestFSM(t)
+	registerSet(f, "c", "b", 2)
+	live := newFakeLive().set("c", "b", 1, 1, 0, 0).set("c", "b", 2, 1, 0, 0)
+	inv := newInvariantChecker(t)
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (Response, []Event, error) {
+		return s.ElectMaster(BrokerTriggerElect("c", "b", 1), live, ElectOptions{})
+	})))
+	inv.observeState(f.state()) // master 1, epoch 1
+	live.kill("c", "b", 1)
+	require.NoError(t, cleanIDs(f, live, "1")) // the sync-state set {1} empties: its half goes
+	_, err := applyID(f, "b", nextID(f, "b"), "10.0.0.9:10911;5")
+	require.NoError(t, err)
+	ss := syncStateOf(t, f)
+	require.GreaterOrEqual(t, ss.MasterEpoch, int32(1), "a recreated sync-state half continues the epochs")
+
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (Response, []Event, error) {
+		return s.ElectMaster(BrokerTriggerElect("c", "b", 2), live, ElectOptions{})
+	})), "the first broker to ask wins, as for a new set")
+	ss = syncStateOf(t, f)
+	inv.observeState(f.state())
+	require.Equal(t, int64(2), ss.MasterBrokerID)
+	require.Greater(t, ss.MasterEpoch, int32(1), "master 2 must not reuse master 1's epoch")
+}
+
+func TestRetiredSetSurvivesSnapshotAndKeepsNextID(t *testing.T) {
+	f := newTestFSM(t)
+	registerSet(f, "c", "b", 2) // next id 3
+	live := newFakeLive()
+	require.NoError(t, cleanIDs(f, live, "1;2")) // every id goes: the whole set is removed
+	_, hasR := f.state().Replicas("b")
+	require.False(t, hasR)
+	require.Equal(t, int64(3), nextID(f, "b"), "a cleaned set never hands out its old ids again")
+	_, err := applyID(f, "b", 1, "10.0.0.1:10911;9")
+	require.Equal(t, CodeBrokerIDInvalid, codeOf(err), "old id 1 is refused")
+
+	restored := NewFSM(nil)
+	require.NoError(t, restored.Restore(io.NopCloser(bytes.NewReader(snapshotBytes(t, f.fsm)))))
+	require.Equal(t, snapshotBytes(t, f.fsm), snapshotBytes(t, restored), "the tombstone is in the snapshot")
+
+	_, err = applyID(f, "b", 3, "10.0.0.3:10911;9")
+	require.NoError(t, err)
+	require.Equal(t, int64(4), nextID(f, "b"))
+}
