@@ -108,7 +108,7 @@ func (cc *ControllerConfig) finish() {
 	if cc.ControllerStorePath == "" {
 		cc.ControllerStorePath = filepath.Join(homeDir(), cc.ControllerType+"Controller")
 	}
-	cc.blackList = blackListOf(cc.ConfigBlackList, controllerFixedBlackList)
+	cc.blackList = blackListOf(cc.ConfigBlackList, fixedBlackList)
 }
 
 // Clone returns a deep copy.

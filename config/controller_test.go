@@ -73,6 +73,6 @@ func TestControllerStandaloneUpdate(t *testing.T) {
 	require.False(t, n.NotifyBrokerRoleChanged)
 	_, err = cc.ApplyUpdate([]byte("configStorePath=/x"))
 	require.ErrorIs(t, err, ErrBlackListed)
-	_, err = cc.ApplyUpdate([]byte("controllerDLegerSelfId=n9"))
+	_, err = cc.ApplyUpdate([]byte("scanInactiveMasterInterval=0"))
 	require.ErrorIs(t, err, ErrRejectedUpdate)
 }

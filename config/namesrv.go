@@ -173,7 +173,7 @@ func Load(path string) (*Namesrv, error) {
 // finish resolves derived values once all keys are applied.
 func (c *Namesrv) finish() {
 	c.Controller.finish()
-	c.blackList = blackListOf(c.ConfigBlackList, namesrvFixedBlackList)
+	c.blackList = blackListOf(c.ConfigBlackList, fixedBlackList)
 }
 
 // ListenAddr returns bindAddress:listenPort.
