@@ -2,6 +2,8 @@
 
 package config
 
+import "fmt"
+
 // ControllerCompiledIn reports whether this binary embeds the controller
 // (built with -tags embedded_controller).
 const ControllerCompiledIn = true
@@ -13,5 +15,10 @@ func validateController(c *Namesrv) []error {
 	if !c.EnableControllerInNamesrv {
 		return nil
 	}
-	return c.Controller.ruleErrors(c.ListenAddr())
+	errs := c.Controller.ruleErrors(c.ListenAddr())
+	if sameFile(c.Controller.ConfigStorePath, c.ConfigStorePath) {
+		errs = append(errs, fmt.Errorf("%w: the embedded controller's own file %s is the -c file; "+
+			"name the -c file otherwise", ErrInvalid, c.Controller.ConfigStorePath))
+	}
+	return errs
 }

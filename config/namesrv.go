@@ -166,7 +166,11 @@ func Load(path string) (*Namesrv, error) {
 	c.loadErrs = applyProps(bindings(c), props)
 	c.Controller.applyFile(props)
 	c.ConfigStorePath = path
+	c.Controller.ConfigStorePath = embeddedControllerPath(path)
 	c.finish()
+	if err := c.Controller.loadOwnFile(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

@@ -49,8 +49,14 @@ func (c *Namesrv) Persist() error {
 	return writeAtomic(c.ConfigStorePath, formatLines(c.renderMap(), true))
 }
 
-// Persist writes the controller config to its configStorePath atomically.
+// Persist writes the controller config to its configStorePath atomically,
+// keeping the previous file as <file>.bak. The embedded controller (and a
+// standalone one whose configStorePath is not its -c file) writes only the
+// keys set by updates (see loadOwnFile); otherwise the whole config.
 func (cc *ControllerConfig) Persist() error {
+	if cc.ownFile {
+		return writeAtomic(cc.ConfigStorePath, cc.ownFileBody())
+	}
 	return writeAtomic(cc.ConfigStorePath, formatLines(cc.renderMap(), true))
 }
 

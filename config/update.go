@@ -137,6 +137,7 @@ func (cc *ControllerConfig) ApplyUpdate(text []byte) (*ControllerConfig, error) 
 func (cc *ControllerConfig) update(props map[string]string) []error {
 	errs := applyProps(bindings(cc), props)
 	mergeIfExist(cc.raw, props)
+	cc.noteUpdated(props)
 	return errs
 }
 
