@@ -93,14 +93,15 @@ func (p *parts) useDisk(dir string, logger hclog.Logger) error {
 }
 
 // bootstrapIfNew bootstraps cfg.Peers when the stores hold no Raft state,
-// and reports whether it did.
+// and reports whether it did. Existing state must name this node
+// (checkIdentity).
 func (p *parts) bootstrapIfNew(cfg *Config, rc *raft.Config) (bool, error) {
 	existing, err := raft.HasExistingState(p.logs, p.stable, p.snaps)
 	if err != nil {
 		return false, fmt.Errorf("raftstore: inspect existing state: %w", err)
 	}
 	if existing {
-		return false, nil
+		return false, p.checkIdentity(cfg)
 	}
 	if err := checkSelfAddr(cfg.selfAddr(), p.trans.LocalAddr()); err != nil {
 		return false, err
