@@ -2,8 +2,6 @@
 
 package config
 
-import "fmt"
-
 // ControllerCompiledIn reports whether this binary embeds the controller
 // (built with -tags embedded_controller).
 const ControllerCompiledIn = true
@@ -15,10 +13,5 @@ func validateController(c *Namesrv) []error {
 	if !c.EnableControllerInNamesrv {
 		return nil
 	}
-	errs := c.Controller.ruleErrors(c.ListenAddr())
-	if sameFile(c.Controller.ConfigStorePath, c.ConfigStorePath) {
-		errs = append(errs, fmt.Errorf("%w: the embedded controller's own file %s is the -c file; "+
-			"name the -c file otherwise", ErrInvalid, c.Controller.ConfigStorePath))
-	}
-	return errs
+	return c.Controller.ruleErrors(c.ListenAddr())
 }

@@ -134,7 +134,9 @@ func TestEmbeddedControllerFileIgnoresNodeKeys(t *testing.T) {
 func TestEmbeddedControllerFileIsNotTheCFile(t *testing.T) {
 	src, err := os.ReadFile(controllerFile(t, "enableControllerInNamesrv=true\n"))
 	require.NoError(t, err)
-	c, err := Load(writeFile(t, "controller.properties", string(src)))
+	path := writeFile(t, "controller.properties", string(src))
+	c, err := Load(path)
 	require.NoError(t, err)
-	requireKeysNamed(t, c.Validate(), "the embedded controller's own file", "is the -c file")
+	require.NoError(t, c.Validate())
+	require.Equal(t, filepath.Join(filepath.Dir(path), "controller-embedded.properties"), c.Controller.ConfigStorePath)
 }

@@ -13,13 +13,21 @@ import (
 // properties file, in the directory of the NameServer's -c file. Java's
 // ControllerConfig stores its updates in ${user.home}/controller/
 // controller.properties (configStorePath); ours sits next to the -c file so
-// a node's files stay together, and it never is the -c file itself.
-const EmbeddedControllerFile = "controller.properties"
+// a node's files stay together. When the -c file itself has that name,
+// EmbeddedControllerFileAlt is used instead.
+const (
+	EmbeddedControllerFile    = "controller.properties"
+	EmbeddedControllerFileAlt = "controller-embedded.properties"
+)
 
 // embeddedControllerPath returns where the embedded controller of a
-// NameServer started with -c path keeps its updates.
+// NameServer started with -c path keeps its updates (never path itself).
 func embeddedControllerPath(path string) string {
-	return filepath.Join(filepath.Dir(path), EmbeddedControllerFile)
+	own := filepath.Join(filepath.Dir(path), EmbeddedControllerFile)
+	if sameFile(own, path) {
+		own = filepath.Join(filepath.Dir(path), EmbeddedControllerFileAlt)
+	}
+	return own
 }
 
 // loadOwnFile applies the keys of the controller's own file (the
