@@ -3,6 +3,8 @@
 package raftstore
 
 import (
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -32,4 +34,38 @@ func TestReopenUnderAnotherIdentityRefused(t *testing.T) {
 
 	n := c.open("n0", nil)
 	require.False(t, n.Bootstrapped(), "the right identity still starts")
+}
+
+// TestWipedNodeRejoinsWithoutBootstrap: a follower whose data directory
+// was wiped must not bootstrap a cluster its peers already form (with no
+// vote record it could vote twice in a term): it asks its peers, starts
+// empty with the vote of the cluster's current term spent, and is caught
+// up by the leader, which still has it in its configuration.
+func TestWipedNodeRejoinsWithoutBootstrap(t *testing.T) {
+	c := newTCPCluster(t, 3, nil)
+	leader := WaitForLeader(t, c.running()...)
+	require.Equal(t, int64(5), applyN(t, leader, 5))
+	var wiped string
+	for _, p := range c.peers {
+		eventuallyValue(t, c.fsms[p.ID], 5)
+		if p.ID != leader.ID() {
+			wiped = p.ID
+		}
+	}
+	term := leader.Stats()["term"]
+	t.Logf("cluster term %s", term)
+	c.kill(wiped)
+	require.NoError(t, os.RemoveAll(c.dirs[wiped]))
+
+	n := c.open(wiped, nil)
+	require.False(t, n.Bootstrapped(), "a wiped node must not bootstrap again")
+	require.GreaterOrEqual(t, statUint(t, n, "term"), statUint(t, leader, "term"), "it starts at the cluster's term")
+	require.Equal(t, int64(6), applyN(t, leader, 1))
+	eventuallyValue(t, c.fsms[wiped], 6)
+}
+
+func statUint(t *testing.T, n *Node, key string) uint64 {
+	v, err := strconv.ParseUint(n.Stats()[key], 10, 64)
+	require.NoError(t, err)
+	return v
 }
