@@ -68,3 +68,20 @@ func TestNamesrvUpdateRestart(t *testing.T) {
 	require.True(t, back.OrderMessageEnable)
 	require.Equal(t, 9911, back.ListenPort)
 }
+
+// TestNamesrvUpdateLeavesControllerKeys: UPDATE_NAMESRV_CONFIG does not
+// write the controller's keys into the shared -c file (Java's 318 only
+// persists NamesrvConfig and NettyServerConfig keys), so it cannot persist
+// a controller value that would fail the next start.
+func TestNamesrvUpdateLeavesControllerKeys(t *testing.T) {
+	path := writeFile(t, "namesrv.properties", "scanInactiveMasterInterval=5000\nmyCustom=a\n")
+	c, err := Load(path)
+	require.NoError(t, err)
+	n, err := c.ApplyUpdate([]byte("scanInactiveMasterInterval=0\nmyCustom=b\n"))
+	require.NoError(t, err)
+	require.NoError(t, n.Persist())
+	back, err := Load(path)
+	require.NoError(t, err)
+	require.Equal(t, int64(5000), back.Controller.ScanInactiveMasterInterval)
+	require.Equal(t, "b", back.RawProperties()["myCustom"])
+}

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -86,7 +87,7 @@ func (c *Namesrv) ApplyUpdate(text []byte) (*Namesrv, error) {
 	}
 	n := c.Clone()
 	errs := applyProps(bindings(n), props)
-	mergeIfExist(n.raw, props)
+	mergeIfExist(n.raw, withoutControllerOnly(n, props))
 	if err := checkUpdate(errs, n.Validate); err != nil {
 		return nil, err
 	}
@@ -150,6 +151,22 @@ func parseUpdate(text []byte, bl map[string]struct{}) (map[string]string, error)
 		return nil, fmt.Errorf("%w: %s", ErrBlackListed, strings.Join(bad, ", "))
 	}
 	return props, nil
+}
+
+// withoutControllerOnly drops the keys only the controller knows: like
+// Java's 318, which persists NamesrvConfig and NettyServerConfig keys only,
+// a NameServer update never writes the controller's keys into the -c file.
+func withoutControllerOnly(c *Namesrv, props map[string]string) map[string]string {
+	ctlOnly := map[string]bool{}
+	for _, b := range bindings(&c.Controller) {
+		ctlOnly[b.key] = true
+	}
+	for _, b := range bindings(c) {
+		delete(ctlOnly, b.key)
+	}
+	out := maps.Clone(props)
+	maps.DeleteFunc(out, func(k, _ string) bool { return ctlOnly[k] })
+	return out
 }
 
 func mergeIfExist(raw, props map[string]string) {
