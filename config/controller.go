@@ -55,6 +55,11 @@ type ControllerConfig struct {
 	raw       map[string]string
 	blackList map[string]struct{}
 	loadErrs  []error
+	// ownFile: updates persist to configStorePath as an overlay holding
+	// only the updated keys (the embedded controller's own file, or a
+	// standalone controller's configStorePath other than its -c file).
+	ownFile bool
+	updated map[string]string // keys set by accepted updates
 }
 
 // Peer is one entry of a peers list: "<ID>-<Addr>".
@@ -81,13 +86,16 @@ func controllerDefaults(port int) *ControllerConfig {
 		ConfigBlackList:                          "configBlackList;configStorePath",
 		NettyServer:                              defaultNettyServer(port),
 		raw:                                      map[string]string{},
+		ownFile:                                  true,
 	}
 }
 
 // LoadController reads the properties file of a standalone controller
 // (Java's mqcontroller -c). listenPort defaults to 19876 but, as with
 // DLedger, the effective remoting address is the self entry of
-// controllerDLegerPeers (SelfRemotingAddr).
+// controllerDLegerPeers (SelfRemotingAddr). When configStorePath is not the
+// -c file, the updates persisted there are applied over it (loadOwnFile);
+// when it is, updates rewrite the -c file whole.
 func LoadController(path string) (*ControllerConfig, error) {
 	props, err := readPropertiesFile(path)
 	if err != nil {
@@ -96,6 +104,11 @@ func LoadController(path string) (*ControllerConfig, error) {
 	cc := controllerDefaults(19876)
 	cc.applyFile(props)
 	cc.finish()
+	if cc.ownFile = !sameFile(cc.ConfigStorePath, path); cc.ownFile {
+		if err := cc.loadOwnFile(); err != nil {
+			return nil, err
+		}
+	}
 	return cc, nil
 }
 
@@ -108,7 +121,7 @@ func (cc *ControllerConfig) finish() {
 	if cc.ControllerStorePath == "" {
 		cc.ControllerStorePath = filepath.Join(homeDir(), cc.ControllerType+"Controller")
 	}
-	cc.blackList = blackListOf(cc.ConfigBlackList, controllerFixedBlackList)
+	cc.blackList = blackListOf(cc.ConfigBlackList, fixedBlackList)
 }
 
 // Clone returns a deep copy.
@@ -117,6 +130,7 @@ func (cc *ControllerConfig) Clone() *ControllerConfig {
 	n.raw = maps.Clone(cc.raw)
 	n.blackList = maps.Clone(cc.blackList)
 	n.loadErrs = slices.Clone(cc.loadErrs)
+	n.updated = maps.Clone(cc.updated)
 	return &n
 }
 

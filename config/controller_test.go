@@ -23,7 +23,7 @@ func TestParsePeers(t *testing.T) {
 
 func controllerFile(t *testing.T, extra string) string {
 	store := filepath.Join(t.TempDir(), "store")
-	return writeFile(t, "controller.properties", fmt.Sprintf(`controllerDLegerGroup=group1
+	return writeFile(t, "node.properties", fmt.Sprintf(`controllerDLegerGroup=group1
 controllerDLegerPeers=n0-127.0.0.1:9878;n1-127.0.0.1:9868
 controllerRaftPeers=n0-127.0.0.1:9879;n1-127.0.0.1:9869
 controllerDLegerSelfId=n0
@@ -73,6 +73,6 @@ func TestControllerStandaloneUpdate(t *testing.T) {
 	require.False(t, n.NotifyBrokerRoleChanged)
 	_, err = cc.ApplyUpdate([]byte("configStorePath=/x"))
 	require.ErrorIs(t, err, ErrBlackListed)
-	_, err = cc.ApplyUpdate([]byte("controllerDLegerSelfId=n9"))
+	_, err = cc.ApplyUpdate([]byte("scanInactiveMasterInterval=0"))
 	require.ErrorIs(t, err, ErrRejectedUpdate)
 }

@@ -20,10 +20,14 @@
 //
 // Differences from Java, on purpose: a value that does not parse
 // (listenPort=abc, a boolean other than true/false) is reported by Validate
-// instead of being silently ignored; rocketmqHome is optional; keys ending in
-// Path, Dir or Home can never be updated remotely; an update that would make
-// the config invalid is refused; Persist escapes values so they read back
-// unchanged.
+// instead of being silently ignored; rocketmqHome is optional; a built-in
+// list of identity, listener, address, size and path keys (fixedBlackList,
+// and keys ending in Path, Dir, Home, Port, Addr, Address, Host, Peers or
+// SelfId) can never be updated remotely; an update with a value that does
+// not parse, or that would make the config invalid, is refused; Persist
+// escapes values so they read back unchanged and keeps <file>.bak; the
+// embedded controller persists its updates to its own file next to the -c
+// file (EmbeddedControllerFile), read back over the -c file at Load.
 //
 // # Build tag
 //

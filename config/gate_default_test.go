@@ -20,6 +20,5 @@ func TestGateWithoutTag(t *testing.T) {
 
 func TestGateRemoteEnableRefused(t *testing.T) {
 	_, err := Default().ApplyUpdate([]byte("enableControllerInNamesrv=true"))
-	require.ErrorIs(t, err, ErrRejectedUpdate)
-	require.ErrorIs(t, err, ErrControllerNotCompiledIn)
+	require.ErrorIs(t, err, ErrBlackListed, "what a node is cannot be changed remotely")
 }

@@ -73,3 +73,70 @@ func TestEmbeddedDisabledSkipsControllerRules(t *testing.T) {
 	c := Default()
 	require.NoError(t, c.Validate(), "no peers needed while enableControllerInNamesrv=false")
 }
+
+// TestEmbeddedControllerUpdateRestart: a harmless UPDATE_CONTROLLER_CONFIG
+// on an embedded controller persists to the controller's own file (never
+// the NameServer's -c file, even when configStorePath names it), keeps a
+// .bak, and a node loaded again from the same files is valid and has it.
+func TestEmbeddedControllerUpdateRestart(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "namesrv.properties")
+	body := "enableControllerInNamesrv=true\nbindAddress=127.0.0.1\nlistenPort=9876\nconfigStorePath=" + path + `
+controllerDLegerPeers=n0-127.0.0.1:9878;n1-127.0.0.1:9868
+controllerRaftPeers=n0-127.0.0.1:9879;n1-127.0.0.1:9869
+controllerDLegerSelfId=n0
+controllerStorePath=` + filepath.Join(dir, "store") + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+	c, err := Load(path)
+	require.NoError(t, err)
+	require.NoError(t, c.Validate())
+
+	for i, v := range []string{"6000", "7000"} {
+		next, err := c.Controller.ApplyUpdate([]byte("scanInactiveMasterInterval=" + v))
+		require.NoError(t, err)
+		require.NoError(t, next.Persist())
+		c.Controller = *next
+		if i == 0 {
+			require.NoFileExists(t, c.Controller.ConfigStorePath+".bak")
+		}
+	}
+	require.Equal(t, filepath.Join(dir, "controller.properties"), c.Controller.ConfigStorePath)
+	require.FileExists(t, c.Controller.ConfigStorePath+".bak")
+	ns, err := c.ApplyUpdate([]byte("orderMessageEnable=true"))
+	require.NoError(t, err)
+	require.NoError(t, ns.Persist())
+
+	back, err := Load(path)
+	require.NoError(t, err)
+	require.NoError(t, back.Validate())
+	require.Equal(t, int64(7000), back.Controller.ScanInactiveMasterInterval)
+	require.Equal(t, 9876, back.ListenPort)
+	require.True(t, back.OrderMessageEnable)
+	require.Equal(t, "127.0.0.1:9878", back.Controller.SelfRemotingAddr())
+	main, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NotContains(t, string(main), "scanInactiveMasterInterval=7000", "the controller's keys stay in its own file")
+}
+
+// TestEmbeddedControllerFileIgnoresNodeKeys: the controller's own file
+// cannot change what the node is, even when edited by hand.
+func TestEmbeddedControllerFileIgnoresNodeKeys(t *testing.T) {
+	path := controllerFile(t, "enableControllerInNamesrv=true\n")
+	own := filepath.Join(filepath.Dir(path), "controller.properties")
+	require.NoError(t, os.WriteFile(own, []byte("controllerDLegerSelfId=n1\nlistenPort=9868\nelectMasterMaxRetryCount=5\n"), 0o644))
+	c, err := Load(path)
+	require.NoError(t, err)
+	require.NoError(t, c.Validate())
+	require.Equal(t, "n0", c.Controller.ControllerDLegerSelfId)
+	require.Equal(t, 5, c.Controller.ElectMasterMaxRetryCount)
+}
+
+func TestEmbeddedControllerFileIsNotTheCFile(t *testing.T) {
+	src, err := os.ReadFile(controllerFile(t, "enableControllerInNamesrv=true\n"))
+	require.NoError(t, err)
+	path := writeFile(t, "controller.properties", string(src))
+	c, err := Load(path)
+	require.NoError(t, err)
+	require.NoError(t, c.Validate())
+	require.Equal(t, filepath.Join(filepath.Dir(path), "controller-embedded.properties"), c.Controller.ConfigStorePath)
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -48,8 +49,8 @@ func TestLoadConfigStorePathIsTheFile(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, path, c.ConfigStorePath, "Java: the -c file is the store path, whatever it says")
 	require.Equal(t, path, mustParse(t, c.Render())["configStorePath"])
-	require.Equal(t, "/should/be/ignored", c.Controller.ConfigStorePath,
-		"the controller's configStorePath takes the file's value, as Java's properties2Object does")
+	require.Equal(t, filepath.Join(filepath.Dir(path), "controller.properties"), c.Controller.ConfigStorePath,
+		"the embedded controller keeps its own file next to the -c file, never the -c file itself")
 }
 
 func TestLoadSharedKeySetsBothConfigs(t *testing.T) {

@@ -166,14 +166,18 @@ func Load(path string) (*Namesrv, error) {
 	c.loadErrs = applyProps(bindings(c), props)
 	c.Controller.applyFile(props)
 	c.ConfigStorePath = path
+	c.Controller.ConfigStorePath = embeddedControllerPath(path)
 	c.finish()
+	if err := c.Controller.loadOwnFile(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
 // finish resolves derived values once all keys are applied.
 func (c *Namesrv) finish() {
 	c.Controller.finish()
-	c.blackList = blackListOf(c.ConfigBlackList, namesrvFixedBlackList)
+	c.blackList = blackListOf(c.ConfigBlackList, fixedBlackList)
 }
 
 // ListenAddr returns bindAddress:listenPort.

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net"
 	"os"
@@ -41,13 +43,20 @@ func (cc *ControllerConfig) renderMap() map[string]string {
 
 // Persist writes the config (Render's keys, values escaped so they read back
 // unchanged) to configStorePath atomically: temp file, fsync, rename, fsync
-// of the directory.
+// of the directory. The previous file is kept as <file>.bak, as Java's
+// MixAll.string2File does.
 func (c *Namesrv) Persist() error {
 	return writeAtomic(c.ConfigStorePath, formatLines(c.renderMap(), true))
 }
 
-// Persist writes the controller config to its configStorePath atomically.
+// Persist writes the controller config to its configStorePath atomically,
+// keeping the previous file as <file>.bak. The embedded controller (and a
+// standalone one whose configStorePath is not its -c file) writes only the
+// keys set by updates (see loadOwnFile); otherwise the whole config.
 func (cc *ControllerConfig) Persist() error {
+	if cc.ownFile {
+		return writeAtomic(cc.ConfigStorePath, cc.ownFileBody())
+	}
 	return writeAtomic(cc.ConfigStorePath, formatLines(cc.renderMap(), true))
 }
 
@@ -129,10 +138,35 @@ func writeAtomicFile(path string, data []byte) error {
 	if err := writeSync(tmp, data); err != nil {
 		return err
 	}
+	if err := keepBackup(path); err != nil {
+		return err
+	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
 	return syncDir(dir)
+}
+
+// keepBackup copies the current file at path (if any) to <path>.bak,
+// itself atomically.
+func keepBackup(path string) error {
+	prev, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	bak := path + ".bak"
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(bak)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := writeSync(tmp, prev); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), bak)
 }
 
 func writeSync(f *os.File, data []byte) error {

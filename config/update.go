@@ -3,17 +3,29 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
 
-// Keys never changeable remotely, whatever configBlackList says.
+// Keys never changeable remotely, whatever configBlackList says: a remote
+// request may not change what a node is (its id, peers, group, controller
+// type, whether it embeds a controller), where it listens, how large its
+// frames, files and socket buffers are, or its paths. The NameServer and its
+// embedded controller share one -c file, so both refuse the whole list.
 var (
-	namesrvFixedBlackList    = []string{"configBlackList", "configStorePath", "kvConfigPath", "rocketmqHome"}
-	controllerFixedBlackList = []string{"configBlackList", "configStorePath", "rocketmqHome", "controllerStorePath"}
-	// pathLikeSuffixes close the CVE-2023-33246 class: no key naming a file,
-	// directory or home can be changed by an update (compared lower-cased).
-	pathLikeSuffixes = []string{"path", "dir", "home"}
+	fixedBlackList = []string{
+		"configBlackList", "configStorePath", "kvConfigPath", "rocketmqHome", "controllerStorePath",
+		"listenPort", "bindAddress", "frameMaxLength", "useEpollNativeSelector",
+		"serverSocketSndBufSize", "serverSocketRcvBufSize", "serverSocketBacklog", "mappedFileSize",
+		"metricsExporterType", "metricsPromExporterHost", "metricsPromExporterPort", "metricsGrpcExporterTarget",
+		"enableControllerInNamesrv", "controllerType", "controllerDLegerGroup",
+		"controllerDLegerPeers", "controllerDLegerSelfId", "controllerRaftPeers",
+	}
+	// protectedSuffixes close the CVE-2023-33246 class and its kin: no key
+	// naming a file, directory, home, address, port, host or peer list can
+	// be changed by an update (compared lower-cased).
+	protectedSuffixes = []string{"path", "dir", "home", "port", "addr", "address", "host", "peers", "selfid"}
 )
 
 func blackListOf(configBlackList string, fixed []string) map[string]struct{} {
@@ -34,7 +46,7 @@ func isBlackListed(bl map[string]struct{}, key string) bool {
 		return true
 	}
 	lower := strings.ToLower(strings.TrimSpace(key))
-	return slices.ContainsFunc(pathLikeSuffixes, func(s string) bool {
+	return slices.ContainsFunc(protectedSuffixes, func(s string) bool {
 		return strings.HasSuffix(lower, s)
 	})
 }
@@ -51,8 +63,9 @@ func blackListedKeys(bl map[string]struct{}, props map[string]string) []string {
 }
 
 // IsBlackListed reports whether UPDATE_NAMESRV_CONFIG may not change key:
-// {configBlackList, configStorePath, kvConfigPath, rocketmqHome}, the
-// configBlackList read at load time, and any key ending in Path, Dir or Home.
+// the built-in list (fixedBlackList), the configBlackList read at load time,
+// and any key ending in Path, Dir, Home, Port, Addr, Address, Host, Peers or
+// SelfId.
 func (c *Namesrv) IsBlackListed(key string) bool { return isBlackListed(c.blackList, key) }
 
 // IsBlackListed reports whether UPDATE_CONTROLLER_CONFIG may not change key.
@@ -62,23 +75,33 @@ func (cc *ControllerConfig) IsBlackListed(key string) bool {
 
 // ApplyUpdate applies an UPDATE_NAMESRV_CONFIG body (Java properties text)
 // to a clone and returns it; c is unchanged. As in Java: a black-listed key
-// fails the whole update (ErrBlackListed); known keys are set, values that do
-// not parse are ignored; keys of the -c file are updated; other unknown keys
-// are dropped (Java's Configuration.mergeIfExist). Unlike Java, an update
-// that would leave the config invalid (and so unable to restart once
-// persisted) is refused with ErrRejectedUpdate.
+// fails the whole update (ErrBlackListed); known keys are set; keys of the -c
+// file are updated; other unknown keys are dropped (Java's
+// Configuration.mergeIfExist). Unlike Java, a value that does not parse, or
+// an update that would leave the config invalid (and so unable to restart
+// once persisted), is refused with ErrRejectedUpdate naming the key.
 func (c *Namesrv) ApplyUpdate(text []byte) (*Namesrv, error) {
 	props, err := parseUpdate(text, c.blackList)
 	if err != nil {
 		return nil, err
 	}
 	n := c.Clone()
-	_ = applyProps(bindings(n), props)
-	mergeIfExist(n.raw, props)
-	if err := n.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejectedUpdate, err)
+	errs := applyProps(bindings(n), props)
+	mergeIfExist(n.raw, withoutControllerOnly(n, props))
+	if err := checkUpdate(errs, n.Validate); err != nil {
+		return nil, err
 	}
 	return n, nil
+}
+
+// checkUpdate joins an update's parse errors with the updated clone's
+// Validate result, wrapped in ErrRejectedUpdate.
+func checkUpdate(parseErrs []error, validate func() error) error {
+	err := errors.Join(append(parseErrs, validate())...)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrRejectedUpdate, err)
+	}
+	return nil
 }
 
 // ApplyControllerUpdate applies an UPDATE_CONTROLLER_CONFIG body to the
@@ -89,9 +112,9 @@ func (c *Namesrv) ApplyControllerUpdate(text []byte) (*Namesrv, error) {
 		return nil, err
 	}
 	n := c.Clone()
-	n.Controller.update(props)
-	if err := n.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejectedUpdate, err)
+	errs := n.Controller.update(props)
+	if err := checkUpdate(errs, n.Validate); err != nil {
+		return nil, err
 	}
 	return n, nil
 }
@@ -104,16 +127,19 @@ func (cc *ControllerConfig) ApplyUpdate(text []byte) (*ControllerConfig, error) 
 		return nil, err
 	}
 	n := cc.Clone()
-	n.update(props)
-	if err := n.Validate(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrRejectedUpdate, err)
+	errs := n.update(props)
+	if err := checkUpdate(errs, n.Validate); err != nil {
+		return nil, err
 	}
 	return n, nil
 }
 
-func (cc *ControllerConfig) update(props map[string]string) {
-	_ = applyProps(bindings(cc), props)
+// update sets props and returns their parse errors.
+func (cc *ControllerConfig) update(props map[string]string) []error {
+	errs := applyProps(bindings(cc), props)
 	mergeIfExist(cc.raw, props)
+	cc.noteUpdated(props)
+	return errs
 }
 
 func parseUpdate(text []byte, bl map[string]struct{}) (map[string]string, error) {
@@ -125,6 +151,22 @@ func parseUpdate(text []byte, bl map[string]struct{}) (map[string]string, error)
 		return nil, fmt.Errorf("%w: %s", ErrBlackListed, strings.Join(bad, ", "))
 	}
 	return props, nil
+}
+
+// withoutControllerOnly drops the keys only the controller knows: like
+// Java's 318, which persists NamesrvConfig and NettyServerConfig keys only,
+// a NameServer update never writes the controller's keys into the -c file.
+func withoutControllerOnly(c *Namesrv, props map[string]string) map[string]string {
+	ctlOnly := map[string]bool{}
+	for _, b := range bindings(&c.Controller) {
+		ctlOnly[b.key] = true
+	}
+	for _, b := range bindings(c) {
+		delete(ctlOnly, b.key)
+	}
+	out := maps.Clone(props)
+	maps.DeleteFunc(out, func(k, _ string) bool { return ctlOnly[k] })
+	return out
 }
 
 func mergeIfExist(raw, props map[string]string) {

@@ -177,8 +177,12 @@ func (c *Controller) handleGetConfig(_ *remoting.Conn, req *remoting.Command) (*
 	return resp, nil
 }
 
-// handleUpdateConfig serves 1009 locally: black-listed keys → 16, bad
-// properties text → 1; the result is persisted before it takes effect.
+// handleUpdateConfig serves 1009 locally: black-listed keys (the
+// configured list plus the built-in identity, address, size and path keys
+// of config) → 16 "Can not update config in black list." as Java's
+// ControllerRequestProcessor answers; bad properties text, a value that does
+// not parse or an invalid result → 1 with the reason; the result is
+// persisted before it takes effect.
 func (c *Controller) handleUpdateConfig(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	if len(req.Body) == 0 {
 		return c.newResponse(req, CodeSuccess, ""), nil

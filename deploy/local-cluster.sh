@@ -17,7 +17,9 @@
 # State, logs and the generated configs live in $CLUSTER_DIR (default
 # ${TMPDIR:-/tmp}/rmqgo-cluster); a node's config is generated from
 # deploy/cluster/nN.properties only when absent, so updates persisted by
-# 318/1009 survive restarts. CLUSTER_WAIT bounds the wait for a leader;
+# 318 (to namesrv.properties) and 1009 (to the embedded controller's own
+# controller.properties beside it) survive restarts. start exits non-zero,
+# naming it, when a node did not come up (process gone or port closed). CLUSTER_WAIT bounds the wait for a leader;
 # FLOW_ARGS adds brokerflow flags (e.g. "-brokers 2 -keep -v"). Metrics of
 # node N: http://127.0.0.1:55N7/metrics (5557, 5567, 5577).
 set -euo pipefail
@@ -29,6 +31,7 @@ WAIT=${CLUSTER_WAIT:-30s}
 NODES=(0 1 2)
 CONTROLLERS="127.0.0.1:9878;127.0.0.1:9868;127.0.0.1:9858"
 NAMESRVS="127.0.0.1:9876;127.0.0.1:9886;127.0.0.1:9896"
+NAMESRV_PORTS=(9876 9886 9896)
 
 build() {
 	mkdir -p "$BIN"
@@ -61,9 +64,34 @@ status() {
 	"$BIN/mqadmin" clusterList -n "$NAMESRVS" || true
 }
 
+# node_up succeeds when node $1's process runs and its NameServer port
+# accepts connections.
+node_up() {
+	pid_of "$1" >/dev/null && (exec 3<>"/dev/tcp/127.0.0.1/${NAMESRV_PORTS[$1]}") 2>/dev/null
+}
+
+# check_nodes waits (up to 10 s) for every node and names each one that did
+# not come up, with its last log lines; non-zero if any.
+check_nodes() {
+	local down=()
+	for n in "${NODES[@]}"; do
+		for _ in $(seq 100); do node_up "$n" && break; pid_of "$n" >/dev/null || break; sleep 0.1; done
+		node_up "$n" || down+=("n$n")
+	done
+	((${#down[@]} == 0)) && return 0
+	for n in "${down[@]}"; do
+		echo "$n did not come up; last log lines of $DIR/$n/namesrv.log:" >&2
+		tail -n 5 "$DIR/$n/namesrv.log" >&2 || true
+	done
+	echo "nodes not up: ${down[*]}" >&2
+	return 1
+}
+
 start() {
 	build
 	for n in "${NODES[@]}"; do start_node "$n"; done
+	local rc=0
+	check_nodes || rc=1
 	if ! status "$WAIT"; then
 		echo "no ready controller leader within $WAIT; last log lines:" >&2
 		for n in "${NODES[@]}"; do tail -n 5 "$DIR/n$n/namesrv.log" >&2 || true; done
@@ -71,6 +99,7 @@ start() {
 	fi
 	echo "namesrvAddr=$NAMESRVS"
 	echo "controllerAddr=$CONTROLLERS"
+	exit "$rc"
 }
 
 flow() {

@@ -15,6 +15,11 @@ var (
 	// ErrInvalidConfig reports a Config that fails Validate, or a self
 	// peer address that disagrees with the transport's address.
 	ErrInvalidConfig = errors.New("raftstore: invalid config")
+	// ErrIdentity reports a node whose id and Raft address are not in the
+	// cluster configuration its data directory holds (it would run under
+	// another node's identity), or whose empty data directory would
+	// bootstrap a cluster its peers already form.
+	ErrIdentity = errors.New("raftstore: identity does not match the stored cluster")
 	// ErrBind reports that the Raft TCP transport could not listen; the
 	// message names the address.
 	ErrBind = errors.New("raftstore: cannot bind raft transport")

@@ -27,8 +27,12 @@ type Node struct {
 }
 
 // Open validates cfg, creates the data dir, stores and transport, starts
-// Raft with fsm, and bootstraps cfg.Peers on first start only. It takes
-// ownership of cfg.Transport even when it fails.
+// Raft with fsm, and bootstraps cfg.Peers on first start only: with empty
+// stores it first asks the peers (JoinProbeTimeout) and, if one already
+// holds Raft state (a wiped data directory), joins at the cluster's term
+// with that term's vote spent instead. Stores that hold state must list
+// SelfID at its RaftAddr in their latest configuration (ErrIdentity). It
+// takes ownership of cfg.Transport even when it fails.
 func Open(cfg Config, fsm raft.FSM) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		closeTransport(cfg.Transport)
