@@ -87,3 +87,24 @@ func TestRetiredSetSurvivesSnapshotAndKeepsNextID(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(4), nextID(f, "b"))
 }
+
+// An entry with a fenced event starts with a type byte the previous version
+// does not know, so such a node stops on it instead of applying it without
+// its preconditions.
+func TestFencedEntryIsUnknownToThePreviousVersion(t *testing.T) {
+	previous := map[EventType]bool{0: true, 1: true, 2: true, 3: true, 4: true, 5: true, 6: true, EventBatch: true}
+	fenced := ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1, Fence: &Fence{}}
+	for _, events := range [][]Event{{fenced}, {fenced, ReadEvent{}}} {
+		data, err := EncodeEntry(events...)
+		require.NoError(t, err)
+		require.False(t, previous[EventType(data[0])], "first byte %d", data[0])
+		require.Zero(t, EventType(data[0])&IgnoreUnknownFlag, "the previous version must not skip it either")
+		back, err := DecodeEntry(data)
+		require.NoError(t, err)
+		require.Equal(t, events, back)
+	}
+	_, err := DecodeEntry([]byte{byte(EventFenced), byte(EventFenced)})
+	require.Error(t, err)
+	_, err = DecodeEntry([]byte{byte(EventFenced)})
+	require.Error(t, err)
+}

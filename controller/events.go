@@ -24,6 +24,10 @@ const (
 	EventCleanBrokerData     EventType = 5
 	EventUpdateBrokerAddress EventType = 6
 	EventBatch               EventType = 64 // several events of one request, applied together
+	// EventFenced prefixes an entry that holds a fenced event (fence.go).
+	// The previous version does not know it and stops on it (Apply panics)
+	// instead of applying the entry without its preconditions.
+	EventFenced EventType = 65
 
 	// IgnoreUnknownFlag marks an entry type that an older node may skip when
 	// it does not know it (consul style). Without the flag an unknown type
@@ -305,8 +309,20 @@ func decodeOne(t EventType, payload []byte) (ev Event, ok bool, err error) {
 //   - no events: the single byte EventNoop (a barrier entry);
 //   - one event: its type byte followed by its JSON;
 //   - several: EventBatch, then per event its type byte, the uvarint length
-//     of its JSON and the JSON.
+//     of its JSON and the JSON;
+//   - any of these that holds a fenced event: EventFenced, then the above.
 func EncodeEntry(events ...Event) ([]byte, error) {
+	if !anyFenced(events) {
+		return encodeEvents(events)
+	}
+	inner, err := encodeEvents(events)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte{byte(EventFenced)}, inner...), nil
+}
+
+func encodeEvents(events []Event) ([]byte, error) {
 	switch len(events) {
 	case 0:
 		return []byte{byte(EventNoop)}, nil
@@ -338,6 +354,12 @@ func DecodeEntry(data []byte) ([]Event, error) {
 		return nil, errors.New("empty log entry")
 	}
 	t := EventType(data[0])
+	if t == EventFenced {
+		if len(data) < 2 || EventType(data[1]) == EventFenced {
+			return nil, errors.New("malformed fenced log entry")
+		}
+		return DecodeEntry(data[1:])
+	}
 	if t != EventBatch {
 		ev, ok, err := decodeOne(t, data[1:])
 		if err != nil || !ok {

@@ -28,9 +28,11 @@ import "strings"
 // Both fields are omitted from the JSON when absent, and an event decoded
 // without them (an entry written by the previous version) applies exactly
 // as before, so an old log replays identically. A batch entry that holds a
-// fenced event is all-or-nothing. A node of the previous version ignores
-// the new fields (unknown JSON keys) and would apply an entry the others
-// reject, so all controllers of a group must run this version together.
+// fenced event is all-or-nothing. An entry that holds a fenced event
+// starts with EventFenced, a type the previous version does not know: such
+// a node stops on it (Apply panics on an unknown type) instead of applying
+// it without its preconditions, so all controllers of a group must run this
+// version together.
 
 // Fence is the sync-state half of a broker set as a builder saw it.
 type Fence struct {
