@@ -77,9 +77,9 @@ type Conn struct {
 	stopOnce   sync.Once
 	asyncSlots chan struct{}  // one token per running async request
 	asyncWG    sync.WaitGroup // running async requests
-	stopWrite  chan struct{}    // closed when the read loop ends: drain, stop
-	writerGone chan struct{}    // closed when the writer has exited
-	dead       chan struct{}    // closed when the connection is fully closed
+	stopWrite  chan struct{}  // closed when the read loop ends: drain, stop
+	writerGone chan struct{}  // closed when the writer has exited
+	dead       chan struct{}  // closed when the connection is fully closed
 	closeOnce  sync.Once
 
 	pmu        sync.Mutex
