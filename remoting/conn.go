@@ -59,7 +59,8 @@ type connConfig struct {
 
 // Conn is one remoting connection: the server side of an accepted
 // connection, or the transport under a Client. Requests read from it are
-// handled in order by its read loop; a writer goroutine batches what is
+// handled in order by its read loop (those of RegisterAsync codes are
+// started in order and may finish in any); a writer goroutine batches what is
 // queued for sending.
 type Conn struct {
 	id     uint64

@@ -100,6 +100,13 @@ func (b *frameBudget) tryTake(n int64) (bool, <-chan struct{}) {
 	return false, b.changed
 }
 
+// available returns the bytes not reserved.
+func (b *frameBudget) available() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.free
+}
+
 // release returns n bytes and wakes the waiters.
 func (b *frameBudget) release(n int64) {
 	b.mu.Lock()

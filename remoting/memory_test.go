@@ -127,3 +127,26 @@ func TestServerBoundsPartialLargeFrames(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestServerFrameBudgetWaitsThenServes: a large frame that finds the
+// budget spent waits for it and is served once the holder's frame is
+// complete.
+func TestServerFrameBudgetWaitsThenServes(t *testing.T) {
+	const size = 200 << 10
+	s, addr := newTestServer(t, ServerConfig{PartialFrameBudget: 256 << 10})
+	s.Register(1, echo)
+	big := func() []byte { return frameOf(t, NewRequest(1, nil, make([]byte, size))) }
+	holder, waiter := dialRaw(t, addr), dialRaw(t, addr)
+	first := big()
+	holder.send(first[:100<<10])
+	eventually(t, func() bool { return s.budget.available() < size }, "the holder reserved its frame")
+	waiter.send(big())
+	holder.send(first[100<<10:])
+	for _, rc := range []*rawConn{holder, waiter} {
+		resp, err := rc.read()
+		require.NoError(t, err)
+		require.Equal(t, Success, resp.Code)
+		require.Len(t, resp.Body, size)
+	}
+	eventually(t, func() bool { return s.budget.available() == 256<<10 }, "the budget is whole again")
+}
