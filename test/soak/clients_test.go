@@ -61,6 +61,10 @@ func (e *soakEnv) run(s *soakStats) float64 {
 			go func() { defer e.wg.Done(); fn(r) }()
 		}
 	}
+	for k := range e.brokers {
+		e.wg.Add(1)
+		go func() { defer e.wg.Done(); e.brokerLoop(k, s) }()
+	}
 	spawn(healthy, func(r *rand.Rand) { e.healthy(r, s, interval) })
 	spawn(churn, func(r *rand.Rand) { e.churn(r, s, interval) })
 	spawn(odd, func(*rand.Rand) { e.nonReading(s) })
@@ -100,12 +104,14 @@ func (e *soakEnv) dial() (*remoting.Client, error) {
 	return remoting.Dial(ctx, e.addr, remoting.ClientOptions{})
 }
 
-// healthy does lookups and, 5 % of the time, re-registers a broker over
-// its own connection; every failure counts.
+// healthy does lookups and, 5 % of the time, re-registers a broker (over
+// its own connection: a shared broker connection would queue the
+// registrations of hundreds of clients and leave their connections idle);
+// every failure counts.
 func (e *soakEnv) healthy(r *rand.Rand, s *soakStats, interval time.Duration) {
 	c, err := e.dial()
 	if err != nil {
-		s.fail(err)
+		s.fail(fmt.Errorf("healthy dial: %w", err))
 		return
 	}
 	defer c.Close()
@@ -113,10 +119,28 @@ func (e *soakEnv) healthy(r *rand.Rand, s *soakStats, interval time.Duration) {
 		if r.IntN(100) < 5 {
 			k := r.IntN(len(e.brokers))
 			s.registers.Add(1)
-			s.check(invoke(e.brokerConns[k], e.registers[k]))
+			resp, err := invoke(c, e.registers[k])
+			s.check("register", resp, err)
 			continue
 		}
-		s.check(invoke(c, e.lookup(r)))
+		resp, err := invoke(c, e.lookup(r))
+		s.check("healthy lookup", resp, err)
+	}
+}
+
+// brokerLoop re-registers broker k over its own connection every second,
+// as a broker does (every 30 s by default), so the connection never idles.
+func (e *soakEnv) brokerLoop(k int, s *soakStats) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-e.stop:
+			return
+		case <-tick.C:
+			resp, err := invoke(e.brokerConns[k], e.registers[k])
+			s.check("broker register", resp, err)
+		}
 	}
 }
 
@@ -127,12 +151,12 @@ func (e *soakEnv) lookup(r *rand.Rand) *remoting.Command {
 }
 
 // check counts a healthy request's outcome.
-func (s *soakStats) check(resp *remoting.Command, err error) {
+func (s *soakStats) check(what string, resp *remoting.Command, err error) {
 	switch {
 	case err != nil:
-		s.fail(err)
+		s.fail(fmt.Errorf("%s: %w", what, err))
 	case resp.Code != remoting.Success || len(resp.Body) == 0 && resp.Remark != "":
-		s.fail(fmt.Errorf("code %d remark %q", resp.Code, resp.Remark))
+		s.fail(fmt.Errorf("%s: code %d remark %q", what, resp.Code, resp.Remark))
 	default:
 		s.ok.Add(1)
 	}
@@ -144,11 +168,12 @@ func (e *soakEnv) churn(r *rand.Rand, s *soakStats, interval time.Duration) {
 	for e.pause(r, interval) {
 		c, err := e.dial()
 		if err != nil {
-			s.fail(err)
+			s.fail(fmt.Errorf("churn dial: %w", err))
 			return
 		}
 		for n := r.IntN(10); n > 0 && e.pause(r, interval); n-- {
-			s.check(invoke(c, e.lookup(r)))
+			resp, err := invoke(c, e.lookup(r))
+			s.check("churn lookup", resp, err)
 		}
 		if r.IntN(2) == 0 {
 			req := e.lookup(r)
@@ -178,7 +203,7 @@ func (e *soakEnv) nonReading(s *soakStats) {
 	for !e.stopped() {
 		nc, err := net.Dial("tcp", e.addr)
 		if err != nil {
-			s.fail(err)
+			s.fail(fmt.Errorf("non-reading dial: %w", err))
 			return
 		}
 		if e.writeUntilClosed(nc, buf) {

@@ -111,7 +111,11 @@ func startNameServer(t *testing.T) *namesrv.Server {
 	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
 	cfg.ServerChannelMaxIdleTimeSeconds = 3
 	cfg.ServerChannelMaxPendingResponseBytes = 1 << 20
-	srv, err := namesrv.New(cfg, quietLogger(t, "namesrv"))
+	logger := quietLogger(t, "namesrv")
+	if os.Getenv("RMQ_SOAK_LOG") != "" {
+		logger.SetLevel(hclog.Info)
+	}
+	srv, err := namesrv.New(cfg, logger)
 	require.NoError(t, err)
 	require.NoError(t, srv.Start())
 	return srv
