@@ -27,6 +27,8 @@ type soakEnv struct {
 	topics      []string
 	stop        chan struct{}
 	wg          sync.WaitGroup
+	mu          sync.Mutex
+	idle        []*remoting.Client // healthy clients, closed by closeAll
 }
 
 func newSoakEnv(t *testing.T, addr string, p plan) *soakEnv {
@@ -78,8 +80,14 @@ func (e *soakEnv) run(s *soakStats) float64 {
 	return peak
 }
 
-// closeAll closes the brokers and their connections.
+// closeAll closes the healthy clients, the brokers and their connections.
+// Healthy clients close only once all have stopped: each may carry a
+// broker's latest registration, and closing it unregisters that broker
+// under the lookups of the others.
 func (e *soakEnv) closeAll() {
+	for _, c := range e.idle {
+		_ = c.Close()
+	}
 	for i, b := range e.brokers {
 		_ = e.brokerConns[i].Close()
 		_ = b.Close()
@@ -114,7 +122,11 @@ func (e *soakEnv) healthy(r *rand.Rand, s *soakStats, interval time.Duration) {
 		s.fail(fmt.Errorf("healthy dial: %w", err))
 		return
 	}
-	defer c.Close()
+	defer func() {
+		e.mu.Lock()
+		e.idle = append(e.idle, c)
+		e.mu.Unlock()
+	}()
 	for e.pause(r, interval) {
 		if r.IntN(100) < 5 {
 			k := r.IntN(len(e.brokers))
