@@ -96,6 +96,7 @@ func goroutines() int { return pprof.Lookup("goroutine").Count() }
 // heapMiB is the live heap after a collection, in MiB.
 func heapMiB() float64 {
 	runtime.GC()
+	runtime.GC() // the second empties the sync.Pool victim caches
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	return float64(ms.HeapAlloc) / (1 << 20)
@@ -130,12 +131,14 @@ func TestSoak(t *testing.T) {
 	leakOpt := goleak.IgnoreCurrent()
 	baseG, baseFD := goroutines(), openFDs()
 	srv := startNameServer(t)
+	serverFD := openFDs() // the listener and the poller's descriptors
 	env := newSoakEnv(t, srv.Addr().String(), p)
 	startHeap, startRSS := heapMiB(), rssMiB()
 
 	var stats soakStats
 	peak := env.run(&stats)
 	env.closeAll()
+	waitUntil(t, "every client connection closed", func() bool { return openFDs() <= serverFD })
 	endHeap, endRSS := heapMiB(), rssMiB()
 	t.Logf("requests ok=%d healthy errors=%d registrations=%d drops=%d stuck closed by server=%d slow responses=%d",
 		stats.ok.Load(), stats.errors.Load(), stats.registers.Load(), stats.drops.Load(),
