@@ -70,6 +70,8 @@ func (s *Server) logConnEnd(c *Conn, err error) {
 	switch {
 	case errors.Is(err, ErrIdle):
 		c.log.Info("closing idle connection", "error", err)
+	case errors.Is(err, ErrOverloaded):
+		c.log.Warn("closing connection waiting for the frame budget", "error", err)
 	case err == nil, errors.Is(err, io.EOF), errors.Is(err, errDraining), errors.Is(err, net.ErrClosed):
 		c.log.Debug("connection closed", "reason", err)
 	default:
