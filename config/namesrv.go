@@ -70,6 +70,14 @@ type Namesrv struct {
 	// FrameMaxLength caps one remoting frame (Java: 16 MiB, too small for
 	// registrations of 60-70k topics).
 	FrameMaxLength int `prop:"frameMaxLength"`
+	// ServerChannelMaxPendingResponseBytes caps the response bytes queued
+	// on one connection; over it the connection is not read until they are
+	// written (a client that never reads is closed after
+	// serverChannelMaxIdleTimeSeconds).
+	ServerChannelMaxPendingResponseBytes int64 `prop:"serverChannelMaxPendingResponseBytes"`
+	// ServerPartialFrameBudgetBytes caps the bytes reserved, across all
+	// connections, by frames over 64 KiB while their bodies arrive.
+	ServerPartialFrameBudgetBytes int64 `prop:"serverPartialFrameBudgetBytes"`
 	// MetricsExporterType: "PROM" serves Prometheus metrics; "", DISABLE,
 	// OTLP_GRPC and LOG (Java values we do not implement) serve none.
 	MetricsExporterType string `prop:"metricsExporterType"`
@@ -127,6 +135,8 @@ func defaults() *Namesrv {
 		ConfigBlackList:                      "configBlackList;configStorePath;kvConfigPath",
 		NettyServer:                          defaultNettyServer(9876),
 		FrameMaxLength:                       64 * MiB,
+		ServerChannelMaxPendingResponseBytes: 4 * MiB,
+		ServerPartialFrameBudgetBytes:        256 * MiB,
 		MetricsPromExporterPort:              5557,
 		Controller:                           *controllerDefaults(9876),
 		raw:                                  map[string]string{},

@@ -103,6 +103,8 @@ func (c *Namesrv) extraRules(r *rules) {
 	if c.FrameMaxLength < MiB {
 		r.addf("frameMaxLength (%d) must be at least 1 MiB (%d)", c.FrameMaxLength, MiB)
 	}
+	r.positive("serverChannelMaxPendingResponseBytes", c.ServerChannelMaxPendingResponseBytes)
+	r.positive("serverPartialFrameBudgetBytes", c.ServerPartialFrameBudgetBytes)
 	r.nonNegative("readyAfterBrokerRegistrationSeconds", int64(c.ReadyAfterBrokerRegistrationSeconds))
 	r.metricsType(c.MetricsExporterType)
 	r.host("metricsPromExporterHost", c.MetricsPromExporterHost)

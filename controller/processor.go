@@ -29,10 +29,12 @@ func (c *Controller) registerProcessors() {
 		remoting.ControllerGetNextBrokerID:   c.prepareNextID,
 		remoting.ControllerApplyBrokerID:     c.prepareApplyID,
 	}
+	// Leader-gated codes wait for a Raft commit (up to RequestTimeout): they
+	// run off the read loop, so heartbeats behind them are not delayed.
 	for code, prepare := range gated {
-		c.srv.Register(code, c.leaderHandler(prepare))
+		c.srv.RegisterAsync(code, c.leaderHandler(prepare))
 	}
-	c.srv.Register(remoting.ControllerElectMaster, c.handleElect)
+	c.srv.RegisterAsync(remoting.ControllerElectMaster, c.handleElect)
 	c.srv.Register(remoting.BrokerHeartbeat, c.handleHeartbeat)
 	c.srv.Register(remoting.ControllerGetMetadataInfo, c.handleMetadata)
 	c.srv.Register(remoting.UpdateControllerConfig, c.handleUpdateConfig)

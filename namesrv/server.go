@@ -65,6 +65,9 @@ func New(cfg *config.Namesrv, logger hclog.Logger, opts ...Option) (*Server, err
 		IdleTimeout:    time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,
 		Logger:         logger.Named("remoting"),
 		Observer:       s.metrics.observer(),
+
+		MaxPendingResponseBytes: cfg.ServerChannelMaxPendingResponseBytes,
+		PartialFrameBudget:      cfg.ServerPartialFrameBudgetBytes,
 	})
 	s.lane = newLane(registrationNice)
 	s.registerProcessors()

@@ -49,14 +49,18 @@ func releaseCmds(b *[]*Command) {
 
 // connConfig configures a Conn.
 type connConfig struct {
-	maxFrame int
-	idle     time.Duration // 0 = never idle
-	log      hclog.Logger
+	maxFrame   int
+	idle       time.Duration // 0 = never idle
+	log        hclog.Logger
+	maxPending int64        // response bytes queued before reading stops; 0 = no cap
+	budget     *frameBudget // reserved by large frames while read; nil = none
+	maxAsync   int          // async requests running at once; 0 = none allowed
 }
 
 // Conn is one remoting connection: the server side of an accepted
 // connection, or the transport under a Client. Requests read from it are
-// handled in order by its read loop; a writer goroutine batches what is
+// handled in order by its read loop (those of RegisterAsync codes are
+// started in order and may finish in any); a writer goroutine batches what is
 // queued for sending.
 type Conn struct {
 	id     uint64
@@ -67,9 +71,16 @@ type Conn struct {
 
 	out        chan *[]*Command // batches for the writer
 	held       *[]*Command      // read loop's responses not yet handed over
-	stopWrite  chan struct{}    // closed when the read loop ends: drain, stop
-	writerGone chan struct{}    // closed when the writer has exited
-	dead       chan struct{}    // closed when the connection is fully closed
+	heldBytes  int64            // estimated size of held
+	queued     atomic.Int64     // estimated bytes handed to the writer, unwritten
+	progress   chan struct{}    // signalled after each write (cap 1)
+	stop       chan struct{}    // closed by Close or beginDrain: stop waiting
+	stopOnce   sync.Once
+	asyncSlots chan struct{}  // one token per running async request
+	asyncWG    sync.WaitGroup // running async requests
+	stopWrite  chan struct{}  // closed when the read loop ends: drain, stop
+	writerGone chan struct{}  // closed when the writer has exited
+	dead       chan struct{}  // closed when the connection is fully closed
 	closeOnce  sync.Once
 
 	pmu        sync.Mutex
@@ -99,6 +110,9 @@ func newConn(id uint64, nc net.Conn, cfg connConfig) *Conn {
 		dead:       make(chan struct{}),
 		pending:    make(map[int32]chan *Command),
 		held:       newCmds(),
+		progress:   make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+		asyncSlots: make(chan struct{}, max(cfg.maxAsync, 1)),
 	}
 	c.lastRead.Store(now)
 	c.lastWrite.Store(now)
@@ -115,6 +129,7 @@ func (c *Conn) RemoteAddr() string { return c.remote }
 // Close closes the connection at once; queued frames may be lost.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() { _ = c.nc.Close() })
+	c.stopWaiting()
 	return nil
 }
 
@@ -133,6 +148,7 @@ func (c *Conn) run(dispatch dispatchFunc) error {
 	if !errors.Is(err, errDraining) {
 		_ = c.Close() // only a graceful drain flushes what is queued
 	}
+	c.asyncWG.Wait() // their responses are queued before the writer stops
 	close(c.stopWrite)
 	<-c.writerGone
 	_ = c.Close()
@@ -155,10 +171,13 @@ func (c *Conn) enqueueBatch(b *[]*Command) error {
 	if c.closed() {
 		return c.errClosed()
 	}
+	size := batchSize(*b)
+	c.queued.Add(size)
 	select {
 	case c.out <- b:
 		return nil
 	case <-c.writerGone:
+		c.queued.Add(-size)
 		return c.errClosed()
 	}
 }
@@ -214,12 +233,16 @@ func (c *Conn) send(ctx context.Context, req *Command) error {
 	}
 	b := newCmds()
 	*b = append(*b, req)
+	size := batchSize(*b)
+	c.queued.Add(size)
 	select {
 	case c.out <- b:
 		return nil
 	case <-c.writerGone:
+		c.queued.Add(-size)
 		return c.errClosed()
 	case <-ctx.Done():
+		c.queued.Add(-size)
 		return fmt.Errorf("%w: code %d queued for %s: %w", ErrTimeout, req.Code, c.remote, ctx.Err())
 	}
 }

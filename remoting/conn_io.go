@@ -21,13 +21,16 @@ func (c *Conn) readLoop(dispatch dispatchFunc) error {
 	var buf []byte
 	defer c.handOver()
 	for {
-		if !frameBuffered(r) || len(*c.held) >= maxHeldResponses {
+		if !frameBuffered(r) || len(*c.held) >= maxHeldResponses || c.heldBytes >= maxBatchBytes {
 			c.handOver()
+		}
+		if err := c.awaitCapacity(); err != nil {
+			return err
 		}
 		if err := c.awaitFrame(r); err != nil {
 			return err
 		}
-		frame, err := ReadFrame(r, c.cfg.maxFrame, buf)
+		frame, err := c.readFrame(r, buf)
 		if err != nil {
 			return c.readError(err)
 		}
@@ -48,6 +51,7 @@ func (c *Conn) readLoop(dispatch dispatchFunc) error {
 		}
 		if resp := dispatch(cmd); resp != nil {
 			*c.held = append(*c.held, resp)
+			c.heldBytes += cmdSize(resp)
 		}
 	}
 }
@@ -62,6 +66,7 @@ func (c *Conn) handOver() {
 		releaseCmds(c.held)
 	}
 	c.held = newCmds()
+	c.heldBytes = 0
 }
 
 // frameBuffered reports whether a complete frame is buffered in r.
@@ -166,6 +171,7 @@ func (c *Conn) beginDrain() {
 	defer c.dlMu.Unlock()
 	c.draining.Store(true)
 	_ = c.nc.SetReadDeadline(time.Unix(1, 0))
+	c.stopWaiting()
 }
 
 // writeLoop writes queued commands in batches until the read loop ends (then
@@ -202,13 +208,16 @@ func (c *Conn) drainQueue() {
 }
 
 // writeBatch encodes first and the batches queued behind it (up to
-// maxBatchBytes) into one buffer and writes it with one call.
+// maxBatchBytes) into one buffer and writes it with one call, then takes
+// what it wrote off the queued byte count.
 func (c *Conn) writeBatch(first *[]*Command) error {
 	bp := batchPool.Get().(*[]byte)
+	size := batchSize(*first)
 	buf := c.appendCommands((*bp)[:0], first)
 	for more := true; more && len(buf) < maxBatchBytes; {
 		select {
 		case b := <-c.out:
+			size += batchSize(*b)
 			buf = c.appendCommands(buf, b)
 		default:
 			more = false
@@ -218,6 +227,11 @@ func (c *Conn) writeBatch(first *[]*Command) error {
 	if cap(buf) <= maxKeptBuffer {
 		*bp = buf[:0]
 		batchPool.Put(bp)
+	}
+	c.queued.Add(-size)
+	select {
+	case c.progress <- struct{}{}:
+	default:
 	}
 	return err
 }

@@ -9,10 +9,13 @@
 //     binary header;
 //   - the Command type and its typed extFields helpers with Java semantics;
 //   - request, response and language codes;
-//   - the Server (per-connection read loop dispatching by request code, a
-//     batching writer, oneway handling, error replies, idle close, graceful
-//     shutdown, server-to-peer requests) and the Client (pipelined requests
-//     matched by opaque, server-pushed requests).
+//   - the Server (per-connection read loop dispatching by request code, or
+//     on bounded goroutines for RegisterAsync codes; a batching writer;
+//     oneway handling, error replies, idle close, graceful shutdown,
+//     server-to-peer requests; memory bounds: queued response bytes per
+//     connection with back-pressure, a server-wide budget for partly read
+//     large frames) and the Client (pipelined requests matched by opaque,
+//     server-pushed requests).
 //
 // It must not know NameServer or Controller semantics: handlers are plain
 // functions registered by code, and bodies are opaque bytes. It imports

@@ -30,6 +30,9 @@ var (
 	// ErrIdle: a connection saw neither a read nor a write for the idle
 	// timeout and was closed.
 	ErrIdle = errors.New("remoting: connection idle")
+	// ErrOverloaded: a large frame could not reserve its length from the
+	// server's partial-frame budget within the idle timeout.
+	ErrOverloaded = errors.New("remoting: overloaded")
 	// ErrBadExtField: an extFields value could not be parsed as the
 	// requested type.
 	ErrBadExtField = errors.New("remoting: bad ext field")

@@ -18,7 +18,7 @@ const DefaultMaxFrameLength = 64 << 20
 // maxHeaderLength is the largest header the 24-bit header length can carry.
 const maxHeaderLength = 1<<24 - 1
 
-// readChunk is the step by which ReadFrame grows a buffer for a large frame
+// readChunk is the smallest piece in which ReadFrame reads a large frame
 // as its bytes arrive.
 const readChunk = 64 << 10
 
@@ -113,27 +113,40 @@ func decodeFrame(frame []byte, copyBody bool) (*Command, error) {
 // arrive. io.EOF at a frame boundary is returned as is; EOF inside a frame
 // gives ErrFrameTruncated.
 func ReadFrame(r *bufio.Reader, maxFrame int, buf []byte) ([]byte, error) {
+	length, err := readLength(r, maxFrame)
+	if err != nil {
+		return nil, err
+	}
+	return readFrameBody(r, length, buf)
+}
+
+// readLength reads and validates a frame's length field (see ReadFrame).
+func readLength(r *bufio.Reader, maxFrame int) (int, error) {
 	if maxFrame <= 0 {
 		maxFrame = DefaultMaxFrameLength
 	}
 	var lenBuf [4]byte
 	if n, err := io.ReadFull(r, lenBuf[:]); err != nil {
 		if n == 0 && errors.Is(err, io.EOF) {
-			return nil, io.EOF
+			return 0, io.EOF
 		}
-		return nil, truncated(err)
+		return 0, truncated(err)
 	}
 	length := int64(int32(binary.BigEndian.Uint32(lenBuf[:])))
 	if length < 4 {
-		return nil, fmt.Errorf("%w: %d", ErrBadFrameLength, length)
+		return 0, fmt.Errorf("%w: %d", ErrBadFrameLength, length)
 	}
 	if length > int64(maxFrame)-4 {
-		return nil, fmt.Errorf("%w: %d bytes, max %d", ErrFrameTooLarge, length+4, maxFrame)
+		return 0, fmt.Errorf("%w: %d bytes, max %d", ErrFrameTooLarge, length+4, maxFrame)
 	}
-	return readFrameBody(r, int(length), buf)
+	return int(length), nil
 }
 
-// readFrameBody reads n bytes, growing buf by at most what has arrived.
+// readFrameBody reads n bytes into buf when it is large enough or n is at
+// most readChunk. A larger frame is read in chunks allocated as its bytes
+// arrive (each at most a quarter of what arrived, and at least readChunk),
+// then joined: a peer that stops inside a frame holds at most 1.25 times
+// what it sent plus readChunk.
 func readFrameBody(r io.Reader, n int, buf []byte) ([]byte, error) {
 	if n <= cap(buf) || n <= readChunk {
 		if n > cap(buf) {
@@ -143,17 +156,46 @@ func readFrameBody(r io.Reader, n int, buf []byte) ([]byte, error) {
 		_, err := io.ReadFull(r, buf)
 		return buf, truncated(err)
 	}
-	buf = buf[:0]
-	for len(buf) < n {
-		step := min(n-len(buf), max(len(buf), readChunk))
-		buf = slices.Grow(buf, step)
-		at := len(buf)
-		buf = buf[:at+step]
-		if _, err := io.ReadFull(r, buf[at:]); err != nil {
+	var chunks [][]byte
+	for got := 0; got < n; {
+		chunk := make([]byte, min(n-got, max(readChunk, got/4)))
+		if _, err := io.ReadFull(r, chunk); err != nil {
 			return nil, truncated(err)
 		}
+		chunks = append(chunks, chunk)
+		got += len(chunk)
 	}
-	return buf, nil
+	if len(chunks) == 1 {
+		return chunks[0], nil
+	}
+	out := make([]byte, 0, n)
+	for i, chunk := range chunks {
+		out = append(out, chunk...)
+		chunks[i] = nil
+	}
+	return out, nil
+}
+
+// readFrame reads the next frame like ReadFrame; a frame longer than
+// readChunk first reserves its length from the server's frame budget and
+// gives it back once read.
+func (c *Conn) readFrame(r *bufio.Reader, buf []byte) ([]byte, error) {
+	length, err := readLength(r, c.cfg.maxFrame)
+	if err != nil {
+		return nil, err
+	}
+	if length <= readChunk || c.cfg.budget == nil {
+		return readFrameBody(r, length, buf)
+	}
+	n := min(int64(length), c.cfg.budget.total)
+	if err := c.reserve(n); err != nil {
+		return nil, err
+	}
+	defer c.cfg.budget.release(n)
+	if c.cfg.idle > 0 && !c.refreshReadDeadline(true) {
+		return nil, errDraining
+	}
+	return readFrameBody(r, length, buf)
 }
 
 // truncated maps an EOF inside a frame to ErrFrameTruncated.

@@ -17,8 +17,9 @@ const DefaultIdleTimeout = 120 * time.Second
 // HandlerFunc handles one request. Returning (resp, nil) writes resp unless
 // the request was oneway; (nil, err) or a panic answers SYSTEM_ERROR with the
 // error text as remark, for that request only; (nil, nil) writes nothing.
-// Handlers of one connection run one at a time, in arrival order; handlers
-// of different connections run concurrently. The returned command must not
+// Handlers of one connection run one at a time, in arrival order, except
+// those registered with RegisterAsync; handlers of different connections
+// run concurrently. The returned command must not
 // be modified afterwards (it may be shared between requests).
 type HandlerFunc func(c *Conn, req *Command) (*Command, error)
 
@@ -33,21 +34,49 @@ type Observer interface {
 	ConnClosed()
 }
 
+// Defaults of the memory bounds in ServerConfig.
+const (
+	// DefaultMaxPendingResponseBytes caps the response bytes queued on one
+	// connection (our serverChannelMaxPendingResponseBytes).
+	DefaultMaxPendingResponseBytes = 4 << 20
+	// DefaultPartialFrameBudget caps the bytes reserved by partly received
+	// large frames across all connections (our serverPartialFrameBudgetBytes).
+	DefaultPartialFrameBudget = 256 << 20
+	// DefaultMaxAsyncPerConn bounds the requests of RegisterAsync codes
+	// running at once for one connection.
+	DefaultMaxAsyncPerConn = 16
+)
+
 // ServerConfig configures a Server.
 type ServerConfig struct {
 	MaxFrameLength int           // 0 → DefaultMaxFrameLength
 	IdleTimeout    time.Duration // no read and no write this long → close; 0 → 120 s
 	Logger         hclog.Logger  // nil → no logging
 	Observer       Observer      // may be nil
+	// MaxPendingResponseBytes: while a connection has this many response
+	// bytes queued and unwritten, its requests are not read (back-pressure);
+	// if no byte is written for IdleTimeout meanwhile, it is closed.
+	// 0 → DefaultMaxPendingResponseBytes.
+	MaxPendingResponseBytes int64
+	// PartialFrameBudget: a frame longer than 64 KiB reserves its length
+	// from this server-wide budget before its body is read, and waits (at
+	// most IdleTimeout, then the connection is closed) while the budget is
+	// spent. 0 → DefaultPartialFrameBudget.
+	PartialFrameBudget int64
+	// MaxAsyncPerConn bounds the RegisterAsync requests of one connection
+	// running at once; over it the connection is not read. 0 →
+	// DefaultMaxAsyncPerConn.
+	MaxAsyncPerConn int
 }
 
 // Server accepts remoting connections and dispatches requests by code.
 type Server struct {
 	cfg      ServerConfig
 	log      hclog.Logger
-	handlers atomic.Pointer[map[int32]HandlerFunc] // copy on write
+	handlers atomic.Pointer[map[int32]handler] // copy on write
 	fallback atomic.Pointer[HandlerFunc]
 	nextID   atomic.Uint64
+	budget   *frameBudget
 	addr     atomic.Pointer[net.Addr]
 
 	mu        sync.Mutex
@@ -70,22 +99,50 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = hclog.NewNullLogger()
 	}
+	if cfg.MaxPendingResponseBytes <= 0 {
+		cfg.MaxPendingResponseBytes = DefaultMaxPendingResponseBytes
+	}
+	if cfg.PartialFrameBudget <= 0 {
+		cfg.PartialFrameBudget = DefaultPartialFrameBudget
+	}
+	if cfg.MaxAsyncPerConn <= 0 {
+		cfg.MaxAsyncPerConn = DefaultMaxAsyncPerConn
+	}
 	s := &Server{
-		cfg: cfg, log: cfg.Logger,
+		cfg: cfg, log: cfg.Logger, budget: newFrameBudget(cfg.PartialFrameBudget),
 		listeners: make(map[net.Listener]struct{}),
 		conns:     make(map[*Conn]struct{}),
 	}
-	s.handlers.Store(&map[int32]HandlerFunc{})
+	s.handlers.Store(&map[int32]handler{})
 	return s
 }
 
-// Register sets the handler of a request code; it may be called while
-// serving.
-func (s *Server) Register(code int32, h HandlerFunc) {
+// handler is a registered HandlerFunc and how it runs.
+type handler struct {
+	fn    HandlerFunc
+	async bool
+}
+
+// Register sets the handler of a request code, run on the connection's
+// read loop (requests of the connection wait for it); it may be called
+// while serving.
+func (s *Server) Register(code int32, h HandlerFunc) { s.register(code, handler{fn: h}) }
+
+// RegisterAsync sets the handler of a request code that may block (e.g. a
+// Raft commit): each request runs on its own goroutine, at most
+// MaxAsyncPerConn of one connection at a time (then the connection is not
+// read until one ends), and its response is written when it is done, so it
+// may overtake or follow later requests' responses (matched by opaque, as
+// Java's per-processor executors do).
+func (s *Server) RegisterAsync(code int32, h HandlerFunc) {
+	s.register(code, handler{fn: h, async: true})
+}
+
+func (s *Server) register(code int32, h handler) {
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
 	old := *s.handlers.Load()
-	m := make(map[int32]HandlerFunc, len(old)+1)
+	m := make(map[int32]handler, len(old)+1)
 	for k, v := range old {
 		m[k] = v
 	}

@@ -14,6 +14,7 @@ import (
 func (s *Server) startConn(nc net.Conn) {
 	c := newConn(s.nextID.Add(1), nc, connConfig{
 		maxFrame: s.cfg.MaxFrameLength, idle: s.cfg.IdleTimeout, log: s.log,
+		maxPending: s.cfg.MaxPendingResponseBytes, budget: s.budget, maxAsync: s.cfg.MaxAsyncPerConn,
 	})
 	s.mu.Lock()
 	if s.closing {
@@ -34,7 +35,7 @@ func (s *Server) startConn(nc net.Conn) {
 func (s *Server) serveConn(c *Conn) {
 	defer s.wg.Done()
 	c.log.Debug("connection opened")
-	err := c.run(func(cmd *Command) *Command { return s.dispatch(c, cmd) })
+	err := c.run(func(cmd *Command) *Command { return s.route(c, cmd) })
 	s.logConnEnd(c, err)
 	s.mu.Lock()
 	delete(s.conns, c)
@@ -69,6 +70,8 @@ func (s *Server) logConnEnd(c *Conn, err error) {
 	switch {
 	case errors.Is(err, ErrIdle):
 		c.log.Info("closing idle connection", "error", err)
+	case errors.Is(err, ErrOverloaded):
+		c.log.Warn("closing connection waiting for the frame budget", "error", err)
 	case err == nil, errors.Is(err, io.EOF), errors.Is(err, errDraining), errors.Is(err, net.ErrClosed):
 		c.log.Debug("connection closed", "reason", err)
 	default:
@@ -93,6 +96,16 @@ func rejectReason(err error) string {
 		}
 	}
 	return ""
+}
+
+// route runs a request of a RegisterAsync code on its own goroutine and
+// anything else on the read loop, returning the response to write.
+func (s *Server) route(c *Conn, cmd *Command) *Command {
+	if !cmd.IsResponse() && (*s.handlers.Load())[cmd.Code].async {
+		c.runAsync(func() *Command { return s.dispatch(c, cmd) })
+		return nil
+	}
+	return s.dispatch(c, cmd)
 }
 
 // dispatch handles one decoded frame of c and returns the response to
@@ -143,7 +156,7 @@ func (s *Server) call(c *Conn, req *Command) (resp *Command) {
 // handler returns the handler of code, or the default handler.
 func (s *Server) handler(code int32) HandlerFunc {
 	if h, ok := (*s.handlers.Load())[code]; ok {
-		return h
+		return h.fn
 	}
 	if h := s.fallback.Load(); h != nil {
 		return *h
