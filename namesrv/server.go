@@ -13,6 +13,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/kv"
+	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/namesrv/route"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -65,11 +66,19 @@ func New(cfg *config.Namesrv, logger hclog.Logger, opts ...Option) (*Server, err
 		IdleTimeout:    time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,
 		Logger:         logger.Named("remoting"),
 		Observer:       s.metrics.observer(),
+		OnPanic:        func(int32, any) { s.metrics.panic(metrics.PanicRemoting) }, // logged by remoting
 	})
-	s.lane = newLane(registrationNice)
+	s.lane = newLane(registrationNice, s.lanePanicked)
 	s.registerProcessors()
 	s.rs.OnConnClose(func(c *remoting.Conn) { s.routes.OnChannelClose(c) })
 	return s, nil
+}
+
+// lanePanicked logs a panic recovered on the registration lane, with its
+// stack, and counts it; the request fails with SYSTEM_ERROR.
+func (s *Server) lanePanicked(v any, stack []byte) {
+	s.log.Error("registration handler panicked", "panic", v, "stack", string(stack))
+	s.metrics.panic(metrics.PanicRegistrationLane)
 }
 
 func (s *Server) routeSettings() route.Settings {

@@ -39,6 +39,9 @@ type ServerConfig struct {
 	IdleTimeout    time.Duration // no read and no write this long → close; 0 → 120 s
 	Logger         hclog.Logger  // nil → no logging
 	Observer       Observer      // may be nil
+	// OnPanic, if set, is called after a handler panic was recovered and
+	// logged (e.g. to count it); v is the recovered value.
+	OnPanic func(code int32, v any)
 }
 
 // Server accepts remoting connections and dispatches requests by code.
