@@ -34,6 +34,9 @@ type Server struct {
 	serving  atomic.Pointer[time.Time] // when Start began serving
 	stopping atomic.Bool
 	lane     *lane // broker registrations, on a lower-priority thread
+	// sendNotify sends one 905 oneway (sendOneway; tests replace it).
+	sendNotify func(ctx context.Context, addr string, req *remoting.Command)
+	notes      notifications // the 905 sends in flight
 }
 
 // New validates the configuration and opens the KV store; it opens no port.
@@ -69,6 +72,8 @@ func New(cfg *config.Namesrv, logger hclog.Logger, opts ...Option) (*Server, err
 		OnPanic:        func(int32, any) { s.metrics.panic(metrics.PanicRemoting) }, // logged by remoting
 	})
 	s.lane = newLane(registrationNice, s.lanePanicked)
+	s.sendNotify = s.sendOneway
+	s.notes.init()
 	s.registerProcessors()
 	s.rs.OnConnClose(func(c *remoting.Conn) { s.routes.OnChannelClose(c) })
 	return s, nil
@@ -122,8 +127,9 @@ func (s *Server) Routes() *route.Manager { return s.routes }
 func (s *Server) Config() *config.Namesrv { return s.cfg.Load() }
 
 // Shutdown turns /readyz to 503, stops accepting, lets in-flight requests
-// finish, stops the route tables and the metrics endpoint and closes the
-// KV store.
+// finish, stops the route tables, waits for the broker notifications in
+// flight (cut short when ctx ends first), stops the metrics endpoint and
+// closes the KV store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	s.stop.Do(func() {
@@ -134,7 +140,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			s.routes.Stop()
 		}
 		s.lane.close()
-		err = errors.Join(err, s.stopMetrics(ctx), s.kv.Close())
+		err = errors.Join(err, s.notes.close(ctx), s.stopMetrics(ctx), s.kv.Close())
 		s.log.Info("name server stopped")
 	})
 	return err
