@@ -67,7 +67,7 @@ func (tb *targetedBeats) beat() {
 	ext := map[string]string{"clusterName": tb.b.Cluster(), "brokerAddr": tb.b.addr, "brokerName": tb.b.Name(),
 		"brokerId": tb.b.ident(), "epoch": "1", "maxOffset": "100", "confirmOffset": "100",
 		"heartbeatTimeoutMills": strconv.FormatInt(firstBeatTimeout.Milliseconds(), 10),
-		"electionPriority": "2147483647"}
+		"electionPriority":      "2147483647"}
 	for _, addr := range targets {
 		ctx, cancel := context.WithTimeout(context.Background(), heartbeatInterval)
 		_, _ = tb.b.Invoke(ctx, addr, remoting.BrokerHeartbeat, ext, nil)
