@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -50,21 +52,82 @@ func TestControllerWritesSurviveKill9(t *testing.T) {
 	require.Equal(t, 0, proc.signal(syscall.SIGTERM))
 }
 
-// awaitLeader polls 1012 until the node answers as ready leader.
-func awaitLeader(t *testing.T, addr string) {
+// awaitLeader polls 1012 on every address until one answers as ready
+// leader, and returns its index.
+func awaitLeader(t *testing.T, addrs ...string) int {
 	t.Helper()
+	leader := -1
 	require.Eventually(t, func() bool {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		c, err := remoting.Dial(ctx, addr, remoting.ClientOptions{})
-		if err != nil {
-			return false
+		for i, addr := range addrs {
+			if answersAsLeader(addr) {
+				leader = i
+				return true
+			}
 		}
-		defer c.Close()
-		resp, err := c.Invoke(ctx, remoting.NewRequest(remoting.ControllerGetNextBrokerID,
-			map[string]string{"clusterName": "C", "brokerName": "probe"}, nil))
-		return err == nil && resp.Code == remoting.Success
-	}, waitLimit, 20*time.Millisecond, "controller %s never became ready leader", addr)
+		return false
+	}, waitLimit, 20*time.Millisecond, "no controller of %v became ready leader", addrs)
+	return leader
+}
+
+func answersAsLeader(addr string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	c, err := remoting.Dial(ctx, addr, remoting.ClientOptions{})
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	resp, err := c.Invoke(ctx, remoting.NewRequest(remoting.ControllerGetNextBrokerID,
+		map[string]string{"clusterName": "C", "brokerName": "probe"}, nil))
+	return err == nil && resp.Code == remoting.Success
+}
+
+// TestControllerClusterWritesSurviveKill9 is the trial on three
+// cmd/controller processes: at a random point of the writes to the leader,
+// SIGKILL either the leader or all three (a power loss), restart what was
+// killed, and read every acknowledged write back from the ready leader.
+func TestControllerClusterWritesSurviveKill9(t *testing.T) {
+	bin := binary(t, "controller")
+	ids := []string{"n0", "n1", "n2"}
+	var addrs, peers, raftPeers []string
+	for _, id := range ids {
+		addrs = append(addrs, freeAddr(t))
+		peers = append(peers, id+"-"+addrs[len(addrs)-1])
+		raftPeers = append(raftPeers, id+"-"+freeAddr(t))
+	}
+	dir := t.TempDir()
+	procs := make([]*process, len(ids))
+	paths := make([]string, len(ids))
+	for i, id := range ids {
+		paths[i] = writeProps(t, filepath.Join(dir, id), id, strings.Join(peers, ";"), strings.Join(raftPeers, ";"),
+			[]string{"bindAddress=127.0.0.1"})
+		procs[i] = startProcess(t, id, bin, "-c", paths[i])
+	}
+	rng := crashtrial.Rand(t)
+	var tally crashtrial.Tally
+	for trial := range crashtrial.Trials() {
+		leader := awaitLeader(t, addrs...)
+		l := crashtrial.NewLedger()
+		tally.Add(l)
+		cw := newIDWriters(t, addrs[leader], 4, trial, l)
+		wait := crashtrial.Run(len(cw.conns), cw.apply)
+		d := crashtrial.KillPoint(t, rng, l, 300*time.Millisecond, waitLimit)
+		victims, what := []int{leader}, "the leader"
+		if rng.IntN(2) == 0 {
+			victims, what = []int{0, 1, 2}, "all three"
+		}
+		for _, i := range victims {
+			require.Equal(t, -1, procs[i].signal(syscall.SIGKILL))
+		}
+		wait()
+		for _, i := range victims {
+			procs[i] = startProcess(t, ids[i], bin, "-c", paths[i])
+		}
+		leader = awaitLeader(t, addrs...)
+		what = fmt.Sprintf("trial %d (kill %s %v after the first ack)", trial, what, d)
+		tally.Check(t, what, l, idReader(t, addrs[leader]))
+	}
+	tally.CheckAll(t, "controller cluster", idReader(t, addrs[awaitLeader(t, addrs...)]))
 }
 
 // idWriters apply broker id 1 to fresh broker sets, each writer on its own
