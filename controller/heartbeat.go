@@ -101,6 +101,7 @@ type HeartbeatManager struct {
 	live    map[BrokerIdentity]*LiveInfo
 	nextGen uint64
 	opts    HeartbeatOptions
+	window  firstBeatWindow // a new leader's first-heartbeat window (leader.go)
 }
 
 var _ Liveness = (*HeartbeatManager)(nil)

@@ -95,6 +95,7 @@ func (c *Controller) becomeReady(term uint64) {
 		return
 	}
 	duties, stop := context.WithCancel(c.ctx)
+	c.hb.OpenFirstBeatWindow() // before the gate opens: no inactive event slips through
 	c.gate.open(term, stop)
 	interval := time.Duration(c.config().ScanInactiveMasterInterval) * time.Millisecond
 	c.spawn(func() { c.scanInactiveMasters(duties, interval) })
@@ -103,7 +104,8 @@ func (c *Controller) becomeReady(term uint64) {
 }
 
 // scanInactiveMasters is the leader's T2 loop: every interval, elect anew
-// in each set whose master is inactive while a replica is alive.
+// in each set whose master is inactive while a replica is alive. It skips
+// the scans of the first-heartbeat window.
 func (c *Controller) scanInactiveMasters(ctx context.Context, interval time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -113,7 +115,7 @@ func (c *Controller) scanInactiveMasters(ctx context.Context, interval time.Dura
 			return
 		case <-tick.C:
 		}
-		if !c.IsReadyLeader() {
+		if !c.IsReadyLeader() || c.hb.InFirstBeatWindow() {
 			continue
 		}
 		var names []string
@@ -123,4 +125,68 @@ func (c *Controller) scanInactiveMasters(ctx context.Context, interval time.Dura
 			c.goElect(name, TriggerScan)
 		}
 	}
+}
+
+// maxFirstBeatWindow caps the first-heartbeat window, whatever timeout a
+// broker announces.
+const maxFirstBeatWindow int64 = 60_000
+
+// firstBeatWindow is a new leader's first-heartbeat window. Heartbeats are
+// not replicated, so a node that has just become leader may not have heard
+// from a master that beat only to the old leader: the T2 scan, which acts
+// on the absence of a heartbeat, would fail a live master over. Until the
+// longest heartbeat timeout of the brokers it knows
+// (DefaultHeartbeatTimeoutMillis when it knows none; at most
+// maxFirstBeatWindow) has passed since the node became ready, the scan
+// skips; a heartbeat that arrives in the window makes its broker alive as
+// usual. Inactive events (T1) are not held back: each reports the loss of
+// a heartbeat or connection this node did see, as on a long-time leader.
+// Java's JRaft controller waits likewise before its first scan
+// (RaftBrokerHeartBeatManager.scanNotActiveBroker, jRaftScanWaitTimeoutMs).
+type firstBeatWindow struct {
+	start   atomic.Int64 // ms on the heartbeat clock; 0 = closed (latched)
+	longest atomic.Int64 // longest timeout known when it opened
+}
+
+// OpenFirstBeatWindow opens the window now (on becoming ready leader).
+func (m *HeartbeatManager) OpenFirstBeatWindow() {
+	m.window.longest.Store(m.longestTimeoutMillis())
+	m.window.start.Store(m.now())
+	m.opts.Logger.Info("first-heartbeat window opened", "millis", m.windowMillis())
+}
+
+// InFirstBeatWindow reports whether the window is open. Once it has
+// passed it stays closed until the next OpenFirstBeatWindow.
+func (m *HeartbeatManager) InFirstBeatWindow() bool {
+	start := m.window.start.Load()
+	if start == 0 {
+		return false
+	}
+	if m.now()-start < m.windowMillis() {
+		return true
+	}
+	m.window.start.CompareAndSwap(start, 0)
+	return false
+}
+
+// windowMillis is the window's length: the longest timeout known at its
+// opening or now.
+func (m *HeartbeatManager) windowMillis() int64 {
+	w := max(m.window.longest.Load(), m.longestTimeoutMillis())
+	if w <= 0 {
+		w = DefaultHeartbeatTimeoutMillis
+	}
+	return min(w, maxFirstBeatWindow)
+}
+
+// longestTimeoutMillis is the longest heartbeat timeout in the table, 0
+// when it is empty.
+func (m *HeartbeatManager) longestTimeoutMillis() int64 {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	var longest int64
+	for _, info := range m.live {
+		longest = max(longest, info.TimeoutMillis)
+	}
+	return longest
 }

@@ -23,20 +23,42 @@ type Namesrv struct {
 	// Remoting is the remoting.Observer of the NameServer's server.
 	Remoting *Remoting
 	kvWrites *CounterVec
+	panics   *CounterVec
 }
 
 // NewNamesrv registers the NameServer families in reg: the remoting
 // families (NewRemoting), rocketmq_namesrv_kv_writes_total{op,result},
-// and those read from src at scrape time.
+// rocketmq_namesrv_panics_total{where} and those read from src at scrape
+// time.
 func NewNamesrv(reg *Registry, src NamesrvSource) *Namesrv {
 	n := &Namesrv{
 		Remoting: NewRemoting(reg, NamesrvPrefix),
 		kvWrites: NewCounterVec(NamesrvPrefix+"_kv_writes_total",
 			"KV config store writes committed (result=ok) or failed (result=error), by operation.", "op", "result"),
+		panics: NewCounterVec(NamesrvPrefix+"_panics_total",
+			"Panics recovered (the request failed with SYSTEM_ERROR), by where they were recovered.", "where"),
 	}
-	reg.Register(n.kvWrites)
+	for _, where := range panicSites {
+		n.panics.With(where) // exported at 0, so an alert on any increase works from the start
+	}
+	reg.Register(n.kvWrites, n.panics)
 	reg.Register(src.collectors()...)
 	return n
+}
+
+// Where a panic was recovered (the where label of panics_total).
+const (
+	// PanicRemoting is the remoting server's handler call.
+	PanicRemoting = "remoting"
+	// PanicRegistrationLane is the broker registration lane.
+	PanicRegistrationLane = "registration_lane"
+)
+
+var panicSites = []string{PanicRemoting, PanicRegistrationLane}
+
+// Panic counts one recovered panic.
+func (n *Namesrv) Panic(where string) {
+	n.panics.With(boundedLabel(where, panicSites...)).Inc()
 }
 
 // KV write operations (the op label).

@@ -3,6 +3,7 @@ package namesrv
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -17,12 +18,15 @@ const registrationNice = 10
 // applying large broker registrations do not delay route lookups served on
 // the other threads.
 type lane struct {
-	work chan func()
-	done chan struct{}
+	work     chan func()
+	done     chan struct{}
+	panicked func(v any, stack []byte) // may be nil
 }
 
-func newLane(nice int) *lane {
-	l := &lane{work: make(chan func()), done: make(chan struct{})}
+// newLane starts a lane; panicked, if not nil, is told of every panic a
+// handler raised, with the stack of the panicking goroutine.
+func newLane(nice int, panicked func(v any, stack []byte)) *lane {
+	l := &lane{work: make(chan func()), done: make(chan struct{}), panicked: panicked}
 	go l.run(nice)
 	return l
 }
@@ -47,6 +51,9 @@ func (l *lane) do(c *remoting.Conn, req *remoting.Command, h remoting.HandlerFun
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("handler panic: %v", r)
+				if l.panicked != nil {
+					l.panicked(r, debug.Stack())
+				}
 			}
 		}()
 		resp, err = h(c, req)

@@ -11,7 +11,7 @@ import (
 )
 
 func TestLaneRunsHandlersOneAtATime(t *testing.T) {
-	l := newLane(registrationNice)
+	l := newLane(registrationNice, nil)
 	defer l.close()
 	var mu sync.Mutex
 	running, most := 0, 0
@@ -36,7 +36,7 @@ func TestLaneRunsHandlersOneAtATime(t *testing.T) {
 }
 
 func TestLanePanicBecomesError(t *testing.T) {
-	l := newLane(registrationNice)
+	l := newLane(registrationNice, nil)
 	defer l.close()
 	boom := l.handler(func(*remoting.Conn, *remoting.Command) (*remoting.Command, error) { panic("boom") })
 	_, err := boom(nil, remoting.NewRequest(remoting.RegisterBroker, nil, nil))

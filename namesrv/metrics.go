@@ -76,6 +76,13 @@ func (m *serverMetrics) observer() remoting.Observer {
 	return m.ns.Remoting
 }
 
+// panic counts a recovered panic (nothing when metrics are off).
+func (m *serverMetrics) panic(where string) {
+	if m != nil {
+		m.ns.Panic(where)
+	}
+}
+
 // start binds and serves the endpoint, with s.Ready as readiness check.
 func (s *Server) startMetrics() error {
 	m := s.metrics

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/kv"
+	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/namesrv/route"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -33,6 +34,9 @@ type Server struct {
 	serving  atomic.Pointer[time.Time] // when Start began serving
 	stopping atomic.Bool
 	lane     *lane // broker registrations, on a lower-priority thread
+	// sendNotify sends one 905 oneway (sendOneway; tests replace it).
+	sendNotify func(ctx context.Context, addr string, req *remoting.Command)
+	notes      notifications // the 905 sends in flight
 }
 
 // New validates the configuration and opens the KV store; it opens no port.
@@ -68,11 +72,21 @@ func New(cfg *config.Namesrv, logger hclog.Logger, opts ...Option) (*Server, err
 
 		MaxPendingResponseBytes: cfg.ServerChannelMaxPendingResponseBytes,
 		PartialFrameBudget:      cfg.ServerPartialFrameBudgetBytes,
+		OnPanic:                 func(int32, any) { s.metrics.panic(metrics.PanicRemoting) }, // logged by remoting
 	})
-	s.lane = newLane(registrationNice)
+	s.lane = newLane(registrationNice, s.lanePanicked)
+	s.sendNotify = s.sendOneway
+	s.notes.init()
 	s.registerProcessors()
 	s.rs.OnConnClose(func(c *remoting.Conn) { s.routes.OnChannelClose(c) })
 	return s, nil
+}
+
+// lanePanicked logs a panic recovered on the registration lane, with its
+// stack, and counts it; the request fails with SYSTEM_ERROR.
+func (s *Server) lanePanicked(v any, stack []byte) {
+	s.log.Error("registration handler panicked", "panic", v, "stack", string(stack))
+	s.metrics.panic(metrics.PanicRegistrationLane)
 }
 
 func (s *Server) routeSettings() route.Settings {
@@ -116,8 +130,9 @@ func (s *Server) Routes() *route.Manager { return s.routes }
 func (s *Server) Config() *config.Namesrv { return s.cfg.Load() }
 
 // Shutdown turns /readyz to 503, stops accepting, lets in-flight requests
-// finish, stops the route tables and the metrics endpoint and closes the
-// KV store.
+// finish, stops the route tables, waits for the broker notifications in
+// flight (cut short when ctx ends first), stops the metrics endpoint and
+// closes the KV store.
 func (s *Server) Shutdown(ctx context.Context) error {
 	var err error
 	s.stop.Do(func() {
@@ -128,7 +143,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			s.routes.Stop()
 		}
 		s.lane.close()
-		err = errors.Join(err, s.stopMetrics(ctx), s.kv.Close())
+		err = errors.Join(err, s.notes.close(ctx), s.stopMetrics(ctx), s.kv.Close())
 		s.log.Info("name server stopped")
 	})
 	return err

@@ -67,6 +67,9 @@ type ServerConfig struct {
 	// running at once; over it the connection is not read. 0 →
 	// DefaultMaxAsyncPerConn.
 	MaxAsyncPerConn int
+	// OnPanic, if set, is called after a handler panic was recovered and
+	// logged (e.g. to count it); v is the recovered value.
+	OnPanic func(code int32, v any)
 }
 
 // Server accepts remoting connections and dispatches requests by code.

@@ -142,6 +142,9 @@ func (s *Server) call(c *Conn, req *Command) (resp *Command) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("handler panicked", "code", req.Code, "panic", r, "stack", string(debug.Stack()))
+			if s.cfg.OnPanic != nil {
+				s.cfg.OnPanic(req.Code, r)
+			}
 			resp = NewResponse(req, SystemError, fmt.Sprintf("panic: %v", r))
 		}
 	}()

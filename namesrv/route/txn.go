@@ -36,14 +36,22 @@ func (t *txn) markBroker(name string) {
 // mutate runs fn under the coordinator, publishes what it changed and
 // sends the collected notifications after unlocking.
 func (m *Manager) mutate(fn func(t *txn)) {
+	notes, retired := m.apply(fn)
+	m.notify(notes)
+	m.retire(retired)
+}
+
+// apply runs fn and commits it under the coordinator. A panic in fn
+// releases the coordinator (RouteInfoManager unlocks in finally) and
+// propagates; what fn changed before it stays in the tables, as in Java,
+// and is published by the next mutation's commit.
+func (m *Manager) apply(fn func(t *txn)) ([]MinBrokerIDChange, []*TopicSnapshot) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	t := &m.tx
 	t.settings = m.opts.Settings()
 	fn(t)
-	notes, retired := t.commit()
-	m.mu.Unlock()
-	m.notify(notes)
-	m.retire(retired)
+	return t.commit()
 }
 
 // commit republishes the affected topics and resets the txn.
