@@ -1,11 +1,11 @@
-# Targets: build, run, test, bench, fuzz, cluster, clean. See README.md.
+# Targets: build, run, test, test-long, bench, fuzz, cluster, clean. See README.md.
 GO        ?= go
 BIN       := bin
 TAGS_CTRL := embedded_controller
 PKGS      := ./...
 RACE      ?= -race
 
-.PHONY: all build build-controller run test vet fmt-check deps-check unit unit-controller bench fuzz cluster clean
+.PHONY: all build build-controller run test test-long vet fmt-check deps-check unit unit-controller bench fuzz cluster clean
 
 all: build
 
@@ -43,6 +43,17 @@ unit:
 unit-controller:
 	$(GO) test $(RACE) -tags $(TAGS_CTRL) -timeout 15m $(PKGS)
 
+## test-long: the long suites, each with RMQ_TEST_LONG=1: the Controller
+## simulation (10,000 seeds) and randomized fencing, the fault-injection
+## cluster runs (100+ seeds), the kill -9 crash trials (100 each) and the
+## 2-minute soak of 1,000 connections. RMQ_SEED / RMQ_CRASH_SEED /
+## RMQ_SOAK_SEED replay one seed; every run prints its seeds.
+LONG_TIMEOUT ?= 180m
+test-long:
+	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -tags $(TAGS_CTRL) ./controller/ ./test/controller/
+	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'WritesSurviveKill9' ./test/integration/
+	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'TestSoak' ./test/soak/
+
 ## bench: Go benchmarks plus the end-to-end load tool; figures go to BENCHMARKS.md
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s -timeout 10m ./remoting/... ./namesrv/...
@@ -59,6 +70,10 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
 	$(GO) test -run '^$$' -fuzz FuzzDecodeTopicRouteData -fuzztime $(FUZZTIME) ./namesrv/body
 	$(GO) test -run '^$$' -fuzz FuzzDecodeInflatedRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
+	$(GO) test -run '^$$' -fuzz FuzzConfigUpdate -fuzztime $(FUZZTIME) ./config
+	$(GO) test -run '^$$' -fuzz FuzzQuoteNumericKeys -fuzztime $(FUZZTIME) ./admin
+	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzControllerRequest -fuzztime $(FUZZTIME) ./controller
+	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzDecodeEntry -fuzztime $(FUZZTIME) ./controller
 
 ## cluster: three NameServer+Controller nodes on 127.0.0.1, then the broker
 ## flow against them (cmd/brokerflow); CLUSTER_CMD=start|status|flow|stop|clean
