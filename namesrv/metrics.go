@@ -83,7 +83,7 @@ func (m *serverMetrics) panic(where string) {
 	}
 }
 
-// start binds and serves the endpoint, with s.Ready as readiness check.
+// startMetrics binds and serves the endpoint, with s.Ready as readiness check.
 func (s *Server) startMetrics() error {
 	m := s.metrics
 	if m == nil {
@@ -151,14 +151,6 @@ func (s *Server) MetricsRegistry() *metrics.Registry {
 		return nil
 	}
 	return s.metrics.reg
-}
-
-// AddReadiness adds a check to /readyz (e.g. the embedded controller's);
-// it does nothing when metrics are off or before Start.
-func (s *Server) AddReadiness(name string, check func() error) {
-	if s.metrics != nil && s.metrics.ep != nil {
-		s.metrics.ep.AddReadiness(name, check)
-	}
 }
 
 // meteredKV is the KV store counting its writes in the metrics (m is nil

@@ -37,7 +37,7 @@ var (
 // maxTable is Java's MAXIMUM_CAPACITY.
 const maxTable = 1 << 30
 
-// buckets returns the table size of a map of this kind holding n entries
+// Buckets returns the table size of a map of this kind holding n entries
 // (Java 8 sizing rules).
 func (k Kind) Buckets(n int) int {
 	if k.Presized {
@@ -58,7 +58,7 @@ func TableSizeFor(c int) int {
 	return min(1<<bits.Len(uint(c-1)), maxTable)
 }
 
-// spread is HashMap.hash's mixing of the high half into the low half.
+// Spread is HashMap.hash's mixing of the high half into the low half.
 func Spread(h uint32) uint32 { return h ^ h>>16 }
 
 // StringHash returns java.lang.String.hashCode of s read as UTF-8.
