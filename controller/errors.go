@@ -8,7 +8,7 @@ import (
 )
 
 // Response codes of RocketMQ (ResponseCode.java / RemotingSysResponseCode.java)
-// that the controller answers with (reference §1.3).
+// that the controller answers with (ResponseCode, docs/controller.md §1.3).
 const (
 	CodeSuccess                    int32 = 0
 	CodeSystemError                int32 = 1

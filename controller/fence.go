@@ -4,7 +4,7 @@ package controller
 
 import "strings"
 
-// Fencing of log entries (issue 7, defect 1).
+// Fencing of log entries (docs/controller.md §2.4).
 //
 // A command builder reads the state and returns events; the events are
 // appended to the Raft log and applied later. If another entry is applied
@@ -105,7 +105,7 @@ func (s *State) brokerIDApplicable(brokerName string, id int64, checkCode string
 // applyFenced registers the id when the membership check still passes. A
 // half-removed set (a CleanBrokerData that emptied its sync-state set
 // drops that half) keeps its replicas and its NextAssignBrokerID; only the
-// missing half is created (issue 7, defect 5; Java would start afresh and
+// missing half is created (docs/controller.md §2.5; Java would start afresh and
 // forget live replicas and restart NextAssignBrokerID at 1). The counter
 // stays Java's +1 per added id.
 func (e ApplyBrokerIDEvent) applyFenced(s *State) error {

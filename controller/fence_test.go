@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A request built on a state that a later-applied entry has moved past
-// must be rejected by Apply, without changing the state (issue 7 defect 1).
+// A request built on a state that a later-applied entry has moved past must
+// be rejected by Apply, without changing the state (docs/controller.md §2.4).
 
 // built is one command computed by a builder on some state.
 type built struct {

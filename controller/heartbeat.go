@@ -13,7 +13,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 )
 
-// Defaults for absent BROKER_HEARTBEAT header fields (reference §4).
+// Defaults for absent BROKER_HEARTBEAT header fields
+// (DefaultBrokerHeartbeatManager, docs/controller.md §4.1).
 const (
 	DefaultHeartbeatTimeoutMillis int64 = 10000
 	DefaultElectionPriority       int32 = math.MaxInt32

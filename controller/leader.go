@@ -11,8 +11,8 @@ import (
 	"github.com/rmqgo/nameserver/raftstore"
 )
 
-// leaderGate is the leader-readiness flag (reference §2.4): the Raft term
-// in which this node, as leader, completed a Barrier, 0 when not ready.
+// leaderGate is the leader-readiness flag (docs/controller.md §5.1): the Raft
+// term in which this node, as leader, completed a Barrier, 0 when not ready.
 // Leadership is re-checked live on every use, so a lost (or lost and
 // regained) leadership closes the gate at once.
 type leaderGate struct {

@@ -13,7 +13,7 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// Timing of the leader-side machinery (reference §1.1, §2.4, §3.1, §3.5).
+// Timing of the leader-side machinery (docs/controller.md §1.1, §3.1, §3.5, §5).
 const (
 	// RequestTimeout bounds a leader-gated request from enqueue to the
 	// applied entry (Java's future.get(5 s)); beyond it the reply is code 1.
@@ -108,7 +108,7 @@ func WithRemotingObserver(obs remoting.Observer) Option { return func(o *options
 // WithClock sets the heartbeat manager's clock (tests).
 func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
 
-// ElectTrigger says who asked for an election (reference §3.1).
+// ElectTrigger says who asked for an election (docs/controller.md §3.1).
 type ElectTrigger string
 
 // Election triggers.

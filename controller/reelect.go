@@ -54,8 +54,9 @@ func (c *Controller) goElect(brokerName string, trigger ElectTrigger) {
 // triggerElect is Java's triggerElectMaster: up to electMasterMaxRetryCount
 // controller-trigger attempts (≤ 3 s each) until one answers code 0. Any
 // other result is retried, so a set without candidates records up to that
-// many "no master" entries, each bumping masterEpoch (§3.1, §3.4). One loop
-// per broker set runs at a time; a concurrent trigger is dropped.
+// many "no master" entries, each bumping masterEpoch (docs/controller.md
+// §3.1, §3.4). One loop per broker set runs at a time; a concurrent trigger
+// is dropped.
 func (c *Controller) triggerElect(brokerName string, trigger ElectTrigger) {
 	if _, running := c.electing.LoadOrStore(brokerName, struct{}{}); running {
 		return

@@ -2,7 +2,7 @@
 
 package controller
 
-// Request and response shapes of the controller codes (reference §1.2).
+// Request and response shapes of the controller codes (docs/controller.md §1.2).
 // Field names follow the Java header fields; ExtFields gives the exact
 // extFields map Java would send (null fields omitted; an empty string is
 // treated as null) and BodyBytes the exact fastjson body.

@@ -17,7 +17,7 @@ import (
 // A task that appended an entry holds the worker until that entry's fate is
 // known (applied, or lost with the leadership), even after its caller's
 // deadline passed: the next command is never built on a state that lacks
-// an entry still in flight (issue 7, defect 1). Meanwhile new tasks wait in
+// an entry still in flight (docs/controller.md §5.2). Meanwhile new tasks wait in
 // the bounded queue (full: ErrSystemBusy) and those whose deadline passed
 // are answered code 1 without running.
 type scheduler struct {

@@ -91,8 +91,9 @@ func controllerConfig(t *testing.T, self, peers, raftPeers string) *config.Contr
 	return cfg
 }
 
-// brokerClient speaks the controller-mode broker's side of §6 over one
-// connection, kept open so the broker stays alive.
+// brokerClient speaks the controller-mode broker's side of the broker flow
+// (docs/controller.md §7) over one connection, kept open so the broker stays
+// alive.
 type brokerClient struct {
 	t *testing.T
 	c *remoting.Client

@@ -77,7 +77,8 @@ func (r *frameReader) count() (int, error) {
 	return int(n), nil
 }
 
-// decodeCompressed decodes the zlib form of RegisterBrokerBody (§2.2).
+// decodeCompressed decodes the zlib form of RegisterBrokerBody
+// (docs/protocol.md §3.5).
 func decodeCompressed(body []byte, withMapping bool, limit int) (*route.RegisterBody, error) {
 	raw, err := inflate(body, limit)
 	if err != nil {

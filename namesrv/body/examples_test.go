@@ -9,7 +9,7 @@ import (
 	"github.com/rmqgo/nameserver/namesrv/route"
 )
 
-// Reference §3.1 / §3.2 / §3.3 examples (real fastjson 1.2.83 output).
+// Real fastjson 1.2.83 output of the bodies of docs/protocol.md §3.2 and §3.3.
 const (
 	exampleRouteDefault  = `{"brokerDatas":[{"brokerAddrs":{0:"10.0.0.1:10911",2:"10.0.0.2:10911",10:"10.0.0.3:10911"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}],"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`
 	exampleRouteStandard = `{"brokerDatas":[{"brokerAddrs":{"0":"10.0.0.1:10911","2":"10.0.0.2:10911","10":"10.0.0.3:10911"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}],"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`
@@ -23,7 +23,7 @@ var exampleFullDefault = strings.NewReplacer(
 	`zone-\u00E9\/x`, `zone-é/x`, `"9007199254740993"`, `9007199254740993`,
 ).Replace(exampleFullStandard)
 
-// threeReplicas is the broker group of the §3.1 examples.
+// threeReplicas is the broker group of the TopicRouteData examples.
 func threeReplicas() route.BrokerData {
 	return route.BrokerData{Cluster: "DefaultCluster", BrokerName: "broker-a",
 		BrokerAddrs: map[int64]string{0: "10.0.0.1:10911", 2: "10.0.0.2:10911", 10: "10.0.0.3:10911"}}

@@ -7,7 +7,7 @@ import (
 	"github.com/rmqgo/nameserver/internal/yield"
 )
 
-// RegisterBroker applies a REGISTER_BROKER (§4.3). It returns
+// RegisterBroker applies a REGISTER_BROKER (docs/protocol.md §4.2). It returns
 // ErrRegisterFailed for the single-topic guard (step 7), and an empty
 // result when the broker id is held by an address with a higher
 // stateVersion (step 6). Side effects of the earlier steps remain, as in

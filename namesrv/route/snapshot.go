@@ -30,8 +30,9 @@ type TopicSnapshot struct {
 	// Route is pickupTopicRouteData without the acting-master rewrite and
 	// without orderTopicConf (the processor adds it when enabled).
 	Route *TopicRouteData
-	// ActingMaster is the §4.8 step 6 rewrite, or nil if it would not change
-	// anything. Use it only when supportActingMaster is on (see RouteFor).
+	// ActingMaster is the acting-master rewrite (docs/protocol.md §4.6 step
+	// 6), or nil if it would not change anything. Use it only when
+	// supportActingMaster is on (see RouteFor).
 	ActingMaster *TopicRouteData
 	cache        [CacheSlots]atomic.Pointer[any]
 }
@@ -157,9 +158,9 @@ func (p *published) apply(added, removed []*topicEntry) {
 	}
 }
 
-// Lookup returns the published route snapshot of topic, or nil when the
-// topic does not exist or none of its brokers has BrokerData (§4.8: the
-// processor answers TOPIC_NOT_EXIST). It takes no lock.
+// Lookup returns the published route snapshot of topic, or nil when the topic
+// does not exist or none of its brokers has BrokerData (docs/protocol.md
+// §4.6: the processor answers TOPIC_NOT_EXIST). It takes no lock.
 func (m *Manager) Lookup(topic string) *TopicSnapshot {
 	if e := m.pub.get(topic); e != nil {
 		return e.snap.Load()
@@ -167,8 +168,8 @@ func (m *Manager) Lookup(topic string) *TopicSnapshot {
 	return nil
 }
 
-// buildSnapshot assembles a topic's route from the source tables (§4.8).
-// Called by the coordinator only.
+// buildSnapshot assembles a topic's route from the source tables
+// (docs/protocol.md §4.6). Called by the coordinator only.
 func (m *Manager) buildSnapshot(e *topicEntry) *TopicSnapshot {
 	r, ok := m.routeBrokers(e.queues)
 	if !ok {
@@ -212,9 +213,10 @@ func (m *Manager) filterView(bds []BrokerData) map[string][]string {
 	return out
 }
 
-// actingMasterView applies §4.8 step 6 to a copy: for a broker group with
-// enableActingMaster, addresses but no master, and a read-only queue, the
-// lowest-id address moves to id 0. Nil if no group qualifies.
+// actingMasterView applies docs/protocol.md §4.6 step 6 to a copy: for a
+// broker group with enableActingMaster, addresses but no master, and a
+// read-only queue, the lowest-id address moves to id 0. Nil if no group
+// qualifies.
 func actingMasterView(topic string, r *TopicRouteData) *TopicRouteData {
 	if strings.HasPrefix(topic, syncBrokerMemberPrefix) {
 		return nil

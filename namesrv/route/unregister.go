@@ -120,7 +120,8 @@ func (m *Manager) applyUnregister(batch []unregReq) {
 	m.unreg.add(-len(batch))
 }
 
-// unregBatch collects what one batch did to broker groups (§4.5).
+// unregBatch collects what one batch did to broker groups (docs/protocol.md
+// §4.4).
 type unregBatch struct {
 	removed, reduced map[string]struct{}
 	offline          map[string]string // brokerName -> removed addr, when its min id went away

@@ -12,9 +12,9 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// failoverSteps are §6 step 9: the master fails, a survivor is elected
-// and notified, the NameServers follow, and the old master comes back as
-// a slave.
+// failoverSteps are docs/controller.md §7 step 9: the master fails, a
+// survivor is elected and notified, the NameServers follow, and the old
+// master comes back as a slave.
 func (f *flow) failoverSteps() []step {
 	steps := []step{
 		{"fail master (close conns, stop 904)", f.failMaster},

@@ -25,7 +25,8 @@ import (
 // waitLimit bounds every poll of these tests.
 const waitLimit = 15 * time.Second
 
-// fastProps are the Java tests' fast-failover settings (§6 tip), adapted.
+// fastProps are the Java tests' fast-failover settings (docs/controller.md
+// §7, last paragraph), adapted.
 var fastProps = []string{
 	"scanNotActiveBrokerInterval=300",
 	"scanInactiveMasterInterval=1000",
