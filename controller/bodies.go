@@ -10,11 +10,11 @@ import (
 	"strconv"
 )
 
-// JSON bodies of the controller protocol (docs/controller.md §1.2). Encoders
-// write what fastjson 1.2.83 writes: keys in alphabetical order, null fields
-// omitted, Map<Long,String> with unquoted numeric keys, Set<Long> as an
-// ascending array. Decoders are lenient: they accept unquoted numeric object
-// keys.
+// JSON bodies of the controller protocol (docs/controller.md section 1.2).
+// Encoders write what fastjson 1.2.83 writes: keys in alphabetical order,
+// null fields omitted, Map<Long,String> with unquoted numeric keys, Set<Long>
+// as an ascending array. Decoders are lenient: they accept unquoted numeric
+// object keys.
 
 // SyncStateSet is body/SyncStateSet.java.
 type SyncStateSet struct {

@@ -189,7 +189,7 @@ func parseIDList(s string) ([]int64, error) {
 }
 
 // AlterSyncStateSet handles 1001. Checks run in Java's order and the first
-// failure wins (docs/controller.md §1.2):
+// failure wins (docs/controller.md section 1.2):
 //
 //  1. unknown set                         → 2013
 //  2. new set equals the current one      → 2013

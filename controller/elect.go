@@ -39,7 +39,7 @@ func ControllerTriggerElect(brokerName string) ElectMasterRequest {
 func (r ElectMasterRequest) IsControllerTrigger() bool { return r.BrokerID == NoBrokerID }
 
 // ElectMaster handles 1002 from every trigger
-// (ReplicasInfoManager.electMaster, docs/controller.md §3.2):
+// (ReplicasInfoManager.electMaster, docs/controller.md section 3.2):
 //  1. unknown set → 2010;
 //  2. first election (masterEpoch 0): the requesting id wins outright — but,
 //     unlike Java, only if it is a registered replica; otherwise the policy
@@ -129,7 +129,7 @@ func idString(id int64) string {
 
 // RequestCodeNotifyBrokerRoleChanged is NOTIFY_BROKER_ROLE_CHANGED, sent
 // oneway by the controller to brokers after a code-0 election
-// (docs/controller.md §3.5).
+// (docs/controller.md section 3.5).
 const RequestCodeNotifyBrokerRoleChanged int32 = 1008
 
 // NotifyTarget is one broker to notify.

@@ -23,11 +23,11 @@ type ElectPolicy interface {
 }
 
 // DefaultElectPolicy is Java's DefaultElectPolicy wired to the heartbeat
-// manager (docs/controller.md §3.3): try the sync-state set, then (unclean)
-// all replicas. In each pass only alive ids count; the old master is kept
-// when alive unless another broker is designated; a designated broker wins
-// only if alive; otherwise the best by epoch desc, max offset desc, election
-// priority asc.
+// manager (docs/controller.md section 3.3): try the sync-state set, then
+// (unclean) all replicas. In each pass only alive ids count; the old master
+// is kept when alive unless another broker is designated; a designated broker
+// wins only if alive; otherwise the best by epoch desc, max offset desc,
+// election priority asc.
 //
 // Fixed Java quirks: offsets are compared as int64 (Java casts the
 // difference to int and overflows for gaps ≥ 2^31); exact ties go to the

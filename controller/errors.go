@@ -7,8 +7,9 @@ import (
 	"fmt"
 )
 
-// Response codes of RocketMQ (ResponseCode.java / RemotingSysResponseCode.java)
-// that the controller answers with (ResponseCode, docs/controller.md §1.3).
+// Response codes of RocketMQ (ResponseCode.java /
+// RemotingSysResponseCode.java) that the controller answers with
+// (ResponseCode, docs/controller.md section 1.3).
 const (
 	CodeSuccess                    int32 = 0
 	CodeSystemError                int32 = 1

@@ -4,7 +4,7 @@ package controller
 
 import "strings"
 
-// Fencing of log entries (docs/controller.md §2.4).
+// Fencing of log entries (docs/controller.md section 2.4).
 //
 // A command builder reads the state and returns events; the events are
 // appended to the Raft log and applied later. If another entry is applied
@@ -103,10 +103,10 @@ func (s *State) brokerIDApplicable(brokerName string, id int64, checkCode string
 }
 
 // applyFenced registers the id when the membership check still passes. A
-// half-removed set (a CleanBrokerData that emptied its sync-state set
-// drops that half) keeps its replicas and its NextAssignBrokerID; only the
-// missing half is created (docs/controller.md §2.5; Java would start afresh and
-// forget live replicas and restart NextAssignBrokerID at 1). The counter
+// half-removed set (a CleanBrokerData that emptied its sync-state set drops
+// that half) keeps its replicas and its NextAssignBrokerID; only the missing
+// half is created (docs/controller.md section 2.5; Java would start afresh
+// and forget live replicas and restart NextAssignBrokerID at 1). The counter
 // stays Java's +1 per added id.
 func (e ApplyBrokerIDEvent) applyFenced(s *State) error {
 	if err := s.brokerIDApplicable(e.BrokerName, e.NewBrokerID, e.RegisterCheckCode); err != nil {

@@ -9,7 +9,8 @@ import (
 )
 
 // A request built on a state that a later-applied entry has moved past must
-// be rejected by Apply, without changing the state (docs/controller.md §2.4).
+// be rejected by Apply, without changing the state (docs/controller.md
+// section 2.4).
 
 // built is one command computed by a builder on some state.
 type built struct {

@@ -14,7 +14,7 @@ import (
 )
 
 // Defaults for absent BROKER_HEARTBEAT header fields
-// (DefaultBrokerHeartbeatManager, docs/controller.md §4.1).
+// (DefaultBrokerHeartbeatManager, docs/controller.md section 4.1).
 const (
 	DefaultHeartbeatTimeoutMillis int64 = 10000
 	DefaultElectionPriority       int32 = math.MaxInt32

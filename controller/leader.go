@@ -11,10 +11,10 @@ import (
 	"github.com/rmqgo/nameserver/raftstore"
 )
 
-// leaderGate is the leader-readiness flag (docs/controller.md §5.1): the Raft
-// term in which this node, as leader, completed a Barrier, 0 when not ready.
-// Leadership is re-checked live on every use, so a lost (or lost and
-// regained) leadership closes the gate at once.
+// leaderGate is the leader-readiness flag (docs/controller.md section 5.1):
+// the Raft term in which this node, as leader, completed a Barrier, 0 when
+// not ready. Leadership is re-checked live on every use, so a lost (or lost
+// and regained) leadership closes the gate at once.
 type leaderGate struct {
 	term   atomic.Uint64
 	mu     sync.Mutex

@@ -13,7 +13,8 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// Timing of the leader-side machinery (docs/controller.md §1.1, §3.1, §3.5, §5).
+// Timing of the leader-side machinery (docs/controller.md sections 1.1,
+// 3.1, 3.5 and 5).
 const (
 	// RequestTimeout bounds a leader-gated request from enqueue to the
 	// applied entry (Java's future.get(5 s)); beyond it the reply is code 1.
@@ -108,7 +109,7 @@ func WithRemotingObserver(obs remoting.Observer) Option { return func(o *options
 // WithClock sets the heartbeat manager's clock (tests).
 func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
 
-// ElectTrigger says who asked for an election (docs/controller.md §3.1).
+// ElectTrigger says who asked for an election (docs/controller.md section 3.1).
 type ElectTrigger string
 
 // Election triggers.

@@ -55,8 +55,8 @@ func (c *Controller) goElect(brokerName string, trigger ElectTrigger) {
 // controller-trigger attempts (≤ 3 s each) until one answers code 0. Any
 // other result is retried, so a set without candidates records up to that
 // many "no master" entries, each bumping masterEpoch (docs/controller.md
-// §3.1, §3.4). One loop per broker set runs at a time; a concurrent trigger
-// is dropped.
+// sections 3.1 and 3.4). One loop per broker set runs at a time; a
+// concurrent trigger is dropped.
 func (c *Controller) triggerElect(brokerName string, trigger ElectTrigger) {
 	if _, running := c.electing.LoadOrStore(brokerName, struct{}{}); running {
 		return

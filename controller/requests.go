@@ -2,10 +2,10 @@
 
 package controller
 
-// Request and response shapes of the controller codes (docs/controller.md §1.2).
-// Field names follow the Java header fields; ExtFields gives the exact
-// extFields map Java would send (null fields omitted; an empty string is
-// treated as null) and BodyBytes the exact fastjson body.
+// Request and response shapes of the controller codes (docs/controller.md
+// section 1.2). Field names follow the Java header fields; ExtFields gives
+// the exact extFields map Java would send (null fields omitted; an empty
+// string is treated as null) and BodyBytes the exact fastjson body.
 
 // Response is what a command builder hands the processor: the custom header
 // as ext fields (nil = no custom header at all) and the body (nil = none).

@@ -13,12 +13,12 @@ import (
 
 // scheduler is the leader's single worker (Java's EventScheduler): every
 // leader-gated request and every triggered election runs on it, one at a
-// time, so each computation sees the state left by the previous apply.
-// A task that appended an entry holds the worker until that entry's fate is
-// known (applied, or lost with the leadership), even after its caller's
-// deadline passed: the next command is never built on a state that lacks
-// an entry still in flight (docs/controller.md §5.2). Meanwhile new tasks wait in
-// the bounded queue (full: ErrSystemBusy) and those whose deadline passed
+// time, so each computation sees the state left by the previous apply. A task
+// that appended an entry holds the worker until that entry's fate is known
+// (applied, or lost with the leadership), even after its caller's deadline
+// passed: the next command is never built on a state that lacks an entry
+// still in flight (docs/controller.md section 5.2). Meanwhile new tasks wait
+// in the bounded queue (full: ErrSystemBusy) and those whose deadline passed
 // are answered code 1 without running.
 type scheduler struct {
 	queue    chan func()

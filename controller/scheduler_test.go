@@ -91,7 +91,8 @@ func setupSet(t *testing.T, c *Controller) {
 }
 
 // The reply of a command whose entry Apply rejected is that rejection, not
-// the builder's optimistic response (docs/controller.md §2.4, §5.2).
+// the builder's optimistic response (docs/controller.md sections 2.4 and
+// 5.2).
 func TestReplyComesFromAppliedResult(t *testing.T) {
 	ic := newInmemControllers(t, 3)
 	leader := ic.leader(t)
@@ -105,7 +106,7 @@ func TestReplyComesFromAppliedResult(t *testing.T) {
 
 // An apply that outlives its request's deadline still holds the scheduler:
 // the next command is built only once that entry was applied
-// (docs/controller.md §5.2). The admin election of 2 times out while its
+// (docs/controller.md section 5.2). The admin election of 2 times out while its
 // entry is held back; the old master's alter {1,3} under master epoch 1 must
 // then be built on the state with master 2, not on the stale one.
 func TestNextCommandWaitsForInFlightApply(t *testing.T) {

@@ -92,8 +92,8 @@ func controllerConfig(t *testing.T, self, peers, raftPeers string) *config.Contr
 }
 
 // brokerClient speaks the controller-mode broker's side of the broker flow
-// (docs/controller.md §7) over one connection, kept open so the broker stays
-// alive.
+// (docs/controller.md section 7) over one connection, kept open so the broker
+// stays alive.
 type brokerClient struct {
 	t *testing.T
 	c *remoting.Client

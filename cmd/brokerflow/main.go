@@ -1,6 +1,6 @@
 // Command brokerflow plays two or three controller-mode test brokers of one
 // broker set against running Controllers and NameServers, as Java brokers
-// with enableControllerMode=true would (docs/controller.md §7): leader
+// with enableControllerMode=true would (docs/controller.md section 7): leader
 // discovery, id assignment, registration, heartbeats, the first election,
 // NameServer registration, sync-state set changes, a master failover seen
 // through NOTIFY_BROKER_ROLE_CHANGED on each survivor's own port, and the

@@ -101,7 +101,7 @@ func (t *bodyTemplate) body(dst []byte, c int64) []byte {
 }
 
 // registerRequest is REGISTER_BROKER of b with body, ext fields as a 5.3
-// broker sends them (docs/protocol.md §2.2).
+// broker sends them (docs/protocol.md section 2.2).
 func registerRequest(b *broker, payload []byte) *remoting.Command {
 	ext := map[string]string{
 		"brokerAddr":         b.addr,

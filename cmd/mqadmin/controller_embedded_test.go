@@ -80,8 +80,8 @@ func (b *ctlBroker) ok(code int32, ext map[string]string, body string) {
 	require.Equal(b.t, remoting.Success, resp.Code, resp.Remark)
 }
 
-// join applies the id, registers and heartbeats (docs/controller.md §7 steps
-// 3, 4, 7).
+// join applies the id, registers and heartbeats (docs/controller.md section 7
+// steps 3, 4, 7).
 func (b *ctlBroker) join() {
 	id := map[string]string{"clusterName": "DefaultCluster", "brokerName": "broker-a"}
 	b.ok(remoting.ControllerApplyBrokerID, with(id, "appliedBrokerId", b.id, "registerCheckCode", b.addr+";1"), "")

@@ -78,7 +78,7 @@ func (r *frameReader) count() (int, error) {
 }
 
 // decodeCompressed decodes the zlib form of RegisterBrokerBody
-// (docs/protocol.md §3.5).
+// (docs/protocol.md section 3.5).
 func decodeCompressed(body []byte, withMapping bool, limit int) (*route.RegisterBody, error) {
 	raw, err := inflate(body, limit)
 	if err != nil {

@@ -9,7 +9,8 @@ import (
 	"github.com/rmqgo/nameserver/namesrv/route"
 )
 
-// Real fastjson 1.2.83 output of the bodies of docs/protocol.md §3.2 and §3.3.
+// Real fastjson 1.2.83 output of the bodies of docs/protocol.md section 3.2
+// and section 3.3.
 const (
 	exampleRouteDefault  = `{"brokerDatas":[{"brokerAddrs":{0:"10.0.0.1:10911",2:"10.0.0.2:10911",10:"10.0.0.3:10911"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}],"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`
 	exampleRouteStandard = `{"brokerDatas":[{"brokerAddrs":{"0":"10.0.0.1:10911","2":"10.0.0.2:10911","10":"10.0.0.3:10911"},"brokerName":"broker-a","cluster":"DefaultCluster","enableActingMaster":false}],"filterServerTable":{},"queueDatas":[{"brokerName":"broker-a","perm":6,"readQueueNums":4,"topicSysFlag":0,"writeQueueNums":4}]}`

@@ -82,7 +82,7 @@ func (l *liveTable) bind(e *liveEntry, ch Channel) {
 }
 
 // put creates or replaces the live entry of a registration (docs/protocol.md
-// §4.2 step 11) with a new generation. Caller holds the coordinator.
+// section 4.2 step 11) with a new generation. Caller holds the coordinator.
 func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, now time.Time) *liveEntry {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -183,7 +183,7 @@ func (m *Manager) QueryDataVersion(cluster, addr string, dv *DataVersion) (chang
 
 // ScanExpired closes the channel of every live entry whose last refresh plus
 // timeout is before now and queues its unregistration (docs/protocol.md
-// §4.3). The entries stay live until the unregistration is applied. It
+// section 4.3). The entries stay live until the unregistration is applied. It
 // returns the number of expired entries.
 func (m *Manager) ScanExpired(now time.Time) int {
 	m.mu.RLock()
@@ -211,8 +211,8 @@ func (m *Manager) ScanExpired(now time.Time) int {
 }
 
 // OnChannelClose queues the unregistration of every broker whose live entry
-// is bound to ch (channel close, exception or idle, docs/protocol.md §4.5). A
-// channel no live entry references any more does nothing.
+// is bound to ch (channel close, exception or idle, docs/protocol.md section
+// 4.5). A channel no live entry references any more does nothing.
 func (m *Manager) OnChannelClose(ch Channel) {
 	if ch == nil {
 		return

@@ -32,7 +32,7 @@ type Channel interface {
 // time, so a live config update takes effect on the next mutation.
 type Settings struct {
 	// DeleteTopicWithBrokerRegistration removes a broker's queues of topics
-	// missing from its registration (docs/protocol.md §4.2 step 10b).
+	// missing from its registration (docs/protocol.md section 4.2 step 10b).
 	DeleteTopicWithBrokerRegistration bool
 	// NotifyMinBrokerIDChanged enables the 905 notifications.
 	NotifyMinBrokerIDChanged bool

@@ -7,11 +7,10 @@ import (
 	"github.com/rmqgo/nameserver/internal/yield"
 )
 
-// RegisterBroker applies a REGISTER_BROKER (docs/protocol.md §4.2). It returns
-// ErrRegisterFailed for the single-topic guard (step 7), and an empty
-// result when the broker id is held by an address with a higher
-// stateVersion (step 6). Side effects of the earlier steps remain, as in
-// Java.
+// RegisterBroker applies a REGISTER_BROKER (docs/protocol.md section 4.2). It
+// returns ErrRegisterFailed for the single-topic guard (step 7), and an empty
+// result when the broker id is held by an address with a higher stateVersion
+// (step 6). Side effects of the earlier steps remain, as in Java.
 func (m *Manager) RegisterBroker(req RegisterRequest) (res RegisterResult, err error) {
 	m.counts.registrations.Add(1)
 	body := req.Body

@@ -30,8 +30,8 @@ type TopicSnapshot struct {
 	// Route is pickupTopicRouteData without the acting-master rewrite and
 	// without orderTopicConf (the processor adds it when enabled).
 	Route *TopicRouteData
-	// ActingMaster is the acting-master rewrite (docs/protocol.md §4.6 step
-	// 6), or nil if it would not change anything. Use it only when
+	// ActingMaster is the acting-master rewrite (docs/protocol.md section 4.6
+	// step 6), or nil if it would not change anything. Use it only when
 	// supportActingMaster is on (see RouteFor).
 	ActingMaster *TopicRouteData
 	cache        [CacheSlots]atomic.Pointer[any]
@@ -160,7 +160,7 @@ func (p *published) apply(added, removed []*topicEntry) {
 
 // Lookup returns the published route snapshot of topic, or nil when the topic
 // does not exist or none of its brokers has BrokerData (docs/protocol.md
-// §4.6: the processor answers TOPIC_NOT_EXIST). It takes no lock.
+// section 4.6: the processor answers TOPIC_NOT_EXIST). It takes no lock.
 func (m *Manager) Lookup(topic string) *TopicSnapshot {
 	if e := m.pub.get(topic); e != nil {
 		return e.snap.Load()
@@ -169,7 +169,7 @@ func (m *Manager) Lookup(topic string) *TopicSnapshot {
 }
 
 // buildSnapshot assembles a topic's route from the source tables
-// (docs/protocol.md §4.6). Called by the coordinator only.
+// (docs/protocol.md section 4.6). Called by the coordinator only.
 func (m *Manager) buildSnapshot(e *topicEntry) *TopicSnapshot {
 	r, ok := m.routeBrokers(e.queues)
 	if !ok {
@@ -213,7 +213,7 @@ func (m *Manager) filterView(bds []BrokerData) map[string][]string {
 	return out
 }
 
-// actingMasterView applies docs/protocol.md §4.6 step 6 to a copy: for a
+// actingMasterView applies docs/protocol.md section 4.6 step 6 to a copy: for a
 // broker group with enableActingMaster, addresses but no master, and a
 // read-only queue, the lowest-id address moves to id 0. Nil if no group
 // qualifies.

@@ -121,7 +121,7 @@ func (m *Manager) applyUnregister(batch []unregReq) {
 }
 
 // unregBatch collects what one batch did to broker groups (docs/protocol.md
-// §4.4).
+// section 4.4).
 type unregBatch struct {
 	removed, reduced map[string]struct{}
 	offline          map[string]string // brokerName -> removed addr, when its min id went away

@@ -35,9 +35,9 @@ func expect(op string, resp *remoting.Command, ok ...int32) error {
 	return &CodeError{Op: op, Code: resp.Code, Remark: resp.Remark}
 }
 
-// FindLeader is docs/controller.md §7 step 2: the controllerLeaderAddress of
-// the first 1005 answer naming one, with that answer; "" when no controller
-// names one.
+// FindLeader is docs/controller.md section 7 step 2: the
+// controllerLeaderAddress of the first 1005 answer naming one, with that
+// answer; "" when no controller names one.
 func (b *Broker) FindLeader(ctx context.Context) (string, *remoting.Command) {
 	for _, addr := range b.cfg.Controllers {
 		resp, err := b.Invoke(ctx, addr, remoting.ControllerGetMetadataInfo, nil, nil)
@@ -101,7 +101,7 @@ func (b *Broker) setName() map[string]string {
 	return map[string]string{"clusterName": b.cfg.Cluster, "brokerName": b.cfg.Name}
 }
 
-// ApplyID is docs/controller.md §7 step 3: 1012 for the next id, then 1013
+// ApplyID is docs/controller.md section 7 step 3: 1012 for the next id, then 1013
 // applying it with registerCheckCode "addr;millis"; a refused id (2014)
 // starts over.
 func (b *Broker) ApplyID(ctx context.Context) (int64, error) {
@@ -143,7 +143,8 @@ func (b *Broker) tryApplyID(ctx context.Context) (int64, error) {
 	return id, expect("apply broker id (1013)", resp, remoting.Success)
 }
 
-// Register is docs/controller.md §7 step 4 (1003); any code but 0 is an error.
+// Register is docs/controller.md section 7 step 4 (1003); any code but 0 is
+// an error.
 func (b *Broker) Register(ctx context.Context) (*remoting.Command, error) {
 	ext := b.setName()
 	ext["brokerId"], ext["brokerAddress"] = b.ident(), b.addr
@@ -155,8 +156,8 @@ func (b *Broker) Register(ctx context.Context) (*remoting.Command, error) {
 	return resp, expect("register broker (1003)", resp, remoting.Success)
 }
 
-// Elect is docs/controller.md §7 step 6 (1002, broker trigger); the answer is
-// returned as is (0 and 2011 both mean a master exists).
+// Elect is docs/controller.md section 7 step 6 (1002, broker trigger); the
+// answer is returned as is (0 and 2011 both mean a master exists).
 func (b *Broker) Elect(ctx context.Context) (*remoting.Command, error) {
 	ext := b.setName()
 	ext["brokerId"], ext["designateElect"] = b.ident(), "false"
@@ -164,7 +165,7 @@ func (b *Broker) Elect(ctx context.Context) (*remoting.Command, error) {
 	return b.Call(ctx, remoting.ControllerElectMaster, ext, nil)
 }
 
-// Alter is docs/controller.md §7 step 8 (1001) as master with the given
+// Alter is docs/controller.md section 7 step 8 (1001) as master with the given
 // epochs; the answer is returned as is.
 func (b *Broker) Alter(ctx context.Context, masterEpoch, ssEpoch int32, ids ...int64) (*remoting.Command, error) {
 	ext := map[string]string{"brokerName": b.cfg.Name, "masterBrokerId": b.ident(),
@@ -176,7 +177,7 @@ func (b *Broker) Alter(ctx context.Context, masterEpoch, ssEpoch int32, ids ...i
 	return b.Call(ctx, remoting.ControllerAlterSyncStateSet, ext, body)
 }
 
-// ReplicaInfo is the periodic 1004 of docs/controller.md §7 step 7; the
+// ReplicaInfo is the periodic 1004 of docs/controller.md section 7 step 7; the
 // answer is returned as is.
 func (b *Broker) ReplicaInfo(ctx context.Context) (*remoting.Command, error) {
 	return b.Call(ctx, remoting.ControllerGetReplicaInfo, map[string]string{"brokerName": b.cfg.Name}, nil)

@@ -1,6 +1,6 @@
 // Package brokerflow plays controller-mode RocketMQ brokers against running
 // Controllers and NameServers, exactly as a Java 5.3 broker with
-// enableControllerMode=true talks to them (docs/controller.md §7).
+// enableControllerMode=true talks to them (docs/controller.md section 7).
 //
 // A Broker listens on its own loopback port (127.0.0.1:0), advertises that
 // address, and receives NOTIFY_BROKER_ROLE_CHANGED (1008) there. It keeps

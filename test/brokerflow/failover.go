@@ -12,7 +12,7 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// failoverSteps are docs/controller.md §7 step 9: the master fails, a
+// failoverSteps are docs/controller.md section 7 step 9: the master fails, a
 // survivor is elected and notified, the NameServers follow, and the old
 // master comes back as a slave.
 func (f *flow) failoverSteps() []step {

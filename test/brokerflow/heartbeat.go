@@ -43,8 +43,8 @@ func (b *Broker) HeartbeatSync(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// HeartbeatOneway is one round of docs/controller.md §7 step 7's oneway 904
-// to every controller.
+// HeartbeatOneway is one round of docs/controller.md section 7 step 7's
+// oneway 904 to every controller.
 func (b *Broker) HeartbeatOneway(ctx context.Context) {
 	ext := b.heartbeatExt()
 	for _, addr := range b.cfg.Controllers {

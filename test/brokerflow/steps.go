@@ -27,8 +27,8 @@ type flow struct {
 	failover    time.Duration
 }
 
-// setupSteps are docs/controller.md §7 steps 2-8: up to a master with a full
-// sync-state set.
+// setupSteps are docs/controller.md section 7 steps 2-8: up to a master with
+// a full sync-state set.
 func (f *flow) setupSteps() []step {
 	return []step{
 		{"listen (127.0.0.1:0)", f.listen},

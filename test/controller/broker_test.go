@@ -15,7 +15,7 @@ import (
 	"github.com/rmqgo/nameserver/test/brokerflow"
 )
 
-// fakeBroker is a controller-mode broker following docs/controller.md §7
+// fakeBroker is a controller-mode broker following docs/controller.md section 7
 // (brokerflow.Broker: it listens on its own address for 1008, keeps one
 // connection per controller, finds the leader with 1005 and re-discovers it
 // on 2007), bound to a test: every call is bounded by waitLimit and a failure
@@ -59,8 +59,8 @@ func (b *fakeBroker) invoke(addr string, code int32, ext map[string]string, body
 	return b.Invoke(b.ctx(), addr, code, ext, body)
 }
 
-// findLeader is docs/controller.md §7 step 2: the first 1005 answer naming a
-// leader.
+// findLeader is docs/controller.md section 7 step 2: the first 1005 answer
+// naming a leader.
 func (b *fakeBroker) findLeader() string {
 	leader, _ := b.FindLeader(b.ctx())
 	return leader
@@ -75,7 +75,8 @@ func (b *fakeBroker) call(code int32, ext map[string]string, body []byte) *remot
 	return resp
 }
 
-// applyID is docs/controller.md §7 step 3: 1012, then 1013 with the proposed id.
+// applyID is docs/controller.md section 7 step 3: 1012, then 1013 with the
+// proposed id.
 func (b *fakeBroker) applyID() int64 {
 	b.t.Helper()
 	id, err := b.ApplyID(b.ctx())
@@ -87,7 +88,7 @@ func (b *fakeBroker) applyID() int64 {
 // ident returns the broker's id as text.
 func (b *fakeBroker) ident() string { return strconv.FormatInt(b.id, 10) }
 
-// register is docs/controller.md §7 step 4 (1003).
+// register is docs/controller.md section 7 step 4 (1003).
 func (b *fakeBroker) register() *remoting.Command {
 	b.t.Helper()
 	resp, err := b.Register(b.ctx())
@@ -95,7 +96,7 @@ func (b *fakeBroker) register() *remoting.Command {
 	return resp
 }
 
-// elect is docs/controller.md §7 step 6 (1002, broker trigger).
+// elect is docs/controller.md section 7 step 6 (1002, broker trigger).
 func (b *fakeBroker) elect() *remoting.Command {
 	b.t.Helper()
 	resp, err := b.Elect(b.ctx())
@@ -103,7 +104,8 @@ func (b *fakeBroker) elect() *remoting.Command {
 	return resp
 }
 
-// alter is docs/controller.md §7 step 8 (1001) as master with the given epochs.
+// alter is docs/controller.md section 7 step 8 (1001) as master with the
+// given epochs.
 func (b *fakeBroker) alter(masterEpoch, ssEpoch int, ids ...int64) *remoting.Command {
 	b.t.Helper()
 	resp, err := b.Alter(b.ctx(), int32(masterEpoch), int32(ssEpoch), ids...)
@@ -111,7 +113,7 @@ func (b *fakeBroker) alter(masterEpoch, ssEpoch int, ids ...int64) *remoting.Com
 	return resp
 }
 
-// replicaInfo is the periodic 1004 of docs/controller.md §7 step 7.
+// replicaInfo is the periodic 1004 of docs/controller.md section 7 step 7.
 func (b *fakeBroker) replicaInfo() *remoting.Command {
 	b.t.Helper()
 	resp, err := b.ReplicaInfo(b.ctx())

@@ -26,7 +26,7 @@ import (
 const waitLimit = 15 * time.Second
 
 // fastProps are the Java tests' fast-failover settings (docs/controller.md
-// §7, last paragraph), adapted.
+// section 7, last paragraph), adapted.
 var fastProps = []string{
 	"scanNotActiveBrokerInterval=300",
 	"scanInactiveMasterInterval=1000",

@@ -25,9 +25,9 @@ type pair struct {
 	ssEpoch       int
 }
 
-// newPair runs docs/controller.md §7 steps 3-8 for two brokers of broker-a:
-// ids 1 and 2, register, heartbeat, first election (broker 1), the second
-// broker's 2011, and the sync-state set grown to {1,2}. Both then beat
+// newPair runs docs/controller.md section 7 steps 3-8 for two brokers of
+// broker-a: ids 1 and 2, register, heartbeat, first election (broker 1), the
+// second broker's 2011, and the sync-state set grown to {1,2}. Both then beat
 // periodically.
 func newPair(t testing.TB, ctlAddrs []string, hbTimeout time.Duration) *pair {
 	t.Helper()
@@ -55,7 +55,7 @@ func newPair(t testing.TB, ctlAddrs []string, hbTimeout time.Duration) *pair {
 }
 
 // growSyncStateSet is the master's 1001 adding the slave (docs/controller.md
-// §7 step 8).
+// section 7 step 8).
 func (p *pair) growSyncStateSet() {
 	p.t.Helper()
 	ids := []int64{p.master.id, p.slave.id}
@@ -104,9 +104,9 @@ func (p *pair) awaitNewMaster(start time.Time) time.Duration {
 	return elapsed
 }
 
-// rejoin brings the old master back as slave (docs/controller.md §7 step 9):
-// fresh connections, 1003 naming the new master, heartbeats; then the new
-// master grows the sync-state set again.
+// rejoin brings the old master back as slave (docs/controller.md section 7
+// step 9): fresh connections, 1003 naming the new master, heartbeats; then
+// the new master grows the sync-state set again.
 func (p *pair) rejoin() {
 	p.t.Helper()
 	p.slave.CloseConns()
