@@ -61,7 +61,6 @@ func New(cfg *config.Namesrv, logger hclog.Logger, opts ...Option) (*Server, err
 		UnregisterQueueCap:      cfg.UnRegisterBrokerQueueCapacity,
 		Logger:                  logger,
 		NotifyMinBrokerIDChange: s.notifyMinBrokerIDChange,
-		OnRetire:                retireRouteBodies, // uncounts the route bodies cached by routeProcessor
 	})
 	s.metrics = s.newMetrics(o)
 	s.rs = remoting.NewServer(remoting.ServerConfig{

@@ -13,7 +13,6 @@ type txn struct {
 	added    []*topicEntry       // new rows of topicQueueTable
 	removed  []*topicEntry       // dropped rows
 	notes    []MinBrokerIDChange // 905 notifications to send after unlock
-	retired  []*TopicSnapshot    // replaced snapshots to hand to OnRetire after unlock
 }
 
 // markTopic queues the topic for republication.
@@ -36,16 +35,14 @@ func (t *txn) markBroker(name string) {
 // mutate runs fn under the coordinator, publishes what it changed and
 // sends the collected notifications after unlocking.
 func (m *Manager) mutate(fn func(t *txn)) {
-	notes, retired := m.apply(fn)
-	m.notify(notes)
-	m.retire(retired)
+	m.notify(m.apply(fn))
 }
 
 // apply runs fn and commits it under the coordinator. A panic in fn
 // releases the coordinator (RouteInfoManager unlocks in finally) and
 // propagates; what fn changed before it stays in the tables, as in Java,
 // and is published by the next mutation's commit.
-func (m *Manager) apply(fn func(t *txn)) ([]MinBrokerIDChange, []*TopicSnapshot) {
+func (m *Manager) apply(fn func(t *txn)) []MinBrokerIDChange {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := &m.tx
@@ -55,7 +52,7 @@ func (m *Manager) apply(fn func(t *txn)) ([]MinBrokerIDChange, []*TopicSnapshot)
 }
 
 // commit republishes the affected topics and resets the txn.
-func (t *txn) commit() ([]MinBrokerIDChange, []*TopicSnapshot) {
+func (t *txn) commit() []MinBrokerIDChange {
 	m := t.m
 	if len(t.brokers) > 0 {
 		m.shared.reset()
@@ -76,8 +73,8 @@ func (t *txn) commit() ([]MinBrokerIDChange, []*TopicSnapshot) {
 	m.counts.topics.Store(int64(len(m.topics)))
 	m.counts.brokers.Store(int64(len(m.brokers)))
 	m.counts.clusters.Store(int64(len(m.clusters)))
-	notes, retired := t.notes, t.retired
-	t.brokers, t.retired = nil, nil // a fresh map: clearing a grown one costs its capacity
+	notes := t.notes
+	t.brokers = nil // a fresh map: clearing a grown one costs its capacity
 	clear(t.topics)
 	clear(t.added)
 	clear(t.removed)
@@ -85,11 +82,11 @@ func (t *txn) commit() ([]MinBrokerIDChange, []*TopicSnapshot) {
 	if cap(t.topics) > 1<<16 {
 		t.topics = nil
 	}
-	return notes, retired
+	return notes
 }
 
 // republish replaces the topic's snapshot (nil when it was removed or has
-// no BrokerData) and keeps the replaced one for OnRetire.
+// no BrokerData) and retires the replaced one's cached bodies.
 func (t *txn) republish(e *topicEntry) {
 	m := t.m
 	e.dirty, e.fresh = false, false
@@ -98,16 +95,8 @@ func (t *txn) republish(e *topicEntry) {
 	if !e.removed {
 		next = m.buildSnapshot(e)
 	}
-	if old := e.snap.Swap(next); old != nil && m.opts.OnRetire != nil {
-		t.retired = append(t.retired, old)
-	}
-}
-
-// retire hands replaced snapshots to OnRetire, outside the coordinator.
-func (m *Manager) retire(snaps []*TopicSnapshot) {
-	for i, s := range snaps {
-		yield.At(i)
-		m.opts.OnRetire(s)
+	if old := e.snap.Swap(next); old != nil {
+		old.retireBodies()
 	}
 }
 
