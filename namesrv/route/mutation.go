@@ -2,10 +2,11 @@ package route
 
 import "github.com/rmqgo/nameserver/internal/yield"
 
-// txn is the state of one mutation under the coordinator: what changed,
-// so that commit republishes exactly the affected topics. There is one
-// txn per Manager, reused while the coordinator is held.
-type txn struct {
+// mutation is the state of one change under the coordinator: what changed,
+// so that commit republishes exactly the affected topics. There is one per
+// Manager, reused while the coordinator is held. It has no rollback: what
+// ran before a panic stays, as in RouteInfoManager.
+type mutation struct {
 	m        *Manager
 	settings Settings
 	topics   []*topicEntry       // topics to republish
@@ -16,7 +17,7 @@ type txn struct {
 }
 
 // markTopic queues the topic for republication.
-func (t *txn) markTopic(e *topicEntry) {
+func (t *mutation) markTopic(e *topicEntry) {
 	if !e.dirty {
 		e.dirty = true
 		t.topics = append(t.topics, e)
@@ -25,7 +26,7 @@ func (t *txn) markTopic(e *topicEntry) {
 
 // markBroker queues every topic of the broker group for republication
 // and rebuilds its published BrokerData.
-func (t *txn) markBroker(name string) {
+func (t *mutation) markBroker(name string) {
 	if t.brokers == nil {
 		t.brokers = map[string]struct{}{}
 	}
@@ -34,7 +35,7 @@ func (t *txn) markBroker(name string) {
 
 // mutate runs fn under the coordinator, publishes what it changed and
 // sends the collected notifications after unlocking.
-func (m *Manager) mutate(fn func(t *txn)) {
+func (m *Manager) mutate(fn func(t *mutation)) {
 	m.notify(m.apply(fn))
 }
 
@@ -42,17 +43,17 @@ func (m *Manager) mutate(fn func(t *txn)) {
 // releases the coordinator (RouteInfoManager unlocks in finally) and
 // propagates; what fn changed before it stays in the tables, as in Java,
 // and is published by the next mutation's commit.
-func (m *Manager) apply(fn func(t *txn)) []MinBrokerIDChange {
+func (m *Manager) apply(fn func(t *mutation)) []MinBrokerIDChange {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := &m.tx
+	t := &m.mut
 	t.settings = m.opts.Settings()
 	fn(t)
 	return t.commit()
 }
 
-// commit republishes the affected topics and resets the txn.
-func (t *txn) commit() []MinBrokerIDChange {
+// commit republishes the affected topics and resets the mutation.
+func (t *mutation) commit() []MinBrokerIDChange {
 	m := t.m
 	if len(t.brokers) > 0 {
 		m.shared.reset()
@@ -87,7 +88,7 @@ func (t *txn) commit() []MinBrokerIDChange {
 
 // republish replaces the topic's snapshot (nil when it was removed or has
 // no BrokerData) and retires the replaced one's cached bodies.
-func (t *txn) republish(e *topicEntry) {
+func (t *mutation) republish(e *topicEntry) {
 	m := t.m
 	e.dirty, e.fresh = false, false
 	m.counts.publications.Add(1)
