@@ -40,7 +40,7 @@ type Server struct {
 }
 
 // New validates the configuration and opens the KV store; it opens no port.
-func New(cfg *config.Namesrv, logger hclog.Logger, opts ...Option) (*Server, error) {
+func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Server, error) {
 	o := buildOptions(opts)
 	if err := cfg.Validate(); err != nil {
 		o.close()
@@ -126,7 +126,7 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 func (s *Server) Routes() *route.Manager { return s.routes }
 
 // Config is the live configuration.
-func (s *Server) Config() *config.Namesrv { return s.cfg.Load() }
+func (s *Server) Config() *config.NamesrvConfig { return s.cfg.Load() }
 
 // Shutdown turns /readyz to 503, stops accepting, lets in-flight requests
 // finish, stops the route tables, waits for the broker notifications in
