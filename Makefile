@@ -58,7 +58,7 @@ test-long:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s -timeout 10m ./remoting/... ./namesrv/...
 	mkdir -p $(BIN)
-	$(GO) run ./cmd/loadgen -workload all -out $(BIN)/loadgen.json
+	$(GO) run ./tools/loadgen -workload all -out $(BIN)/loadgen.json
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -bench . -benchtime 5x -timeout 10m ./test/controller/
 
 ## fuzz: run each fuzz target for FUZZTIME (seed corpora already run in `make test`)
@@ -76,7 +76,7 @@ fuzz:
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzDecodeEntry -fuzztime $(FUZZTIME) ./controller
 
 ## cluster: three NameServer+Controller nodes on 127.0.0.1, then the broker
-## flow against them (cmd/brokerflow); CLUSTER_CMD=start|status|flow|stop|clean
+## flow against them (tools/brokerflow); CLUSTER_CMD=start|status|flow|stop|clean
 ## runs one action alone
 cluster:
 ifeq ($(CLUSTER_CMD),)

@@ -10,7 +10,7 @@ const ControllerCompiledIn = false
 
 // validateController rejects enableControllerInNamesrv=true: this binary has
 // no controller.
-func validateController(c *Namesrv) []error {
+func validateController(c *NamesrvConfig) []error {
 	if !c.EnableControllerInNamesrv {
 		return nil
 	}

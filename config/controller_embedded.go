@@ -9,7 +9,7 @@ const ControllerCompiledIn = true
 // validateController checks the embedded controller's keys when
 // enableControllerInNamesrv=true, including collisions with the NameServer's
 // listen address.
-func validateController(c *Namesrv) []error {
+func validateController(c *NamesrvConfig) []error {
 	if !c.EnableControllerInNamesrv {
 		return nil
 	}

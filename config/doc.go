@@ -1,4 +1,4 @@
-// Package config owns the NameServer's configuration: the typed Namesrv
+// Package config owns the NameServer's configuration: the typed NamesrvConfig
 // struct (Java's NamesrvConfig and NettyServerConfig keys with Java's
 // defaults, our extras, and the embedded controller's ControllerConfig),
 // loading of Java .properties files, validation, the GET_NAMESRV_CONFIG /

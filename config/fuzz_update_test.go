@@ -15,7 +15,7 @@ type identity struct {
 	port, frame, metricsPort                                           int
 }
 
-func identityOf(c *Namesrv) identity {
+func identityOf(c *NamesrvConfig) identity {
 	return identity{bind: c.BindAddress, port: c.ListenPort, frame: c.FrameMaxLength, metricsPort: c.MetricsPromExporterPort,
 		kvPath: c.KVConfigPath, storePath: c.ConfigStorePath, selfID: c.Controller.ControllerDLegerSelfId,
 		raftPeers: c.Controller.ControllerRaftPeers, dlegerPeers: c.Controller.ControllerDLegerPeers,

@@ -36,10 +36,10 @@ type NettyServer struct {
 	UseEpollNativeSelector             bool   `prop:"useEpollNativeSelector"`
 }
 
-// Namesrv is the whole NameServer configuration: Java's NamesrvConfig and
-// NettyServerConfig keys, our extras, and the embedded controller's
-// ControllerConfig (filled from the same file, as Java does).
-type Namesrv struct {
+// NamesrvConfig is the whole NameServer configuration: Java's
+// NamesrvConfig and NettyServerConfig keys, our extras, and the embedded
+// controller's ControllerConfig (filled from the same file, as Java does).
+type NamesrvConfig struct {
 	RocketmqHome                         string `prop:"rocketmqHome"`
 	KVConfigPath                         string `prop:"kvConfigPath"`
 	ConfigStorePath                      string `prop:"configStorePath"`
@@ -115,9 +115,9 @@ func defaultNettyServer(port int) NettyServer {
 
 // defaults returns Java's defaults before any file is applied and before
 // derived values (controllerStorePath, black list) are resolved.
-func defaults() *Namesrv {
+func defaults() *NamesrvConfig {
 	home := homeDir()
-	return &Namesrv{
+	return &NamesrvConfig{
 		RocketmqHome:                         os.Getenv("ROCKETMQ_HOME"),
 		KVConfigPath:                         filepath.Join(home, "namesrv", "kvConfig.json"),
 		ConfigStorePath:                      filepath.Join(home, "namesrv", "namesrv.properties"),
@@ -153,7 +153,7 @@ func homeDir() string {
 
 // Default returns the configuration of a NameServer started without -c.
 // Unlike Java, rocketmqHome (env ROCKETMQ_HOME) is not required.
-func Default() *Namesrv {
+func Default() *NamesrvConfig {
 	c := defaults()
 	c.finish()
 	return c
@@ -166,7 +166,7 @@ func Default() *Namesrv {
 // keys are kept and shown by Render. As in Java, configStorePath becomes the
 // -c path whatever the file says. Per-key parse errors (listenPort=abc) do
 // not fail Load; Validate reports them.
-func Load(path string) (*Namesrv, error) {
+func Load(path string) (*NamesrvConfig, error) {
 	props, err := readPropertiesFile(path)
 	if err != nil {
 		return nil, err
@@ -185,19 +185,19 @@ func Load(path string) (*Namesrv, error) {
 }
 
 // finish resolves derived values once all keys are applied.
-func (c *Namesrv) finish() {
+func (c *NamesrvConfig) finish() {
 	c.Controller.finish()
 	c.blackList = blackListOf(c.ConfigBlackList, fixedBlackList)
 }
 
 // ListenAddr returns bindAddress:listenPort.
-func (c *Namesrv) ListenAddr() string {
+func (c *NamesrvConfig) ListenAddr() string {
 	return net.JoinHostPort(c.BindAddress, strconv.Itoa(c.ListenPort))
 }
 
 // MetricsAddr returns the Prometheus listen address (host defaults to
 // bindAddress).
-func (c *Namesrv) MetricsAddr() string {
+func (c *NamesrvConfig) MetricsAddr() string {
 	host := c.MetricsPromExporterHost
 	if host == "" {
 		host = c.BindAddress
@@ -206,13 +206,13 @@ func (c *Namesrv) MetricsAddr() string {
 }
 
 // PromMetricsEnabled reports whether metricsExporterType is PROM.
-func (c *Namesrv) PromMetricsEnabled() bool { return c.MetricsExporterType == "PROM" }
+func (c *NamesrvConfig) PromMetricsEnabled() bool { return c.MetricsExporterType == "PROM" }
 
 // RawProperties returns a copy of the properties read from the -c file.
-func (c *Namesrv) RawProperties() map[string]string { return maps.Clone(c.raw) }
+func (c *NamesrvConfig) RawProperties() map[string]string { return maps.Clone(c.raw) }
 
 // Clone returns a deep copy.
-func (c *Namesrv) Clone() *Namesrv {
+func (c *NamesrvConfig) Clone() *NamesrvConfig {
 	n := *c
 	n.raw = maps.Clone(c.raw)
 	n.blackList = maps.Clone(c.blackList)
@@ -224,18 +224,18 @@ func (c *Namesrv) Clone() *Namesrv {
 // Holder publishes the live config to request handlers: Load is a lock-free
 // atomic read, Store swaps in an updated clone.
 type Holder struct {
-	p atomic.Pointer[Namesrv]
+	p atomic.Pointer[NamesrvConfig]
 }
 
 // NewHolder returns a Holder publishing c.
-func NewHolder(c *Namesrv) *Holder {
+func NewHolder(c *NamesrvConfig) *Holder {
 	h := &Holder{}
 	h.p.Store(c)
 	return h
 }
 
 // Load returns the current config; callers must not modify it.
-func (h *Holder) Load() *Namesrv { return h.p.Load() }
+func (h *Holder) Load() *NamesrvConfig { return h.p.Load() }
 
 // Store publishes c.
-func (h *Holder) Store(c *Namesrv) { h.p.Store(c) }
+func (h *Holder) Store(c *NamesrvConfig) { h.p.Store(c) }

@@ -16,17 +16,17 @@ import (
 // key, covering every NamesrvConfig and NettyServerConfig key, our extras,
 // and every property of the -c file (typed values win over raw ones). As in
 // Java, values are not escaped.
-func (c *Namesrv) Render() []byte { return formatLines(c.renderMap(), false) }
+func (c *NamesrvConfig) Render() []byte { return formatLines(c.renderMap(), false) }
 
 // ControllerProperties returns the GET_CONTROLLER_CONFIG body of the embedded
 // controller.
-func (c *Namesrv) ControllerProperties() []byte { return c.Controller.Render() }
+func (c *NamesrvConfig) ControllerProperties() []byte { return c.Controller.Render() }
 
 // Render returns the GET_CONTROLLER_CONFIG body. listenPort shows the self
 // peer's port of controllerDLegerPeers, as DLedger overwrites it in Java.
 func (cc *ControllerConfig) Render() []byte { return formatLines(cc.renderMap(), false) }
 
-func (c *Namesrv) renderMap() map[string]string {
+func (c *NamesrvConfig) renderMap() map[string]string {
 	out := maps.Clone(c.raw)
 	renderInto(out, bindings(c))
 	return out
@@ -45,7 +45,7 @@ func (cc *ControllerConfig) renderMap() map[string]string {
 // unchanged) to configStorePath atomically: temp file, fsync, rename, fsync
 // of the directory. The previous file is kept as <file>.bak, as Java's
 // MixAll.string2File does.
-func (c *Namesrv) Persist() error {
+func (c *NamesrvConfig) Persist() error {
 	return writeAtomic(c.ConfigStorePath, formatLines(c.renderMap(), true))
 }
 

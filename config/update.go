@@ -66,7 +66,7 @@ func blackListedKeys(bl map[string]struct{}, props map[string]string) []string {
 // the built-in list (fixedBlackList), the configBlackList read at load time,
 // and any key ending in Path, Dir, Home, Port, Addr, Address, Host, Peers or
 // SelfId.
-func (c *Namesrv) IsBlackListed(key string) bool { return isBlackListed(c.blackList, key) }
+func (c *NamesrvConfig) IsBlackListed(key string) bool { return isBlackListed(c.blackList, key) }
 
 // IsBlackListed reports whether UPDATE_CONTROLLER_CONFIG may not change key.
 func (cc *ControllerConfig) IsBlackListed(key string) bool {
@@ -80,7 +80,7 @@ func (cc *ControllerConfig) IsBlackListed(key string) bool {
 // Configuration.mergeIfExist). Unlike Java, a value that does not parse, or
 // an update that would leave the config invalid (and so unable to restart
 // once persisted), is refused with ErrRejectedUpdate naming the key.
-func (c *Namesrv) ApplyUpdate(text []byte) (*Namesrv, error) {
+func (c *NamesrvConfig) ApplyUpdate(text []byte) (*NamesrvConfig, error) {
 	props, err := parseUpdate(text, c.blackList)
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func checkUpdate(parseErrs []error, validate func() error) error {
 
 // ApplyControllerUpdate applies an UPDATE_CONTROLLER_CONFIG body to the
 // embedded controller's config with the controller's black list.
-func (c *Namesrv) ApplyControllerUpdate(text []byte) (*Namesrv, error) {
+func (c *NamesrvConfig) ApplyControllerUpdate(text []byte) (*NamesrvConfig, error) {
 	props, err := parseUpdate(text, c.Controller.blackList)
 	if err != nil {
 		return nil, err
@@ -120,7 +120,7 @@ func (c *Namesrv) ApplyControllerUpdate(text []byte) (*Namesrv, error) {
 }
 
 // ApplyUpdate applies an UPDATE_CONTROLLER_CONFIG body to a clone of a
-// standalone controller's config (rules as Namesrv.ApplyUpdate).
+// standalone controller's config (rules as NamesrvConfig.ApplyUpdate).
 func (cc *ControllerConfig) ApplyUpdate(text []byte) (*ControllerConfig, error) {
 	props, err := parseUpdate(text, cc.blackList)
 	if err != nil {
@@ -156,7 +156,7 @@ func parseUpdate(text []byte, bl map[string]struct{}) (map[string]string, error)
 // withoutControllerOnly drops the keys only the controller knows: like
 // Java's 318, which persists NamesrvConfig and NettyServerConfig keys only,
 // a NameServer update never writes the controller's keys into the -c file.
-func withoutControllerOnly(c *Namesrv, props map[string]string) map[string]string {
+func withoutControllerOnly(c *NamesrvConfig, props map[string]string) map[string]string {
 	ctlOnly := map[string]bool{}
 	for _, b := range bindings(&c.Controller) {
 		ctlOnly[b.key] = true

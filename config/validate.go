@@ -57,7 +57,7 @@ func (r *rules) metricsType(v string) {
 // non-empty paths, the Prometheus port apart from the listen address, and the
 // embedded controller (see validateController: in a build without
 // -tags embedded_controller, enableControllerInNamesrv=true is an error).
-func (c *Namesrv) Validate() error {
+func (c *NamesrvConfig) Validate() error {
 	r := &rules{errs: slices.Clone(c.loadErrs)}
 	c.namesrvRules(r)
 	c.NettyServer.rules(r)
@@ -66,7 +66,7 @@ func (c *Namesrv) Validate() error {
 	return joinUnique(r.errs)
 }
 
-func (c *Namesrv) namesrvRules(r *rules) {
+func (c *NamesrvConfig) namesrvRules(r *rules) {
 	r.nonEmpty("kvConfigPath", c.KVConfigPath)
 	r.nonEmpty("configStorePath", c.ConfigStorePath)
 	r.positive("clientRequestThreadPoolNums", int64(c.ClientRequestThreadPoolNums))
@@ -99,7 +99,7 @@ func (n *NettyServer) rules(r *rules) {
 	}
 }
 
-func (c *Namesrv) extraRules(r *rules) {
+func (c *NamesrvConfig) extraRules(r *rules) {
 	if c.FrameMaxLength < MiB {
 		r.addf("frameMaxLength (%d) must be at least 1 MiB (%d)", c.FrameMaxLength, MiB)
 	}

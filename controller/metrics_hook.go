@@ -7,14 +7,14 @@ import (
 	"time"
 
 	"github.com/rmqgo/nameserver/metrics"
-	"github.com/rmqgo/nameserver/remoting"
 )
 
-// The metrics hook: WithMetrics feeds the controller's events into a
+// The metrics hook: WithMetrics feeds the controller's events (elections,
+// leadership, evictions, notifications, heartbeats) into a
 // metrics.ControllerRecorder (and, for a *metrics.Controller, its
 // requests and connections through the remoting Observer), and
 // ExportMetrics lets a metrics.Controller read Raft stats and master
-// epochs at scrape time and count heartbeats.
+// epochs at scrape time.
 //
 //	m := metrics.NewController(reg)
 //	ctl, err := controller.New(cfg, logger, controller.WithMetrics(m), ...)
@@ -52,14 +52,12 @@ func (o metricsObserver) ConnClosed(_ ConnID, evicted int) { o.r.BrokersEvicted(
 // NotifySent implements Observer.
 func (o metricsObserver) NotifySent(_ string, _ int32, err error) { o.r.NotifySent(err) }
 
+// HeartbeatReceived implements Observer.
+func (o metricsObserver) HeartbeatReceived() { o.r.Heartbeat() }
+
 // ExportMetrics makes m read this controller at scrape time (RaftStats,
-// MasterEpochs) and count every BROKER_HEARTBEAT in m. Call it after
-// Start returned.
+// MasterEpochs).
 func (c *Controller) ExportMetrics(m *metrics.Controller) {
-	c.srv.Register(remoting.BrokerHeartbeat, func(conn *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
-		m.Heartbeat()
-		return c.handleHeartbeat(conn, req)
-	})
 	m.SetSource(c)
 }
 

@@ -141,6 +141,9 @@ type Observer interface {
 	ConnClosed(conn ConnID, evicted int)
 	// NotifySent reports one NOTIFY_BROKER_ROLE_CHANGED delivery attempt.
 	NotifySent(addr string, masterEpoch int32, err error)
+	// HeartbeatReceived reports one BROKER_HEARTBEAT (904) received, valid
+	// or not.
+	HeartbeatReceived()
 }
 
 // NopObserver implements Observer by doing nothing.
@@ -157,5 +160,8 @@ func (NopObserver) ConnClosed(ConnID, int) {}
 
 // NotifySent implements Observer.
 func (NopObserver) NotifySent(string, int32, error) {}
+
+// HeartbeatReceived implements Observer.
+func (NopObserver) HeartbeatReceived() {}
 
 var _ Observer = NopObserver{}

@@ -152,6 +152,7 @@ func (c *Controller) electBuild(r ElectMasterRequest) buildFunc {
 
 // handleHeartbeat serves 904 on every node (never replicated).
 func (c *Controller) handleHeartbeat(conn *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+	c.opts.observer.HeartbeatReceived()
 	r, err := DecodeBrokerHeartbeatRequest(req.ExtFields)
 	if err == nil {
 		id := ConnID(conn.ID())

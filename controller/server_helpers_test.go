@@ -146,6 +146,7 @@ type recordingObserver struct {
 	closed    map[ConnID]int
 	notified  []string
 	ready     []bool
+	beats     int
 }
 
 func newRecordingObserver() *recordingObserver {
@@ -174,6 +175,12 @@ func (o *recordingObserver) NotifySent(addr string, epoch int32, err error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.notified = append(o.notified, fmt.Sprintf("%s@%d:%v", addr, epoch, err))
+}
+
+func (o *recordingObserver) HeartbeatReceived() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.beats++
 }
 
 func (o *recordingObserver) snapshot() (elections []string, ready []bool) {

@@ -7,7 +7,7 @@
 #   deploy/local-cluster.sh status    print the state
 #   deploy/local-cluster.sh flow      play three controller-mode brokers of a
 #                                     fresh broker set against the running
-#                                     nodes (cmd/brokerflow): ids, register,
+#                                     nodes (tools/brokerflow): ids, register,
 #                                     elect, NameServer routes, sync-state
 #                                     set, master failover with the 1008 the
 #                                     survivors receive; non-zero on failure
@@ -35,7 +35,7 @@ NAMESRV_PORTS=(9876 9886 9896)
 
 build() {
 	mkdir -p "$BIN"
-	(cd "$ROOT" && go build -tags embedded_controller -o "$BIN/" ./cmd/namesrv ./cmd/controller ./cmd/mqadmin ./cmd/brokerflow)
+	(cd "$ROOT" && go build -tags embedded_controller -o "$BIN/" ./cmd/namesrv ./cmd/controller ./cmd/mqadmin ./tools/brokerflow)
 }
 
 pid_of() {

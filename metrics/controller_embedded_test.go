@@ -29,7 +29,7 @@ import (
 func TestControllerMetricsEndToEnd(t *testing.T) {
 	reg := metrics.NewProcessRegistry()
 	m := metrics.NewController(reg)
-	ctl := startController(t, m)
+	ctl := startController(t, m, true)
 	ep, err := metrics.Listen(metrics.EndpointConfig{Addr: "127.0.0.1:0", Registry: reg})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, ep.Shutdown(context.Background())) })
@@ -53,7 +53,26 @@ func TestControllerMetricsEndToEnd(t *testing.T) {
 	require.Equal(t, 1.0, fs.Sum(p+"connections"))
 }
 
-func startController(t *testing.T, m *metrics.Controller) *controller.Controller {
+// TestControllerHeartbeatsCountedThroughObserver: WithMetrics alone counts
+// every BROKER_HEARTBEAT through the controller's Observer; ExportMetrics
+// only adds the scrape-time source.
+func TestControllerHeartbeatsCountedThroughObserver(t *testing.T) {
+	reg := metrics.NewProcessRegistry()
+	m := metrics.NewController(reg)
+	ctl := startController(t, m, false)
+	ep, err := metrics.Listen(metrics.EndpointConfig{Addr: "127.0.0.1:0", Registry: reg})
+	require.NoError(t, err)
+	t.Cleanup(func() { require.NoError(t, ep.Shutdown(context.Background())) })
+
+	dialBroker(t, ctl.Addr()).electMaster()
+
+	fs := metricstest.Scrape(t, ep.Addr().String())
+	require.Equal(t, 1.0, fs.Sum("rocketmq_controller_heartbeats_total"))
+}
+
+// startController starts a one-node controller with WithMetrics(m) and,
+// when export is set, ExportMetrics(m).
+func startController(t *testing.T, m *metrics.Controller, export bool) *controller.Controller {
 	t.Helper()
 	logger := raftstore.TestLogger(t, "ctl")
 	var fsm *controller.FSM
@@ -70,7 +89,9 @@ func startController(t *testing.T, m *metrics.Controller) *controller.Controller
 	require.NoError(t, err)
 	require.NoError(t, ctl.Start())
 	t.Cleanup(func() { require.NoError(t, ctl.Shutdown(context.Background())) })
-	ctl.ExportMetrics(m)
+	if export {
+		ctl.ExportMetrics(m)
+	}
 	require.Eventually(t, ctl.IsReadyLeader, 10*time.Second, 5*time.Millisecond)
 	return ctl
 }

@@ -10,13 +10,13 @@ import (
 // configSource gives the live configuration; request handlers read it at use
 // time, so updates take effect for the keys Java reads live.
 type configSource interface {
-	Load() *config.Namesrv
+	Load() *config.NamesrvConfig
 }
 
 // configStore is a configSource that can be replaced.
 type configStore interface {
 	configSource
-	Store(c *config.Namesrv)
+	Store(c *config.NamesrvConfig)
 }
 
 // configProcessor answers GET_NAMESRV_CONFIG and UPDATE_NAMESRV_CONFIG.

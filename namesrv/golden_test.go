@@ -25,7 +25,7 @@ import (
 // (codes, remarks, header fields, bodies; hash-ordered lists as sets).
 func TestGoldenReplay(t *testing.T) {
 	exchanges := goldenfile.Load(t, goldenfile.Namesrv)
-	srv := startServer(t, func(c *config.Namesrv) {})
+	srv := startServer(t, func(c *config.NamesrvConfig) {})
 	conns := map[string]net.Conn{}
 	for i, ex := range exchanges {
 		srv.Routes().WaitIdle()

@@ -20,7 +20,7 @@ func testLogger(t testing.TB) hclog.Logger { return testlog.New(t, t.Name()) }
 
 // startServer starts a NameServer on a loopback port with its state in a
 // temporary directory.
-func startServer(t testing.TB, mutate func(c *config.Namesrv)) *Server {
+func startServer(t testing.TB, mutate func(c *config.NamesrvConfig)) *Server {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := config.Default()

@@ -22,7 +22,7 @@ func startMetricsServer(t *testing.T, readyAfter int) *Server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv := startServerWith(t, func(c *config.Namesrv) {
+	srv := startServerWith(t, func(c *config.NamesrvConfig) {
 		c.MetricsExporterType = "PROM"
 		c.MetricsPromExporterPort = 5557
 		c.ReadyAfterBrokerRegistrationSeconds = readyAfter
@@ -145,7 +145,7 @@ func TestMetricsBindFailureNamesAddress(t *testing.T) {
 
 // testConfig is a loopback configuration with its state in a temporary
 // directory (as startServer uses).
-func testConfig(t *testing.T) *config.Namesrv {
+func testConfig(t *testing.T) *config.NamesrvConfig {
 	dir := t.TempDir()
 	cfg := config.Default()
 	cfg.BindAddress = "127.0.0.1"
@@ -156,7 +156,7 @@ func testConfig(t *testing.T) *config.Namesrv {
 }
 
 // startServerWith is startServer with options.
-func startServerWith(t *testing.T, mutate func(c *config.Namesrv), opts ...Option) *Server {
+func startServerWith(t *testing.T, mutate func(c *config.NamesrvConfig), opts ...Option) *Server {
 	t.Helper()
 	cfg := testConfig(t)
 	mutate(cfg)

@@ -1,12 +1,15 @@
 package namesrv
 
-import "github.com/rmqgo/nameserver/remoting"
+import (
+	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/remoting"
+)
 
 // registerProcessors binds every NameServer request code to its handler.
 func (s *Server) registerProcessors() {
-	rp := &routeProcessor{routes: s.routes, kv: s.kv, cfg: s.cfg, started: s.started}
+	rp := &routeProcessor{routes: s.routes, kv: s.kv, cfg: s.cfg, started: s.started, cache: route.NewBodyCache(0)}
 	bp := &brokerProcessor{routes: s.routes, kv: s.kv, cfg: s.cfg}
-	ap := &adminProcessor{routes: s.routes, cfg: s.cfg}
+	ap := &clusterTopicProcessor{routes: s.routes, cfg: s.cfg}
 	kp := &kvProcessor{kv: s.kv}
 	cp := &configProcessor{cfg: s.cfg}
 	handlers := map[int32]remoting.HandlerFunc{

@@ -4,20 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rmqgo/nameserver/namesrv/body"
 	"github.com/rmqgo/nameserver/namesrv/route"
 	"github.com/rmqgo/nameserver/remoting"
-)
-
-// Route-body cache slots in a TopicSnapshot: flavour × acting-master view.
-const (
-	slotDefault = iota
-	slotStandard
-	slotActingDefault
-	slotActingStandard
 )
 
 // versionStandardJSON is MQVersion V4_9_4: from it on clients get standard JSON.
@@ -45,7 +36,7 @@ type routeProcessor struct {
 	kv      kvReader
 	cfg     configSource
 	started time.Time
-	cache   routeCache // bodies cached in snapshots; the route manager's OnRetire must be retireRouteBodies
+	cache   *route.BodyCache // encoded bodies kept in the snapshots
 }
 
 func (p *routeProcessor) getRouteInfo(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
@@ -70,9 +61,9 @@ func (p *routeProcessor) getRouteInfo(_ *remoting.Conn, req *remoting.Command) (
 // encoding unless the request needs a per-request variant (order config or
 // zone filtering).
 func (p *routeProcessor) routeBody(req *remoting.Command, snap *route.TopicSnapshot, acting, order bool) []byte {
-	r, slot := snap.Route, slotDefault
+	r, slot := snap.Route, route.BodyDefault
 	if acting && snap.ActingMaster != nil {
-		r, slot = snap.ActingMaster, slotActingDefault
+		r, slot = snap.ActingMaster, route.BodyActingDefault
 	}
 	flavour := body.FastjsonDefault
 	if req.Version >= versionStandardJSON || strings.EqualFold(req.ExtFields["acceptStandardJsonOnly"], "true") {
@@ -84,7 +75,7 @@ func (p *routeProcessor) routeBody(req *remoting.Command, snap *route.TopicSnaps
 		conf, _ = p.kv.Get(orderTopicNamespace, snap.Topic)
 	}
 	if !zoned && conf == "" {
-		return p.cache.body(snap, slot, r, flavour)
+		return p.cachedBody(snap, slot, r, flavour)
 	}
 	view := *r
 	view.OrderTopicConf = conf
@@ -149,11 +140,6 @@ func addrOfRemoved(bds []route.BrokerData, removed map[string]bool, addr string)
 	return false
 }
 
-// DefaultRouteCacheBytes is the default budget for encoded route bodies
-// kept in topic snapshots: about 70,000 bodies of four broker groups.
-// Lookups of topics beyond it encode per request.
-const DefaultRouteCacheBytes = 64 << 20
-
 // maxPooledBuf is the largest encode buffer returned to the pool.
 const maxPooledBuf = 64 << 10
 
@@ -161,47 +147,14 @@ const maxPooledBuf = 64 << 10
 // before they are copied out at their exact size.
 var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
-// routeCache counts the bytes of the route bodies cached in snapshot slots
-// against a budget. A body is counted when a slot takes it and uncounted
-// when the snapshot is retired (retireRouteBodies), so the counter follows
-// what published snapshots hold. The zero value uses the default budget.
-type routeCache struct {
-	budget int64 // 0 = DefaultRouteCacheBytes; < 0 = cache nothing
-	used   atomic.Int64
-}
-
-// cachedBody is what a snapshot slot holds: an exact-size encoded body and
-// the cache that counted it.
-type cachedBody struct {
-	b     []byte
-	owner *routeCache
-}
-
-func (c *routeCache) limit() int64 {
-	if c.budget == 0 {
-		return DefaultRouteCacheBytes
-	}
-	return c.budget
-}
-
-// Used is the number of body bytes currently counted.
-func (c *routeCache) Used() int64 { return c.used.Load() }
-
-// body returns the snapshot's cached encoding of r in slot, encoding and
-// caching it when the budget allows; over budget it encodes per request.
-func (c *routeCache) body(snap *route.TopicSnapshot, slot int, r *route.TopicRouteData, f body.Flavour) []byte {
-	if cb, ok := snap.Cached(slot).(*cachedBody); ok {
-		return cb.b
-	}
-	b := encodeRoute(r, f)
-	n := int64(len(b))
-	if c.used.Add(n) > c.limit() {
-		c.used.Add(-n)
+// cachedBody returns the snapshot's cached encoding of r in slot, encoding
+// it and offering it to the cache when there is none.
+func (p *routeProcessor) cachedBody(snap *route.TopicSnapshot, slot route.BodySlot, r *route.TopicRouteData, f body.Flavour) []byte {
+	if b := p.cache.Get(snap, slot); b != nil {
 		return b
 	}
-	if !snap.CacheIfEmpty(slot, &cachedBody{b: b, owner: c}) {
-		c.used.Add(-n) // another lookup cached it first, or the snapshot was retired
-	}
+	b := encodeRoute(r, f)
+	p.cache.Put(snap, slot, b)
 	return b
 }
 
@@ -218,15 +171,4 @@ func encodeRoute(r *route.TopicRouteData, f body.Flavour) []byte {
 		encodeBufs.Put(bp)
 	}
 	return out
-}
-
-// retireRouteBodies is the route manager's OnRetire hook: it closes the
-// cache slots of a replaced or withdrawn snapshot and uncounts what they
-// held.
-func retireRouteBodies(s *route.TopicSnapshot) {
-	for i := range route.CacheSlots {
-		if cb, ok := s.RetireCached(i).(*cachedBody); ok {
-			cb.owner.used.Add(-int64(len(cb.b)))
-		}
-	}
 }

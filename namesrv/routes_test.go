@@ -18,10 +18,10 @@ type noKV struct{}
 
 func (noKV) Get(string, string) (string, bool) { return "", false }
 
-// cacheFixture is a route manager wired to retireRouteBodies and a route
-// processor with the given budget, with broker b1 holding topics t0..t(n-1).
-func cacheFixture(t *testing.T, budget int64, n int) (*route.Manager, *routeProcessor) {
-	m := route.NewManager(route.Options{OnRetire: retireRouteBodies})
+// cacheFixture is a route manager and a route processor whose body cache
+// has the given budget, with broker b1 holding topics t0..t(n-1).
+func cacheFixture(t testing.TB, budget int64, n int) (*route.Manager, *routeProcessor) {
+	m := route.NewManager(route.Options{})
 	t.Cleanup(m.Stop)
 	rb := &route.RegisterBody{TopicConfigs: map[string]route.TopicConfig{}}
 	for i := range n {
@@ -31,7 +31,7 @@ func cacheFixture(t *testing.T, budget int64, n int) (*route.Manager, *routeProc
 	_, err := m.RegisterBroker(route.RegisterRequest{ClusterName: "c1", BrokerName: "b1", BrokerAddr: "a1:10911",
 		HAServerAddr: "a1:10912", Body: rb})
 	require.NoError(t, err)
-	p := &routeProcessor{routes: m, kv: noKV{}, cfg: config.NewHolder(config.Default()), cache: routeCache{budget: budget}}
+	p := &routeProcessor{routes: m, kv: noKV{}, cfg: config.NewHolder(config.Default()), cache: route.NewBodyCache(budget)}
 	return m, p
 }
 
@@ -76,7 +76,7 @@ func TestRouteCacheBudgetAccounting(t *testing.T) {
 func TestRouteCacheOverBudgetEncodesPerRequest(t *testing.T) {
 	m, p := cacheFixture(t, 0, 2)
 	b0 := lookup(t, m, p, "t0", 0)
-	p.cache.budget = int64(len(b0)) + 1 // room for t0's body only
+	p.cache = route.NewBodyCache(int64(len(b0)) + 1) // room for t0's body only
 	m.WipeWritePerm("b1")
 	b0 = lookup(t, m, p, "t0", 0)
 	require.Equal(t, int64(len(b0)), p.cache.Used())
@@ -84,9 +84,9 @@ func TestRouteCacheOverBudgetEncodesPerRequest(t *testing.T) {
 	again := lookup(t, m, p, "t1", 0)
 	require.NotSame(t, &b1[0], &again[0], "over budget, each lookup encodes")
 	require.Equal(t, int64(len(b0)), p.cache.Used())
-	require.Nil(t, m.Lookup("t1").Cached(slotDefault))
+	require.Nil(t, p.cache.Get(m.Lookup("t1"), route.BodyDefault))
 
-	p.cache.budget = -1
+	p.cache = route.NewBodyCache(-1)
 	m.AddWritePerm("b1")
 	lookup(t, m, p, "t0", 0)
 	require.Zero(t, p.cache.Used(), "a negative budget caches nothing")
@@ -117,10 +117,8 @@ func TestRouteCacheCounterUnderConcurrentRepublish(t *testing.T) {
 	var held int64
 	for i := range 50 {
 		s := m.Lookup(fmt.Sprintf("t%d", i))
-		for slot := range route.CacheSlots {
-			if cb, ok := s.Cached(slot).(*cachedBody); ok {
-				held += int64(len(cb.b))
-			}
+		for slot := range route.BodySlots {
+			held += int64(len(p.cache.Get(s, slot)))
 		}
 	}
 	require.Equal(t, held, p.cache.Used(), "the counter is what the published snapshots hold")

@@ -40,7 +40,7 @@ type Server struct {
 }
 
 // New validates the configuration and opens the KV store; it opens no port.
-func New(cfg *config.Namesrv, logger hclog.Logger, opts ...Option) (*Server, error) {
+func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Server, error) {
 	o := buildOptions(opts)
 	if err := cfg.Validate(); err != nil {
 		o.close()
@@ -61,7 +61,6 @@ func New(cfg *config.Namesrv, logger hclog.Logger, opts ...Option) (*Server, err
 		UnregisterQueueCap:      cfg.UnRegisterBrokerQueueCapacity,
 		Logger:                  logger,
 		NotifyMinBrokerIDChange: s.notifyMinBrokerIDChange,
-		OnRetire:                retireRouteBodies, // uncounts the route bodies cached by routeProcessor
 	})
 	s.metrics = s.newMetrics(o)
 	s.rs = remoting.NewServer(remoting.ServerConfig{
@@ -127,7 +126,7 @@ func (s *Server) Addr() net.Addr { return s.ln.Addr() }
 func (s *Server) Routes() *route.Manager { return s.routes }
 
 // Config is the live configuration.
-func (s *Server) Config() *config.Namesrv { return s.cfg.Load() }
+func (s *Server) Config() *config.NamesrvConfig { return s.cfg.Load() }
 
 // Shutdown turns /readyz to 503, stops accepting, lets in-flight requests
 // finish, stops the route tables, waits for the broker notifications in

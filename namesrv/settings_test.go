@@ -34,7 +34,7 @@ func registerRequest(t testing.TB, name, addr string, n int) *remoting.Command {
 }
 
 func TestNeedWaitForService(t *testing.T) {
-	srv := startServer(t, func(c *config.Namesrv) {
+	srv := startServer(t, func(c *config.NamesrvConfig) {
 		c.NeedWaitForService = true
 		c.WaitSecondsForService = 3600
 	})
@@ -44,7 +44,7 @@ func TestNeedWaitForService(t *testing.T) {
 }
 
 func TestTopicListsDisabled(t *testing.T) {
-	srv := startServer(t, func(c *config.Namesrv) {
+	srv := startServer(t, func(c *config.NamesrvConfig) {
 		c.EnableTopicList = false
 		c.EnableAllTopicList = false
 	})

@@ -13,7 +13,7 @@ func main() {
 
 // run parses the flags, serves the probe mode (which needs no Raft and so
 // works in every build), and otherwise hands over to runController, which
-// each build defines (main.go with the tag, main_default.go without).
+// each build defines (run_embedded.go with the tag, run_default.go without).
 func run(args []string, stdout, stderr io.Writer) int {
 	opts, err := parseFlags(args, stderr)
 	switch {

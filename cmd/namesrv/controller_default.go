@@ -11,6 +11,6 @@ import (
 
 // startController is a no-op in the default build: config.Validate already
 // rejected enableControllerInNamesrv=true.
-func startController(_ *config.Namesrv, _ *namesrv.Server, _ hclog.Logger) (func(), error) {
+func startController(_ *config.NamesrvConfig, _ *namesrv.Server, _ hclog.Logger) (func(), error) {
 	return func() {}, nil
 }

@@ -23,13 +23,13 @@ const controllerStopTimeout = 10 * time.Second
 // With metricsExporterType=PROM its families join the NameServer's
 // registry, served on the NameServer's endpoint. The returned func stops
 // it.
-func startController(cfg *config.Namesrv, srv *namesrv.Server, logger hclog.Logger) (func(), error) {
+func startController(cfg *config.NamesrvConfig, srv *namesrv.Server, logger hclog.Logger) (func(), error) {
 	return runController(cfg, srv, logger)
 }
 
 // runController is startController with extra controller options (tests
 // hand over loopback listeners).
-func runController(cfg *config.Namesrv, srv *namesrv.Server, logger hclog.Logger,
+func runController(cfg *config.NamesrvConfig, srv *namesrv.Server, logger hclog.Logger,
 	opts ...controller.Option) (func(), error) {
 	if !cfg.EnableControllerInNamesrv {
 		return func() {}, nil

@@ -80,7 +80,7 @@ func TestEmbeddedControllerWithoutMetrics(t *testing.T) {
 
 // embeddedConfig loads a -c file enabling the one-node embedded
 // controller and Prometheus metrics, everything on loopback.
-func embeddedConfig(t *testing.T, ctlAddr, raftAddr string) *config.Namesrv {
+func embeddedConfig(t *testing.T, ctlAddr, raftAddr string) *config.NamesrvConfig {
 	t.Helper()
 	dir := t.TempDir()
 	lines := []string{

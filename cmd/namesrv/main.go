@@ -68,7 +68,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	return o, fs.Parse(args)
 }
 
-func loadConfig(o options) (*config.Namesrv, error) {
+func loadConfig(o options) (*config.NamesrvConfig, error) {
 	if o.configFile == "" {
 		return config.Default(), nil
 	}
@@ -86,7 +86,7 @@ func newLogger(w io.Writer) hclog.Logger {
 // startServers starts the NameServer and, when compiled in and enabled, the
 // Controller. It returns a function that stops them in reverse order and
 // gives the exit status.
-func startServers(cfg *config.Namesrv, logger hclog.Logger) (func() int, error) {
+func startServers(cfg *config.NamesrvConfig, logger hclog.Logger) (func() int, error) {
 	srv, err := startNamesrv(cfg, logger)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func startServers(cfg *config.Namesrv, logger hclog.Logger) (func() int, error) 
 	}, nil
 }
 
-func startNamesrv(cfg *config.Namesrv, logger hclog.Logger) (*namesrv.Server, error) {
+func startNamesrv(cfg *config.NamesrvConfig, logger hclog.Logger) (*namesrv.Server, error) {
 	srv, err := namesrv.New(cfg, logger)
 	if err != nil {
 		return nil, err

@@ -6,9 +6,10 @@
 // source tables and then publishes an immutable TopicSnapshot for each
 // affected topic. Lookup reads a published snapshot with atomic loads only:
 // it never takes the coordinator and never joins tables that are changing.
-// Snapshots on the same broker groups share one BrokerData list; replaced
-// snapshots are handed to Options.OnRetire after publication, so a caller
-// caching encodings in their slots can account for them.
+// Snapshots on the same broker groups share one BrokerData list. A
+// BodyCache keeps the processors' encoded route bodies in the snapshots'
+// typed slots against a byte budget; the Manager uncounts them when it
+// replaces or withdraws a snapshot.
 //
 // A registration is fingerprinted (TopicsPrint, filled by the decoders)
 // before the coordinator is taken: a new DataVersion whose topic content
@@ -20,7 +21,7 @@
 // batches by one worker, fenced by the generation of the live entry they
 // target.
 //
-// The package never sees bytes: it has no JSON, no frames and does not
-// import the remoting layer. Processors decode requests into the types
+// The package never reads bytes: it has no JSON, no frames and does not
+// import the remoting layer (a BodyCache only stores encodings). Processors decode requests into the types
 // declared here and encode what the Manager returns.
 package route

@@ -20,7 +20,7 @@ type Manager struct {
 	// mu is the mutation coordinator: writers hold it exclusively, admin
 	// reads and the expiry scan share it. It guards the source tables.
 	mu       sync.RWMutex
-	tx       txn
+	mut      mutation
 	topics   map[string]*topicEntry                       // topicQueueTable
 	byBroker map[string]topicSet                          // brokerName -> topics with its QueueData
 	brokers  map[string]*brokerState                      // brokerAddrTable
@@ -63,7 +63,7 @@ func NewManager(opts Options) *Manager {
 		mappings: map[string]map[string]*TopicQueueMappingInfo{},
 		stop:     make(chan struct{}),
 	}
-	m.tx = txn{m: m}
+	m.mut = mutation{m: m}
 	m.pub.seed = maphash.MakeSeed()
 	m.live.init()
 	m.unreg.init(opts.UnregisterQueueCap)

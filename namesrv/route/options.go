@@ -49,12 +49,6 @@ type Options struct {
 	// mutating goroutine, with each 905 NOTIFY_MIN_BROKER_ID_CHANGE to send.
 	// The namesrv layer sends it; it should not block (send asynchronously).
 	NotifyMinBrokerIDChange func(n MinBrokerIDChange)
-	// OnRetire, when set, is called outside the coordinator, on the mutating
-	// goroutine and after the replacement was published, with each snapshot
-	// that was replaced or withdrawn. Lookups that loaded it earlier may
-	// still read it (and fill its cache slots) afterwards; use
-	// TopicSnapshot.RetireCached to take what its slots hold for good.
-	OnRetire func(s *TopicSnapshot)
 }
 
 func (o Options) withDefaults() Options {

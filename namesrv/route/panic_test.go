@@ -63,7 +63,7 @@ func TestPanicInMutationReleasesCoordinator(t *testing.T) {
 func TestPanicInMutationPublishesWithNextMutation(t *testing.T) {
 	h := newHarness(t, false)
 	require.Panics(t, func() {
-		h.mutate(func(tx *txn) {
+		h.mutate(func(tx *mutation) {
 			tx.joinCluster("c9", "b9")
 			panic("after a change")
 		})

@@ -18,7 +18,7 @@ func (m *Manager) RegisterBroker(req RegisterRequest) (res RegisterResult, err e
 		body = &RegisterBody{}
 	}
 	prints := printOf(body) // outside the coordinator
-	m.mutate(func(t *txn) { res, err = t.register(req, body, prints) })
+	m.mutate(func(t *mutation) { res, err = t.register(req, body, prints) })
 	if err != nil {
 		m.log.Warn("register broker refused: one topic from an unknown id", "cluster", req.ClusterName,
 			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
@@ -26,7 +26,7 @@ func (m *Manager) RegisterBroker(req RegisterRequest) (res RegisterResult, err e
 	return res, err
 }
 
-func (t *txn) register(req RegisterRequest, body *RegisterBody, prints TopicsPrint) (RegisterResult, error) {
+func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints TopicsPrint) (RegisterResult, error) {
 	m := t.m
 	k := addrKey{req.ClusterName, req.BrokerAddr}
 	t.joinCluster(req.ClusterName, req.BrokerName) // step 1
@@ -66,7 +66,7 @@ func (t *txn) register(req RegisterRequest, body *RegisterBody, prints TopicsPri
 	return m.masterOf(b, req), nil // step 13
 }
 
-func (t *txn) joinCluster(cluster, name string) {
+func (t *mutation) joinCluster(cluster, name string) {
 	names := t.m.clusters[cluster]
 	if names == nil {
 		names = map[string]struct{}{}
@@ -77,7 +77,7 @@ func (t *txn) joinCluster(cluster, name string) {
 
 // brokerFor returns the broker group, creating it, and applies the
 // registrant's zone and enableActingMaster (last registrant wins).
-func (t *txn) brokerFor(req RegisterRequest) (*brokerState, bool) {
+func (t *mutation) brokerFor(req RegisterRequest) (*brokerState, bool) {
 	b := t.m.brokers[req.BrokerName]
 	first := b == nil
 	if first {
@@ -110,7 +110,7 @@ func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, dv DataVers
 // removed since, that is provably none and the index is not probed. With a
 // new DataVersion every topic is put, unless the content is the one last
 // applied and no QueueData changed since: then every put would be a no-op.
-func (t *txn) applyTopics(req RegisterRequest, body *RegisterBody, b *brokerState, registerFirst, primeSlave bool,
+func (t *mutation) applyTopics(req RegisterRequest, body *RegisterBody, b *brokerState, registerFirst, primeSlave bool,
 	prints TopicsPrint) {
 	m := t.m
 	all := registerFirst || m.dvChanged(addrKey{req.ClusterName, req.BrokerAddr}, body.DataVersion)
@@ -137,7 +137,7 @@ func (t *txn) applyTopics(req RegisterRequest, body *RegisterBody, b *brokerStat
 
 // putTopics is step 10c: every topic when all is set, otherwise only the
 // topics without a QueueData of the group.
-func (t *txn) putTopics(b *brokerState, tcs map[string]TopicConfig, all, stripWrite bool) {
+func (t *mutation) putTopics(b *brokerState, tcs map[string]TopicConfig, all, stripWrite bool) {
 	i := 0
 	for _, tc := range tcs {
 		yield.At(i)
@@ -165,7 +165,7 @@ func (m *Manager) dvChanged(k addrKey, dv DataVersion) bool {
 
 // deleteMissing is step 10b: drop the broker's queues of topics that are
 // not keys of the registered topic table.
-func (t *txn) deleteMissing(name string, tcs map[string]TopicConfig) {
+func (t *mutation) deleteMissing(name string, tcs map[string]TopicConfig) {
 	for e := range t.m.byBroker[name] {
 		if _, ok := tcs[e.name]; !ok {
 			t.m.log.Info("delete topic missing from registration", "broker", name, "topic", e.name)
@@ -175,7 +175,7 @@ func (t *txn) deleteMissing(name string, tcs map[string]TopicConfig) {
 }
 
 // putMappings is step 10d: topicQueueMappingInfoTable[topic][bname] = info.
-func (t *txn) putMappings(infos map[string]*TopicQueueMappingInfo) {
+func (t *mutation) putMappings(infos map[string]*TopicQueueMappingInfo) {
 	m := t.m
 	for topic, info := range infos {
 		if info == nil {

@@ -1,7 +1,6 @@
 package route
 
 import (
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -72,48 +71,4 @@ func TestTopicsOnSameGroupsShareBrokerData(t *testing.T) {
 	require.Equal(t, map[int64]string{0: "a2", 1: "s2"}, brokerOf(t, r1, "b2").BrokerAddrs)
 	require.Equal(t, map[int64]string{0: "a2"}, brokerOf(t, r2, "b2").BrokerAddrs, "old snapshots keep their list")
 	require.Same(t, &r1.BrokerDatas[0], &h.Lookup("t2").Route.BrokerDatas[0])
-}
-
-// retireLog records OnRetire calls.
-type retireLog struct {
-	mu    sync.Mutex
-	snaps []*TopicSnapshot
-}
-
-func (l *retireLog) add(s *TopicSnapshot) {
-	l.mu.Lock()
-	l.snaps = append(l.snaps, s)
-	l.mu.Unlock()
-}
-
-func TestOnRetireGetsReplacedAndRemovedSnapshots(t *testing.T) {
-	var log retireLog
-	h := newHarness(t, false, func(o *Options) { o.OnRetire = log.add })
-	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
-	require.Empty(t, log.snaps, "first publications retire nothing")
-	s1, s2 := h.Lookup("t1"), h.Lookup("t2")
-	h.WipeWritePerm("b1")
-	require.ElementsMatch(t, []*TopicSnapshot{s1, s2}, log.snaps)
-	log.snaps = nil
-	s1 = h.Lookup("t1")
-	h.DeleteTopic("t1", "")
-	require.Equal(t, []*TopicSnapshot{s1}, log.snaps)
-}
-
-func TestRetireCachedClosesSlot(t *testing.T) {
-	h := newHarness(t, false)
-	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
-	s := h.Lookup("t1")
-	require.True(t, s.CacheIfEmpty(1, "x"))
-	require.False(t, s.CacheIfEmpty(1, "y"), "only an empty slot is filled")
-	require.Equal(t, "x", s.Cached(1))
-	require.Equal(t, "x", s.RetireCached(1))
-	require.Nil(t, s.RetireCached(1), "each value is returned once")
-	require.Nil(t, s.Cached(1))
-	require.False(t, s.CacheIfEmpty(1, "z"), "a retired slot stays closed")
-	s.StoreCached(1, "z")
-	require.Nil(t, s.Cached(1))
-	require.Nil(t, s.RetireCached(0), "an empty slot retires to nil")
-	require.Nil(t, s.RetireCached(CacheSlots))
-	require.False(t, s.CacheIfEmpty(-1, "x"))
 }

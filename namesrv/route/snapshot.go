@@ -7,9 +7,6 @@ import (
 	"sync/atomic"
 )
 
-// CacheSlots is the number of opaque cache slots of a TopicSnapshot.
-const CacheSlots = 4
-
 // syncBrokerMemberPrefix marks topics the acting-master rewrite skips
 // (TopicValidator.SYNC_BROKER_MEMBER_GROUP_PREFIX).
 const syncBrokerMemberPrefix = "rmq_sys_SYNC_BROKER_MEMBER_"
@@ -23,8 +20,8 @@ const pubShards = 1024
 var emptyFilters = map[string][]string{}
 
 // TopicSnapshot is the immutable, published route of one topic. A new
-// snapshot replaces the old one on every change, so whatever a caller
-// stored in the cache slots is dropped with it.
+// snapshot replaces the old one on every change, so the bodies a BodyCache
+// stored in its slots are dropped (and uncounted) with it.
 type TopicSnapshot struct {
 	Topic string
 	// Route is pickupTopicRouteData without the acting-master rewrite and
@@ -34,7 +31,7 @@ type TopicSnapshot struct {
 	// step 6), or nil if it would not change anything. Use it only when
 	// supportActingMaster is on (see RouteFor).
 	ActingMaster *TopicRouteData
-	cache        [CacheSlots]atomic.Pointer[any]
+	bodies       [BodySlots]atomic.Pointer[cachedBody] // see BodyCache
 }
 
 // RouteFor returns the route to answer with: the acting-master view when
@@ -44,54 +41,6 @@ func (s *TopicSnapshot) RouteFor(supportActingMaster bool) *TopicRouteData {
 		return s.ActingMaster
 	}
 	return s.Route
-}
-
-// retiredSlot marks a cache slot closed by RetireCached.
-var retiredSlot any = struct{ retired bool }{true}
-
-// Cached returns what was stored in slot i, or nil.
-func (s *TopicSnapshot) Cached(i int) any {
-	if i < 0 || i >= CacheSlots {
-		return nil
-	}
-	if p := s.cache[i].Load(); p != nil && p != &retiredSlot {
-		return *p
-	}
-	return nil
-}
-
-// StoreCached keeps v (e.g. a pre-encoded body) in slot i, replacing what
-// it held, unless the slot was retired; out-of-range slots are ignored.
-func (s *TopicSnapshot) StoreCached(i int, v any) {
-	if i < 0 || i >= CacheSlots {
-		return
-	}
-	for {
-		p := s.cache[i].Load()
-		if p == &retiredSlot || s.cache[i].CompareAndSwap(p, &v) {
-			return
-		}
-	}
-}
-
-// CacheIfEmpty keeps v in slot i only if the slot holds nothing and was
-// not retired, and reports whether it did. A caller accounting for what it
-// caches counts v exactly when this returns true.
-func (s *TopicSnapshot) CacheIfEmpty(i int, v any) bool {
-	return i >= 0 && i < CacheSlots && s.cache[i].CompareAndSwap(nil, &v)
-}
-
-// RetireCached closes slot i for good and returns what it held (nil if
-// nothing). Later stores into it are ignored, so each stored value is
-// returned by exactly one RetireCached call.
-func (s *TopicSnapshot) RetireCached(i int) any {
-	if i < 0 || i >= CacheSlots {
-		return nil
-	}
-	if p := s.cache[i].Swap(&retiredSlot); p != nil && p != &retiredSlot {
-		return *p
-	}
-	return nil
 }
 
 // snapAlloc puts a snapshot and its route in one allocation.

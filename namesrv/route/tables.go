@@ -92,7 +92,7 @@ func queueIndex(qs []QueueData, brokerName string) (int, bool) {
 
 // writable makes e.queues private to this mutation, with room for grow
 // more elements.
-func (t *txn) writable(e *topicEntry, grow int) []QueueData {
+func (t *mutation) writable(e *topicEntry, grow int) []QueueData {
 	if !e.fresh {
 		qs := make([]QueueData, len(e.queues), len(e.queues)+grow)
 		copy(qs, e.queues)
@@ -102,7 +102,7 @@ func (t *txn) writable(e *topicEntry, grow int) []QueueData {
 }
 
 // entry returns the topic's row, creating it when create is set.
-func (t *txn) entry(topic string, create bool) *topicEntry {
+func (t *mutation) entry(topic string, create bool) *topicEntry {
 	m := t.m
 	if e := m.topics[topic]; e != nil || !create {
 		return e
@@ -116,7 +116,7 @@ func (t *txn) entry(topic string, create bool) *topicEntry {
 
 // putQueue stores q under topic, replacing the broker's QueueData only if
 // it differs (createAndUpdateQueueData). It reports whether anything changed.
-func (t *txn) putQueue(topic string, q QueueData) bool {
+func (t *mutation) putQueue(topic string, q QueueData) bool {
 	e := t.entry(topic, true)
 	i, found := queueIndex(e.queues, q.BrokerName)
 	if found && e.queues[i] == q {
@@ -134,7 +134,7 @@ func (t *txn) putQueue(topic string, q QueueData) bool {
 }
 
 // index returns the brokerName -> topics index set, creating it.
-func (t *txn) index(brokerName string) topicSet {
+func (t *mutation) index(brokerName string) topicSet {
 	idx := t.m.byBroker[brokerName]
 	if idx == nil {
 		idx = topicSet{}
@@ -145,7 +145,7 @@ func (t *txn) index(brokerName string) topicSet {
 
 // removeQueue drops the broker's QueueData from the topic, and the topic
 // when no QueueData is left.
-func (t *txn) removeQueue(e *topicEntry, brokerName string) bool {
+func (t *mutation) removeQueue(e *topicEntry, brokerName string) bool {
 	i, found := queueIndex(e.queues, brokerName)
 	if !found {
 		return false
@@ -159,7 +159,7 @@ func (t *txn) removeQueue(e *topicEntry, brokerName string) bool {
 	return true
 }
 
-func (t *txn) unindex(brokerName string, e *topicEntry) {
+func (t *mutation) unindex(brokerName string, e *topicEntry) {
 	t.m.removals++
 	t.m.edits++
 	if idx := t.m.byBroker[brokerName]; idx != nil {
@@ -171,7 +171,7 @@ func (t *txn) unindex(brokerName string, e *topicEntry) {
 }
 
 // removeTopic drops the topic's row and its index entries.
-func (t *txn) removeTopic(e *topicEntry) {
+func (t *mutation) removeTopic(e *topicEntry) {
 	for _, q := range e.queues {
 		t.unindex(q.BrokerName, e)
 	}
@@ -182,7 +182,7 @@ func (t *txn) removeTopic(e *topicEntry) {
 }
 
 // setPerm changes the perm of the broker's QueueData of the topic.
-func (t *txn) setPerm(e *topicEntry, brokerName string, perm int32) {
+func (t *mutation) setPerm(e *topicEntry, brokerName string, perm int32) {
 	i, found := queueIndex(e.queues, brokerName)
 	if !found || e.queues[i].Perm == perm {
 		return
@@ -212,7 +212,7 @@ func (m *Manager) brokersWithAddr(k addrKey) []string {
 
 // setFilters applies filter servers of (cluster, addr): nil leaves them,
 // empty removes them, otherwise they are replaced.
-func (t *txn) setFilters(k addrKey, list []string) {
+func (t *mutation) setFilters(k addrKey, list []string) {
 	old, had := t.m.filters[k]
 	switch {
 	case list == nil:

@@ -116,7 +116,7 @@ func (m *Manager) applyUnregister(batch []unregReq) {
 	if hook := m.unreg.beforeApply; hook != nil {
 		hook()
 	}
-	m.mutate(func(t *txn) { t.unregister(batch) })
+	m.mutate(func(t *mutation) { t.unregister(batch) })
 	m.unreg.add(-len(batch))
 }
 
@@ -128,7 +128,7 @@ type unregBatch struct {
 }
 
 // unregister applies a batch under the coordinator (unRegisterBroker).
-func (t *txn) unregister(batch []unregReq) {
+func (t *mutation) unregister(batch []unregReq) {
 	ub := unregBatch{removed: map[string]struct{}{}, reduced: map[string]struct{}{}, offline: map[string]string{}}
 	seen := make(map[unregReq]struct{}, len(batch))
 	for _, r := range batch {
@@ -144,7 +144,7 @@ func (t *txn) unregister(batch []unregReq) {
 	}
 }
 
-func (t *txn) unregisterOne(r unregReq, ub *unregBatch) {
+func (t *mutation) unregisterOne(r unregReq, ub *unregBatch) {
 	m := t.m
 	k := addrKey{r.ClusterName, r.BrokerAddr}
 	if e := m.live.m[k]; e != nil && e.gen != r.gen {
@@ -178,7 +178,7 @@ func (t *txn) unregisterOne(r unregReq, ub *unregBatch) {
 }
 
 // dropAddr removes every id of b mapped to addr, except keep (may be nil).
-func (t *txn) dropAddr(b *brokerState, addr string, keep *int64) bool {
+func (t *mutation) dropAddr(b *brokerState, addr string, keep *int64) bool {
 	changed := false
 	for id, a := range b.addrs {
 		if a == addr && (keep == nil || id != *keep) {
@@ -192,7 +192,7 @@ func (t *txn) dropAddr(b *brokerState, addr string, keep *int64) bool {
 	return changed
 }
 
-func (t *txn) leaveCluster(cluster, name string) {
+func (t *mutation) leaveCluster(cluster, name string) {
 	if names := t.m.clusters[cluster]; names != nil {
 		delete(names, name)
 		if len(names) == 0 {
@@ -203,7 +203,7 @@ func (t *txn) leaveCluster(cluster, name string) {
 
 // cleanTopics drops the queues of removed groups and strips WRITE from the
 // queues of reduced acting-master groups left without a master.
-func (t *txn) cleanTopics(ub *unregBatch) {
+func (t *mutation) cleanTopics(ub *unregBatch) {
 	m := t.m
 	for name := range ub.removed {
 		for e := range m.byBroker[name] {
@@ -231,7 +231,7 @@ func hasMaster(b *brokerState) bool {
 
 // notifyOffline queues the 905 notifications of groups whose minimum id
 // went offline, for acting-master groups only.
-func (t *txn) notifyOffline(offline map[string]string) {
+func (t *mutation) notifyOffline(offline map[string]string) {
 	names := make([]string, 0, len(offline))
 	for name := range offline {
 		names = append(names, name)

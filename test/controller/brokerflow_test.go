@@ -18,7 +18,7 @@ import (
 	"github.com/rmqgo/nameserver/test/brokerflow"
 )
 
-// TestBrokerFlow runs cmd/brokerflow's flow (what `make cluster` runs
+// TestBrokerFlow runs tools/brokerflow's flow (what `make cluster` runs
 // against three namesrv processes) against three in-process controllers
 // and three in-process NameServers, with two and with three brokers.
 func TestBrokerFlow(t *testing.T) {

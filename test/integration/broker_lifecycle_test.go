@@ -120,7 +120,7 @@ func TestSingleTopicGuard(t *testing.T) {
 // TestNotifyMinBrokerIDChange: with notifyMinBrokerIdChanged, a master
 // registering after its slave makes the NameServer push 905 to the slave.
 func TestNotifyMinBrokerIDChange(t *testing.T) {
-	addr := startInProcess(t, func(c *config.Namesrv) { c.NotifyMinBrokerIdChanged = true }).Addr().String()
+	addr := startInProcess(t, func(c *config.NamesrvConfig) { c.NotifyMinBrokerIdChanged = true }).Addr().String()
 	slave := newBroker(t, fakebroker.Config{BrokerID: 1, NameServers: []string{addr}})
 	require.NoError(t, slave.RegisterAll(ctxT(t)))
 	master := registeredBroker(t, addr, fakebroker.Topic("NotifyTopic", 4))

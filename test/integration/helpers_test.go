@@ -22,7 +22,7 @@ const waitTimeout = 10 * time.Second
 
 // startInProcess starts a namesrv.Server on 127.0.0.1:0 with its state in
 // a temporary directory.
-func startInProcess(t testing.TB, mutate func(*config.Namesrv)) *namesrv.Server {
+func startInProcess(t testing.TB, mutate func(*config.NamesrvConfig)) *namesrv.Server {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := config.Default()

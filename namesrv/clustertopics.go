@@ -8,8 +8,8 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// adminRoutes is what the admin processors need from the route tables.
-type adminRoutes interface {
+// clusterTopicRoutes is what clusterTopicProcessor needs from the route tables.
+type clusterTopicRoutes interface {
 	ClusterInfo() route.ClusterInfo
 	AllTopics() route.TopicList
 	TopicsByCluster(cluster string) route.TopicList
@@ -24,49 +24,49 @@ type adminRoutes interface {
 	BrokerMemberGroup(cluster, brokerName string) route.BrokerMemberGroup
 }
 
-// adminProcessor answers the cluster, topic-list, permission and topic
+// clusterTopicProcessor answers the cluster, topic-list, permission and topic
 // administration codes.
-type adminProcessor struct {
-	routes adminRoutes
+type clusterTopicProcessor struct {
+	routes clusterTopicRoutes
 	cfg    configSource
 }
 
-func (p *adminProcessor) clusterInfo(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *clusterTopicProcessor) clusterInfo(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	ci := p.routes.ClusterInfo()
 	return bodyResponse(req, body.AppendClusterInfo(nil, &ci)), nil
 }
 
-func (p *adminProcessor) wipeWritePerm(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *clusterTopicProcessor) wipeWritePerm(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	n := p.routes.WipeWritePerm(req.ExtFields["brokerName"])
 	return countResponse(req, "wipeTopicCount", n), nil
 }
 
-func (p *adminProcessor) addWritePerm(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *clusterTopicProcessor) addWritePerm(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	n := p.routes.AddWritePerm(req.ExtFields["brokerName"])
 	return countResponse(req, "addTopicCount", n), nil
 }
 
-func (p *adminProcessor) allTopics(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *clusterTopicProcessor) allTopics(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	if !p.cfg.Load().EnableAllTopicList {
 		return errorResponse(req, ErrDisabled), nil
 	}
 	return topicListResponse(req, p.routes.AllTopics()), nil
 }
 
-func (p *adminProcessor) topicsByCluster(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *clusterTopicProcessor) topicsByCluster(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	if !p.cfg.Load().EnableTopicList {
 		return errorResponse(req, ErrDisabled), nil
 	}
 	return topicListResponse(req, p.routes.TopicsByCluster(req.ExtFields["cluster"])), nil
 }
 
-func (p *adminProcessor) systemTopics(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *clusterTopicProcessor) systemTopics(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	return topicListResponse(req, p.routes.SystemTopics()), nil
 }
 
 // unitList serves one of the unit topic lists (311, 312, 313), gated by
 // enableTopicList.
-func (p *adminProcessor) unitList(list func() route.TopicList) remoting.HandlerFunc {
+func (p *clusterTopicProcessor) unitList(list func() route.TopicList) remoting.HandlerFunc {
 	return func(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 		if !p.cfg.Load().EnableTopicList {
 			return errorResponse(req, ErrDisabled), nil
@@ -75,12 +75,12 @@ func (p *adminProcessor) unitList(list func() route.TopicList) remoting.HandlerF
 	}
 }
 
-func (p *adminProcessor) deleteTopic(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *clusterTopicProcessor) deleteTopic(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	p.routes.DeleteTopic(req.ExtFields["topic"], req.ExtFields["clusterName"])
 	return remoting.NewResponse(req, remoting.Success, ""), nil
 }
 
-func (p *adminProcessor) registerTopic(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *clusterTopicProcessor) registerTopic(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	if len(req.Body) > 0 {
 		rd, err := body.DecodeTopicRouteData(req.Body)
 		if err != nil {
@@ -96,7 +96,7 @@ func (p *adminProcessor) registerTopic(_ *remoting.Conn, req *remoting.Command) 
 // memberGroup answers GET_BROKER_MEMBER_GROUP. Java leaves the remark of its
 // fallback response in place ("not set any response code") on SUCCESS; we
 // keep it for byte compatibility.
-func (p *adminProcessor) memberGroup(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *clusterTopicProcessor) memberGroup(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	g := p.routes.BrokerMemberGroup(req.ExtFields["clusterName"], req.ExtFields["brokerName"])
 	resp := remoting.NewResponse(req, remoting.Success, "not set any response code")
 	resp.Body = body.AppendBrokerMemberGroup(nil, &g)

@@ -26,7 +26,7 @@ func (m *Manager) AddWritePerm(brokerName string) int {
 }
 
 func (m *Manager) changePerm(brokerName string, f func(int32) int32) (n int) {
-	m.mutate(func(t *txn) {
+	m.mutate(func(t *mutation) {
 		for e := range m.byBroker[brokerName] {
 			if i, ok := queueIndex(e.queues, brokerName); ok {
 				t.setPerm(e, brokerName, f(e.queues[i].Perm))
@@ -41,7 +41,7 @@ func (m *Manager) changePerm(brokerName string, f func(int32) int32) (n int) {
 // topic's queues of that cluster's broker groups (an unknown cluster does
 // nothing), without one the whole topic. Mappings are kept.
 func (m *Manager) DeleteTopic(topic, cluster string) {
-	m.mutate(func(t *txn) {
+	m.mutate(func(t *mutation) {
 		e := m.topics[topic]
 		if e == nil {
 			return
@@ -63,7 +63,7 @@ func (m *Manager) RegisterTopic(topic string, queueDatas []QueueData) {
 	if len(queueDatas) == 0 {
 		return
 	}
-	m.mutate(func(t *txn) {
+	m.mutate(func(t *mutation) {
 		if m.topics[topic] == nil && !m.allKnown(queueDatas) {
 			m.log.Warn("register topic names an unknown broker", "topic", topic)
 			return

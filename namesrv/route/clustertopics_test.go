@@ -122,26 +122,6 @@ func TestBrokerMemberGroupAndClusterInfo(t *testing.T) {
 	require.Equal(t, "a1", h.BrokerMemberGroup("c1", "b1").BrokerAddrs[0])
 }
 
-func TestSnapshotCacheSlots(t *testing.T) {
-	h := twoClusters(t)
-	s := h.Lookup("only1")
-	require.Nil(t, s.Cached(0))
-	s.StoreCached(0, "std")
-	s.StoreCached(3, []byte("x"))
-	s.StoreCached(CacheSlots, "ignored")
-	s.StoreCached(-1, "ignored")
-	require.Equal(t, "std", s.Cached(0))
-	require.Equal(t, []byte("x"), s.Cached(3))
-	require.Nil(t, s.Cached(CacheSlots))
-	require.Nil(t, s.Cached(-1))
-
-	h.WipeWritePerm("b1")
-	s2 := h.Lookup("only1")
-	require.NotSame(t, s, s2)
-	require.Nil(t, s2.Cached(0), "a new snapshot starts with empty slots")
-	require.Equal(t, "std", s.Cached(0), "the old snapshot keeps its own slots")
-}
-
 func TestSnapshotSharesUnchangedBrokerData(t *testing.T) {
 	h := twoClusters(t)
 	a := brokerOf(t, h.Lookup("shared").Route, "b3")

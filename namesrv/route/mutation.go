@@ -2,10 +2,11 @@ package route
 
 import "github.com/rmqgo/nameserver/internal/yield"
 
-// txn is the state of one mutation under the coordinator: what changed,
-// so that commit republishes exactly the affected topics. There is one
-// txn per Manager, reused while the coordinator is held.
-type txn struct {
+// mutation is the state of one change under the coordinator: what changed,
+// so that commit republishes exactly the affected topics. There is one per
+// Manager, reused while the coordinator is held. It has no rollback: what
+// ran before a panic stays, as in RouteInfoManager.
+type mutation struct {
 	m        *Manager
 	settings Settings
 	topics   []*topicEntry       // topics to republish
@@ -13,11 +14,10 @@ type txn struct {
 	added    []*topicEntry       // new rows of topicQueueTable
 	removed  []*topicEntry       // dropped rows
 	notes    []MinBrokerIDChange // 905 notifications to send after unlock
-	retired  []*TopicSnapshot    // replaced snapshots to hand to OnRetire after unlock
 }
 
 // markTopic queues the topic for republication.
-func (t *txn) markTopic(e *topicEntry) {
+func (t *mutation) markTopic(e *topicEntry) {
 	if !e.dirty {
 		e.dirty = true
 		t.topics = append(t.topics, e)
@@ -26,7 +26,7 @@ func (t *txn) markTopic(e *topicEntry) {
 
 // markBroker queues every topic of the broker group for republication
 // and rebuilds its published BrokerData.
-func (t *txn) markBroker(name string) {
+func (t *mutation) markBroker(name string) {
 	if t.brokers == nil {
 		t.brokers = map[string]struct{}{}
 	}
@@ -35,27 +35,25 @@ func (t *txn) markBroker(name string) {
 
 // mutate runs fn under the coordinator, publishes what it changed and
 // sends the collected notifications after unlocking.
-func (m *Manager) mutate(fn func(t *txn)) {
-	notes, retired := m.apply(fn)
-	m.notify(notes)
-	m.retire(retired)
+func (m *Manager) mutate(fn func(t *mutation)) {
+	m.notify(m.apply(fn))
 }
 
 // apply runs fn and commits it under the coordinator. A panic in fn
 // releases the coordinator (RouteInfoManager unlocks in finally) and
 // propagates; what fn changed before it stays in the tables, as in Java,
 // and is published by the next mutation's commit.
-func (m *Manager) apply(fn func(t *txn)) ([]MinBrokerIDChange, []*TopicSnapshot) {
+func (m *Manager) apply(fn func(t *mutation)) []MinBrokerIDChange {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := &m.tx
+	t := &m.mut
 	t.settings = m.opts.Settings()
 	fn(t)
 	return t.commit()
 }
 
-// commit republishes the affected topics and resets the txn.
-func (t *txn) commit() ([]MinBrokerIDChange, []*TopicSnapshot) {
+// commit republishes the affected topics and resets the mutation.
+func (t *mutation) commit() []MinBrokerIDChange {
 	m := t.m
 	if len(t.brokers) > 0 {
 		m.shared.reset()
@@ -76,8 +74,8 @@ func (t *txn) commit() ([]MinBrokerIDChange, []*TopicSnapshot) {
 	m.counts.topics.Store(int64(len(m.topics)))
 	m.counts.brokers.Store(int64(len(m.brokers)))
 	m.counts.clusters.Store(int64(len(m.clusters)))
-	notes, retired := t.notes, t.retired
-	t.brokers, t.retired = nil, nil // a fresh map: clearing a grown one costs its capacity
+	notes := t.notes
+	t.brokers = nil // a fresh map: clearing a grown one costs its capacity
 	clear(t.topics)
 	clear(t.added)
 	clear(t.removed)
@@ -85,12 +83,12 @@ func (t *txn) commit() ([]MinBrokerIDChange, []*TopicSnapshot) {
 	if cap(t.topics) > 1<<16 {
 		t.topics = nil
 	}
-	return notes, retired
+	return notes
 }
 
 // republish replaces the topic's snapshot (nil when it was removed or has
-// no BrokerData) and keeps the replaced one for OnRetire.
-func (t *txn) republish(e *topicEntry) {
+// no BrokerData) and retires the replaced one's cached bodies.
+func (t *mutation) republish(e *topicEntry) {
 	m := t.m
 	e.dirty, e.fresh = false, false
 	m.counts.publications.Add(1)
@@ -98,16 +96,8 @@ func (t *txn) republish(e *topicEntry) {
 	if !e.removed {
 		next = m.buildSnapshot(e)
 	}
-	if old := e.snap.Swap(next); old != nil && m.opts.OnRetire != nil {
-		t.retired = append(t.retired, old)
-	}
-}
-
-// retire hands replaced snapshots to OnRetire, outside the coordinator.
-func (m *Manager) retire(snaps []*TopicSnapshot) {
-	for i, s := range snaps {
-		yield.At(i)
-		m.opts.OnRetire(s)
+	if old := e.snap.Swap(next); old != nil {
+		old.retireBodies()
 	}
 }
 

@@ -1,0 +1,64 @@
+package route
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestBodyCacheSlots(t *testing.T) {
+	h := twoClusters(t)
+	c := NewBodyCache(0)
+	s := h.Lookup("only1")
+	require.Nil(t, c.Get(s, BodyDefault))
+	c.Put(s, BodyDefault, []byte("std"))
+	c.Put(s, BodyDefault, []byte("other"))
+	c.Put(s, BodyActingStandard, []byte("x"))
+	c.Put(s, BodySlots, []byte("ignored"))
+	require.Equal(t, []byte("std"), c.Get(s, BodyDefault), "only an empty slot is filled")
+	require.Equal(t, []byte("x"), c.Get(s, BodyActingStandard))
+	require.Nil(t, c.Get(s, BodyStandard))
+	require.Nil(t, c.Get(s, BodySlots))
+	require.Equal(t, int64(4), c.Used())
+
+	h.WipeWritePerm("b1")
+	s2 := h.Lookup("only1")
+	require.NotSame(t, s, s2)
+	require.Nil(t, c.Get(s2, BodyDefault), "a new snapshot starts with empty slots")
+	require.Nil(t, c.Get(s, BodyDefault), "the replaced snapshot's slots are closed")
+	require.Zero(t, c.Used(), "and what they held is uncounted")
+	c.Put(s, BodyDefault, []byte("late"))
+	require.Nil(t, c.Get(s, BodyDefault), "a retired slot stays closed")
+	require.Zero(t, c.Used())
+}
+
+func TestBodyCacheRetiresReplacedAndWithdrawnSnapshots(t *testing.T) {
+	h := newHarness(t, false)
+	c := NewBodyCache(0)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
+	c.Put(h.Lookup("t1"), BodyDefault, []byte("one"))
+	c.Put(h.Lookup("t2"), BodyStandard, []byte("two"))
+	require.Equal(t, int64(6), c.Used())
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
+	require.Equal(t, int64(6), c.Used(), "an unchanged registration republishes nothing")
+	h.WipeWritePerm("b1")
+	require.Zero(t, c.Used())
+	c.Put(h.Lookup("t1"), BodyDefault, []byte("one"))
+	h.DeleteTopic("t1", "")
+	require.Zero(t, c.Used(), "a withdrawn snapshot is retired too")
+}
+
+func TestBodyCacheBudget(t *testing.T) {
+	h := newHarness(t, false)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
+	c := NewBodyCache(4)
+	c.Put(h.Lookup("t1"), BodyDefault, []byte("four"))
+	c.Put(h.Lookup("t2"), BodyDefault, []byte("x"))
+	require.Nil(t, c.Get(h.Lookup("t2"), BodyDefault), "over budget nothing is kept")
+	require.Equal(t, int64(4), c.Used())
+
+	none := NewBodyCache(-1)
+	none.Put(h.Lookup("t2"), BodyStandard, []byte("x"))
+	require.Nil(t, none.Get(h.Lookup("t2"), BodyStandard), "a negative budget caches nothing")
+	require.Zero(t, none.Used())
+}
