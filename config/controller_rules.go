@@ -18,9 +18,9 @@ func (cc *ControllerConfig) Validate() error {
 	return joinUnique(r.errs)
 }
 
-// ruleErrors checks the controller keys: parse errors, positive pool sizes
-// and intervals, both peer lists present and parsable with the same ids, the
-// self id among them, no peer's remoting address colliding with its Raft
+// ruleErrors checks the controller keys: parse errors, every numeric key
+// within its bounds (numericBounds), both peer lists present and parsable
+// with the same ids, the self id among them, no peer's remoting address colliding with its Raft
 // address, neither self address colliding with namesrvAddr (if not empty),
 // and a creatable, writable controllerStorePath.
 func (cc *ControllerConfig) ruleErrors(namesrvAddr string) []error {
@@ -32,14 +32,8 @@ func (cc *ControllerConfig) ruleErrors(namesrvAddr string) []error {
 }
 
 func (cc *ControllerConfig) numberRules(r *rules) {
-	r.positive("scanNotActiveBrokerInterval", cc.ScanNotActiveBrokerInterval)
-	r.positive("scanInactiveMasterInterval", cc.ScanInactiveMasterInterval)
-	r.positive("controllerThreadPoolNums", int64(cc.ControllerThreadPoolNums))
-	r.positive("controllerRequestThreadPoolQueueCapacity", int64(cc.ControllerRequestThreadPoolQueueCapacity))
-	r.positive("mappedFileSize", int64(cc.MappedFileSize))
-	r.positive("electMasterMaxRetryCount", int64(cc.ElectMasterMaxRetryCount))
+	boundRules(r, bindings(cc))
 	r.metricsType(cc.MetricsExporterType)
-	r.port("metricsPromExporterPort", cc.MetricsPromExporterPort, 0)
 }
 
 func (cc *ControllerConfig) peerRules(r *rules, namesrvAddr string) {

@@ -16,6 +16,6 @@ func TestMemoryBoundKeys(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(MiB), c.ServerChannelMaxPendingResponseBytes)
 	err = c.Validate()
-	requireKeysNamed(t, err, "serverPartialFrameBudgetBytes (0) must be positive")
+	requireKeysNamed(t, err, "serverPartialFrameBudgetBytes (0) must be between 1048576 and 4294967296")
 	require.Equal(t, 1, countLines(err))
 }

@@ -26,12 +26,12 @@ func TestValidateReportsEveryBrokenRule(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	requireKeysNamed(t, err,
 		"listenPort (70000) must be between 0 and 65535",
-		"defaultThreadPoolNums (0) must be positive",
-		"clientRequestThreadPoolQueueCapacity (-1) must be positive",
-		"scanNotActiveBrokerInterval (0) must be positive",
-		"frameMaxLength (1024) must be at least 1 MiB",
+		"defaultThreadPoolNums (0) must be between 1 and 1024",
+		"clientRequestThreadPoolQueueCapacity (-1) must be between 1 and 1000000",
+		"scanNotActiveBrokerInterval (0) must be between 100 and 600000",
+		"frameMaxLength (1024) must be between 1048576 and 1073741824",
 		"kvConfigPath must not be empty",
-		"serverWorkerThreads (0) must be positive",
+		"serverWorkerThreads (0) must be between 1 and 1024",
 		"writeBufferLowWaterMark (20) must not exceed writeBufferHighWaterMark (10)",
 		"metricsExporterType (STATSD)")
 	require.Equal(t, 9, countLines(err))

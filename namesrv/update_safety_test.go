@@ -11,9 +11,9 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// attackChildEnv, when set to a -c path, makes TestAttackUpdateBricksRestart
+// attackChildEnv, when set to a -c path, makes TestUpdateCannotBrickRestart
 // act as the restarted node: it starts from that file and stops.
-const attackChildEnv = "RMQ_ATTACK_RESTART_FROM"
+const attackChildEnv = "RMQ_TEST_RESTART_FROM"
 
 // startAttackNode starts a node from a fresh -c file on a loopback port.
 func startAttackNode(t *testing.T) (*Server, string) {
@@ -31,13 +31,15 @@ func startAttackNodeNoStop(t *testing.T) (*Server, string) {
 	return startFromFile(t, path), path
 }
 
-// TestAttackUpdateBricksRestart: UPDATE_NAMESRV_CONFIG accepts and persists
-// unRegisterBrokerQueueCapacity=2147483647 (Validate only asks for a
-// positive value). The next start sizes the unregistration channel with it
-// (make(chan unregReq, 2^31-1), ~170 GB) and the process dies with
-// "fatal error: runtime: out of memory": one remote request stops the node
-// from ever restarting. The restart runs in a child process.
-func TestAttackUpdateBricksRestart(t *testing.T) {
+// TestUpdateCannotBrickRestart (regression, from the attack review):
+// UPDATE_NAMESRV_CONFIG accepted and persisted
+// unRegisterBrokerQueueCapacity=2147483647 (Validate only asked for a
+// positive value); the next start sized the unregistration channel with it
+// (make(chan unregReq, 2^31-1), ~170 GB) and died with "fatal error:
+// runtime: out of memory". Now every numeric key is bounded, so the update
+// is refused; if an update is accepted, a node restarted from the persisted
+// file (in a child process) must come up.
+func TestUpdateCannotBrickRestart(t *testing.T) {
 	if path := os.Getenv(attackChildEnv); path != "" {
 		stopServer(t, startFromFile(t, path))
 		return
@@ -50,7 +52,7 @@ func TestAttackUpdateBricksRestart(t *testing.T) {
 	if resp.Code != remoting.Success {
 		return // refused: nothing persisted, the node restarts
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestAttackUpdateBricksRestart$", "-test.count=1")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestUpdateCannotBrickRestart$", "-test.count=1")
 	cmd.Env = append(os.Environ(), attackChildEnv+"="+path)
 	out, err := cmd.CombinedOutput()
 	if len(out) > 2000 {
