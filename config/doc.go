@@ -20,8 +20,10 @@
 //
 // Differences from Java, on purpose: a value that does not parse
 // (listenPort=abc, a boolean other than true/false) is reported by Validate
-// instead of being silently ignored; rocketmqHome is optional; a built-in
-// list of identity, listener, address, size and path keys (fixedBlackList,
+// instead of being silently ignored; every numeric key has a lower and an
+// upper bound (numericBounds); rocketmqHome is optional; a built-in list of
+// identity, listener, address, size, memory-limit and path keys
+// (fixedBlackList,
 // and keys ending in Path, Dir, Home, Port, Addr, Address, Host, Peers or
 // SelfId) can never be updated remotely; an update with a value that does
 // not parse, or that would make the config invalid, is refused; Persist

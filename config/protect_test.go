@@ -8,13 +8,19 @@ import (
 )
 
 // nodeKeys name what a node is, where it listens, how large its frames and
-// files are: never updatable remotely (see README "Remote updates").
+// files are, and the limits protecting its memory: never updatable remotely (see README "Remote updates").
 var nodeKeys = []string{
 	"listenPort=9999", "bindAddress=10.1.2.3", "frameMaxLength=2097152",
 	"metricsPromExporterPort=5999", "metricsPromExporterHost=10.1.2.3", "metricsExporterType=PROM",
 	"controllerDLegerSelfId=n1", "controllerDLegerPeers=n1-127.0.0.1:1", "controllerRaftPeers=n1-127.0.0.1:2",
 	"controllerDLegerGroup=g2", "controllerType=jRaft", "enableControllerInNamesrv=true",
 	"mappedFileSize=1024", "serverSocketSndBufSize=1", "serverSocketRcvBufSize=1",
+	// Limits protecting memory and connections.
+	"serverChannelMaxPendingResponseBytes=1048576", "serverPartialFrameBudgetBytes=1048576",
+	"serverChannelMaxIdleTimeSeconds=60", "unRegisterBrokerQueueCapacity=100",
+	"clientRequestThreadPoolQueueCapacity=100", "defaultThreadPoolQueueCapacity=100",
+	"controllerRequestThreadPoolQueueCapacity=100", "serverOnewaySemaphoreValue=10",
+	"serverAsyncSemaphoreValue=10", "writeBufferHighWaterMark=1", "writeBufferLowWaterMark=1",
 }
 
 func TestNamesrvUpdateRefusesNodeKeys(t *testing.T) {

@@ -11,8 +11,11 @@ import (
 // Keys never changeable remotely, whatever configBlackList says: a remote
 // request may not change what a node is (its id, peers, group, controller
 // type, whether it embeds a controller), where it listens, how large its
-// frames, files and socket buffers are, or its paths. The NameServer and its
-// embedded controller share one -c file, so both refuse the whole list.
+// frames, files and socket buffers are, the limits that protect its memory
+// and connections (queue capacities, in-flight semaphores, write-buffer
+// water marks, the pending-response cap, the partial-frame budget, the idle
+// timeout that closes a stuck connection), or its paths. The NameServer and
+// its embedded controller share one -c file, so both refuse the whole list.
 var (
 	fixedBlackList = []string{
 		"configBlackList", "configStorePath", "kvConfigPath", "rocketmqHome", "controllerStorePath",
@@ -21,6 +24,10 @@ var (
 		"metricsExporterType", "metricsPromExporterHost", "metricsPromExporterPort", "metricsGrpcExporterTarget",
 		"enableControllerInNamesrv", "controllerType", "controllerDLegerGroup",
 		"controllerDLegerPeers", "controllerDLegerSelfId", "controllerRaftPeers",
+		"serverChannelMaxPendingResponseBytes", "serverPartialFrameBudgetBytes", "serverChannelMaxIdleTimeSeconds",
+		"unRegisterBrokerQueueCapacity", "clientRequestThreadPoolQueueCapacity", "defaultThreadPoolQueueCapacity",
+		"controllerRequestThreadPoolQueueCapacity", "serverOnewaySemaphoreValue", "serverAsyncSemaphoreValue",
+		"writeBufferHighWaterMark", "writeBufferLowWaterMark",
 	}
 	// protectedSuffixes close the CVE-2023-33246 class and its kin: no key
 	// naming a file, directory, home, address, port, host or peer list can

@@ -61,13 +61,13 @@ func TestUpdateCannotBrickRestart(t *testing.T) {
 	require.NoError(t, err, "a node restarted after an accepted update must come up:\n%s", out)
 }
 
-// TestAttackUpdateRaisesMemoryCaps: the per-connection pending-response cap
-// and the server-wide partial-frame budget (issue 7 defect 4) are size keys,
-// yet UPDATE_NAMESRV_CONFIG accepts any positive value and persists it, so
-// one request lifts both bounds from the next restart on. The idle timeout
-// that closes a connection stuck over its cap is likewise raisable to 68
-// years.
-func TestAttackUpdateRaisesMemoryCaps(t *testing.T) {
+// TestUpdateCannotLiftMemoryCaps (regression, from the attack review): the
+// per-connection pending-response cap, the server-wide partial-frame budget
+// and the idle timeout that closes a connection stuck over its cap were
+// accepted by UPDATE_NAMESRV_CONFIG at any positive value and persisted, so
+// one request lifted them from the next restart on. They are black-listed
+// now: code 16, whatever the value.
+func TestUpdateCannotLiftMemoryCaps(t *testing.T) {
 	srv, _ := startAttackNode(t)
 	c := dial(t, srv)
 	for _, body := range []string{
@@ -78,6 +78,7 @@ func TestAttackUpdateRaisesMemoryCaps(t *testing.T) {
 		resp := invoke(t, c, remoting.NewRequest(remoting.UpdateNamesrvConfig, nil, []byte(body)))
 		t.Logf("%s -> code=%d remark=%q", body, resp.Code, resp.Remark)
 		require.NotEqual(t, remoting.Success, resp.Code, "a remote update lifted a memory bound: %s", body)
+		require.Equal(t, remoting.NoPermission, resp.Code, body)
 	}
 }
 
