@@ -117,8 +117,10 @@ func (s *Server) stopMetrics(ctx context.Context) error {
 
 // Ready returns nil when the NameServer should receive clients: its
 // listener is bound, it is not shutting down, and
-// readyAfterBrokerRegistrationSeconds have passed since it started
-// serving, so brokers had time to re-register after a restart.
+// readyAfterBrokerRegistrationSeconds (as of start; an update takes effect
+// at the next start) have passed since it started serving, so brokers had
+// time to re-register after a restart. Once ready, it stays ready until
+// shutdown.
 func (s *Server) Ready() error {
 	if s.stopping.Load() {
 		return errors.New("shutting down")
@@ -127,10 +129,9 @@ func (s *Server) Ready() error {
 	if since == nil {
 		return errors.New("remoting listener not bound yet")
 	}
-	secs := s.cfg.Load().ReadyAfterBrokerRegistrationSeconds
-	if wait := time.Duration(secs)*time.Second - time.Since(*since); wait > 0 {
+	if wait := s.readyWait.left(*since); wait > 0 {
 		return fmt.Errorf("waiting %s more for brokers to register (readyAfterBrokerRegistrationSeconds=%d)",
-			wait.Round(time.Millisecond), secs)
+			wait.Round(time.Millisecond), s.readyWait.seconds())
 	}
 	return nil
 }

@@ -7,7 +7,8 @@ import (
 
 // registerProcessors binds every NameServer request code to its handler.
 func (s *Server) registerProcessors() {
-	rp := &routeProcessor{routes: s.routes, kv: s.kv, cfg: s.cfg, started: s.started, cache: route.NewBodyCache(0)}
+	rp := &routeProcessor{routes: s.routes, kv: s.kv, cfg: s.cfg, started: s.started,
+		serviceWait: s.serviceWait, cache: route.NewBodyCache(0)}
 	bp := &brokerProcessor{routes: s.routes, kv: s.kv, cfg: s.cfg}
 	ap := &clusterTopicProcessor{routes: s.routes, cfg: s.cfg}
 	kp := &kvProcessor{kv: s.kv}

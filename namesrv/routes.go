@@ -36,12 +36,15 @@ type routeProcessor struct {
 	kv      kvReader
 	cfg     configSource
 	started time.Time
-	cache   *route.BodyCache // encoded bodies kept in the snapshots
+	// serviceWait is needWaitForService/waitSecondsForService as of start
+	// (nil: no wait).
+	serviceWait *startupWait
+	cache       *route.BodyCache // encoded bodies kept in the snapshots
 }
 
 func (p *routeProcessor) getRouteInfo(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	cfg := p.cfg.Load()
-	if cfg.NeedWaitForService && time.Since(p.started) < time.Duration(cfg.WaitSecondsForService)*time.Second {
+	if p.serviceWait.left(p.started) > 0 {
 		return errorResponse(req, ErrNotReady), nil
 	}
 	topic, ok := req.ExtFields["topic"]

@@ -34,6 +34,10 @@ type Server struct {
 	serving  atomic.Pointer[time.Time] // when Start began serving
 	stopping atomic.Bool
 	lane     *lane // broker registrations, on a lower-priority thread
+	// serviceWait and readyWait are the startup config's
+	// needWaitForService/waitSecondsForService and
+	// readyAfterBrokerRegistrationSeconds (see startupWait).
+	serviceWait, readyWait *startupWait
 	// sendNotify sends one 905 oneway (sendOneway; tests replace it).
 	sendNotify func(ctx context.Context, addr string, req *remoting.Command)
 	notes      notifications // the 905 sends in flight
@@ -54,7 +58,11 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 		o.close()
 		return nil, fmt.Errorf("open kv store: %w", err)
 	}
-	s := &Server{cfg: config.NewHolder(cfg), log: logger, kv: &meteredKV{Store: store}, started: time.Now()}
+	s := &Server{cfg: config.NewHolder(cfg), log: logger, kv: &meteredKV{Store: store}, started: time.Now(),
+		readyWait: newStartupWait(cfg.ReadyAfterBrokerRegistrationSeconds)}
+	if cfg.NeedWaitForService {
+		s.serviceWait = newStartupWait(cfg.WaitSecondsForService)
+	}
 	s.routes = route.NewManager(route.Options{
 		Settings:                s.routeSettings,
 		ScanInterval:            time.Duration(cfg.ScanNotActiveBrokerInterval) * time.Millisecond,

@@ -36,7 +36,7 @@ func registerRequest(t testing.TB, name, addr string, n int) *remoting.Command {
 func TestNeedWaitForService(t *testing.T) {
 	srv := startServer(t, func(c *config.NamesrvConfig) {
 		c.NeedWaitForService = true
-		c.WaitSecondsForService = 3600
+		c.WaitSecondsForService = 600
 	})
 	resp := invoke(t, dial(t, srv), remoting.NewRequest(remoting.GetRouteinfoByTopic, map[string]string{"topic": "T"}, nil))
 	require.Equal(t, remoting.SystemError, resp.Code)

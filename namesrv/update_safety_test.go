@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -82,19 +83,49 @@ func TestUpdateCannotLiftMemoryCaps(t *testing.T) {
 	}
 }
 
-// TestAttackUpdateStopsRouteService: needWaitForService and
-// waitSecondsForService are read on every GET_ROUTEINFO_BY_TOPIC, measured
-// from process start, so an update long after start makes every route lookup
-// answer "name server not ready" for 68 years on the running node (Java's
-// ClientRequestProcessor latches readiness once the wait has passed).
-func TestAttackUpdateStopsRouteService(t *testing.T) {
+// TestUpdateCannotStopRouteService (regression, from the attack review):
+// needWaitForService and waitSecondsForService were read on every
+// GET_ROUTEINFO_BY_TOPIC and measured from process start, so an update on a
+// running node (even with the now bounded wait of 600 s) made every route
+// lookup answer "name server not ready". The wait is now fixed at start and
+// latches open once passed (Java's ClientRequestProcessor stops checking
+// once it has served a route); the update takes effect at the next start.
+func TestUpdateCannotStopRouteService(t *testing.T) {
 	srv, _ := startAttackNode(t)
 	c := dial(t, srv)
-	resp := invoke(t, c, remoting.NewRequest(remoting.UpdateNamesrvConfig, nil,
-		[]byte("needWaitForService=true\nwaitSecondsForService=2147483647")))
+	for _, body := range []string{"needWaitForService=true\nwaitSecondsForService=2147483647",
+		"needWaitForService=true\nwaitSecondsForService=600"} {
+		resp := invoke(t, c, remoting.NewRequest(remoting.UpdateNamesrvConfig, nil, []byte(body)))
+		t.Logf("update %q answered code=%d remark=%q", body, resp.Code, resp.Remark)
+		req := remoting.NewRequest(remoting.GetRouteinfoByTopic, map[string]string{"topic": "TBW102"}, nil)
+		resp = invoke(t, c, req)
+		t.Logf("route lookup answered code=%d remark=%q", resp.Code, resp.Remark)
+		require.NotEqual(t, "name server not ready", resp.Remark, "a running node stopped serving routes")
+	}
+}
+
+// TestUpdateCannotMakeReadyzFail: readyAfterBrokerRegistrationSeconds was
+// re-read by every /readyz probe, so an update on a ready node made it
+// unready (and a Kubernetes Service drop it) for up to the new wait. The
+// wait is now fixed at start and latches once passed.
+func TestUpdateCannotMakeReadyzFail(t *testing.T) {
+	srv := startMetricsServer(t, 0)
+	require.NoError(t, srv.Ready())
+	resp := invoke(t, dial(t, srv), remoting.NewRequest(remoting.UpdateNamesrvConfig, nil,
+		[]byte("readyAfterBrokerRegistrationSeconds=600")))
 	t.Logf("update answered code=%d remark=%q", resp.Code, resp.Remark)
-	req := remoting.NewRequest(remoting.GetRouteinfoByTopic, map[string]string{"topic": "TBW102"}, nil)
-	resp = invoke(t, c, req)
-	t.Logf("route lookup answered code=%d remark=%q", resp.Code, resp.Remark)
-	require.NotEqual(t, "name server not ready", resp.Remark, "a running node stopped serving routes")
+	require.NoError(t, srv.Ready(), "a ready node became unready after an update")
+}
+
+// TestStartupWaitLatches: a wait reports what remains after its start, none
+// once passed, and none from then on even measured from a later start.
+func TestStartupWaitLatches(t *testing.T) {
+	w := newStartupWait(60)
+	now := time.Now()
+	require.Greater(t, w.left(now), 59*time.Second)
+	require.Equal(t, 60, w.seconds())
+	require.Zero(t, w.left(now.Add(-61*time.Second)))
+	require.Zero(t, w.left(now), "a passed wait stays passed")
+	var none *startupWait
+	require.Zero(t, none.left(now))
 }
