@@ -105,7 +105,7 @@ func LoadController(path string) (*ControllerConfig, error) {
 	cc.applyFile(props)
 	cc.finish()
 	if cc.ownFile = !sameFile(cc.ConfigStorePath, path); cc.ownFile {
-		if err := cc.loadOwnFile(); err != nil {
+		if err := cc.loadOwnFile(""); err != nil {
 			return nil, err
 		}
 	}

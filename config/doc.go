@@ -29,7 +29,8 @@
 // not parse, or that would make the config invalid, is refused; Persist
 // escapes values so they read back unchanged and keeps <file>.bak; the
 // embedded controller persists its updates to its own file next to the -c
-// file (EmbeddedControllerFile), read back over the -c file at Load.
+// file and named after it (EmbeddedControllerFileSuffix), read back over the
+// -c file at Load.
 //
 // # Build tag
 //

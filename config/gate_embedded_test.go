@@ -100,7 +100,7 @@ controllerStorePath=` + filepath.Join(dir, "store") + "\n"
 			require.NoFileExists(t, c.Controller.ConfigStorePath+".bak")
 		}
 	}
-	require.Equal(t, filepath.Join(dir, "controller.properties"), c.Controller.ConfigStorePath)
+	require.Equal(t, filepath.Join(dir, "namesrv.controller.properties"), c.Controller.ConfigStorePath)
 	require.FileExists(t, c.Controller.ConfigStorePath+".bak")
 	ns, err := c.ApplyUpdate([]byte("orderMessageEnable=true"))
 	require.NoError(t, err)
@@ -122,7 +122,7 @@ controllerStorePath=` + filepath.Join(dir, "store") + "\n"
 // cannot change what the node is, even when edited by hand.
 func TestEmbeddedControllerFileIgnoresNodeKeys(t *testing.T) {
 	path := controllerFile(t, "enableControllerInNamesrv=true\n")
-	own := filepath.Join(filepath.Dir(path), "controller.properties")
+	own := filepath.Join(filepath.Dir(path), "node.controller.properties")
 	require.NoError(t, os.WriteFile(own, []byte("controllerDLegerSelfId=n1\nlistenPort=9868\nelectMasterMaxRetryCount=5\n"), 0o644))
 	c, err := Load(path)
 	require.NoError(t, err)
@@ -138,5 +138,25 @@ func TestEmbeddedControllerFileIsNotTheCFile(t *testing.T) {
 	c, err := Load(path)
 	require.NoError(t, err)
 	require.NoError(t, c.Validate())
-	require.Equal(t, filepath.Join(filepath.Dir(path), "controller-embedded.properties"), c.Controller.ConfigStorePath)
+	require.Equal(t, filepath.Join(filepath.Dir(path), "controller.controller.properties"), c.Controller.ConfigStorePath)
+}
+
+// TestEmbeddedControllerLegacyFileReadOnce: a node upgraded from the
+// shared controller.properties reads it while it has no own file yet; its
+// next accepted update writes its own file, which wins from then on.
+func TestEmbeddedControllerLegacyFileReadOnce(t *testing.T) {
+	path := controllerFile(t, "enableControllerInNamesrv=true\n")
+	legacy := filepath.Join(filepath.Dir(path), "controller.properties")
+	require.NoError(t, os.WriteFile(legacy, []byte("electMasterMaxRetryCount=5\n"), 0o644))
+	c, err := Load(path)
+	require.NoError(t, err)
+	require.Equal(t, 5, c.Controller.ElectMasterMaxRetryCount, "the legacy file is read while there is no own file")
+	n, err := c.ApplyControllerUpdate([]byte("scanInactiveMasterInterval=7000"))
+	require.NoError(t, err)
+	require.NoError(t, n.Controller.Persist())
+	require.NoError(t, os.WriteFile(legacy, []byte("electMasterMaxRetryCount=9\n"), 0o644))
+	back, err := Load(path)
+	require.NoError(t, err)
+	require.Equal(t, 5, back.Controller.ElectMasterMaxRetryCount, "the own file keeps what was read, ignores the legacy file")
+	require.Equal(t, int64(7000), back.Controller.ScanInactiveMasterInterval)
 }

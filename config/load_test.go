@@ -49,7 +49,7 @@ func TestLoadConfigStorePathIsTheFile(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, path, c.ConfigStorePath, "Java: the -c file is the store path, whatever it says")
 	require.Equal(t, path, mustParse(t, c.Render())["configStorePath"])
-	require.Equal(t, filepath.Join(filepath.Dir(path), "controller.properties"), c.Controller.ConfigStorePath,
+	require.Equal(t, filepath.Join(filepath.Dir(path), "namesrv.controller.properties"), c.Controller.ConfigStorePath,
 		"the embedded controller keeps its own file next to the -c file, never the -c file itself")
 }
 

@@ -178,7 +178,7 @@ func Load(path string) (*NamesrvConfig, error) {
 	c.ConfigStorePath = path
 	c.Controller.ConfigStorePath = embeddedControllerPath(path)
 	c.finish()
-	if err := c.Controller.loadOwnFile(); err != nil {
+	if err := c.Controller.loadOwnFile(legacyControllerPath(path)); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -7,36 +7,62 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
-// EmbeddedControllerFile is the name of the embedded controller's own
-// properties file, in the directory of the NameServer's -c file. Java's
-// ControllerConfig stores its updates in ${user.home}/controller/
-// controller.properties (configStorePath); ours sits next to the -c file so
-// a node's files stay together. When the -c file itself has that name,
-// EmbeddedControllerFileAlt is used instead.
+// EmbeddedControllerFileSuffix names the embedded controller's own
+// properties file: the -c file's name without ".properties", plus this
+// suffix, in the -c file's directory (n0.properties keeps its controller's
+// updates in n0.controller.properties). Java's ControllerConfig stores its
+// updates in ${user.home}/controller/controller.properties
+// (configStorePath), one file for every node of a host; ours is named after
+// the -c file, so nodes whose -c files share a directory never share it,
+// and it is never the -c file itself.
+const EmbeddedControllerFileSuffix = ".controller.properties"
+
+// Earlier versions named the own file controller.properties in the -c
+// file's directory (controller-embedded.properties when the -c file had
+// that name), shared by every node of that directory. While a node has no
+// own file yet, Load reads that one instead, once; the next accepted update
+// writes the node's own file.
 const (
-	EmbeddedControllerFile    = "controller.properties"
-	EmbeddedControllerFileAlt = "controller-embedded.properties"
+	legacyControllerFile    = "controller.properties"
+	legacyControllerFileAlt = "controller-embedded.properties"
 )
 
 // embeddedControllerPath returns where the embedded controller of a
 // NameServer started with -c path keeps its updates (never path itself).
 func embeddedControllerPath(path string) string {
-	own := filepath.Join(filepath.Dir(path), EmbeddedControllerFile)
-	if sameFile(own, path) {
-		own = filepath.Join(filepath.Dir(path), EmbeddedControllerFileAlt)
+	stem := strings.TrimSuffix(filepath.Base(path), ".properties")
+	return filepath.Join(filepath.Dir(path), stem+EmbeddedControllerFileSuffix)
+}
+
+// legacyControllerPath is the own file's name before
+// EmbeddedControllerFileSuffix ("" if that would be the -c file).
+func legacyControllerPath(path string) string {
+	legacy := filepath.Join(filepath.Dir(path), legacyControllerFile)
+	if sameFile(legacy, path) {
+		legacy = filepath.Join(filepath.Dir(path), legacyControllerFileAlt)
 	}
-	return own
+	if sameFile(legacy, path) {
+		return ""
+	}
+	return legacy
 }
 
 // loadOwnFile applies the keys of the controller's own file (the
-// UPDATE_CONTROLLER_CONFIG results persisted earlier) over the -c file's.
-// Keys a remote update may not set (black-listed ones) and keys the
+// UPDATE_CONTROLLER_CONFIG results persisted earlier) over the -c file's;
+// while it does not exist, those of fallback (the legacy name, "" for
+// none). Keys a remote update may not set (black-listed ones) and keys the
 // controller does not know are ignored, so a stale or hand-edited file
 // cannot change what the node is. A missing file is not an error.
-func (cc *ControllerConfig) loadOwnFile() error {
-	props, err := readPropertiesFile(cc.ConfigStorePath)
+func (cc *ControllerConfig) loadOwnFile(fallback string) error {
+	from := cc.ConfigStorePath
+	props, err := readPropertiesFile(from)
+	if errors.Is(err, fs.ErrNotExist) && fallback != "" {
+		from = fallback
+		props, err = readPropertiesFile(from)
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -53,7 +79,7 @@ func (cc *ControllerConfig) loadOwnFile() error {
 		}
 	}
 	for _, e := range cc.update(props) {
-		cc.loadErrs = append(cc.loadErrs, fmt.Errorf("%s: %w", cc.ConfigStorePath, e))
+		cc.loadErrs = append(cc.loadErrs, fmt.Errorf("%s: %w", from, e))
 	}
 	return nil
 }

@@ -18,7 +18,7 @@
 # ${TMPDIR:-/tmp}/rmqgo-cluster); a node's config is generated from
 # deploy/cluster/nN.properties only when absent, so updates persisted by
 # 318 (to namesrv.properties) and 1009 (to the embedded controller's own
-# controller.properties beside it) survive restarts. start exits non-zero,
+# namesrv.controller.properties beside it) survive restarts. start exits non-zero,
 # naming it, when a node did not come up (process gone or port closed). CLUSTER_WAIT bounds the wait for a leader;
 # FLOW_ARGS adds brokerflow flags (e.g. "-brokers 2 -keep -v"). Metrics of
 # node N: http://127.0.0.1:55N7/metrics (5557, 5567, 5577).

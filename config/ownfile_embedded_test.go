@@ -11,15 +11,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackSharedOwnControllerFile: the embedded controller keeps its
-// 1009 updates in controller.properties beside the -c file, so every node
-// whose -c file sits in the same directory (deploy/cluster/n0..n2.properties
-// started in place, several instances of the systemd template on one host
-// under /etc/rocketmq) shares one file: an update accepted by n0 is loaded
-// by n1 at its next start, and an update of n1 rewrites the file from n1's
-// own updates only, so n0 restarts without the update it acknowledged and
-// with n1's instead.
-func TestAttackSharedOwnControllerFile(t *testing.T) {
+// TestOwnControllerFilePerNode (regression, from the attack review): the
+// embedded controller kept its 1009 updates in controller.properties beside
+// the -c file, so every node whose -c file sits in the same directory
+// (deploy/cluster/n0..n2.properties started in place, several instances of
+// the systemd template on one host under /etc/rocketmq) shared one file: n0
+// restarted without the update it acknowledged and with n1's instead. The
+// own file is now named after the -c file (n0.controller.properties).
+func TestOwnControllerFilePerNode(t *testing.T) {
 	dir := t.TempDir()
 	path := func(id string) string {
 		p := filepath.Join(dir, id+".properties")
