@@ -12,19 +12,19 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// attackChildEnv, when set to a -c path, makes TestUpdateCannotBrickRestart
+// restartChildEnv, when set to a -c path, makes TestUpdateCannotBrickRestart
 // act as the restarted node: it starts from that file and stops.
-const attackChildEnv = "RMQ_TEST_RESTART_FROM"
+const restartChildEnv = "RMQ_TEST_RESTART_FROM"
 
-// startAttackNode starts a node from a fresh -c file on a loopback port.
-func startAttackNode(t *testing.T) (*Server, string) {
-	srv, path := startAttackNodeNoStop(t)
+// startFileNode starts a node from a fresh -c file on a loopback port.
+func startFileNode(t *testing.T) (*Server, string) {
+	srv, path := startFileNodeNoStop(t)
 	t.Cleanup(func() { stopServer(t, srv) })
 	return srv, path
 }
 
-// startAttackNodeNoStop is startAttackNode; the caller stops the node.
-func startAttackNodeNoStop(t *testing.T) (*Server, string) {
+// startFileNodeNoStop is startFileNode; the caller stops the node.
+func startFileNodeNoStop(t *testing.T) (*Server, string) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "namesrv.properties")
 	body := "bindAddress=127.0.0.1\nlistenPort=0\nkvConfigPath=" + filepath.Join(dir, "kv.json") + "\n"
@@ -41,11 +41,11 @@ func startAttackNodeNoStop(t *testing.T) (*Server, string) {
 // is refused; if an update is accepted, a node restarted from the persisted
 // file (in a child process) must come up.
 func TestUpdateCannotBrickRestart(t *testing.T) {
-	if path := os.Getenv(attackChildEnv); path != "" {
+	if path := os.Getenv(restartChildEnv); path != "" {
 		stopServer(t, startFromFile(t, path))
 		return
 	}
-	srv, path := startAttackNodeNoStop(t)
+	srv, path := startFileNodeNoStop(t)
 	resp := invoke(t, dial(t, srv), remoting.NewRequest(remoting.UpdateNamesrvConfig, nil,
 		[]byte("unRegisterBrokerQueueCapacity=2147483647")))
 	t.Logf("update answered code=%d remark=%q", resp.Code, resp.Remark)
@@ -54,7 +54,7 @@ func TestUpdateCannotBrickRestart(t *testing.T) {
 		return // refused: nothing persisted, the node restarts
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestUpdateCannotBrickRestart$", "-test.count=1")
-	cmd.Env = append(os.Environ(), attackChildEnv+"="+path)
+	cmd.Env = append(os.Environ(), restartChildEnv+"="+path)
 	out, err := cmd.CombinedOutput()
 	if len(out) > 2000 {
 		out = out[:2000]
@@ -69,7 +69,7 @@ func TestUpdateCannotBrickRestart(t *testing.T) {
 // one request lifted them from the next restart on. They are black-listed
 // now: code 16, whatever the value.
 func TestUpdateCannotLiftMemoryCaps(t *testing.T) {
-	srv, _ := startAttackNode(t)
+	srv, _ := startFileNode(t)
 	c := dial(t, srv)
 	for _, body := range []string{
 		"serverChannelMaxPendingResponseBytes=9223372036854775807",
@@ -91,7 +91,7 @@ func TestUpdateCannotLiftMemoryCaps(t *testing.T) {
 // latches open once passed (Java's ClientRequestProcessor stops checking
 // once it has served a route); the update takes effect at the next start.
 func TestUpdateCannotStopRouteService(t *testing.T) {
-	srv, _ := startAttackNode(t)
+	srv, _ := startFileNode(t)
 	c := dial(t, srv)
 	for _, body := range []string{"needWaitForService=true\nwaitSecondsForService=2147483647",
 		"needWaitForService=true\nwaitSecondsForService=600"} {
