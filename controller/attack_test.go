@@ -1,0 +1,103 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"bufio"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// attackConn is a raw client connection to a controller.
+type attackConn struct {
+	nc     net.Conn
+	r      *bufio.Reader
+	opaque int32
+}
+
+func dialAttack(t *testing.T, addr string) *attackConn {
+	nc, err := net.Dial("tcp", addr)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = nc.Close() })
+	return &attackConn{nc: nc, r: bufio.NewReader(nc)}
+}
+
+// call sends one request and reads its response.
+func (a *attackConn) call(t *testing.T, code int32, ext map[string]string) *remoting.Command {
+	a.opaque++
+	_, err := a.nc.Write(rawFrame(t, code, a.opaque, ext))
+	require.NoError(t, err)
+	return readResponse(t, a.nc, a.r)
+}
+
+// beat sends one heartbeat of broker b/id and reads the answer; false on
+// any error (for a background loop, which must not call t.FailNow).
+func (a *attackConn) beat(id string) bool {
+	a.opaque++
+	req := remoting.NewRequest(remoting.BrokerHeartbeat, map[string]string{"clusterName": "c", "brokerName": "b",
+		"brokerAddr": "127.0.0.1:10911", "brokerId": id}, nil)
+	req.Opaque = a.opaque
+	frame, err := remoting.AppendFrame(nil, req)
+	if err == nil {
+		_, err = a.nc.Write(frame)
+	}
+	if err == nil {
+		_ = a.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err = remoting.ReadFrame(a.r, 0, nil)
+	}
+	return err == nil
+}
+
+// TestAttackForeignHeartbeatCloseFailsOverLiveMaster: BROKER_HEARTBEAT is
+// not authenticated, and a heartbeat for an existing entry that arrives on
+// another connection takes the entry over (heartbeat.go, the
+// apache/rocketmq#11045 fix). Any client can then fail over a live master:
+// it sends one heartbeat naming the master's id and closes its connection;
+// the close evicts the entry and the leader elects at once (T1), although
+// the master still beats every 200 ms on its own open connection. Java
+// keeps the entry's first channel, so a foreign close evicts nothing. Here
+// the set has only the master in its sync-state set, so the leader
+// records "no master" and the live master loses its role.
+func TestAttackForeignHeartbeatCloseFailsOverLiveMaster(t *testing.T) {
+	ic := newInmemControllers(t, 1)
+	leader := ic.leader(t)
+	b1 := dialAttack(t, leader.Addr())
+	resp := b1.call(t, remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c", "brokerName": "b",
+		"appliedBrokerId": "1", "registerCheckCode": "127.0.0.1:10911;1"})
+	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.True(t, b1.beat("1"))
+	resp = b1.call(t, remoting.ControllerElectMaster, map[string]string{"clusterName": "c", "brokerName": "b",
+		"brokerId": "1", "designateElect": "false"})
+	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+
+	var stop atomic.Bool
+	done := make(chan struct{})
+	go func() { // the live master keeps beating on its own connection
+		defer close(done)
+		for !stop.Load() && b1.beat("1") {
+			time.Sleep(200 * time.Millisecond)
+		}
+	}()
+	defer func() { stop.Store(true); <-done }()
+
+	attacker := dialAttack(t, leader.Addr())
+	require.True(t, attacker.beat("1"))
+	require.NoError(t, attacker.nc.Close())
+
+	isMaster := func() (ok bool) {
+		leader.fsm.Read(func(s *State) { ok = s.IsMaster("b", 1) })
+		return ok
+	}
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end) && isMaster(); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("after a foreign connection beat as broker 1 and closed: broker 1 master=%v, master epochs %v",
+		isMaster(), leader.MasterEpochs())
+	require.True(t, isMaster(), "a live master was failed over by another connection's close")
+}
