@@ -4,6 +4,7 @@ package controller
 
 import (
 	"bufio"
+	"fmt"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -100,4 +101,36 @@ func TestAttackForeignHeartbeatCloseFailsOverLiveMaster(t *testing.T) {
 	t.Logf("after a foreign connection beat as broker 1 and closed: broker 1 master=%v, master epochs %v",
 		isMaster(), leader.MasterEpochs())
 	require.True(t, isMaster(), "a live master was failed over by another connection's close")
+}
+
+// TestAttackHeartbeatTableUnbounded: BROKER_HEARTBEAT records any
+// (cluster, broker set, id), known to the controller or not, with the
+// names as sent, for up to an hour (heartbeatTimeoutMills is capped at
+// one hour) or until the connection closes. One open connection grows the
+// table, and the controller's memory, without bound: 8,000 heartbeats of
+// made-up sets with 4 KiB names. (Java's table is unbounded as well; the
+// project's rule is "never unbounded memory" for bad input.)
+func TestAttackHeartbeatTableUnbounded(t *testing.T) {
+	const beats, nameLen = 8000, 4 << 10
+	ic := newInmemControllers(t, 1)
+	leader := ic.leader(t)
+	a := dialAttack(t, leader.Addr())
+	pad := string(make([]byte, nameLen))
+	var frames []byte
+	for i := range beats {
+		req := remoting.NewRequest(remoting.BrokerHeartbeat, map[string]string{"clusterName": "c",
+			"brokerName": fmt.Sprintf("%d-%s", i, pad), "brokerAddr": "127.0.0.1:1", "brokerId": "1",
+			"heartbeatTimeoutMills": "3600000"}, nil)
+		req.Opaque = int32(i + 1)
+		frames = remoting.EncodeFrame(frames, req)
+	}
+	go func() { _, _ = a.nc.Write(frames) }()
+	for range beats {
+		readResponse(t, a.nc, a.r)
+	}
+	leader.hb.mu.RLock()
+	entries := len(leader.hb.live)
+	leader.hb.mu.RUnlock()
+	t.Logf("one connection, %d heartbeats of made-up broker sets: %d live entries of ~%d KiB each", beats, entries, nameLen>>10)
+	require.Less(t, entries, beats/2, "the heartbeat table grows without bound")
 }
