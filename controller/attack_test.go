@@ -134,3 +134,37 @@ func TestAttackHeartbeatTableUnbounded(t *testing.T) {
 	t.Logf("one connection, %d heartbeats of made-up broker sets: %d live entries of ~%d KiB each", beats, entries, nameLen>>10)
 	require.Less(t, entries, beats/2, "the heartbeat table grows without bound")
 }
+
+// TestAttackRetryCountSpinsTheLog: electMasterMaxRetryCount is updatable by
+// UPDATE_CONTROLLER_CONFIG with any positive value, and triggerElect
+// retries without pause; each attempt on a set with no live candidate
+// appends a "no master" entry that bumps the master epoch. After
+// electMasterMaxRetryCount=2147483647 the loss of a master whose set has no
+// other live replica makes the leader append entries as fast as Raft
+// commits them: the log and the master epoch (an int32, ++ without a
+// bound, so it would wrap negative) grow for as long as the set stays
+// without candidates.
+func TestAttackRetryCountSpinsTheLog(t *testing.T) {
+	ic := newInmemControllers(t, 1)
+	leader := ic.leader(t)
+	resp := invoke(t, leader.Addr(), remoting.UpdateControllerConfig, nil, []byte("electMasterMaxRetryCount=2147483647"))
+	t.Logf("1009 electMasterMaxRetryCount=2147483647 answered code %d %q", resp.Code, resp.Remark)
+	b1 := dialAttack(t, leader.Addr())
+	resp = b1.call(t, remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c", "brokerName": "b",
+		"appliedBrokerId": "1", "registerCheckCode": "127.0.0.1:10911;1"})
+	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.True(t, b1.beat("1"))
+	resp = b1.call(t, remoting.ControllerElectMaster, map[string]string{"clusterName": "c", "brokerName": "b",
+		"brokerId": "1", "designateElect": "false"})
+	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.NoError(t, b1.nc.Close()) // the master goes away; no other replica
+
+	var epoch int32
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end) && epoch <= 100; {
+		epoch = leader.MasterEpochs()["b"]
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("master epoch of b %d, raft last index %s", epoch, leader.RaftStats()["last_log_index"])
+	leader.stopping.Store(true) // end the loop before cleanup
+	require.LessOrEqual(t, epoch, int32(100), "one lost master made the leader spin the log")
+}
