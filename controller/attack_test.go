@@ -168,3 +168,39 @@ func TestAttackRetryCountSpinsTheLog(t *testing.T) {
 	leader.stopping.Store(true) // end the loop before cleanup
 	require.LessOrEqual(t, epoch, int32(100), "one lost master made the leader spin the log")
 }
+
+// TestAttackForeignHeartbeatHidesDeadMaster is the other side of the same
+// takeover: a client that beats once as the master with
+// heartbeatTimeoutMills=3600000 owns the entry, so when the real master's
+// connection closes nothing is evicted and its set is not failed over for
+// up to an hour (Java evicts by the entry's first channel, the master's, and
+// elects at once). Without the foreign beat, the same close clears the
+// master at once (no other replica: "no master", epoch +1).
+func TestAttackForeignHeartbeatHidesDeadMaster(t *testing.T) {
+	ic := newInmemControllers(t, 1)
+	leader := ic.leader(t)
+	b1 := dialAttack(t, leader.Addr())
+	resp := b1.call(t, remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c", "brokerName": "b",
+		"appliedBrokerId": "1", "registerCheckCode": "127.0.0.1:10911;1"})
+	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.True(t, b1.beat("1"))
+	resp = b1.call(t, remoting.ControllerElectMaster, map[string]string{"clusterName": "c", "brokerName": "b",
+		"brokerId": "1", "designateElect": "false"})
+	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+
+	attacker := dialAttack(t, leader.Addr())
+	resp = attacker.call(t, remoting.BrokerHeartbeat, map[string]string{"clusterName": "c", "brokerName": "b",
+		"brokerAddr": "127.0.0.1:10911", "brokerId": "1", "heartbeatTimeoutMills": "3600000"})
+	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.NoError(t, b1.nc.Close()) // the real master dies
+
+	isMaster := func() (ok bool) {
+		leader.fsm.Read(func(s *State) { ok = s.IsMaster("b", 1) })
+		return ok
+	}
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end) && isMaster(); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Logf("3 s after the master's connection closed: broker 1 still master=%v, epochs %v", isMaster(), leader.MasterEpochs())
+	require.False(t, isMaster(), "a dead master stays master while a foreign connection holds its heartbeat entry")
+}
