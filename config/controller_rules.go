@@ -7,6 +7,12 @@ import (
 	"strings"
 )
 
+// MaxElectMasterMaxRetryCount bounds electMasterMaxRetryCount (Java's
+// ControllerConfig takes any int; its default is 3). Each failed attempt of
+// a controller-triggered election can append a "no master" entry, so the
+// bound also bounds the log entries one lost master costs.
+const MaxElectMasterMaxRetryCount = 100
+
 // Validate reports every broken rule of a standalone controller's config at
 // once: parse errors, its NettyServerConfig, and the controller rules (see
 // ruleErrors). Its remoting listen address is its own controllerDLegerPeers
@@ -37,7 +43,9 @@ func (cc *ControllerConfig) numberRules(r *rules) {
 	r.positive("controllerThreadPoolNums", int64(cc.ControllerThreadPoolNums))
 	r.positive("controllerRequestThreadPoolQueueCapacity", int64(cc.ControllerRequestThreadPoolQueueCapacity))
 	r.positive("mappedFileSize", int64(cc.MappedFileSize))
-	r.positive("electMasterMaxRetryCount", int64(cc.ElectMasterMaxRetryCount))
+	if n := cc.ElectMasterMaxRetryCount; n < 1 || n > MaxElectMasterMaxRetryCount {
+		r.addf("electMasterMaxRetryCount (%d) must be between 1 and %d", n, MaxElectMasterMaxRetryCount)
+	}
 	r.metricsType(cc.MetricsExporterType)
 	r.port("metricsPromExporterPort", cc.MetricsPromExporterPort, 0)
 }

@@ -54,7 +54,7 @@ scanInactiveMasterInterval=abc
 		"controllerDLegerSelfId (n1) is not an id of controllerRaftPeers",
 		"controllerRaftPeers ids (n0,n2) differ from controllerDLegerPeers ids (n0,n1)",
 		"n0's raft address 127.0.0.1:9878 collides",
-		"electMasterMaxRetryCount (0) must be positive",
+		"electMasterMaxRetryCount (0) must be between 1 and 100",
 		"scanInactiveMasterInterval (abc) is not a valid long")
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // EventType is the first byte of a log entry. Values 1..6 keep the Java
@@ -200,6 +201,9 @@ func (e ElectMasterEvent) apply(s *State) error {
 	ss, err := e.target(s)
 	if err != nil {
 		return err
+	}
+	if ss.MasterEpoch == math.MaxInt32 || (e.NewMasterElected && ss.SyncStateSetEpoch == math.MaxInt32) {
+		return newError(ErrElectMasterFailed, "elect master of %s: %s", e.BrokerName, remarkEpochExhausted)
 	}
 	ss.MasterEpoch++
 	if !e.NewMasterElected {
