@@ -55,17 +55,15 @@ func (a *attackConn) beat(id string) bool {
 	return err == nil
 }
 
-// TestAttackForeignHeartbeatCloseFailsOverLiveMaster: BROKER_HEARTBEAT is
-// not authenticated, and a heartbeat for an existing entry that arrives on
-// another connection takes the entry over (heartbeat.go, the
-// apache/rocketmq#11045 fix). Any client can then fail over a live master:
-// it sends one heartbeat naming the master's id and closes its connection;
-// the close evicts the entry and the leader elects at once (T1), although
-// the master still beats every 200 ms on its own open connection. Java
-// keeps the entry's first channel, so a foreign close evicts nothing. Here
-// the set has only the master in its sync-state set, so the leader
-// records "no master" and the live master loses its role.
-func TestAttackForeignHeartbeatCloseFailsOverLiveMaster(t *testing.T) {
+// TestForeignConnCloseKeepsLiveMaster (from the attack review's
+// TestAttackForeignHeartbeatCloseFailsOverLiveMaster): BROKER_HEARTBEAT is
+// not authenticated, and a heartbeat on another connection used to take
+// the entry over, so any client could fail over a live master by beating
+// once as it and closing its connection. Now a close removes only that
+// connection's part of the entry: the master, still beating on its own
+// connection, keeps its role (the set has only the master in its
+// sync-state set, so a failover would record "no master").
+func TestForeignConnCloseKeepsLiveMaster(t *testing.T) {
 	ic := newInmemControllers(t, 1)
 	leader := ic.leader(t)
 	b1 := dialAttack(t, leader.Addr())
@@ -103,15 +101,15 @@ func TestAttackForeignHeartbeatCloseFailsOverLiveMaster(t *testing.T) {
 	require.True(t, isMaster(), "a live master was failed over by another connection's close")
 }
 
-// TestAttackHeartbeatTableUnbounded: BROKER_HEARTBEAT records any
-// (cluster, broker set, id), known to the controller or not, with the
-// names as sent, for up to an hour (heartbeatTimeoutMills is capped at
-// one hour) or until the connection closes. One open connection grows the
-// table, and the controller's memory, without bound: 8,000 heartbeats of
-// made-up sets with 4 KiB names. (Java's table is unbounded as well; the
-// project's rule is "never unbounded memory" for bad input.)
-func TestAttackHeartbeatTableUnbounded(t *testing.T) {
-	const beats, nameLen = 8000, 4 << 10
+// TestHeartbeatTableBoundedPerConn (from the attack review's
+// TestAttackHeartbeatTableUnbounded): BROKER_HEARTBEAT recorded any
+// (cluster, broker set, id), known to the controller or not, so one open
+// connection grew the table without bound (8,000 heartbeats of made-up
+// sets with 4 KiB names: 8,000 entries; Java's table is unbounded too).
+// Now one connection beats for at most MaxHeartbeatEntriesPerConn brokers;
+// the excess is answered 2005.
+func TestHeartbeatTableBoundedPerConn(t *testing.T) {
+	const beats, nameLen = 1000, 4 << 10
 	ic := newInmemControllers(t, 1)
 	leader := ic.leader(t)
 	a := dialAttack(t, leader.Addr())
@@ -125,14 +123,19 @@ func TestAttackHeartbeatTableUnbounded(t *testing.T) {
 		frames = remoting.EncodeFrame(frames, req)
 	}
 	go func() { _, _ = a.nc.Write(frames) }()
+	refused := 0
 	for range beats {
-		readResponse(t, a.nc, a.r)
+		if readResponse(t, a.nc, a.r).Code == CodeInvalidRequest {
+			refused++
+		}
 	}
 	leader.hb.mu.RLock()
 	entries := len(leader.hb.live)
 	leader.hb.mu.RUnlock()
-	t.Logf("one connection, %d heartbeats of made-up broker sets: %d live entries of ~%d KiB each", beats, entries, nameLen>>10)
-	require.Less(t, entries, beats/2, "the heartbeat table grows without bound")
+	t.Logf("one connection, %d heartbeats of made-up broker sets: %d live entries of ~%d KiB each, %d refused",
+		beats, entries, nameLen>>10, refused)
+	require.Equal(t, MaxHeartbeatEntriesPerConn, entries, "the heartbeat table grows without bound")
+	require.Equal(t, beats-MaxHeartbeatEntriesPerConn, refused)
 }
 
 // TestLostMasterRetryLoopIsBoundedAndPaced (from the attack review's
@@ -171,15 +174,19 @@ func TestLostMasterRetryLoopIsBoundedAndPaced(t *testing.T) {
 	require.LessOrEqual(t, epoch, int32(20), "one lost master made the leader spin the log")
 }
 
-// TestAttackForeignHeartbeatHidesDeadMaster is the other side of the same
-// takeover: a client that beats once as the master with
-// heartbeatTimeoutMills=3600000 owns the entry, so when the real master's
-// connection closes nothing is evicted and its set is not failed over for
-// up to an hour (Java evicts by the entry's first channel, the master's, and
-// elects at once). Without the foreign beat, the same close clears the
-// master at once (no other replica: "no master", epoch +1).
-func TestAttackForeignHeartbeatHidesDeadMaster(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+// TestForeignHeartbeatDelaysFailoverAtMostTheCap (from the attack review's
+// TestAttackForeignHeartbeatHidesDeadMaster): a client that beat once as
+// the master with heartbeatTimeoutMills=3600000 took the entry over, so the
+// real master's close evicted nothing and its set was not failed over for
+// up to an hour. Without authentication (anyone may beat for a broker, as
+// in Java) the foreign heartbeat's own part of the entry still counts, but
+// only for its own timeout, now capped at MaxHeartbeatTimeoutMillis (60 s;
+// Java brokers announce 10 s): the master's close drops the master's part,
+// and once the foreign part expires the set fails over. The test drives a
+// fake clock past the cap.
+func TestForeignHeartbeatDelaysFailoverAtMostTheCap(t *testing.T) {
+	clock := newFakeClock()
+	ic := newControllersWith(t, 1, nil, []Option{WithClock(clock)})
 	leader := ic.leader(t)
 	b1 := dialAttack(t, leader.Addr())
 	resp := b1.call(t, remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c", "brokerName": "b",
@@ -194,15 +201,32 @@ func TestAttackForeignHeartbeatHidesDeadMaster(t *testing.T) {
 	resp = attacker.call(t, remoting.BrokerHeartbeat, map[string]string{"clusterName": "c", "brokerName": "b",
 		"brokerAddr": "127.0.0.1:10911", "brokerId": "1", "heartbeatTimeoutMills": "3600000"})
 	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	info, ok := leader.hb.LiveInfo("c", "b", 1)
+	require.True(t, ok)
+	require.Equal(t, int64(60_000), info.TimeoutMillis, "the claimed hour is capped at 60 s")
 	require.NoError(t, b1.nc.Close()) // the real master dies
+	require.Eventually(t, func() bool { return connParts(leader.hb, "b", 1) == 1 }, 5*time.Second, 10*time.Millisecond,
+		"the master's close drops its part of the entry")
 
 	isMaster := func() (ok bool) {
 		leader.fsm.Read(func(s *State) { ok = s.IsMaster("b", 1) })
 		return ok
 	}
-	for end := time.Now().Add(3 * time.Second); time.Now().Before(end) && isMaster(); {
-		time.Sleep(20 * time.Millisecond)
+	clock.Advance(60*time.Second + time.Millisecond)
+	leader.hb.Scan()
+	require.Eventually(t, func() bool { return !isMaster() }, 5*time.Second, 10*time.Millisecond,
+		"a dead master stays master past the capped timeout of a foreign heartbeat")
+	t.Logf("once the foreign heartbeat's capped 60 s passed: broker 1 master=%v, epochs %v",
+		isMaster(), leader.MasterEpochs())
+}
+
+// connParts is the number of connections whose heartbeat for broker b/id
+// the table holds.
+func connParts(m *HeartbeatManager, brokerName string, id int64) int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if e, ok := m.live[BrokerIdentity{"c", brokerName, id}]; ok {
+		return len(e.beats)
 	}
-	t.Logf("3 s after the master's connection closed: broker 1 still master=%v, epochs %v", isMaster(), leader.MasterEpochs())
-	require.False(t, isMaster(), "a dead master stays master while a foreign connection holds its heartbeat entry")
+	return 0
 }
