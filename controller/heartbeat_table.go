@@ -127,7 +127,10 @@ func (m *HeartbeatManager) OnConnClose(conn ConnID) []InactiveEvent {
 	m.mu.Lock()
 	var events []InactiveEvent
 	for key := range m.byConn[conn] {
-		e := m.live[key]
+		e, ok := m.live[key]
+		if !ok {
+			continue
+		}
 		delete(e.beats, conn)
 		if len(e.beats) == 0 {
 			delete(m.live, key)

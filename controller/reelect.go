@@ -9,9 +9,10 @@ import (
 )
 
 // onConnClose is the remoting close hook (BrokerHousekeepingService): the
-// heartbeat entries still bound to the connection are removed and reported
-// to onBrokerInactive. A broker that already beats on a newer connection
-// keeps its entry.
+// connection's part of every heartbeat entry is dropped, and the entries
+// left with no live connection are removed and reported to
+// onBrokerInactive. A broker that also beats on another connection keeps
+// its entry.
 func (c *Controller) onConnClose(conn *remoting.Conn) {
 	id := ConnID(conn.ID())
 	c.conns.Delete(id)
