@@ -126,6 +126,9 @@ func (e AlterSyncStateSetEvent) apply(s *State) error {
 	if err != nil {
 		return err
 	}
+	if ss.SyncStateSetEpoch == math.MaxInt32 { // ours: Java's ++ would wrap
+		return newError(ErrAlterSyncStateSetFailed, "alter sync-state set of %s: %s", e.BrokerName, remarkEpochExhausted)
+	}
 	ss.SyncStateSet = newSet
 	ss.SyncStateSetEpoch++
 	return nil
