@@ -48,7 +48,7 @@ var numericBounds = map[string]bound{
 	"controllerThreadPoolNums":                 {1, 1024},
 	"controllerRequestThreadPoolQueueCapacity": {1, 1_000_000},
 	"mappedFileSize":                           {4096, GiB},
-	"electMasterMaxRetryCount":                 {1, 100},
+	"electMasterMaxRetryCount":                 {1, MaxElectMasterMaxRetryCount},
 	"scanInactiveMasterInterval":               {100, 600_000},
 	"metricGrpcExporterTimeOutInMills":         {1, 600_000},
 	"metricGrpcExporterIntervalInMills":        {1000, 86_400_000},

@@ -7,6 +7,12 @@ import (
 	"strings"
 )
 
+// MaxElectMasterMaxRetryCount bounds electMasterMaxRetryCount (Java's
+// ControllerConfig takes any int; its default is 3). Each failed attempt of
+// a controller-triggered election can append a "no master" entry, so the
+// bound also bounds the log entries one lost master costs.
+const MaxElectMasterMaxRetryCount = 100
+
 // Validate reports every broken rule of a standalone controller's config at
 // once: parse errors, its NettyServerConfig, and the controller rules (see
 // ruleErrors). Its remoting listen address is its own controllerDLegerPeers

@@ -4,6 +4,7 @@ package controller
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -51,10 +52,16 @@ func (r ElectMasterRequest) IsControllerTrigger() bool { return r.BrokerID == No
 //  5. a new master → code 0, epochs +1, body with the member group and {new};
 //  6. nobody: a controller trigger records "no master" (masterEpoch+1) and
 //     answers 2004; a broker or admin trigger answers 2012 with no event.
+//
+// Unlike Java, a set whose master or sync-state-set epoch has reached
+// MaxInt32 answers 2012 with no event instead of wrapping the epoch.
 func (s *State) ElectMaster(req ElectMasterRequest, live Liveness, opts ElectOptions) (ElectMasterResponse, []Event, error) {
 	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
 		return ElectMasterResponse{}, nil, &Error{Kind: ErrBrokerNeedToBeRegistered, Remark: remarkBrokerNotRegisteredForElect}
+	}
+	if ss.MasterEpoch == math.MaxInt32 || ss.SyncStateSetEpoch == math.MaxInt32 { // ours: Java's ++ would wrap
+		return ElectMasterResponse{}, nil, newError(ErrElectMasterFailed, "elect master of %s: %s", req.BrokerName, remarkEpochExhausted)
 	}
 	newMaster := s.chooseMaster(r, ss, req, live, opts)
 	switch {

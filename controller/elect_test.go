@@ -187,3 +187,38 @@ func TestRoleChangeNotifyEntry(t *testing.T) {
 	_, ok = NewRoleChangeNotifyEntry(ElectMasterResponse{})
 	require.False(t, ok)
 }
+
+// TestElectRefusesEpochPastMaxInt32: a set whose master epoch has reached
+// MaxInt32 gets no election and no "no master" entry, and an entry that
+// would bump it (or the sync-state-set epoch) anyway fails in the FSM
+// instead of wrapping it negative.
+func TestElectRefusesEpochPastMaxInt32(t *testing.T) {
+	f := newTestFSM(t)
+	registerSet(f, "c", "b", 2)
+	f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
+	f.fsm.mu.Lock()
+	_, ss, _ := f.fsm.state.get("b")
+	ss.MasterEpoch = math.MaxInt32
+	f.fsm.mu.Unlock()
+
+	live := newFakeLive().set("c", "b", 2, 0, 0, 0)
+	_, evs, err := elect(f, ControllerTriggerElect("b"), live, ElectOptions{})
+	require.Equal(t, int32(2012), codeOf(err))
+	require.Empty(t, evs)
+	res := f.apply(ElectMasterEvent{NewMasterElected: false, BrokerName: "b", NewMasterBrokerID: NoBrokerID})
+	require.ErrorIs(t, res.Err, ErrElectMasterFailed)
+	got, _ := f.state().SyncState("b")
+	require.Equal(t, int32(math.MaxInt32), got.MasterEpoch)
+	require.Equal(t, int64(1), got.MasterBrokerID)
+
+	res = f.apply(CleanBrokerDataEvent{BrokerName: "b", IDs: []int64{1}, Fence: fenceOf(&got)})
+	require.ErrorIs(t, res.Err, ErrInvalidCleanBrokerMetadata, "cleaning the master would bump the epoch")
+	f.fsm.mu.Lock()
+	ss.SyncStateSetEpoch = math.MaxInt32
+	f.fsm.mu.Unlock()
+	res = f.apply(AlterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 2}})
+	require.ErrorIs(t, res.Err, ErrAlterSyncStateSetFailed)
+	got, _ = f.state().SyncState("b")
+	require.Equal(t, SyncStateInfo{ClusterName: "c", BrokerName: "b", MasterEpoch: math.MaxInt32,
+		SyncStateSetEpoch: math.MaxInt32, SyncStateSet: []int64{1}, MasterBrokerID: 1}, got)
+}

@@ -44,6 +44,7 @@ const (
 	remarkOverload                    = "[OVERLOAD]system busy, start flow control for a while"
 	remarkBlackList                   = "Can not update config in black list."
 	remarkElectFailed                 = "Failed to elect a new master"
+	remarkEpochExhausted              = "an epoch of the broker set has reached its int32 maximum"
 	remarkMasterNotAvailable          = "Old master has down and failed to elect a new broker master"
 	remarkBrokerNotRegisteredForElect = "Broker hasn't been registered"
 	remarkSameSyncStateSet            = "The newSyncStateSet is equal with oldSyncStateSet, no needed to update syncStateSet"

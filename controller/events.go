@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // EventType is the first byte of a log entry. Values 1..6 keep the Java
@@ -125,6 +126,9 @@ func (e AlterSyncStateSetEvent) apply(s *State) error {
 	if err != nil {
 		return err
 	}
+	if ss.SyncStateSetEpoch == math.MaxInt32 { // ours: Java's ++ would wrap
+		return newError(ErrAlterSyncStateSetFailed, "alter sync-state set of %s: %s", e.BrokerName, remarkEpochExhausted)
+	}
 	ss.SyncStateSet = newSet
 	ss.SyncStateSetEpoch++
 	return nil
@@ -200,6 +204,9 @@ func (e ElectMasterEvent) apply(s *State) error {
 	ss, err := e.target(s)
 	if err != nil {
 		return err
+	}
+	if ss.MasterEpoch == math.MaxInt32 || (e.NewMasterElected && ss.SyncStateSetEpoch == math.MaxInt32) {
+		return newError(ErrElectMasterFailed, "elect master of %s: %s", e.BrokerName, remarkEpochExhausted)
 	}
 	ss.MasterEpoch++
 	if !e.NewMasterElected {

@@ -21,9 +21,12 @@ const (
 )
 
 // MaxHeartbeatTimeoutMillis caps a broker-supplied heartbeatTimeoutMills
-// (one hour). A non-positive value counts as absent (10 s). Java takes the
-// value as is, so an int64-sized one overflows lastUpdate+timeout there.
-const MaxHeartbeatTimeoutMillis int64 = 3_600_000
+// (60 s; Java brokers send BrokerConfig.controllerHeartBeatTimeoutMills,
+// 10 s by default). A non-positive value counts as absent (10 s). Java
+// takes the value as is, so an int64-sized one overflows
+// lastUpdate+timeout there, and one foreign heartbeat could keep a dead
+// master alive for as long as it claims.
+const MaxHeartbeatTimeoutMillis int64 = 60_000
 
 // Liveness is what command builders and the elect policy need from the
 // heartbeat table. HeartbeatManager implements it; tests may fake it.
@@ -99,7 +102,8 @@ type HeartbeatOptions struct {
 // It is never replicated: brokers beat to every controller.
 type HeartbeatManager struct {
 	mu      sync.RWMutex
-	live    map[BrokerIdentity]*LiveInfo
+	live    map[BrokerIdentity]*hbEntry
+	byConn  map[ConnID]map[BrokerIdentity]struct{} // the entries each connection beat for
 	nextGen uint64
 	opts    HeartbeatOptions
 	window  firstBeatWindow // a new leader's first-heartbeat window (leader.go)
@@ -116,19 +120,26 @@ func NewHeartbeatManager(opts HeartbeatOptions) *HeartbeatManager {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	opts.Logger = opts.Logger.Named("heartbeat")
-	return &HeartbeatManager{live: map[BrokerIdentity]*LiveInfo{}, opts: opts}
+	return &HeartbeatManager{live: map[BrokerIdentity]*hbEntry{}, byConn: map[ConnID]map[BrokerIdentity]struct{}{},
+		opts: opts}
 }
 
 func (m *HeartbeatManager) now() int64 { return m.opts.Clock.Now().UnixMilli() }
 
 // OnHeartbeat records a BROKER_HEARTBEAT received on conn. It fails with
-// 2005 when the broker id is absent.
+// 2005 when the broker id is absent, or when the table is full for conn
+// (see MaxHeartbeatEntriesPerConn and MaxHeartbeatEntries).
 //
-// Unlike Java, a heartbeat on a different connection than the stored one
-// replaces the entry (address, connection, offsets) and bumps its
-// generation, so that a late close of the old connection cannot evict the
-// reconnected broker (apache/rocketmq#11045). Java also never copies the
-// confirm offset into a new entry; we do.
+// Unlike Java's DefaultBrokerHeartbeatManager, which keeps an entry's
+// first channel, the entry remembers every connection that beat for it
+// and each connection's own deadline: a broker is alive while one of them
+// is, and a close removes only that connection's part (so neither a late
+// close of a reconnected broker's old connection, apache/rocketmq#11045,
+// nor a foreign connection's close evicts a broker that still beats). The
+// entry's state (address, offsets, priority) follows the latest
+// heartbeat; one on a different connection than the previous starts a new
+// generation. Java also never copies the confirm offset into a new entry;
+// we do.
 func (m *HeartbeatManager) OnHeartbeat(req BrokerHeartbeatRequest, conn ConnID) error {
 	if req.BrokerID == nil {
 		return &Error{Kind: ErrInvalidRequest, Remark: remarkHeartbeatEmptyBrokerID}
@@ -139,28 +150,41 @@ func (m *HeartbeatManager) OnHeartbeat(req BrokerHeartbeatRequest, conn ConnID) 
 	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	prev, ok := m.live[key]
-	if !ok || (conn != 0 && conn != prev.Conn) {
+	e, err := m.admit(key, conn)
+	if err != nil {
+		m.opts.Logger.Debug("broker heartbeat refused", "broker", key, "conn", conn, "error", err)
+		return err
+	}
+	m.record(e, key, hb, conn, now)
+	e.beats[conn] = connBeat{lastMillis: now, timeoutMillis: hb.TimeoutMillis}
+	m.bind(conn, key)
+	return nil
+}
+
+// record updates the entry's state from one heartbeat.
+func (m *HeartbeatManager) record(e *hbEntry, key BrokerIdentity, hb LiveInfo, conn ConnID, now int64) {
+	prev := &e.info
+	if prev.Generation == 0 || (conn != 0 && conn != prev.Conn) {
 		m.nextGen++
 		hb.BrokerIdentity, hb.LastUpdateMillis, hb.Conn, hb.Generation = key, now, conn, m.nextGen
-		m.live[key] = &hb
+		e.info = hb
 		m.opts.Logger.Debug("broker heartbeat entry created", "broker", key, "addr", hb.BrokerAddr, "conn", conn)
-		return nil
+		return
 	}
 	prev.LastUpdateMillis, prev.TimeoutMillis, prev.ElectionPriority = now, hb.TimeoutMillis, hb.ElectionPriority
 	if hb.Epoch > prev.Epoch || (hb.Epoch == prev.Epoch && hb.MaxOffset > prev.MaxOffset) {
 		prev.Epoch, prev.MaxOffset, prev.ConfirmOffset = hb.Epoch, hb.MaxOffset, hb.ConfirmOffset
 	}
-	return nil
 }
 
-// IsActive reports whether the broker's last heartbeat is within its timeout.
+// IsActive reports whether one connection's heartbeat for the broker is
+// within its timeout.
 func (m *HeartbeatManager) IsActive(clusterName, brokerName string, brokerID int64) bool {
 	now := m.now()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	info, ok := m.live[BrokerIdentity{clusterName, brokerName, brokerID}]
-	return ok && now-info.LastUpdateMillis <= info.TimeoutMillis // Scan's test negated, no overflow
+	e, ok := m.live[BrokerIdentity{clusterName, brokerName, brokerID}]
+	return ok && e.alive(now)
 }
 
 // clampHeartbeatTimeout bounds a broker-supplied timeout to
@@ -172,63 +196,15 @@ func clampHeartbeatTimeout(ms int64) int64 {
 	return min(ms, MaxHeartbeatTimeoutMillis)
 }
 
-// LiveInfo returns a copy of the broker's entry.
+// LiveInfo returns a copy of the broker's entry (its latest heartbeat).
 func (m *HeartbeatManager) LiveInfo(clusterName, brokerName string, brokerID int64) (LiveInfo, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	info, ok := m.live[BrokerIdentity{clusterName, brokerName, brokerID}]
+	e, ok := m.live[BrokerIdentity{clusterName, brokerName, brokerID}]
 	if !ok {
 		return LiveInfo{}, false
 	}
-	return *info, true
-}
-
-// Scan removes every entry whose heartbeat timed out (now - last > timeout),
-// reports them (sorted by identity) to OnInactive and returns them.
-func (m *HeartbeatManager) Scan() []InactiveEvent {
-	now := m.now()
-	m.mu.Lock()
-	var events []InactiveEvent
-	for key, info := range m.live {
-		if now-info.LastUpdateMillis > info.TimeoutMillis {
-			delete(m.live, key)
-			events = append(events, inactiveEvent(info, ReasonTimeout))
-		}
-	}
-	m.mu.Unlock()
-	sortEvents(events)
-	for _, ev := range events {
-		m.opts.Logger.Warn("broker heartbeat expired", "broker", ev.BrokerIdentity, "addr", ev.BrokerAddr)
-		if m.opts.CloseConn != nil && ev.Conn != 0 {
-			m.opts.CloseConn(ev.Conn)
-		}
-	}
-	m.notify(events)
-	return events
-}
-
-// OnConnClose handles a closed, failed or idle connection: every entry whose
-// current connection is conn is removed and reported. An entry that has
-// moved to a newer connection is left alone.
-func (m *HeartbeatManager) OnConnClose(conn ConnID) []InactiveEvent {
-	if conn == 0 {
-		return nil
-	}
-	m.mu.Lock()
-	var events []InactiveEvent
-	for key, info := range m.live {
-		if info.Conn == conn {
-			delete(m.live, key)
-			events = append(events, inactiveEvent(info, ReasonConnClosed))
-		}
-	}
-	m.mu.Unlock()
-	sortEvents(events)
-	for _, ev := range events {
-		m.opts.Logger.Info("broker connection closed", "broker", ev.BrokerIdentity, "addr", ev.BrokerAddr)
-	}
-	m.notify(events)
-	return events
+	return e.info, true
 }
 
 // Run scans every interval after initialDelay until ctx is done

@@ -185,8 +185,8 @@ func (m *HeartbeatManager) longestTimeoutMillis() int64 {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var longest int64
-	for _, info := range m.live {
-		longest = max(longest, info.TimeoutMillis)
+	for _, e := range m.live {
+		longest = max(longest, e.info.TimeoutMillis)
 	}
 	return longest
 }

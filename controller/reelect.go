@@ -9,9 +9,10 @@ import (
 )
 
 // onConnClose is the remoting close hook (BrokerHousekeepingService): the
-// heartbeat entries still bound to the connection are removed and reported
-// to onBrokerInactive. A broker that already beats on a newer connection
-// keeps its entry.
+// connection's part of every heartbeat entry is dropped, and the entries
+// left with no live connection are removed and reported to
+// onBrokerInactive. A broker that also beats on another connection keeps
+// its entry.
 func (c *Controller) onConnClose(conn *remoting.Conn) {
 	id := ConnID(conn.ID())
 	c.conns.Delete(id)
@@ -56,7 +57,10 @@ func (c *Controller) goElect(brokerName string, trigger ElectTrigger) {
 // other result is retried, so a set without candidates records up to that
 // many "no master" entries, each bumping masterEpoch (docs/controller.md
 // sections 3.1 and 3.4). One loop per broker set runs at a time; a
-// concurrent trigger is dropped.
+// concurrent trigger is dropped. Unlike Java, which retries at once, the
+// loop pauses electRetryPause between attempts, so that a set without
+// candidates cannot make the leader append "no master" entries as fast as
+// Raft commits them.
 func (c *Controller) triggerElect(brokerName string, trigger ElectTrigger) {
 	if _, running := c.electing.LoadOrStore(brokerName, struct{}{}); running {
 		return
@@ -74,7 +78,7 @@ func (c *Controller) triggerElect(brokerName string, trigger ElectTrigger) {
 		}
 		c.logger.Warn("controller-triggered election failed", "broker", brokerName,
 			"attempt", i+1, "of", attempts, "error", out.err)
-		if code == CodeNotLeader {
+		if code == CodeNotLeader || !c.pauseBeforeRetry(i+1 < attempts) {
 			break
 		}
 	}
@@ -82,6 +86,25 @@ func (c *Controller) triggerElect(brokerName string, trigger ElectTrigger) {
 	c.logger.Info("controller-triggered election finished", "broker", brokerName, "trigger", trigger,
 		"code", code, "elapsed", elapsed)
 	c.opts.observer.ElectionFinished(trigger, code, elapsed)
+}
+
+// electRetryPause is the pause between two attempts of triggerElect.
+const electRetryPause = 500 * time.Millisecond
+
+// pauseBeforeRetry waits electRetryPause when another attempt follows; it
+// reports false if the controller stops meanwhile.
+func (c *Controller) pauseBeforeRetry(more bool) bool {
+	if !more {
+		return true
+	}
+	t := time.NewTimer(electRetryPause)
+	defer t.Stop()
+	select {
+	case <-c.ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 // notifyRoleChange sends NOTIFY_BROKER_ROLE_CHANGED after a code-0

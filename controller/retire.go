@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"math"
 	"slices"
 )
 
@@ -104,6 +105,9 @@ func (e CleanBrokerDataEvent) applyFenced(s *State) error {
 		return nil
 	}
 	if ss.MasterBrokerID != NoBrokerID && containsID(e.IDs, ss.MasterBrokerID) {
+		if ss.MasterEpoch == math.MaxInt32 { // ours: no wrapped epoch
+			return newError(ErrInvalidCleanBrokerMetadata, "clean broker data of %s: %s", e.BrokerName, remarkEpochExhausted)
+		}
 		ss.MasterBrokerID = NoBrokerID
 		ss.MasterEpoch++
 	}

@@ -40,6 +40,13 @@ func newInmemControllers(t *testing.T, n int, props ...string) *inmemControllers
 // wrap(id, fsm) instead of each node's FSM (nil wrap: the FSM itself).
 func newWrappedControllers(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, props ...string) *inmemControllers {
 	t.Helper()
+	return newControllersWith(t, n, wrap, nil, props...)
+}
+
+// newControllersWith is newWrappedControllers with extra options for every
+// controller (e.g. WithClock).
+func newControllersWith(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option, props ...string) *inmemControllers {
+	t.Helper()
 	logger := raftstore.TestLogger(t, "ctl")
 	fsms := map[string]*FSM{}
 	var mu sync.Mutex
@@ -57,8 +64,9 @@ func newWrappedControllers(t *testing.T, n int, wrap func(id string, f *FSM) raf
 	for i, id := range cluster.IDs() {
 		cfg := testControllerConfig(t, id, peers, fakeRaftPeers(cluster.IDs()), props...)
 		ic.obs[id] = newRecordingObserver()
-		ctl, err := New(cfg, logger.Named(id), WithListener(lns[i]), WithObserver(ic.obs[id]),
-			WithRaftNode(cluster.Node(id), fsms[id]))
+		opts := append([]Option{WithListener(lns[i]), WithObserver(ic.obs[id]),
+			WithRaftNode(cluster.Node(id), fsms[id])}, extra...)
+		ctl, err := New(cfg, logger.Named(id), opts...)
 		require.NoError(t, err)
 		require.NoError(t, ctl.Start())
 		ic.ctls[id] = ctl

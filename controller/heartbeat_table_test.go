@@ -1,0 +1,72 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A broker is alive while one connection's heartbeat is; a close removes
+// only that connection's part, whichever connection beat last.
+func TestHeartbeatConnPartsOutliveForeignClose(t *testing.T) {
+	e := newHBEnv(t)
+	require.NoError(t, e.m.OnHeartbeat(beat(1, "a", 0, 0), 1)) // the broker
+	require.NoError(t, e.m.OnHeartbeat(beat(1, "a", 0, 0), 2)) // anyone else
+	require.Empty(t, e.m.OnConnClose(2), "a foreign close evicts nothing")
+	require.True(t, e.m.IsActive("c", "b", 1))
+	require.NoError(t, e.m.OnHeartbeat(beat(1, "a", 0, 0), 3))
+	require.NoError(t, e.m.OnHeartbeat(beat(1, "a", 0, 0), 1)) // the broker beats last
+	require.Empty(t, e.m.OnConnClose(3))
+	evs := e.m.OnConnClose(1)
+	require.Len(t, evs, 1)
+	require.Equal(t, ConnID(1), evs[0].Conn)
+	require.False(t, e.m.IsActive("c", "b", 1))
+	require.Empty(t, e.m.OnConnClose(1), "closed twice")
+}
+
+// Each connection's part lives by its own timeout: a foreign heartbeat's
+// longer timeout does not extend the broker's own part, and the scan
+// drops expired parts one by one.
+func TestHeartbeatConnPartsExpireByTheirOwnTimeout(t *testing.T) {
+	e := newHBEnv(t)
+	require.NoError(t, e.m.OnHeartbeat(beat(1, "a", 0, 0), 1)) // 3 s
+	long := beat(1, "a", 0, 0)
+	long.HeartbeatTimeoutMillis = ptr(int64(3_600_000))
+	require.NoError(t, e.m.OnHeartbeat(long, 2)) // capped to 60 s
+	require.Equal(t, 2, connParts(e.m, "b", 1))
+	e.clock.Advance(3*time.Second + time.Millisecond)
+	require.Empty(t, e.m.Scan())
+	require.Equal(t, 1, connParts(e.m, "b", 1), "the broker's own 3 s part expired")
+	require.Empty(t, e.m.OnConnClose(1), "its part is already gone")
+	e.clock.Advance(60*time.Second - 3001*time.Millisecond)
+	require.True(t, e.m.IsActive("c", "b", 1))
+	e.clock.Advance(time.Millisecond)
+	require.Len(t, e.m.Scan(), 1)
+	require.Equal(t, []ConnID{2}, e.closed)
+}
+
+// One connection beats for at most MaxHeartbeatEntriesPerConn brokers, the
+// table holds at most MaxHeartbeatEntries; the excess is answered 2005 and
+// a close frees the connection's share.
+func TestHeartbeatTableBounds(t *testing.T) {
+	e := newHBEnv(t)
+	for id := range int64(MaxHeartbeatEntriesPerConn) {
+		require.NoError(t, e.m.OnHeartbeat(beat(id, "a", 0, 0), 1))
+	}
+	code, _ := ResponseCode(e.m.OnHeartbeat(beat(MaxHeartbeatEntriesPerConn, "a", 0, 0), 1))
+	require.Equal(t, CodeInvalidRequest, code)
+	require.NoError(t, e.m.OnHeartbeat(beat(0, "a", 0, 0), 1), "a broker it already beats for")
+	require.NoError(t, e.m.OnHeartbeat(beat(MaxHeartbeatEntriesPerConn, "a", 0, 0), 2))
+	require.Len(t, e.m.OnConnClose(1), MaxHeartbeatEntriesPerConn)
+	require.NoError(t, e.m.OnHeartbeat(beat(0, "a", 0, 0), 1), "freed by the close")
+
+	for id := int64(MaxHeartbeatEntriesPerConn + 1); len(e.m.live) < MaxHeartbeatEntries; id++ {
+		require.NoError(t, e.m.OnHeartbeat(beat(id, "a", 0, 0), ConnID(1000+id/MaxHeartbeatEntriesPerConn)))
+	}
+	code, _ = ResponseCode(e.m.OnHeartbeat(beat(-5, "a", 0, 0), 9))
+	require.Equal(t, CodeInvalidRequest, code, "table full")
+	require.NoError(t, e.m.OnHeartbeat(beat(0, "a", 0, 0), 9), "a known broker on a new connection")
+}
