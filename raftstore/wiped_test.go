@@ -8,26 +8,34 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 	"github.com/stretchr/testify/require"
 )
 
-// cutVotes is a transport whose outgoing RequestVote calls fail while cut
-// is set: the node's side of a partition (or peers too slow to answer)
-// while it probes at start.
-type cutVotes struct {
+// Keys of raft's StableStore (hashicorp/raft raft.go keyLastVoteTerm,
+// keyLastVoteCand).
+var (
+	keyLastVoteTerm = []byte("LastVoteTerm")
+	keyLastVoteCand = []byte("LastVoteCand")
+)
+
+// cutProbe is a transport whose outgoing AppendEntries calls (the join
+// probe) fail while cut is set: the node's side of a partition, or peers
+// too slow to answer, while it probes at start.
+type cutProbe struct {
 	*raft.NetworkTransport
 	cut atomic.Bool
 }
 
-func (c *cutVotes) RequestVote(id raft.ServerID, target raft.ServerAddress,
-	args *raft.RequestVoteRequest, resp *raft.RequestVoteResponse) error {
+func (c *cutProbe) AppendEntries(id raft.ServerID, target raft.ServerAddress,
+	args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse) error {
 	if c.cut.Load() {
 		return errors.New("partitioned")
 	}
-	return c.NetworkTransport.RequestVote(id, target, args, resp)
+	return c.NetworkTransport.AppendEntries(id, target, args, resp)
 }
 
 // lastVote reads the vote record a stopped node left in its raft.db.
@@ -42,14 +50,14 @@ func lastVote(t *testing.T, dir string) (uint64, string) {
 	return term, string(cand)
 }
 
-// TestAttackWipedNodeBootstrapsWhenPeersUnreachable: the wiped-node join
-// (issue 7) relies on a 500 ms probe. A node whose data directory was wiped
-// and whose peers do not answer in that window (a partition, a peer stalled
-// by a slow disk or a GC pause, or all nodes restarted together after a
-// power cut) bootstraps a cluster again, at term 1 with no vote record,
-// although its peers form one: the vote it cast before the wipe is
-// forgotten, so it may grant a second vote in that term.
-func TestAttackWipedNodeBootstrapsWhenPeersUnreachable(t *testing.T) {
+// TestWipedNodeWithUnreachablePeersNeitherBootstrapsNorVotesTwice (from
+// the attack review): a node whose data directory was wiped and whose
+// peers do not answer its probe (a partition, a stalled peer, a power cut)
+// must not bootstrap a cluster again: it would start at term 1 with no
+// vote record and could grant a second vote in a term it already voted
+// in. It keeps probing, refusing votes; once a peer answers it joins,
+// and after catching up it still refuses votes up to the leader's term.
+func TestWipedNodeWithUnreachablePeersNeitherBootstrapsNorVotesTwice(t *testing.T) {
 	c := newTCPCluster(t, 3, nil)
 	leader := WaitForLeader(t, c.running()...)
 	require.Equal(t, int64(5), applyN(t, leader, 5))
@@ -60,24 +68,31 @@ func TestAttackWipedNodeBootstrapsWhenPeersUnreachable(t *testing.T) {
 			wiped = p.ID
 		}
 	}
-	clusterTerm := statUint(t, leader, "term")
 	c.kill(wiped)
 	voteTerm, voteCand := lastVote(t, c.dirs[wiped])
-	t.Logf("cluster term %d; %s had voted in term %d for %q", clusterTerm, wiped, voteTerm, voteCand)
+	t.Logf("cluster term %d; %s had voted in term %d for %q", statUint(t, leader, "term"), wiped, voteTerm, voteCand)
 	require.NoError(t, os.RemoveAll(c.dirs[wiped]))
 
 	nt, err := NewTCPTransport(c.addr(wiped), "", c.logger.Named(wiped))
 	require.NoError(t, err)
-	trans := &cutVotes{NetworkTransport: nt}
+	trans := &cutProbe{NetworkTransport: nt}
 	trans.cut.Store(true) // peers unreachable while it probes
 	n := c.open(wiped, trans)
+	require.Eventually(t, func() bool { return n.probeRounds.Load() >= 3 }, 10*time.Second, 10*time.Millisecond)
+	require.False(t, n.Bootstrapped(), "a wiped node bootstrapped a cluster its peers already form")
+	require.Equal(t, "undecided", n.Stats()["vote_guard"])
+	require.False(t, secondVote(t, c, wiped, leader.ID(), voteTerm), "an undecided node voted")
+
 	trans.cut.Store(false)
-	t.Logf("%s started: bootstrapped=%v term=%d (cluster term %d)", wiped, n.Bootstrapped(),
-		statUint(t, n, "term"), clusterTerm)
+	require.Eventually(t, func() bool { return n.Stats()["vote_guard"] == "catching-up" },
+		10*time.Second, 10*time.Millisecond)
+	require.Equal(t, int64(6), applyN(t, leader, 1))
+	eventuallyValue(t, c.fsms[wiped], 6)
 	granted := secondVote(t, c, wiped, leader.ID(), voteTerm)
 	t.Logf("%s asked again for its vote in term %d by another candidate: granted=%v", wiped, voteTerm, granted)
-	require.False(t, n.Bootstrapped(), "a wiped node bootstrapped a cluster its peers already form")
 	require.False(t, granted, "a node voted twice in term %d", voteTerm)
+	require.Equal(t, "voting", n.Stats()["vote_guard"], "caught up: it votes in later terms")
+	require.False(t, n.Bootstrapped())
 }
 
 // secondVote asks wiped, on behalf of the peer that is neither wiped nor
@@ -104,17 +119,14 @@ func secondVote(t *testing.T, c *tcpCluster, wiped, votedFor string, term uint64
 	return resp.Granted
 }
 
-// TestAttackWipedNodeVotesBeforeCatchUp: a wiped node that joins (one peer
-// answered its probe) starts with an empty log and votes at once, so it
-// counts as an up-to-date voter for any candidate: with the only other
-// holder of a committed entry down, a lagging peer wins with its vote and
-// the acknowledged entry is gone. Three nodes: n_b misses entry 6 (down),
-// entry 6 commits on the leader and n_c; n_c is wiped; the leader dies;
-// n_b comes back and n_c starts empty (it joins: n_b answers its probe).
-// README asks for a majority of the other nodes running before starting a
-// wiped node, but nothing enforces it, and the leader can as well die
-// while it is still catching the wiped node up.
-func TestAttackWipedNodeVotesBeforeCatchUp(t *testing.T) {
+// TestWipedNodeDoesNotVoteBeforeCaughtUp (from the attack review): a
+// wiped node that joins must not vote with its empty log, or it elects a
+// peer lacking an entry the wiped node had acknowledged. Three nodes:
+// n_b misses entry 6 (down), entry 6 commits on the leader and n_c; n_c is
+// wiped; the leader dies; n_b comes back and n_c starts empty. n_c refuses
+// n_b's votes (no leader: the cluster waits), and once the old leader is
+// back it is elected and entry 6 survives.
+func TestWipedNodeDoesNotVoteBeforeCaughtUp(t *testing.T) {
 	c := newTCPCluster(t, 3, nil)
 	leader := WaitForLeader(t, c.running()...)
 	require.Equal(t, int64(5), applyN(t, leader, 5))
@@ -133,11 +145,19 @@ func TestAttackWipedNodeVotesBeforeCatchUp(t *testing.T) {
 	require.NoError(t, os.RemoveAll(c.dirs[wiped]))
 	c.kill(old)
 
-	c.open(lagging, nil)
+	b := c.open(lagging, nil)
 	n := c.open(wiped, nil)
-	t.Logf("%s (wiped) started: bootstrapped=%v", wiped, n.Bootstrapped())
+	require.Eventually(t, func() bool {
+		return n.Stats()["vote_guard"] == "catching-up" && n.guard.refused.Load() >= 3
+	}, 20*time.Second, 10*time.Millisecond)
+	t.Logf("%s (wiped) refused %d vote requests", wiped, n.guard.refused.Load())
+	require.False(t, b.IsLeader(), "%s elected with the vote of a node that is not caught up", lagging)
+	require.False(t, n.IsLeader())
+
+	c.open(old, nil)
 	newLeader := WaitForLeader(t, c.running()...)
 	got := applyN(t, newLeader, 1)
 	t.Logf("new leader %s; the next write made the counter %d (7 if acknowledged entry 6 survived)", newLeader.ID(), got)
 	require.Equal(t, int64(7), got, "acknowledged entry 6 was lost")
+	eventuallyValue(t, c.fsms[wiped], 7)
 }
