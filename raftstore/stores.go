@@ -94,8 +94,9 @@ func (p *parts) useDisk(dir string, logger hclog.Logger) error {
 
 // bootstrapIfNew bootstraps cfg.Peers when the stores hold no Raft state
 // and this node is alone in Peers (or InMemory, for tests), and reports
-// whether it did. Empty stores with other peers put g in modeUndecided:
-// Open's resolveEmpty probes the peers before bootstrapping or joining.
+// whether it did. Empty stores with other peers put g in modeUndecided
+// (unless it already joined): Open's resolveEmpty probes the peers before
+// bootstrapping or joining.
 // Existing state must name this node (checkIdentity).
 func (p *parts) bootstrapIfNew(cfg *Config, rc *raft.Config, g *voteGuard) (bool, error) {
 	existing, err := raft.HasExistingState(p.logs, p.stable, p.snaps)
@@ -107,6 +108,9 @@ func (p *parts) bootstrapIfNew(cfg *Config, rc *raft.Config, g *voteGuard) (bool
 	}
 	if err := checkSelfAddr(cfg.selfAddr(), p.trans.LocalAddr()); err != nil {
 		return false, err
+	}
+	if g.currentMode() == modeCatchingUp {
+		return false, nil // joined before a restart, no entry received yet
 	}
 	if !cfg.InMemory && len(cfg.Peers) > 1 {
 		return false, g.set(modeUndecided, 0, 0)

@@ -124,8 +124,9 @@ func secondVote(t *testing.T, c *tcpCluster, wiped, votedFor string, term uint64
 // peer lacking an entry the wiped node had acknowledged. Three nodes:
 // n_b misses entry 6 (down), entry 6 commits on the leader and n_c; n_c is
 // wiped; the leader dies; n_b comes back and n_c starts empty. n_c refuses
-// n_b's votes (no leader: the cluster waits), and once the old leader is
-// back it is elected and entry 6 survives.
+// n_b's votes (no leader: the cluster waits), also after a restart during
+// catch-up, and once the old leader is back it is elected and entry 6
+// survives.
 func TestWipedNodeDoesNotVoteBeforeCaughtUp(t *testing.T) {
 	c := newTCPCluster(t, 3, nil)
 	leader := WaitForLeader(t, c.running()...)
@@ -147,12 +148,11 @@ func TestWipedNodeDoesNotVoteBeforeCaughtUp(t *testing.T) {
 
 	b := c.open(lagging, nil)
 	n := c.open(wiped, nil)
-	require.Eventually(t, func() bool {
-		return n.Stats()["vote_guard"] == "catching-up" && n.guard.refused.Load() >= 3
-	}, 20*time.Second, 10*time.Millisecond)
-	t.Logf("%s (wiped) refused %d vote requests", wiped, n.guard.refused.Load())
-	require.False(t, b.IsLeader(), "%s elected with the vote of a node that is not caught up", lagging)
-	require.False(t, n.IsLeader())
+	requireRefusing(t, b, n)
+	c.kill(wiped) // a restart during catch-up keeps refusing
+	n = c.open(wiped, nil)
+	require.Equal(t, "catching-up", n.Stats()["vote_guard"])
+	requireRefusing(t, b, n)
 
 	c.open(old, nil)
 	newLeader := WaitForLeader(t, c.running()...)
@@ -160,4 +160,16 @@ func TestWipedNodeDoesNotVoteBeforeCaughtUp(t *testing.T) {
 	t.Logf("new leader %s; the next write made the counter %d (7 if acknowledged entry 6 survived)", newLeader.ID(), got)
 	require.Equal(t, int64(7), got, "acknowledged entry 6 was lost")
 	eventuallyValue(t, c.fsms[wiped], 7)
+}
+
+// requireRefusing waits until wiped, catching up, has refused three vote
+// requests, and requires that neither it nor lagging became leader.
+func requireRefusing(t *testing.T, lagging, wiped *Node) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		return wiped.Stats()["vote_guard"] == "catching-up" && wiped.guard.refused.Load() >= 3
+	}, 20*time.Second, 10*time.Millisecond)
+	t.Logf("%s (wiped) refused %d vote requests", wiped.ID(), wiped.guard.refused.Load())
+	require.False(t, lagging.IsLeader(), "%s elected with the vote of a node that is not caught up", lagging.ID())
+	require.False(t, wiped.IsLeader())
 }
