@@ -110,11 +110,13 @@ func applyN(t *testing.T, leader *Node, n int) int64 {
 }
 
 func TestTCPClusterElectsAndFailsOver(t *testing.T) {
+	began := time.Now()
 	c := newTCPCluster(t, 3, nil)
 	// Opened one after the other, each without waiting for the others:
 	// a majority answers empty, so at least two bootstrap (a late one may
 	// find the new leader's log and join instead); none stays undecided.
 	leader := WaitForLeader(t, c.running()...)
+	t.Logf("first start: %s leads %s after the first Open", leader.ID(), time.Since(began))
 	require.Eventually(t, func() bool {
 		boot := 0
 		for _, n := range c.running() {
