@@ -32,6 +32,15 @@ type tcpCluster struct {
 // newTCPCluster binds n transports on 127.0.0.1:0 first, so the peers'
 // real addresses are known, then opens (and bootstraps) every node.
 func newTCPCluster(t *testing.T, n int, tweak func(*Config)) *tcpCluster {
+	c, transports := bindTCPCluster(t, n, tweak)
+	for _, p := range c.peers {
+		c.open(p.ID, transports[p.ID])
+	}
+	return c
+}
+
+// bindTCPCluster binds the transports of an n-node cluster and opens none.
+func bindTCPCluster(t *testing.T, n int, tweak func(*Config)) (*tcpCluster, map[string]raft.Transport) {
 	c := &tcpCluster{t: t, logger: TestLogger(t, "tcp"), dirs: map[string]string{},
 		fsms: map[string]*counterFSM{}, nodes: map[string]*Node{}, tweak: tweak}
 	transports := map[string]raft.Transport{}
@@ -44,10 +53,7 @@ func newTCPCluster(t *testing.T, n int, tweak func(*Config)) *tcpCluster {
 		c.dirs[id] = t.TempDir()
 	}
 	t.Cleanup(c.closeAll)
-	for _, p := range c.peers {
-		c.open(p.ID, transports[p.ID])
-	}
-	return c
+	return c, transports
 }
 
 // open starts id with a fresh FSM; a nil transport re-binds its address.

@@ -173,3 +173,21 @@ func requireRefusing(t *testing.T, lagging, wiped *Node) {
 	require.False(t, lagging.IsLeader(), "%s elected with the vote of a node that is not caught up", lagging.ID())
 	require.False(t, wiped.IsLeader())
 }
+
+// TestFreshClusterBootstrapsOnceAMajorityIsUp: on a first start a node
+// alone does not bootstrap (its peers might hold a log it cannot see); it
+// waits, undecided and refusing votes, until a second node of three is up.
+func TestFreshClusterBootstrapsOnceAMajorityIsUp(t *testing.T) {
+	c, transports := bindTCPCluster(t, 3, nil)
+	n0 := c.open("n0", transports["n0"])
+	require.Eventually(t, func() bool { return n0.probeRounds.Load() >= 3 }, 10*time.Second, 10*time.Millisecond)
+	require.False(t, n0.Bootstrapped())
+	require.Equal(t, "undecided", n0.Stats()["vote_guard"])
+	require.NoError(t, transports["n2"].(raft.WithClose).Close()) // n2 stays down
+
+	n1 := c.open("n1", transports["n1"])
+	leader := WaitForLeader(t, n0, n1)
+	require.Eventually(t, func() bool { return n0.Bootstrapped() && n1.Bootstrapped() },
+		10*time.Second, 10*time.Millisecond)
+	require.Equal(t, int64(1), applyN(t, leader, 1))
+}
