@@ -91,6 +91,23 @@ func (g *voteGuard) RequestPreVote(id raft.ServerID, target raft.ServerAddress,
 	return pv.RequestPreVote(id, target, args, resp)
 }
 
+// SetHeartbeatHandler passes raft's heartbeat fast path through, noting
+// that a leader reached this node.
+func (g *voteGuard) SetHeartbeatHandler(cb func(rpc raft.RPC)) {
+	if cb == nil {
+		g.Transport.SetHeartbeatHandler(nil)
+		return
+	}
+	g.Transport.SetHeartbeatHandler(func(rpc raft.RPC) {
+		if req, ok := rpc.Command.(*raft.AppendEntriesRequest); ok {
+			if r := g.raft.Load(); r != nil {
+				g.sawLeader(req.Term >= r.CurrentTerm())
+			}
+		}
+		cb(rpc)
+	})
+}
+
 // Close stops the guard and closes the inner transport (raft's shutdown
 // calls it).
 func (g *voteGuard) Close() error {
