@@ -26,9 +26,9 @@ const (
 	// DefaultApplyTimeout bounds Apply and Barrier when the context has
 	// no deadline.
 	DefaultApplyTimeout = 5 * time.Second
-	// DefaultJoinProbeTimeout bounds asking the peers, on a start with an
-	// empty data directory, whether they already form a cluster.
-	DefaultJoinProbeTimeout = 500 * time.Millisecond
+	// DefaultJoinProbeInterval is how often a node started with an empty
+	// data directory asks its peers whether they already form a cluster.
+	DefaultJoinProbeInterval = 500 * time.Millisecond
 )
 
 const (
@@ -74,10 +74,10 @@ type Config struct {
 	ElectionTimeout    time.Duration
 	LeaderLeaseTimeout time.Duration
 	CommitTimeout      time.Duration
-	// JoinProbeTimeout bounds the peers' answers on a start with empty
-	// stores: when one holds Raft state the node joins instead of
-	// bootstrapping (see Open).
-	JoinProbeTimeout time.Duration
+	// JoinProbeInterval is the period of the probe rounds on a start with
+	// empty stores: the node joins when a peer holds a log, bootstraps
+	// when a majority answered empty, and keeps asking otherwise (Open).
+	JoinProbeInterval time.Duration
 
 	// InMemory selects raft.NewInmemStore and raft.NewInmemSnapshotStore
 	// instead of Dir (unit tests only: nothing survives Close).
@@ -181,7 +181,7 @@ func (c *Config) withDefaults() Config {
 	setDur(&d.LeaderLeaseTimeout, DefaultLeaderLeaseTimeout)
 	setDur(&d.CommitTimeout, DefaultCommitTimeout)
 	setDur(&d.SnapshotInterval, DefaultSnapshotInterval)
-	setDur(&d.JoinProbeTimeout, DefaultJoinProbeTimeout)
+	setDur(&d.JoinProbeInterval, DefaultJoinProbeInterval)
 	if d.SnapshotThreshold == 0 {
 		d.SnapshotThreshold = DefaultSnapshotThreshold
 	}

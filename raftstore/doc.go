@@ -2,7 +2,9 @@
 //
 // It owns the Raft plumbing and nothing else: the BoltDB log and stable
 // store (raft-boltdb/v2), the file snapshot store, the TCP transport,
-// first-start bootstrap of the configured peers, the Node handle that
+// first-start bootstrap of the configured peers (once a majority of them
+// answered empty), the vote guard that keeps a node restarted with a wiped
+// data directory from voting until it is caught up, the Node handle that
 // applies commands and reports leadership, and in-memory variants
 // (stores, transport, TestCluster) for unit tests of other packages.
 //

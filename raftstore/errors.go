@@ -33,6 +33,9 @@ var (
 	ErrTimeout = errors.New("raftstore: raft operation timed out")
 	// ErrClosed reports an operation on a node that has been closed.
 	ErrClosed = errors.New("raftstore: node closed")
+	// ErrGuardState reports that the vote guard's state (kept in the
+	// stable store beside raft's term and vote) cannot be read or written.
+	ErrGuardState = errors.New("raftstore: vote guard state")
 )
 
 // translate maps raft's errors onto this package's sentinels, keeping the

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -19,20 +20,26 @@ type Node struct {
 	id           string
 	raft         *raft.Raft
 	parts        *parts
+	guard        *voteGuard
 	logger       hclog.Logger
-	bootstrapped bool
+	bootstrapped atomic.Bool
+	probeRounds  atomic.Uint64 // rounds resolveEmpty waited (tests)
 
+	stop      chan struct{}
+	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// Open validates cfg, creates the data dir, stores and transport, starts
-// Raft with fsm, and bootstraps cfg.Peers on first start only: with empty
-// stores it first asks the peers (JoinProbeTimeout) and, if one already
-// holds Raft state (a wiped data directory), joins at the cluster's term
-// with that term's vote spent instead. Stores that hold state must list
-// SelfID at its RaftAddr in their latest configuration (ErrIdentity). It
-// takes ownership of cfg.Transport even when it fails.
+// Open validates cfg, creates the data dir, stores and transport, and
+// starts Raft with fsm. With empty stores, a node alone in cfg.Peers
+// bootstraps at once; otherwise Open returns a running, undecided node and
+// asks the peers in the background (JoinProbeInterval) until one holds a
+// log (a wiped data directory: it joins and votes only once the leader
+// caught it up) or a majority, counting itself, answered empty (a new
+// cluster: it bootstraps). Stores that hold state must list SelfID at its
+// RaftAddr in their latest configuration (ErrIdentity). It takes
+// ownership of cfg.Transport even when it fails.
 func Open(cfg Config, fsm raft.FSM) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		closeTransport(cfg.Transport)
@@ -52,23 +59,44 @@ func Open(cfg Config, fsm raft.FSM) (*Node, error) {
 }
 
 // start bootstraps if needed and runs raft.NewRaft on already-built
-// parts. It does not release p on failure.
+// parts, behind a vote guard. It does not release p on failure.
 func start(cfg *Config, fsm raft.FSM, p *parts, logger hclog.Logger) (*Node, error) {
 	rc := cfg.raftConfig(logger)
 	if err := raft.ValidateConfig(rc); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
-	boot, err := p.bootstrapIfNew(cfg, rc)
+	g, err := newVoteGuard(p.trans, p.stable, cfg.SelfID, logger)
 	if err != nil {
 		return nil, err
 	}
-	r, err := raft.NewRaft(rc, fsm, p.logs, p.stable, p.snaps, p.trans)
+	boot, err := p.bootstrapIfNew(cfg, rc, g)
+	if err != nil {
+		return nil, err
+	}
+	p.trans = g
+	r, err := raft.NewRaft(rc, fsm, p.logs, p.stable, p.snaps, g)
 	if err != nil {
 		return nil, fmt.Errorf("raftstore: start raft: %w", err)
 	}
-	logger.Info("raft node started", "id", cfg.SelfID,
-		"addr", p.trans.LocalAddr(), "bootstrapped", boot)
-	return &Node{id: cfg.SelfID, raft: r, parts: p, logger: logger, bootstrapped: boot}, nil
+	g.start(r)
+	n := &Node{id: cfg.SelfID, raft: r, parts: p, guard: g, logger: logger, stop: make(chan struct{})}
+	n.bootstrapped.Store(boot)
+	mode := g.currentMode()
+	if mode == modeUndecided {
+		n.spawn(func() { n.resolveEmpty(cfg) })
+	}
+	logger.Info("raft node started", "id", cfg.SelfID, "addr", g.LocalAddr(),
+		"bootstrapped", boot, "vote_guard", modeName(mode))
+	return n, nil
+}
+
+// spawn runs fn on a goroutine that Close waits for.
+func (n *Node) spawn(fn func()) {
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		fn()
+	}()
 }
 
 func closeTransport(t raft.Transport) {
@@ -86,9 +114,10 @@ func (n *Node) Addr() string { return string(n.parts.trans.LocalAddr()) }
 // Raft returns the underlying *raft.Raft for anything not wrapped here.
 func (n *Node) Raft() *raft.Raft { return n.raft }
 
-// Bootstrapped reports whether Open bootstrapped a new cluster (true only
-// on the first start with empty stores).
-func (n *Node) Bootstrapped() bool { return n.bootstrapped }
+// Bootstrapped reports whether this node bootstrapped a new cluster (only
+// on the first start with empty stores; with other peers it turns true
+// once a majority of them answered empty, after Open returned).
+func (n *Node) Bootstrapped() bool { return n.bootstrapped.Load() }
 
 // IsLeader reports whether this node currently believes it is the leader.
 // Pair it with Barrier before serving leader-only reads.
@@ -108,8 +137,14 @@ func (n *Node) LeaderID() string {
 func (n *Node) LeaderCh() <-chan bool { return n.raft.LeaderCh() }
 
 // Stats passes through raft.Stats: state, term, commit_index,
-// applied_index, last_log_index, last_snapshot_index and more.
-func (n *Node) Stats() map[string]string { return n.raft.Stats() }
+// applied_index, last_log_index, last_snapshot_index and more, plus
+// vote_guard: voting, undecided (empty stores, peers not yet answered) or
+// catching-up (joined after a wiped data directory, not voting yet).
+func (n *Node) Stats() map[string]string {
+	s := n.raft.Stats()
+	s["vote_guard"] = modeName(n.guard.currentMode())
+	return s
+}
 
 // Apply replicates cmd and returns the FSM's response once it is
 // committed and applied here. It is bounded by ctx, or DefaultApplyTimeout
@@ -171,7 +206,9 @@ func (n *Node) Snapshot() error { return translate(n.raft.Snapshot().Error()) }
 // idempotent: later calls return the first call's result.
 func (n *Node) Close() error {
 	n.closeOnce.Do(func() {
+		close(n.stop)
 		err := n.raft.Shutdown().Error()
+		n.wg.Wait()
 		n.closeErr = errors.Join(err, n.parts.close())
 		n.logger.Info("raft node closed", "id", n.id, "error", n.closeErr)
 	})

@@ -93,9 +93,12 @@ func (p *parts) useDisk(dir string, logger hclog.Logger) error {
 }
 
 // bootstrapIfNew bootstraps cfg.Peers when the stores hold no Raft state
-// and no peer answers that a cluster exists, and reports whether it did.
+// and this node is alone in Peers (or InMemory, for tests), and reports
+// whether it did. Empty stores with other peers put g in modeUndecided
+// (unless it already joined): Open's resolveEmpty probes the peers before
+// bootstrapping or joining.
 // Existing state must name this node (checkIdentity).
-func (p *parts) bootstrapIfNew(cfg *Config, rc *raft.Config) (bool, error) {
+func (p *parts) bootstrapIfNew(cfg *Config, rc *raft.Config, g *voteGuard) (bool, error) {
 	existing, err := raft.HasExistingState(p.logs, p.stable, p.snaps)
 	if err != nil {
 		return false, fmt.Errorf("raftstore: inspect existing state: %w", err)
@@ -106,32 +109,15 @@ func (p *parts) bootstrapIfNew(cfg *Config, rc *raft.Config) (bool, error) {
 	if err := checkSelfAddr(cfg.selfAddr(), p.trans.LocalAddr()); err != nil {
 		return false, err
 	}
-	if joined, err := p.joinIfClusterExists(cfg); joined || err != nil {
-		return false, err
+	if g.currentMode() == modeCatchingUp {
+		return false, nil // joined before a restart, no entry received yet
+	}
+	if !cfg.InMemory && len(cfg.Peers) > 1 {
+		return false, g.set(modeUndecided, 0, 0)
 	}
 	err = raft.BootstrapCluster(rc, p.logs, p.stable, p.snaps, p.trans, cfg.configuration())
 	if err != nil {
 		return false, fmt.Errorf("raftstore: bootstrap: %w", err)
 	}
-	return true, nil
-}
-
-// joinIfClusterExists probes the peers (unless InMemory or alone) and, when
-// one holds Raft state, prepares the empty stores to join at its term
-// instead of bootstrapping: the leader, which still has this node in its
-// configuration, catches it up.
-func (p *parts) joinIfClusterExists(cfg *Config) (bool, error) {
-	if cfg.InMemory || len(cfg.Peers) < 2 {
-		return false, nil
-	}
-	term := p.probeCluster(cfg)
-	if term == 0 {
-		return false, nil
-	}
-	if err := p.joinAt(term); err != nil {
-		return false, fmt.Errorf("raftstore: join at term %d: %w", term, err)
-	}
-	cfg.Logger.Named("raft").Warn("empty data directory and a peer holds raft state: "+
-		"joining without bootstrap; the leader will catch this node up", "id", cfg.SelfID, "term", term)
 	return true, nil
 }
