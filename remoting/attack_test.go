@@ -1,8 +1,12 @@
 package remoting
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"net"
+	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -67,4 +71,63 @@ func TestAttackDecodedHeadersBeyondFrameBudget(t *testing.T) {
 	t.Logf("%d handlers holding decoded %d MiB headers: heap growth %d MiB (budget %d MiB)",
 		entered.Load(), len(frame)/mib, growth/mib, budget/mib)
 	require.LessOrEqual(t, growth, int64(budget+16*mib), "decoded commands are held outside the frame budget")
+}
+
+// holdBudget keeps one connection in the middle of a frame of length
+// bytes (declared, never sent), reconnecting whenever the server cuts it,
+// until stop.
+func holdBudget(addr string, length uint32, stop *atomic.Bool) {
+	for !stop.Load() {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		_, _ = nc.Write(binary.BigEndian.AppendUint32(nil, length))
+		for !stop.Load() {
+			_ = nc.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			var b [1]byte
+			if _, err := nc.Read(b[:]); err != nil && !errors.Is(err, os.ErrDeadlineExceeded) {
+				break // cut by the server: take the budget again
+			}
+		}
+		_ = nc.Close()
+	}
+}
+
+// TestAttackFrameBudgetStarvation: the partial-frame budget is shared by
+// all connections, taken by a frame's declared length as soon as its
+// length field arrives, and handed to whichever waiter fits first. Forty
+// connections that each declare a frame just over 64 KiB and send nothing
+// more, reconnecting when the idle timeout cuts them, keep it taken: each
+// freed slice is re-taken by another small waiter, so a larger frame (a
+// broker registration of a few hundred topics) never fits, waits for the
+// idle timeout and its connection is closed. 1 MiB budget; the victim
+// sends one 200 KiB request. With the default 256 MiB budget the same
+// needs ~4,000 connections of 4 bytes each.
+func TestAttackFrameBudgetStarvation(t *testing.T) {
+	const budget, holders, idle, victim = 1 * mib, 40, 2 * time.Second, 200 << 10
+	s, addr := newTestServer(t, ServerConfig{IdleTimeout: idle, PartialFrameBudget: budget})
+	s.Register(1, echo)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for i := range holders {
+		wg.Add(1)
+		go func() { // staggered over the idle timeout, so releases come one at a time
+			defer wg.Done()
+			time.Sleep(time.Duration(i) * idle / holders)
+			holdBudget(addr, readChunk+1, &stop)
+		}()
+	}
+	defer func() { stop.Store(true); wg.Wait() }()
+	for end := time.Now().Add(3 * idle); time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond) // until every holder has started
+	}
+	c := dial(t, addr, ClientOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := c.Invoke(ctx, NewRequest(1, nil, make([]byte, victim)))
+	t.Logf("a 200 KiB request while %d connections hold the frame budget: err=%v after %s", holders, err, time.Since(start))
+	require.NoError(t, err, "a few idle connections starve every large frame of the server")
 }
