@@ -131,3 +131,39 @@ func TestAttackFrameBudgetStarvation(t *testing.T) {
 	t.Logf("a 200 KiB request while %d connections hold the frame budget: err=%v after %s", holders, err, time.Since(start))
 	require.NoError(t, err, "a few idle connections starve every large frame of the server")
 }
+
+// TestAttackShutdownOverrunsItsDeadline: Shutdown(ctx) says that when ctx
+// ends first the connections are closed at once and ctx.Err() returned,
+// but it then waits for every connection goroutine, and a connection waits
+// for its running async handlers (Conn.run: asyncWG.Wait), which closing
+// the socket does not stop. A handler blocked on a Raft commit (the
+// controller's leader-gated codes wait up to their 5 s deadline; the
+// scheduler's entry without one) holds the whole shutdown past its
+// deadline, and the process past its shutdownWaitTimeSeconds. Here a
+// handler that blocks 3 s against a 200 ms shutdown deadline.
+func TestAttackShutdownOverrunsItsDeadline(t *testing.T) {
+	const code = 7778
+	s := NewServer(ServerConfig{Logger: testLogger(t)})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	var entered atomic.Bool
+	s.RegisterAsync(code, func(_ *Conn, req *Command) (*Command, error) {
+		entered.Store(true)
+		time.Sleep(3 * time.Second) // a commit that takes its time
+		return NewResponse(req, Success, ""), nil
+	})
+	c := dial(t, ln.Addr().String(), ClientOptions{})
+	require.NoError(t, c.InvokeOneway(NewRequest(code, nil, nil)))
+	eventually(t, entered.Load, "async handler running")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err = s.Shutdown(ctx)
+	took := time.Since(start)
+	t.Logf("Shutdown with a 200 ms deadline returned %v after %s", err, took)
+	require.NoError(t, <-served)
+	require.Less(t, took, time.Second, "Shutdown overran its deadline waiting for a handler")
+}
