@@ -167,3 +167,33 @@ func TestAttackShutdownOverrunsItsDeadline(t *testing.T) {
 	require.NoError(t, <-served)
 	require.Less(t, took, time.Second, "Shutdown overran its deadline waiting for a handler")
 }
+
+// TestAttackSmallFrameSlowloris: only frames longer than 64 KiB reserve
+// the frame budget; a frame of exactly 64 KiB gets its whole buffer
+// allocated when its length field arrives (readFrameBody) and keeps it
+// until the idle timeout (120 s by default) cuts the connection, and
+// nothing bounds the number of connections. 2,000 connections that each
+// send the 4-byte length of a 64 KiB frame hold ~160 MiB against a 16 MiB
+// budget; with the default ulimit of real deployments (65,536+ fds) it is
+// gigabytes, the defect 4 figure of 984 MB needs ~12,000.
+func TestAttackSmallFrameSlowloris(t *testing.T) {
+	const conns, budget = 2000, 16 * mib
+	_, addr := newTestServer(t, ServerConfig{PartialFrameBudget: budget})
+	base := heapInUse()
+	hdr := binary.BigEndian.AppendUint32(nil, readChunk) // a frame of exactly 64 KiB
+	for range conns {
+		nc, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = nc.Close() })
+		_, err = nc.Write(hdr)
+		require.NoError(t, err)
+	}
+	var growth int64
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && growth <= budget+32*mib; {
+		growth = heapInUse() - base
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("%d connections each holding the length field of a 64 KiB frame: heap growth %d MiB (budget %d MiB)",
+		conns, growth/mib, budget/mib)
+	require.LessOrEqual(t, growth, int64(budget+32*mib), "half-sent frames of 64 KiB are not bounded")
+}
