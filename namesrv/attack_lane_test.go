@@ -58,3 +58,39 @@ func TestAttackLaneHoldsFramesBeyondBudget(t *testing.T) {
 		grown>>20, conns, frameBody>>20, budget>>20)
 	require.LessOrEqual(t, grown, limit, "complete frames waiting for the lane are held beyond the frame budget")
 }
+
+// TestAttackExtFieldResponsesEscapeTheCap: the pending-response cap counts
+// a response as 128 bytes + remark + body + 48 per ext field, whatever the
+// field holds. GET_KV_CONFIG answers the value in the "value" ext field, so
+// after one PUT_KV_CONFIG of a 4 MiB value (any client may) a connection
+// that pipelines GET_KV_CONFIG and never reads passes the 4 MiB cap at
+// ~180 bytes a response: the writer encodes batches of up to 64 such
+// responses (256 MiB) into one buffer and holds it while the write blocks.
+// One connection, 200 requests.
+func TestAttackExtFieldResponsesEscapeTheCap(t *testing.T) {
+	const valueSize, requests, limit = 4 << 20, 200, 64 << 20
+	srv := startServer(t, nil)
+	put := remoting.NewRequest(remoting.PutKVConfig, map[string]string{"namespace": "ns", "key": "k",
+		"value": string(bytes.Repeat([]byte{'v'}, valueSize))}, nil)
+	require.Equal(t, remoting.Success, invoke(t, dial(t, srv), put).Code)
+
+	nc, err := net.Dial("tcp", srv.Addr().String())
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = nc.Close() })
+	var frames []byte
+	for i := range requests {
+		req := remoting.NewRequest(remoting.GetKVConfig, map[string]string{"namespace": "ns", "key": "k"}, nil)
+		req.Opaque = int32(i + 1)
+		frames = remoting.EncodeFrame(frames, req)
+	}
+	base := heapAlloc()
+	go func() { _, _ = nc.Write(frames) }() // never reads
+	var grown int64
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end) && grown <= limit; {
+		grown = heapAlloc() - base
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("one non-reading connection, %d GET_KV_CONFIG of a %d MiB value: heap grew %d MiB (cap %d MiB)",
+		requests, valueSize>>20, grown>>20, config.Default().ServerChannelMaxPendingResponseBytes>>20)
+	require.LessOrEqual(t, grown, int64(limit), "responses held beyond the pending-response cap")
+}
