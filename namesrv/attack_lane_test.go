@@ -32,7 +32,7 @@ func heapAlloc() int64 {
 // 2 MiB against an 8 MiB budget.
 func TestAttackLaneHoldsFramesBeyondBudget(t *testing.T) {
 	const budget, frameBody, conns = 8 << 20, 2 << 20, 24
-	srv := startServer(t, func(c *config.Namesrv) { c.ServerPartialFrameBudgetBytes = budget })
+	srv := startServer(t, func(c *config.NamesrvConfig) { c.ServerPartialFrameBudgetBytes = budget })
 	release := make(chan struct{})
 	defer close(release)
 	go func() { srv.lane.work <- func() { <-release } }() // a slow registration holds the lane
