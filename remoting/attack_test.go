@@ -149,9 +149,15 @@ func TestAttackShutdownOverrunsItsDeadline(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ln) }()
 	var entered atomic.Bool
+	release, exited := make(chan struct{}), make(chan struct{})
+	defer func() { close(release); <-exited }() // no goroutine outlives the test
 	s.RegisterAsync(code, func(_ *Conn, req *Command) (*Command, error) {
+		defer close(exited)
 		entered.Store(true)
-		time.Sleep(3 * time.Second) // a commit that takes its time
+		select { // a commit that takes its time
+		case <-time.After(3 * time.Second):
+		case <-release:
+		}
 		return NewResponse(req, Success, ""), nil
 	})
 	c := dial(t, ln.Addr().String(), ClientOptions{})

@@ -82,6 +82,7 @@ type Conn struct {
 	writerGone chan struct{}  // closed when the writer has exited
 	dead       chan struct{}  // closed when the connection is fully closed
 	closeOnce  sync.Once
+	closedCh   chan struct{} // closed by Close
 
 	pmu        sync.Mutex
 	pending    map[int32]chan *Command
@@ -108,6 +109,7 @@ func newConn(id uint64, nc net.Conn, cfg connConfig) *Conn {
 		stopWrite:  make(chan struct{}),
 		writerGone: make(chan struct{}),
 		dead:       make(chan struct{}),
+		closedCh:   make(chan struct{}),
 		pending:    make(map[int32]chan *Command),
 		held:       newCmds(),
 		progress:   make(chan struct{}, 1),
@@ -128,7 +130,7 @@ func (c *Conn) RemoteAddr() string { return c.remote }
 
 // Close closes the connection at once; queued frames may be lost.
 func (c *Conn) Close() error {
-	c.closeOnce.Do(func() { _ = c.nc.Close() })
+	c.closeOnce.Do(func() { _ = c.nc.Close(); close(c.closedCh) })
 	c.stopWaiting()
 	return nil
 }
@@ -148,13 +150,28 @@ func (c *Conn) run(dispatch dispatchFunc) error {
 	if !errors.Is(err, errDraining) {
 		_ = c.Close() // only a graceful drain flushes what is queued
 	}
-	c.asyncWG.Wait() // their responses are queued before the writer stops
+	c.awaitAsync()
 	close(c.stopWrite)
 	<-c.writerGone
 	_ = c.Close()
 	c.failPending()
 	close(c.dead)
 	return err
+}
+
+// awaitAsync waits for the running async handlers, whose responses are
+// queued before the writer stops, unless the connection is closed first:
+// then their responses are discarded and Shutdown keeps its deadline.
+func (c *Conn) awaitAsync() {
+	if len(c.asyncSlots) == 0 {
+		return // none running; a slot is freed after its response is queued
+	}
+	done := make(chan struct{})
+	go func() { c.asyncWG.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-c.closedCh:
+	}
 }
 
 // enqueue hands cmd to the writer as a batch of one, blocking while the

@@ -175,8 +175,9 @@ func notSupported(c *Conn, req *Command) (*Command, error) {
 
 // Shutdown stops accepting, lets every connection finish the request it is
 // handling and flush what is queued, closes the connections and waits for
-// their goroutines. If ctx ends first, the connections are closed at once
-// and ctx.Err() is returned.
+// their goroutines. If ctx ends first, the connections are closed at once,
+// async handlers still running are not waited for (their responses are
+// discarded) and ctx.Err() is returned.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
