@@ -7,10 +7,16 @@ import (
 	"time"
 )
 
-// cmdSize estimates the encoded size of cmd: its body and remark plus a
-// typical header; it only has to be cheap and of the right magnitude.
+// cmdSize estimates the encoded size of cmd: its body, remark and ext
+// fields (key and value lengths plus a per-field overhead for framing and
+// JSON quoting) plus a fixed header; large values, such as a KV config
+// value answered in an ext field, count at their real size.
 func cmdSize(cmd *Command) int64 {
-	return 128 + int64(len(cmd.Remark)+len(cmd.Body)+48*len(cmd.ExtFields))
+	n := 128 + int64(len(cmd.Remark)+len(cmd.Body))
+	for k, v := range cmd.ExtFields {
+		n += int64(len(k)+len(v)) + 16
+	}
+	return n
 }
 
 // batchSize is the estimated encoded size of a batch.
