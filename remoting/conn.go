@@ -55,6 +55,7 @@ type connConfig struct {
 	maxPending int64        // response bytes queued before reading stops; 0 = no cap
 	budget     *frameBudget // reserved by large frames while read; nil = none
 	maxAsync   int          // async requests running at once; 0 = none allowed
+	maxHeader  int          // largest header read; 0 = no limit
 }
 
 // Conn is one remoting connection: the server side of an accepted
@@ -72,6 +73,8 @@ type Conn struct {
 	out        chan *[]*Command // batches for the writer
 	held       *[]*Command      // read loop's responses not yet handed over
 	heldBytes  int64            // estimated size of held
+	reserved   int64            // frame budget held by the frame being read or handled
+	reading    uint64           // the frame budget's number of the frame being read; 0 = none
 	queued     atomic.Int64     // estimated bytes handed to the writer, unwritten
 	progress   chan struct{}    // signalled after each write (cap 1)
 	stop       chan struct{}    // closed by Close or beginDrain: stop waiting

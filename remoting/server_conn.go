@@ -15,6 +15,7 @@ func (s *Server) startConn(nc net.Conn) {
 	c := newConn(s.nextID.Add(1), nc, connConfig{
 		maxFrame: s.cfg.MaxFrameLength, idle: s.cfg.IdleTimeout, log: s.log,
 		maxPending: s.cfg.MaxPendingResponseBytes, budget: s.budget, maxAsync: s.cfg.MaxAsyncPerConn,
+		maxHeader: s.cfg.MaxHeaderLength,
 	})
 	s.mu.Lock()
 	if s.closing {
