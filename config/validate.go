@@ -105,6 +105,7 @@ func (c *NamesrvConfig) extraRules(r *rules) {
 	}
 	r.positive("serverChannelMaxPendingResponseBytes", c.ServerChannelMaxPendingResponseBytes)
 	r.positive("serverPartialFrameBudgetBytes", c.ServerPartialFrameBudgetBytes)
+	r.positive("serverMaxConnections", int64(c.ServerMaxConnections))
 	r.nonNegative("readyAfterBrokerRegistrationSeconds", int64(c.ReadyAfterBrokerRegistrationSeconds))
 	r.metricsType(c.MetricsExporterType)
 	r.host("metricsPromExporterHost", c.MetricsPromExporterHost)

@@ -42,6 +42,9 @@ const (
 	// DefaultPartialFrameBudget caps the bytes reserved by partly received
 	// large frames across all connections (our serverPartialFrameBudgetBytes).
 	DefaultPartialFrameBudget = 256 << 20
+	// DefaultMaxConnections bounds the open connections (our
+	// serverMaxConnections).
+	DefaultMaxConnections = 10000
 	// DefaultMaxAsyncPerConn bounds the requests of RegisterAsync codes
 	// running at once for one connection.
 	DefaultMaxAsyncPerConn = 16
@@ -65,6 +68,9 @@ type ServerConfig struct {
 	// IdleTimeout, then the connection is closed) while the budget is
 	// spent. 0 → DefaultPartialFrameBudget.
 	PartialFrameBudget int64
+	// MaxConnections: a connection accepted while this many are open is
+	// closed at once. 0 → DefaultMaxConnections.
+	MaxConnections int
 	// MaxHeaderLength: a frame with a longer header closes the connection
 	// (bad_header). 0 → DefaultMaxHeaderLength.
 	MaxHeaderLength int
@@ -112,6 +118,9 @@ func NewServer(cfg ServerConfig) *Server {
 	}
 	if cfg.PartialFrameBudget <= 0 {
 		cfg.PartialFrameBudget = DefaultPartialFrameBudget
+	}
+	if cfg.MaxConnections <= 0 {
+		cfg.MaxConnections = DefaultMaxConnections
 	}
 	if cfg.MaxHeaderLength <= 0 {
 		cfg.MaxHeaderLength = DefaultMaxHeaderLength

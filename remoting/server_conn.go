@@ -23,6 +23,12 @@ func (s *Server) startConn(nc net.Conn) {
 		_ = nc.Close()
 		return
 	}
+	if open := len(s.conns); open >= s.cfg.MaxConnections {
+		s.mu.Unlock()
+		_ = nc.Close()
+		s.log.Warn("closing connection over the connection limit", "remote", c.remote, "open", open)
+		return
+	}
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
 	s.mu.Unlock()
