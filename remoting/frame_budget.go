@@ -165,6 +165,9 @@ func (c *Conn) readArriving(r *bufio.Reader, n int) ([]byte, error) {
 		if err := c.reserveFrame(int64(size)); err != nil {
 			return nil, err
 		}
+		if err := c.pushReadDeadline(); err != nil { // the wait for budget is not the peer's
+			return nil, err
+		}
 		chunk := make([]byte, size)
 		if _, err := io.ReadFull(r, chunk); err != nil {
 			return nil, truncated(err)
@@ -178,11 +181,19 @@ func (c *Conn) readArriving(r *bufio.Reader, n int) ([]byte, error) {
 // awaitBytes waits for the next byte of a frame, at most the idle timeout
 // from now: a frame that makes progress is never cut.
 func (c *Conn) awaitBytes(r *bufio.Reader) error {
-	if c.cfg.idle > 0 && !c.refreshReadDeadline(true) {
-		return errDraining
+	if err := c.pushReadDeadline(); err != nil {
+		return err
 	}
 	_, err := r.Peek(1)
 	return truncated(err)
+}
+
+// pushReadDeadline sets the read deadline an idle timeout from now.
+func (c *Conn) pushReadDeadline() error {
+	if c.cfg.idle > 0 && !c.refreshReadDeadline(true) {
+		return errDraining
+	}
+	return nil
 }
 
 // reserveDecoding charges a large header's decoded size to the budget.
