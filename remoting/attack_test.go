@@ -206,3 +206,40 @@ func TestAttackSmallFrameSlowloris(t *testing.T) {
 		conns, growth/mib, budget/mib)
 	require.LessOrEqual(t, growth, int64(budget+32*mib), "half-sent frames of 64 KiB are not bounded")
 }
+
+// TestServerChargesDecodedHeaders: a header over 64 KiB is charged four
+// times its wire size on top of the frame while its request is handled,
+// for the map it decodes into, and the charge is given back afterwards.
+func TestServerChargesDecodedHeaders(t *testing.T) {
+	const code, budget = 7779, 64 * mib
+	s, addr := newTestServer(t, ServerConfig{PartialFrameBudget: budget})
+	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	defer unblock() // also when an assertion fails: the handler must end
+	var entered atomic.Bool
+	s.Register(code, func(_ *Conn, req *Command) (*Command, error) {
+		entered.Store(true)
+		<-release
+		return NewResponse(req, Success, ""), nil
+	})
+	ext := map[string]string{}
+	for i := range 100_000 {
+		ext[string(binary.BigEndian.AppendUint32(nil, uint32(i)))] = "v"
+	}
+	req := NewRequest(code, ext, nil)
+	req.SerializeType = SerializeRocketMQ
+	frame := frameOf(t, req)
+	headerLen := int64(binary.BigEndian.Uint32(frame[4:]) & maxHeaderLength)
+	rc := dialRaw(t, addr)
+	rc.send(frame)
+	eventually(t, entered.Load, "handler running")
+	held := budget - s.budget.available()
+	t.Logf("a %d KiB header held %d KiB of the budget while handled", headerLen>>10, held>>10)
+	require.GreaterOrEqual(t, held, int64(len(frame)-4)+decodedHeaderFactor*headerLen)
+	unblock()
+	resp, err := rc.read()
+	require.NoError(t, err)
+	require.Equal(t, Success, resp.Code)
+	eventually(t, func() bool { return s.budget.available() == budget }, "the budget is whole again")
+}
