@@ -208,7 +208,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	for _, c := range conns {
-		_ = c.Close()
+		c.abandon()
 	}
 	<-done
 	return ctx.Err()
