@@ -42,6 +42,7 @@ var numericBounds = map[string]bound{
 	"frameMaxLength":                       {MiB, GiB},
 	"serverChannelMaxPendingResponseBytes": {64 << 10, GiB},
 	"serverPartialFrameBudgetBytes":        {MiB, 4 * GiB},
+	"serverMaxConnections":                 {1, 1 << 20},
 	"metricsPromExporterPort":              {0, 65535},
 	"readyAfterBrokerRegistrationSeconds":  {0, 600},
 	// ControllerConfig.

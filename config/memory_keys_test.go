@@ -19,3 +19,10 @@ func TestMemoryBoundKeys(t *testing.T) {
 	requireKeysNamed(t, err, "serverPartialFrameBudgetBytes (0) must be between 1048576 and 4294967296")
 	require.Equal(t, 1, countLines(err))
 }
+
+func TestMaxConnectionsKey(t *testing.T) {
+	require.Equal(t, "10000", mustParse(t, Default().Render())["serverMaxConnections"])
+	c, err := Load(writeFile(t, "n.properties", "serverMaxConnections=0\n"))
+	require.NoError(t, err)
+	requireKeysNamed(t, c.Validate(), "serverMaxConnections (0) must be between 1 and 1048576")
+}

@@ -78,6 +78,9 @@ type NamesrvConfig struct {
 	// ServerPartialFrameBudgetBytes caps the bytes reserved, across all
 	// connections, by frames over 64 KiB while their bodies arrive.
 	ServerPartialFrameBudgetBytes int64 `prop:"serverPartialFrameBudgetBytes"`
+	// ServerMaxConnections caps the open remoting connections; one accepted
+	// over it is closed at once.
+	ServerMaxConnections int `prop:"serverMaxConnections"`
 	// MetricsExporterType: "PROM" serves Prometheus metrics; "", DISABLE,
 	// OTLP_GRPC and LOG (Java values we do not implement) serve none.
 	MetricsExporterType string `prop:"metricsExporterType"`
@@ -137,6 +140,7 @@ func defaults() *NamesrvConfig {
 		FrameMaxLength:                       64 * MiB,
 		ServerChannelMaxPendingResponseBytes: 4 * MiB,
 		ServerPartialFrameBudgetBytes:        256 * MiB,
+		ServerMaxConnections:                 10000,
 		MetricsPromExporterPort:              5557,
 		Controller:                           *controllerDefaults(9876),
 		raw:                                  map[string]string{},

@@ -25,6 +25,7 @@ var (
 		"enableControllerInNamesrv", "controllerType", "controllerDLegerGroup",
 		"controllerDLegerPeers", "controllerDLegerSelfId", "controllerRaftPeers",
 		"serverChannelMaxPendingResponseBytes", "serverPartialFrameBudgetBytes", "serverChannelMaxIdleTimeSeconds",
+		"serverMaxConnections",
 		"unRegisterBrokerQueueCapacity", "clientRequestThreadPoolQueueCapacity", "defaultThreadPoolQueueCapacity",
 		"controllerRequestThreadPoolQueueCapacity", "serverOnewaySemaphoreValue", "serverAsyncSemaphoreValue",
 		"writeBufferHighWaterMark", "writeBufferLowWaterMark",

@@ -16,7 +16,10 @@ const registrationNice = 10
 // lane runs handlers one at a time on a dedicated OS thread with a lower
 // scheduling priority (where the OS allows one), so that decoding and
 // applying large broker registrations do not delay route lookups served on
-// the other threads.
+// the other threads. A request waiting for the lane keeps its frame's
+// reservation of the server's frame budget (remoting holds it until the
+// handler returns) and its connection is not read meanwhile, so the
+// registrations queued here are bounded by serverPartialFrameBudgetBytes.
 type lane struct {
 	work     chan func()
 	done     chan struct{}

@@ -79,6 +79,7 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 
 		MaxPendingResponseBytes: cfg.ServerChannelMaxPendingResponseBytes,
 		PartialFrameBudget:      cfg.ServerPartialFrameBudgetBytes,
+		MaxConnections:          cfg.ServerMaxConnections,
 		OnPanic:                 func(int32, any) { s.metrics.panic(metrics.PanicRemoting) }, // logged by remoting
 	})
 	s.lane = newLane(registrationNice, s.lanePanicked)

@@ -55,6 +55,7 @@ type connConfig struct {
 	maxPending int64        // response bytes queued before reading stops; 0 = no cap
 	budget     *frameBudget // reserved by large frames while read; nil = none
 	maxAsync   int          // async requests running at once; 0 = none allowed
+	maxHeader  int          // largest header read; 0 = no limit
 }
 
 // Conn is one remoting connection: the server side of an accepted
@@ -69,19 +70,23 @@ type Conn struct {
 	cfg    connConfig
 	log    hclog.Logger
 
-	out        chan *[]*Command // batches for the writer
-	held       *[]*Command      // read loop's responses not yet handed over
-	heldBytes  int64            // estimated size of held
-	queued     atomic.Int64     // estimated bytes handed to the writer, unwritten
-	progress   chan struct{}    // signalled after each write (cap 1)
-	stop       chan struct{}    // closed by Close or beginDrain: stop waiting
-	stopOnce   sync.Once
-	asyncSlots chan struct{}  // one token per running async request
-	asyncWG    sync.WaitGroup // running async requests
-	stopWrite  chan struct{}  // closed when the read loop ends: drain, stop
-	writerGone chan struct{}  // closed when the writer has exited
-	dead       chan struct{}  // closed when the connection is fully closed
-	closeOnce  sync.Once
+	out         chan *[]*Command // batches for the writer
+	held        *[]*Command      // read loop's responses not yet handed over
+	heldBytes   int64            // estimated size of held
+	reserved    int64            // frame budget held by the frame being read or handled
+	reading     uint64           // the frame budget's number of the frame being read; 0 = none
+	queued      atomic.Int64     // estimated bytes handed to the writer, unwritten
+	progress    chan struct{}    // signalled after each write (cap 1)
+	stop        chan struct{}    // closed by Close or beginDrain: stop waiting
+	stopOnce    sync.Once
+	asyncSlots  chan struct{}  // one token per running async request
+	asyncWG     sync.WaitGroup // running async requests
+	stopWrite   chan struct{}  // closed when the read loop ends: drain, stop
+	writerGone  chan struct{}  // closed when the writer has exited
+	dead        chan struct{}  // closed when the connection is fully closed
+	closeOnce   sync.Once
+	abandoned   chan struct{} // closed by abandon: do not wait for async handlers
+	abandonOnce sync.Once
 
 	pmu        sync.Mutex
 	pending    map[int32]chan *Command
@@ -108,6 +113,7 @@ func newConn(id uint64, nc net.Conn, cfg connConfig) *Conn {
 		stopWrite:  make(chan struct{}),
 		writerGone: make(chan struct{}),
 		dead:       make(chan struct{}),
+		abandoned:  make(chan struct{}),
 		pending:    make(map[int32]chan *Command),
 		held:       newCmds(),
 		progress:   make(chan struct{}, 1),
@@ -148,13 +154,34 @@ func (c *Conn) run(dispatch dispatchFunc) error {
 	if !errors.Is(err, errDraining) {
 		_ = c.Close() // only a graceful drain flushes what is queued
 	}
-	c.asyncWG.Wait() // their responses are queued before the writer stops
+	c.awaitAsync()
 	close(c.stopWrite)
 	<-c.writerGone
 	_ = c.Close()
 	c.failPending()
 	close(c.dead)
 	return err
+}
+
+// awaitAsync waits for the running async handlers, whose responses are
+// queued before the writer stops, unless a Shutdown past its deadline
+// abandons the connection: then their responses are discarded.
+func (c *Conn) awaitAsync() {
+	if len(c.asyncSlots) == 0 {
+		return // none running; a slot is freed after its response is queued
+	}
+	done := make(chan struct{})
+	go func() { c.asyncWG.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-c.abandoned:
+	}
+}
+
+// abandon closes the connection without waiting for its async handlers.
+func (c *Conn) abandon() {
+	c.abandonOnce.Do(func() { close(c.abandoned) })
+	_ = c.Close()
 }
 
 // enqueue hands cmd to the writer as a batch of one, blocking while the

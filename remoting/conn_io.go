@@ -20,6 +20,7 @@ func (c *Conn) readLoop(dispatch dispatchFunc) error {
 	r := bufio.NewReaderSize(c.nc, readBufferSize)
 	var buf []byte
 	defer c.handOver()
+	defer c.releaseFrame()
 	for {
 		if !frameBuffered(r) || len(*c.held) >= maxHeldResponses || c.heldBytes >= maxBatchBytes {
 			c.handOver()
@@ -53,6 +54,7 @@ func (c *Conn) readLoop(dispatch dispatchFunc) error {
 			*c.held = append(*c.held, resp)
 			c.heldBytes += cmdSize(resp)
 		}
+		c.releaseFrame() // held while handled: a frame queued for a slow handler counts
 	}
 }
 

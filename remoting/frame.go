@@ -158,44 +158,31 @@ func readFrameBody(r io.Reader, n int, buf []byte) ([]byte, error) {
 	}
 	var chunks [][]byte
 	for got := 0; got < n; {
-		chunk := make([]byte, min(n-got, max(readChunk, got/4)))
+		chunk := make([]byte, chunkSize(n, got))
 		if _, err := io.ReadFull(r, chunk); err != nil {
 			return nil, truncated(err)
 		}
 		chunks = append(chunks, chunk)
 		got += len(chunk)
 	}
+	return joinChunks(chunks, n), nil
+}
+
+// chunkSize is the next chunk of a frame of n bytes of which got are read:
+// at most a quarter of what arrived, and at least readChunk.
+func chunkSize(n, got int) int { return min(n-got, max(readChunk, got/4)) }
+
+// joinChunks returns the chunks of a frame of n bytes as one slice.
+func joinChunks(chunks [][]byte, n int) []byte {
 	if len(chunks) == 1 {
-		return chunks[0], nil
+		return chunks[0]
 	}
 	out := make([]byte, 0, n)
 	for i, chunk := range chunks {
 		out = append(out, chunk...)
 		chunks[i] = nil
 	}
-	return out, nil
-}
-
-// readFrame reads the next frame like ReadFrame; a frame longer than
-// readChunk first reserves its length from the server's frame budget and
-// gives it back once read.
-func (c *Conn) readFrame(r *bufio.Reader, buf []byte) ([]byte, error) {
-	length, err := readLength(r, c.cfg.maxFrame)
-	if err != nil {
-		return nil, err
-	}
-	if length <= readChunk || c.cfg.budget == nil {
-		return readFrameBody(r, length, buf)
-	}
-	n := min(int64(length), c.cfg.budget.total)
-	if err := c.reserve(n); err != nil {
-		return nil, err
-	}
-	defer c.cfg.budget.release(n)
-	if c.cfg.idle > 0 && !c.refreshReadDeadline(true) {
-		return nil, errDraining
-	}
-	return readFrameBody(r, length, buf)
+	return out
 }
 
 // truncated maps an EOF inside a frame to ErrFrameTruncated.

@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"encoding/binary"
+	"io"
 	"net"
 	"runtime"
 	"sync"
@@ -149,4 +150,25 @@ func TestServerFrameBudgetWaitsThenServes(t *testing.T) {
 		require.Len(t, resp.Body, size)
 	}
 	eventually(t, func() bool { return s.budget.available() == 256<<10 }, "the budget is whole again")
+}
+
+// TestServerClosesConnectionsOverTheLimit: with MaxConnections open, a new
+// connection is closed at once; the open ones are served, and once one
+// closes a new one is accepted again.
+func TestServerClosesConnectionsOverTheLimit(t *testing.T) {
+	s, addr := newTestServer(t, ServerConfig{MaxConnections: 2})
+	s.Register(1, echo)
+	first, second := dial(t, addr, ClientOptions{}), dial(t, addr, ClientOptions{})
+	for _, c := range []*Client{first, second} {
+		require.Equal(t, Success, invoke(t, c, NewRequest(1, nil, nil)).Code)
+	}
+	over := dialRaw(t, addr)
+	_ = over.nc.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, err := over.nc.Read(make([]byte, 1))
+	require.ErrorIs(t, err, io.EOF, "a connection over the limit is closed at once")
+
+	require.NoError(t, first.Close())
+	eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.conns) == 1 }, "first closed")
+	third := dial(t, addr, ClientOptions{})
+	require.Equal(t, Success, invoke(t, third, NewRequest(1, nil, nil)).Code)
 }

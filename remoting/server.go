@@ -42,6 +42,9 @@ const (
 	// DefaultPartialFrameBudget caps the bytes reserved by partly received
 	// large frames across all connections (our serverPartialFrameBudgetBytes).
 	DefaultPartialFrameBudget = 256 << 20
+	// DefaultMaxConnections bounds the open connections (our
+	// serverMaxConnections).
+	DefaultMaxConnections = 10000
 	// DefaultMaxAsyncPerConn bounds the requests of RegisterAsync codes
 	// running at once for one connection.
 	DefaultMaxAsyncPerConn = 16
@@ -58,11 +61,19 @@ type ServerConfig struct {
 	// if no byte is written for IdleTimeout meanwhile, it is closed.
 	// 0 → DefaultMaxPendingResponseBytes.
 	MaxPendingResponseBytes int64
-	// PartialFrameBudget: a frame longer than 64 KiB reserves its length
-	// from this server-wide budget before its body is read, and waits (at
-	// most IdleTimeout, then the connection is closed) while the budget is
+	// PartialFrameBudget: a frame not yet buffered when its length arrives
+	// reserves its bytes from this server-wide budget chunk by chunk as
+	// they arrive (plus four times a header over 64 KiB, for decoding), and
+	// holds them until its request is handled; it waits (at most
+	// IdleTimeout, then the connection is closed) while the budget is
 	// spent. 0 → DefaultPartialFrameBudget.
 	PartialFrameBudget int64
+	// MaxConnections: a connection accepted while this many are open is
+	// closed at once. 0 → DefaultMaxConnections.
+	MaxConnections int
+	// MaxHeaderLength: a frame with a longer header closes the connection
+	// (bad_header). 0 → DefaultMaxHeaderLength.
+	MaxHeaderLength int
 	// MaxAsyncPerConn bounds the RegisterAsync requests of one connection
 	// running at once; over it the connection is not read. 0 →
 	// DefaultMaxAsyncPerConn.
@@ -107,6 +118,12 @@ func NewServer(cfg ServerConfig) *Server {
 	}
 	if cfg.PartialFrameBudget <= 0 {
 		cfg.PartialFrameBudget = DefaultPartialFrameBudget
+	}
+	if cfg.MaxConnections <= 0 {
+		cfg.MaxConnections = DefaultMaxConnections
+	}
+	if cfg.MaxHeaderLength <= 0 {
+		cfg.MaxHeaderLength = DefaultMaxHeaderLength
 	}
 	if cfg.MaxAsyncPerConn <= 0 {
 		cfg.MaxAsyncPerConn = DefaultMaxAsyncPerConn

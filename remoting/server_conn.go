@@ -15,11 +15,18 @@ func (s *Server) startConn(nc net.Conn) {
 	c := newConn(s.nextID.Add(1), nc, connConfig{
 		maxFrame: s.cfg.MaxFrameLength, idle: s.cfg.IdleTimeout, log: s.log,
 		maxPending: s.cfg.MaxPendingResponseBytes, budget: s.budget, maxAsync: s.cfg.MaxAsyncPerConn,
+		maxHeader: s.cfg.MaxHeaderLength,
 	})
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
 		_ = nc.Close()
+		return
+	}
+	if open := len(s.conns); open >= s.cfg.MaxConnections {
+		s.mu.Unlock()
+		_ = nc.Close()
+		s.log.Warn("closing connection over the connection limit", "remote", c.remote, "open", open)
 		return
 	}
 	s.conns[c] = struct{}{}
@@ -175,8 +182,9 @@ func notSupported(c *Conn, req *Command) (*Command, error) {
 
 // Shutdown stops accepting, lets every connection finish the request it is
 // handling and flush what is queued, closes the connections and waits for
-// their goroutines. If ctx ends first, the connections are closed at once
-// and ctx.Err() is returned.
+// their goroutines. If ctx ends first, the connections are closed at once,
+// async handlers still running are not waited for (their responses are
+// discarded) and ctx.Err() is returned.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	s.closing = true
@@ -200,7 +208,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	for _, c := range conns {
-		_ = c.Close()
+		c.abandon()
 	}
 	<-done
 	return ctx.Err()
