@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -59,12 +60,17 @@ func TestSnapshotsCoherentUnderConcurrency(t *testing.T) {
 	const brokers, rounds = 4, 150
 	var writers sync.WaitGroup
 	var done atomic.Bool
+	firstSeen := make(chan struct{}) // readers saw a snapshot: writers go on
+	var seenOnce sync.Once
 	for i := range brokers {
 		writers.Add(1)
 		go func() {
 			defer writers.Done()
 			for v := int32(1); v <= rounds; v++ {
 				_, err := h.RegisterBroker(versioned(i, v, topics))
+				if v == 1 {
+					waitFirstSeen(t, firstSeen)
+				}
 				if err == nil && v%10 == 0 {
 					h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: fmt.Sprintf("a%d", i),
 						BrokerName: fmt.Sprintf("b%d", i)})
@@ -85,6 +91,7 @@ func TestSnapshotsCoherentUnderConcurrency(t *testing.T) {
 			for n := r; !done.Load(); n++ {
 				if s := h.Lookup(topics[n%len(topics)]); s != nil {
 					seen.Add(1)
+					seenOnce.Do(func() { close(firstSeen) })
 					if err := checkCoherent(s); err != nil {
 						errs <- err
 						return
@@ -106,5 +113,15 @@ func TestSnapshotsCoherentUnderConcurrency(t *testing.T) {
 		if s := h.Lookup(tp); s != nil {
 			require.NoError(t, checkCoherent(s))
 		}
+	}
+}
+
+// waitFirstSeen holds a writer until a reader has seen a snapshot, so that
+// readers and writers overlap however the goroutines are scheduled.
+func waitFirstSeen(t *testing.T, firstSeen <-chan struct{}) {
+	select {
+	case <-firstSeen:
+	case <-time.After(30 * time.Second):
+		t.Error("no reader saw a snapshot within 30 s")
 	}
 }
