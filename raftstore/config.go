@@ -72,6 +72,10 @@ type Config struct {
 	LeaderLeaseTimeout time.Duration
 	CommitTimeout      time.Duration
 
+	// DiskFaults, when set, delays or stops this node's log writes on
+	// demand (fault-injection tests only).
+	DiskFaults *DiskFaults
+
 	// InMemory selects raft.NewInmemStore and raft.NewInmemSnapshotStore
 	// instead of Dir (unit tests only: nothing survives Close).
 	InMemory bool

@@ -28,6 +28,8 @@ var (
 	ErrTimeout = errors.New("raftstore: raft operation timed out")
 	// ErrClosed reports an operation on a node that has been closed.
 	ErrClosed = errors.New("raftstore: node closed")
+	// ErrDiskFault reports a log write failed by Config.DiskFaults (tests).
+	ErrDiskFault = errors.New("raftstore: injected disk fault")
 )
 
 // translate maps raft's errors onto this package's sentinels, keeping the
