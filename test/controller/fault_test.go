@@ -1,0 +1,208 @@
+//go:build embedded_controller
+
+package controllertest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// porcupineTimeout bounds one linearizability check; beyond it the
+// verdict is Unknown (logged, not a failure).
+const porcupineTimeout = 60 * time.Second
+
+// setupFaultSet brings faultSet to the state of issue 7's schedule:
+// brokers 1, 2, 3 registered and beating, broker 1 master (masterEpoch 1),
+// sync-state set {1,2,3} (syncStateSetEpoch 2). It returns the brokers and
+// an admin client.
+func setupFaultSet(t *testing.T, fc *faultCluster, h *history) ([]*faultClient, *faultClient) {
+	t.Helper()
+	var brokers []*faultClient
+	for i := 1; i <= 3; i++ {
+		c := newFaultClient(t, h, i, fc.addrs())
+		c.applyID()
+		require.EqualValues(t, i, c.ids)
+		brokers = append(brokers, c)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	for _, c := range brokers {
+		require.Equal(t, remoting.Success, c.register().code)
+		require.NoError(t, c.b.HeartbeatSync(ctx))
+	}
+	r := brokers[0].elect()
+	require.Equal(t, remoting.Success, r.code, r.remark)
+	r = brokers[0].alter(1, 1, 1, 2, 3)
+	require.Equal(t, remoting.Success, r.code, r.remark)
+	require.EqualValues(t, 2, r.out.ssEpoch)
+	for _, c := range brokers {
+		c.b.StartHeartbeats(heartbeatInterval)
+	}
+	return brokers, newFaultClient(t, h, 0, fc.addrs())
+}
+
+// finalRead polls 1006 until the healed cluster answers it.
+func finalRead(t *testing.T, admin *faultClient) *record {
+	t.Helper()
+	var final *record
+	require.Eventually(t, func() bool {
+		final = admin.syncState()
+		return final != nil && !final.unknown && final.code == remoting.Success && final.out.hasMaster
+	}, 2*waitLimit, 50*time.Millisecond, "no final 1006 answer")
+	return final
+}
+
+// verify runs every check over the history: the per-message invariants,
+// the final state against the acknowledged writes and porcupine against
+// setModel (skipped when the controller elected on its own: those
+// elections are not in the history). It returns what failed.
+func verify(t *testing.T, h *history, clients []*faultClient, final *record, ownElections int64) []string {
+	t.Helper()
+	for _, c := range clients {
+		c.notices()
+	}
+	recs := h.records()
+	var out []string
+	for _, v := range append(checkInvariants(recs), checkNoLostWrite(recs, final)...) {
+		out = append(out, v.String())
+	}
+	ops := 0
+	for _, r := range recs {
+		if r.in.kind != opNotice {
+			ops++
+		}
+	}
+	if ownElections > 0 {
+		t.Logf("porcupine: skipped, the controller ran %d elections of its own", ownElections)
+	} else {
+		res, partial := linearizable(recs, h.start, porcupineTimeout)
+		t.Logf("porcupine: %s over %d operations", res, ops)
+		if res == porcupine.Illegal {
+			out = append(out, fmt.Sprintf("linearizability: no linearization; the longest partial one (%d ops) ends:\n\t%s",
+				len(partial), tail(partial, 6)))
+		}
+	}
+	if len(out) > 0 {
+		for _, l := range h.lines() {
+			t.Log(l)
+		}
+	}
+	return out
+}
+
+// requireSafe logs each violation and fails the test if there is any.
+func requireSafe(t *testing.T, violations []string) {
+	t.Helper()
+	for _, v := range violations {
+		t.Log("VIOLATION " + v)
+	}
+	require.Zero(t, len(violations), "safety violations (logged above with the history)")
+}
+
+// tail joins the last n lines.
+func tail(lines []string, n int) string {
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	s := ""
+	for i, l := range lines {
+		if i > 0 {
+			s += "\n\t"
+		}
+		s += l
+	}
+	return s
+}
+
+// pauseFollowers stops the log writes of both followers (their fsync is
+// slower than any request timeout) while the leader's disk is healthy, so
+// the leader keeps its lease but commits nothing. It returns the leader.
+func pauseFollowers(t *testing.T, fc *faultCluster) *node {
+	t.Helper()
+	leader := fc.leader()
+	for _, f := range fc.followers() {
+		fc.disks[f.id].Pause()
+	}
+	return leader
+}
+
+// awaitAppends waits until the leader wrote n more log batches than base.
+func awaitAppends(t *testing.T, fc *faultCluster, leader *node, base, n int) {
+	t.Helper()
+	require.Eventually(t, func() bool { return fc.disks[leader.id].Writes() >= base+n },
+		waitLimit, 5*time.Millisecond, "the leader appended %d entries", n)
+}
+
+// TestFaultStaleBuildAfterApplyTimeout is issue 7's demonstrated schedule
+// (defect 1): an admin election of broker 2 times out while its entry is
+// in flight; the old master's AlterSyncStateSet {1,3} under masterEpoch 1 is
+// then built from the state without it; once the disks recover both
+// commit. Expected: the alter is fenced or ordered after the election, so
+// the master stays in its sync-state set and the history is linearizable.
+func TestFaultStaleBuildAfterApplyTimeout(t *testing.T) {
+	fc := startFaultCluster(t, false)
+	h := newHistory()
+	brokers, admin := setupFaultSet(t, fc, h)
+	leader := pauseFollowers(t, fc)
+	base := fc.disks[leader.id].Writes()
+
+	elect := admin.adminElect(2) // waits out the 5 s request timeout
+	t.Logf("admin election of broker 2 under slow follower disks: %s", elect)
+	awaitAppends(t, fc, leader, base, 1)
+
+	done := make(chan *record, 1)
+	go func() { done <- brokers[0].alter(1, 2, 1, 3) }()
+	awaitAppends(t, fc, leader, base, 2)
+	fc.heal()
+	t.Logf("alter {1,3} by the old master: %s", <-done)
+
+	final := finalRead(t, admin)
+	for _, b := range brokers {
+		b.replicaInfo()
+	}
+	t.Logf("final state: %s", final.out)
+	requireSafe(t, verify(t, h, append(brokers, admin), final, fc.triggers.n.Load()))
+}
+
+// TestFaultElectFromStaleStateAfterApplyTimeout is the other order of
+// issue 7: an admin election of broker 2 times out in flight, and a second
+// one (broker 3) is built from the state without it. Its reply and its
+// 1008 notifications must not name broker 3 master of the epoch that the
+// log gives to broker 2.
+func TestFaultElectFromStaleStateAfterApplyTimeout(t *testing.T) {
+	fc := startFaultCluster(t, false)
+	h := newHistory()
+	brokers, admin := setupFaultSet(t, fc, h)
+	leader := pauseFollowers(t, fc)
+	base := fc.disks[leader.id].Writes()
+
+	t.Logf("admin election of broker 2 under slow follower disks: %s", admin.adminElect(2))
+	awaitAppends(t, fc, leader, base, 1)
+
+	done := make(chan *record, 1)
+	go func() { done <- admin.adminElect(3) }()
+	awaitAppends(t, fc, leader, base, 2)
+	fc.heal()
+	elect3 := <-done
+	t.Logf("admin election of broker 3: %s", elect3)
+	if elect3.code == remoting.Success {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		_, err := brokers[2].b.WaitNotice(ctx, elect3.out.epoch)
+		require.NoError(t, err, "the new master is notified")
+	}
+
+	final := finalRead(t, admin)
+	for _, b := range brokers {
+		b.replicaInfo()
+	}
+	t.Logf("final state: %s", final.out)
+	requireSafe(t, verify(t, h, append(brokers, admin), final, fc.triggers.n.Load()))
+}
