@@ -48,7 +48,7 @@ func (s *synth) setup() {
 }
 
 func check(s *synth) porcupine.CheckResult {
-	res, _ := linearizable(s.recs, s.start, 10*time.Second)
+	res, _ := linearizable(s.recs, s.start, 10*time.Second, 0)
 	return res
 }
 

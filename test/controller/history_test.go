@@ -28,11 +28,12 @@ const (
 	opReplicaInfo               // 1004
 	opSyncState                 // 1006
 	opNotice                    // 1008 received by a broker (not an operation)
+	opCtlElect                  // an election the controller may have run on its own
 )
 
 var opNames = map[opKind]string{opApplyID: "applyId", opRegister: "register", opElect: "elect",
 	opAdminElect: "adminElect", opAlter: "alter", opReplicaInfo: "getReplicaInfo",
-	opSyncState: "getSyncStateData", opNotice: "notify1008"}
+	opSyncState: "getSyncStateData", opNotice: "notify1008", opCtlElect: "controllerElect"}
 
 func (k opKind) String() string { return opNames[k] }
 

@@ -143,8 +143,28 @@ func stepUnknown(s setState, in opInput) []setState {
 		if s.exists || in.broker == 1 {
 			out = append(out, s.applied(in.broker))
 		}
+	case opCtlElect:
+		out = append(out, s.ctlElected()...)
 	}
 	return out
+}
+
+// ctlElected are the states one attempt of the controller's own election
+// may append: a new master from the sync-state set, or "no master"
+// (masterEpoch+1, the set kept).
+func (s setState) ctlElected() []setState {
+	if !s.exists {
+		return nil
+	}
+	var out []setState
+	for _, id := range maskIDs(s.sss) {
+		if id != s.master {
+			out = append(out, s.elected(id))
+		}
+	}
+	none := s
+	none.master, none.epoch = noMaster, s.epoch+1
+	return append(out, none)
 }
 
 func stepElect(s setState, r *record) []setState {
@@ -194,10 +214,16 @@ var setModel = (&porcupine.NondeterministicModel{
 
 // linearizable checks recs against setModel: unknown outcomes stay pending
 // forever, failed reads are left out, 1008 notifications are not
-// operations. It returns porcupine's verdict and, when it is Illegal, the
+// operations. hidden is how many election attempts the controller may have
+// run on its own (T1/T2): each is an operation pending from the start. It
+// returns porcupine's verdict and, when it is Illegal, the
 // longest partial linearization found.
-func linearizable(recs []*record, start time.Time, timeout time.Duration) (porcupine.CheckResult, []string) {
+func linearizable(recs []*record, start time.Time, timeout time.Duration, hidden int) (porcupine.CheckResult, []string) {
 	var ops []porcupine.Operation
+	for range hidden {
+		r := &record{client: -1, in: opInput{kind: opCtlElect}, unknown: true}
+		ops = append(ops, porcupine.Operation{Input: r.in, Output: r, Return: math.MaxInt64})
+	}
 	for _, r := range recs {
 		if r.in.kind == opNotice || r.in.kind == opRegister || (isRead(r.in.kind) && (r.unknown || r.code != 0)) {
 			continue
