@@ -31,11 +31,11 @@ const (
 // brokers 1, 2, 3 registered and beating, broker 1 master (masterEpoch 1),
 // sync-state set {1,2,3} (syncStateSetEpoch 2). It returns the brokers and
 // an admin client.
-func setupFaultSet(t *testing.T, fc *faultCluster, h *history) ([]*faultClient, *faultClient) {
+func setupFaultSet(t *testing.T, ctls []string, h *history) ([]*faultClient, *faultClient) {
 	t.Helper()
 	var brokers []*faultClient
 	for i := 1; i <= 3; i++ {
-		c := newFaultClient(t, h, i, fc.addrs())
+		c := newFaultClient(t, h, i, ctls)
 		c.applyID()
 		require.EqualValues(t, i, c.ids)
 		brokers = append(brokers, c)
@@ -54,7 +54,7 @@ func setupFaultSet(t *testing.T, fc *faultCluster, h *history) ([]*faultClient, 
 	for _, c := range brokers {
 		c.b.StartHeartbeats(heartbeatInterval)
 	}
-	return brokers, newFaultClient(t, h, 0, fc.addrs())
+	return brokers, newFaultClient(t, h, 0, ctls)
 }
 
 // finalRead polls 1006 until the healed cluster answers it.
@@ -158,7 +158,7 @@ func awaitAppends(t *testing.T, fc *faultCluster, leader *node, base, n int) {
 func TestFaultStaleBuildAfterApplyTimeout(t *testing.T) {
 	fc := startFaultCluster(t, false)
 	h := newHistory()
-	brokers, admin := setupFaultSet(t, fc, h)
+	brokers, admin := setupFaultSet(t, fc.addrs(), h)
 	leader := pauseFollowers(t, fc)
 	base := fc.disks[leader.id].Writes()
 
@@ -188,7 +188,7 @@ func TestFaultStaleBuildAfterApplyTimeout(t *testing.T) {
 func TestFaultElectFromStaleStateAfterApplyTimeout(t *testing.T) {
 	fc := startFaultCluster(t, false)
 	h := newHistory()
-	brokers, admin := setupFaultSet(t, fc, h)
+	brokers, admin := setupFaultSet(t, fc.addrs(), h)
 	leader := pauseFollowers(t, fc)
 	base := fc.disks[leader.id].Writes()
 

@@ -75,16 +75,12 @@ func runTrial(t *testing.T, seed int64, d time.Duration) {
 	plan := nemesisPlan(rng, d)
 	fc := startFaultCluster(t, true)
 	h := newHistory()
-	brokers, admin := setupFaultSet(t, fc, h)
+	brokers, admin := setupFaultSet(t, fc.addrs(), h)
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	var wg sync.WaitGroup
-	for i, c := range append(slices.Clone(brokers), admin) {
-		crng := rand.New(rand.NewPCG(uint64(seed), uint64(i+1)))
-		wg.Go(func() { runClient(ctx, c, crng) })
-	}
+	wait := startWorkload(ctx, seed, append(slices.Clone(brokers), admin))
 	runNemesis(ctx, t, fc, plan)
-	wg.Wait()
+	wait()
 	final := finalRead(t, admin)
 	for _, b := range brokers {
 		b.replicaInfo()
@@ -92,6 +88,17 @@ func runTrial(t *testing.T, seed int64, d time.Duration) {
 	recs := h.records()
 	t.Logf("seed=%d: %d records, final state %s, controller's own elections %d", seed, len(recs), final.out, fc.triggers.n.Load())
 	requireSafe(t, verify(t, h, append(brokers, admin), final, fc.triggers.n.Load()))
+}
+
+// startWorkload runs every client's random operations (drawn from seed)
+// until ctx ends; the returned func waits for them.
+func startWorkload(ctx context.Context, seed int64, clients []*faultClient) func() {
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		crng := rand.New(rand.NewPCG(uint64(seed), uint64(i+1)))
+		wg.Go(func() { runClient(ctx, c, crng) })
+	}
+	return wg.Wait
 }
 
 // runClient issues random operations until ctx ends: brokers elect,
