@@ -3,6 +3,7 @@
 package controllertest
 
 import (
+	"io"
 	"net"
 	"sync"
 	"testing"
@@ -206,4 +207,62 @@ func (n *network) transport(from string, ln net.Listener, logger hclog.Logger) r
 		Stream: &streamLayer{Listener: ln, dial: n.dialer(from)}, MaxPool: 3,
 		Timeout: 2 * time.Second, Logger: logger.Named("transport"),
 	})
+}
+
+// echoServer answers every line with itself.
+func echoServer(t *testing.T) string {
+	t.Helper()
+	ln := listen(t, "127.0.0.1:0")
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { _, _ = io.Copy(c, c); _ = c.Close() }()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// roundTrip dials addr through n as node "a" and echoes one message.
+func roundTrip(n *network, addr string) error {
+	c, err := n.dialer("a")(addr, time.Second)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := c.Write([]byte("ping")); err != nil {
+		return err
+	}
+	buf := make([]byte, 4)
+	_, err = io.ReadFull(c, buf)
+	return err
+}
+
+func TestProxyCutDelayAndHeal(t *testing.T) {
+	n := newNetwork(t)
+	target := echoServer(t)
+	n.addLink("a", "b", target)
+	require.NoError(t, roundTrip(n, target), "healthy link")
+
+	n.set("a", "b", true, 0)
+	require.Error(t, roundTrip(n, target), "a cut link refuses")
+
+	n.set("a", "b", false, 30*time.Millisecond)
+	start := time.Now()
+	require.NoError(t, roundTrip(n, target))
+	require.GreaterOrEqual(t, time.Since(start), 60*time.Millisecond, "both directions delayed")
+
+	c, err := n.dialer("a")(target, time.Second)
+	require.NoError(t, err)
+	defer c.Close()
+	n.set("a", "b", true, 0)
+	_ = c.SetReadDeadline(time.Now().Add(waitLimit))
+	_, err = c.Read(make([]byte, 1))
+	require.Error(t, err, "a cut closes the open connections")
+	n.heal()
+	require.NoError(t, roundTrip(n, target), "healed")
 }
