@@ -3,6 +3,7 @@
 package raftstore
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -58,4 +59,39 @@ func TestDiskFaultsDelayIsRetimedOnHeal(t *testing.T) {
 	f.Heal()
 	require.NoError(t, <-done, "healing releases a write waiting on its delay")
 	require.Nil(t, (*DiskFaults)(nil).wrap(nil), "no faults: the store is not wrapped")
+}
+
+// TestDiskFaultsHoldCommitsWhileTheLeaderKeepsItsLease is what the
+// Controller's fault tests build on: with both followers' log writes
+// paused, an Apply times out with its entry in flight while the leader
+// stays leader; once the disks recover the entry commits. A node whose
+// writes are paused can still be closed after Fail.
+func TestDiskFaultsHoldCommitsWhileTheLeaderKeepsItsLease(t *testing.T) {
+	disks := map[string]*DiskFaults{"n0": {}, "n1": {}, "n2": {}}
+	c := newTCPCluster(t, 3, func(cfg *Config) { cfg.DiskFaults = disks[cfg.SelfID] })
+	t.Cleanup(func() {
+		for _, d := range disks {
+			d.Heal()
+		}
+	})
+	leader := WaitForLeader(t, c.running()...)
+	require.Equal(t, int64(1), applyN(t, leader, 1))
+	var followers []string
+	for id, n := range c.nodes {
+		if n != leader {
+			followers = append(followers, id)
+			disks[id].Pause()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := leader.Apply(ctx, []byte("1"))
+	require.ErrorIs(t, err, ErrTimeout, "no quorum wrote the entry")
+	t.Logf("leader after the timeout: %v (heartbeats do not touch the followers' logs)", leader.IsLeader())
+	require.EqualValues(t, 1, c.fsms[leader.ID()].Value())
+
+	disks[followers[0]].Resume()
+	eventuallyValue(t, c.fsms[leader.ID()], 2)
+	disks[followers[1]].Fail()
+	c.kill(followers[1])
 }
