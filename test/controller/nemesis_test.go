@@ -12,10 +12,11 @@ import (
 
 // fault is one nemesis step: what it does, on which nodes, for how long.
 type fault struct {
-	kind  string // slow-disks, slow-disk, isolate, one-way, delay, kill-leader
+	kind  string // slow-disks, slow-disk, isolate, one-way, delay, lossy, kill-leader
 	a, b  int    // node indexes (b: the other end of a one-way cut)
 	d     time.Duration
 	delay time.Duration // disk or link delay
+	loss  float64       // chance that a chunk resets its connection
 	gap   time.Duration // pause before the step
 }
 
@@ -25,6 +26,8 @@ func (f fault) String() string {
 		return fmt.Sprintf("%s n%d->n%d for %v", f.kind, f.a, f.b, f.d)
 	case "slow-disk", "delay":
 		return fmt.Sprintf("%s n%d +%v for %v", f.kind, f.a, f.delay, f.d)
+	case "lossy":
+		return fmt.Sprintf("%s n%d %.0f%% for %v", f.kind, f.a, 100*f.loss, f.d)
 	}
 	return fmt.Sprintf("%s (n%d) for %v", f.kind, f.a, f.d)
 }
@@ -47,8 +50,10 @@ func nemesisPlan(rng *rand.Rand, total time.Duration) []fault {
 			f.kind, f.d = "isolate", ms(rng, 800, 3000)
 		case p < 75:
 			f.kind, f.d = "one-way", ms(rng, 800, 3000)
-		case p < 85:
+		case p < 80:
 			f.kind, f.d, f.delay = "delay", ms(rng, 1000, 3000), ms(rng, 20, 300)
+		case p < 87:
+			f.kind, f.d, f.loss = "lossy", ms(rng, 1000, 3000), 0.05+0.25*rng.Float64()
 		default:
 			f.kind, f.d = "kill-leader", ms(rng, 300, 2000)
 		}
@@ -103,18 +108,16 @@ func (fc *faultCluster) inject(f fault) func() {
 		fc.disks[a.id].SetDelay(f.delay)
 		return fc.heal
 	case "isolate":
-		fc.cutNode(a, true)
+		fc.setNode(a, linkFaults{cut: true})
 		return fc.heal
 	case "one-way":
-		fc.net.set(a.id, b.id, true, 0)
+		fc.net.set(a.id, b.id, linkFaults{cut: true})
 		return fc.heal
 	case "delay":
-		for _, o := range fc.nodes {
-			if o != a {
-				fc.net.set(a.id, o.id, false, f.delay)
-				fc.net.set(o.id, a.id, false, f.delay)
-			}
-		}
+		fc.setNode(a, linkFaults{delay: f.delay})
+		return fc.heal
+	case "lossy":
+		fc.setNode(a, linkFaults{loss: f.loss})
 		return fc.heal
 	}
 	leader := fc.leader()
@@ -122,12 +125,12 @@ func (fc *faultCluster) inject(f fault) func() {
 	return func() { fc.restart(leader) }
 }
 
-// cutNode cuts every link of nd both ways.
-func (fc *faultCluster) cutNode(nd *node, cut bool) {
+// setNode sets f on every link of nd, both ways.
+func (fc *faultCluster) setNode(nd *node, f linkFaults) {
 	for _, o := range fc.nodes {
 		if o != nd {
-			fc.net.set(nd.id, o.id, cut, 0)
-			fc.net.set(o.id, nd.id, cut, 0)
+			fc.net.set(nd.id, o.id, f)
+			fc.net.set(o.id, nd.id, f)
 		}
 	}
 }

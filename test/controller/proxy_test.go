@@ -4,6 +4,7 @@ package controllertest
 
 import (
 	"io"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"testing"
@@ -30,13 +31,20 @@ func newNetwork(t testing.TB) *network {
 	return &network{t: t, links: map[[2]string]*link{}, route: map[[2]string]string{}}
 }
 
+// linkFaults are the faults of one directed link.
+type linkFaults struct {
+	cut   bool          // refuse new connections, close open ones
+	delay time.Duration // hold every chunk, either way, this long
+	loss  float64       // reset the connection at a chunk with this chance
+}
+
 // link is one directed proxy.
 type link struct {
 	ln     net.Listener
 	target string
 	mu     sync.Mutex
-	cut    bool
-	delay  time.Duration
+	faults linkFaults
+	rng    *rand.Rand
 	conns  map[net.Conn]struct{}
 	closed bool
 }
@@ -45,8 +53,9 @@ type link struct {
 func (n *network) addLink(from, to, toAddr string) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(n.t, err)
-	l := &link{ln: ln, target: toAddr, conns: map[net.Conn]struct{}{}}
 	n.mu.Lock()
+	l := &link{ln: ln, target: toAddr, conns: map[net.Conn]struct{}{},
+		rng: rand.New(rand.NewPCG(uint64(len(n.links)), 7))}
 	n.links[[2]string{from, to}] = l
 	n.route[[2]string{from, toAddr}] = ln.Addr().String()
 	n.mu.Unlock()
@@ -54,13 +63,12 @@ func (n *network) addLink(from, to, toAddr string) {
 	n.t.Cleanup(l.close)
 }
 
-// set changes the link from -> to: cut (refuse and drop connections) and
-// delay (added to every chunk either way).
-func (n *network) set(from, to string, cut bool, delay time.Duration) {
+// set replaces the faults of the link from -> to.
+func (n *network) set(from, to string, f linkFaults) {
 	n.mu.Lock()
 	l := n.links[[2]string{from, to}]
 	n.mu.Unlock()
-	l.update(cut, delay)
+	l.update(f)
 }
 
 // heal clears every link's faults.
@@ -72,7 +80,7 @@ func (n *network) heal() {
 	}
 	n.mu.Unlock()
 	for _, k := range keys {
-		n.set(k[0], k[1], false, 0)
+		n.set(k[0], k[1], linkFaults{})
 	}
 }
 
@@ -102,7 +110,7 @@ func (l *link) serve() {
 // handle pipes one accepted connection to the target unless cut.
 func (l *link) handle(in net.Conn) {
 	l.mu.Lock()
-	cut, closed := l.cut, l.closed
+	cut, closed := l.faults.cut, l.closed
 	l.mu.Unlock()
 	if cut || closed {
 		_ = in.Close()
@@ -123,7 +131,8 @@ func (l *link) handle(in net.Conn) {
 	l.untrack(in, out)
 }
 
-// pipe copies src to dst, holding every chunk for the link's delay.
+// pipe copies src to dst, holding every chunk for the link's delay; a
+// cut or a lost chunk ends it (handle then closes both ends).
 func (l *link) pipe(dst, src net.Conn, done chan<- struct{}) {
 	defer func() { done <- struct{}{} }()
 	buf := make([]byte, 32<<10)
@@ -131,11 +140,13 @@ func (l *link) pipe(dst, src net.Conn, done chan<- struct{}) {
 		n, err := src.Read(buf)
 		if n > 0 {
 			l.mu.Lock()
-			delay, cut := l.delay, l.cut
+			f := l.faults
+			lost := f.loss > 0 && l.rng.Float64() < f.loss
 			l.mu.Unlock()
-			if cut {
+			if f.cut || lost {
 				return
 			}
+			delay := f.delay
 			if delay > 0 {
 				time.Sleep(delay)
 			}
@@ -170,15 +181,15 @@ func (l *link) close() {
 	l.closed = true
 	l.mu.Unlock()
 	_ = l.ln.Close()
-	l.update(true, 0)
+	l.update(linkFaults{cut: true})
 }
 
 // update sets the link's faults; a cut closes every open connection.
-func (l *link) update(cut bool, delay time.Duration) {
+func (l *link) update(f linkFaults) {
 	l.mu.Lock()
-	l.cut, l.delay = cut, delay
+	l.faults = f
 	var drop []net.Conn
-	if cut {
+	if f.cut {
 		for c := range l.conns {
 			drop = append(drop, c)
 		}
@@ -248,10 +259,13 @@ func TestProxyCutDelayAndHeal(t *testing.T) {
 	n.addLink("a", "b", target)
 	require.NoError(t, roundTrip(n, target), "healthy link")
 
-	n.set("a", "b", true, 0)
+	n.set("a", "b", linkFaults{cut: true})
 	require.Error(t, roundTrip(n, target), "a cut link refuses")
 
-	n.set("a", "b", false, 30*time.Millisecond)
+	n.set("a", "b", linkFaults{loss: 1})
+	require.Error(t, roundTrip(n, target), "a lossy link resets")
+
+	n.set("a", "b", linkFaults{delay: 30 * time.Millisecond})
 	start := time.Now()
 	require.NoError(t, roundTrip(n, target))
 	require.GreaterOrEqual(t, time.Since(start), 60*time.Millisecond, "both directions delayed")
@@ -259,7 +273,7 @@ func TestProxyCutDelayAndHeal(t *testing.T) {
 	c, err := n.dialer("a")(target, time.Second)
 	require.NoError(t, err)
 	defer c.Close()
-	n.set("a", "b", true, 0)
+	n.set("a", "b", linkFaults{cut: true})
 	_ = c.SetReadDeadline(time.Now().Add(waitLimit))
 	_, err = c.Read(make([]byte, 1))
 	require.Error(t, err, "a cut closes the open connections")
