@@ -239,13 +239,14 @@ func linearizable(recs []*record, start time.Time, timeout time.Duration, hidden
 	if res != porcupine.Illegal {
 		return res, nil
 	}
-	return res, longestPartial(info)
+	return res, longestPartial(info, ops)
 }
 
 func isRead(k opKind) bool { return k == opReplicaInfo || k == opSyncState }
 
-// longestPartial renders the longest partial linearization porcupine found.
-func longestPartial(info porcupine.LinearizationInfo) []string {
+// longestPartial renders the longest partial linearization porcupine
+// found, then the first completed operation it could not place after it.
+func longestPartial(info porcupine.LinearizationInfo, ops []porcupine.Operation) []string {
 	var best []porcupine.Operation
 	for _, part := range info.PartialLinearizationsOperations() {
 		for _, seq := range part {
@@ -254,9 +255,27 @@ func longestPartial(info porcupine.LinearizationInfo) []string {
 			}
 		}
 	}
+	placed := map[*record]bool{}
 	var out []string
 	for _, op := range best {
+		placed[op.Output.(*record)] = true
 		out = append(out, op.Output.(*record).String())
 	}
+	if r := firstUnplaced(ops, placed); r != nil {
+		out = append(out, "cannot be placed next: "+r.String())
+	}
 	return out
+}
+
+// firstUnplaced is the completed operation outside placed that returned
+// first: the one the partial linearization could not go on with.
+func firstUnplaced(ops []porcupine.Operation, placed map[*record]bool) *record {
+	var first *record
+	for _, op := range ops {
+		r := op.Output.(*record)
+		if !placed[r] && !r.unknown && (first == nil || r.ret.Before(first.ret)) {
+			first = r
+		}
+	}
+	return first
 }
