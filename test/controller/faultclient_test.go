@@ -5,6 +5,8 @@ package controllertest
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net"
 	"strconv"
 	"sync"
 	"testing"
@@ -66,6 +68,10 @@ func (c *faultClient) do(in opInput, code int32, ext map[string]string, body []b
 	r := &record{client: c.id, in: in, call: time.Now()}
 	resp, err := c.b.Invoke(ctx, leader, code, ext, body)
 	r.ret = time.Now()
+	if isDialError(err) { // nothing was sent: not an operation
+		c.forgetLeader()
+		return nil
+	}
 	if err != nil {
 		r.unknown, r.code, r.remark = true, -1, err.Error()
 		c.forgetLeader()
@@ -79,6 +85,12 @@ func (c *faultClient) do(in opInput, code int32, ext map[string]string, body []b
 	c.h.add(r)
 	c.learn(r)
 	return r
+}
+
+// isDialError reports a request that failed before it was sent.
+func isDialError(err error) bool {
+	var op *net.OpError
+	return errors.As(err, &op) && op.Op == "dial"
 }
 
 // forgetLeader makes the next request find the leader again.

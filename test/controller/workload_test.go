@@ -103,47 +103,55 @@ func startWorkload(ctx context.Context, seed int64, clients []*faultClient) func
 
 // runClient issues random operations until ctx ends: brokers elect,
 // alter (as the master they believe in), register and read; the admin
-// elects a designated broker, applies new ids and reads 1006.
+// elects a designated broker, applies new ids and reads 1006. After a
+// failure or an unknown outcome the client backs off, as a broker's retry
+// timer does.
 func runClient(ctx context.Context, c *faultClient, rng *rand.Rand) {
 	for sleepCtx(ctx, ms(rng, 20, 120)) {
-		p := rng.IntN(100)
+		var r *record
 		if c.ids == 0 {
-			adminStep(c, rng, p)
-			continue
+			r = adminStep(c, rng)
+		} else {
+			r = brokerStep(c, rng)
 		}
-		switch {
-		case p < 30:
-			c.replicaInfo()
-		case p < 60:
-			c.alterAsMaster(rng)
-		case p < 80:
-			c.elect()
-		default:
-			c.register()
+		if r == nil || r.unknown {
+			sleepCtx(ctx, ms(rng, 200, 500))
 		}
 	}
 }
 
-func adminStep(c *faultClient, rng *rand.Rand, p int) {
-	switch {
-	case p < 45:
-		c.syncState()
-	case p < 85:
-		c.adminElect(1 + rng.Int64N(3))
+func brokerStep(c *faultClient, rng *rand.Rand) *record {
+	switch p := rng.IntN(100); {
+	case p < 30:
+		return c.replicaInfo()
+	case p < 60:
+		return c.alterAsMaster(rng)
+	case p < 80:
+		return c.elect()
 	default:
-		c.applyNewID()
+		return c.register()
+	}
+}
+
+func adminStep(c *faultClient, rng *rand.Rand) *record {
+	switch p := rng.IntN(100); {
+	case p < 45:
+		return c.syncState()
+	case p < 85:
+		return c.adminElect(1 + rng.Int64N(3))
+	default:
+		return c.applyNewID()
 	}
 }
 
 // alterAsMaster is a 1001 from a broker that believes it is master: a
 // random set holding itself, under the epochs it knows; a read otherwise.
-func (c *faultClient) alterAsMaster(rng *rand.Rand) {
+func (c *faultClient) alterAsMaster(rng *rand.Rand) *record {
 	c.mu.Lock()
 	last := c.last
 	c.mu.Unlock()
 	if last.master != c.ids {
-		c.replicaInfo()
-		return
+		return c.replicaInfo()
 	}
 	set := []int64{c.ids}
 	for id := int64(1); id <= 3; id++ {
@@ -152,27 +160,27 @@ func (c *faultClient) alterAsMaster(rng *rand.Rand) {
 		}
 	}
 	slices.Sort(set)
-	c.alter(last.epoch, last.ssEpoch, set...)
+	return c.alter(last.epoch, last.ssEpoch, set...)
 }
 
 // applyNewID is the admin applying the set's next id (1012, then a
 // recorded 1013), as a new broker would; ids stop at maxAppliedIDs.
-func (c *faultClient) applyNewID() {
+func (c *faultClient) applyNewID() *record {
 	ctx, cancel := c.ctx()
 	defer cancel()
 	leader, _ := c.b.FindLeader(ctx)
 	if leader == "" {
-		return
+		return nil
 	}
 	resp, err := c.b.Invoke(ctx, leader, remoting.ControllerGetNextBrokerID, c.ext(), nil)
 	if err != nil || resp.Code != remoting.Success {
-		return
+		return nil
 	}
 	id, err := strconv.ParseInt(resp.ExtFields["nextBrokerId"], 10, 64)
 	if err != nil || id > maxAppliedIDs {
-		return
+		return c.syncState()
 	}
 	code := c.b.Addr() + ";" + strconv.FormatInt(time.Now().UnixMilli(), 10)
-	c.do(opInput{kind: opApplyID, broker: id}, remoting.ControllerApplyBrokerID,
+	return c.do(opInput{kind: opApplyID, broker: id}, remoting.ControllerApplyBrokerID,
 		c.ext("appliedBrokerId", itoa(id), "registerCheckCode", code), nil)
 }
