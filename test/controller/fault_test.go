@@ -42,18 +42,25 @@ func setupFaultSet(t *testing.T, ctls []string, h *history) ([]*faultClient, *fa
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	for _, c := range brokers {
-		require.Equal(t, remoting.Success, c.register().code)
+		require.Equal(t, remoting.Success, answered(t, c.register()).code)
 		require.NoError(t, c.b.HeartbeatSync(ctx))
 	}
-	r := brokers[0].elect()
+	r := answered(t, brokers[0].elect())
 	require.Equal(t, remoting.Success, r.code, r.remark)
-	r = brokers[0].alter(1, 1, 1, 2, 3)
+	r = answered(t, brokers[0].alter(1, 1, 1, 2, 3))
 	require.Equal(t, remoting.Success, r.code, r.remark)
 	require.EqualValues(t, 2, r.out.ssEpoch)
 	for _, c := range brokers {
 		c.b.StartHeartbeats(heartbeatInterval)
 	}
 	return brokers, newFaultClient(t, h, 0, ctls)
+}
+
+// answered fails the test when a setup request reached no leader.
+func answered(t *testing.T, r *record) *record {
+	t.Helper()
+	require.NotNil(t, r, "no controller named a leader")
+	return r
 }
 
 // finalRead polls 1006 until the healed cluster answers it.
