@@ -4,6 +4,7 @@ package controllertest
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -27,40 +28,52 @@ const (
 )
 
 // setupFaultSet brings faultSet to the state of issue 7's schedule:
-// brokers 1, 2, 3 registered and beating, broker 1 master (masterEpoch 1),
-// sync-state set {1,2,3} (syncStateSetEpoch 2). It returns the brokers and
-// an admin client.
+// three brokers registered and beating (ids 1, 2, 3 unless a leader change
+// made an attempt fail), the first one master, the sync-state set all
+// three. Requests that fail are retried (and recorded). It returns the
+// brokers and an admin client.
 func setupFaultSet(t *testing.T, ctls []string, h *history) ([]*faultClient, *faultClient) {
 	t.Helper()
 	var brokers []*faultClient
+	next := int64(1)
 	for i := 1; i <= 3; i++ {
 		c := newFaultClient(t, h, i, ctls)
-		c.applyID()
-		require.EqualValues(t, i, c.ids)
+		retry(t, "apply id", func() bool { return c.applyID(&next) })
 		brokers = append(brokers, c)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()
 	for _, c := range brokers {
-		require.Equal(t, remoting.Success, answered(t, c.register()).code)
+		retry(t, "register", func() bool { return succeeded(c.register()) })
 		require.NoError(t, c.b.HeartbeatSync(ctx))
 	}
-	r := answered(t, brokers[0].elect())
-	require.Equal(t, remoting.Success, r.code, r.remark)
-	r = answered(t, brokers[0].alter(1, 1, 1, 2, 3))
-	require.Equal(t, remoting.Success, r.code, r.remark)
-	require.EqualValues(t, 2, r.out.ssEpoch)
+	b1, all := brokers[0], []int64{brokers[0].ids, brokers[1].ids, brokers[2].ids}
+	retry(t, "first election", func() bool {
+		r := b1.elect()
+		return r != nil && (r.code == remoting.Success || r.code == remoting.ControllerMasterStillExist)
+	})
+	retry(t, "sync-state set of all three", func() bool {
+		r := b1.replicaInfo()
+		if !succeeded(r) || r.out.master != b1.ids || slices.Equal(r.out.sss, all) {
+			return succeeded(r) && r.out.master == b1.ids
+		}
+		b1.alter(r.out.epoch, r.out.ssEpoch, all...)
+		return false
+	})
 	for _, c := range brokers {
 		c.b.StartHeartbeats(heartbeatInterval)
 	}
 	return brokers, newFaultClient(t, h, 0, ctls)
 }
 
-// answered fails the test when a setup request reached no leader.
-func answered(t *testing.T, r *record) *record {
+// succeeded reports a request answered with code 0.
+func succeeded(r *record) bool { return r != nil && !r.unknown && r.code == remoting.Success }
+
+// retry polls fn until it reports success (a setup step that a leader
+// change may fail).
+func retry(t *testing.T, what string, fn func() bool) {
 	t.Helper()
-	require.NotNil(t, r, "no controller named a leader")
-	return r
+	require.Eventually(t, fn, 2*waitLimit, 50*time.Millisecond, "setup: %s", what)
 }
 
 // finalRead polls 1006 until the healed cluster answers it.
@@ -177,15 +190,18 @@ func TestFaultStaleBuildAfterApplyTimeout(t *testing.T) {
 	fc := startFaultCluster(t, false)
 	h := newHistory()
 	brokers, admin := setupFaultSet(t, fc.addrs(), h)
+	b1, b2, b3 := brokers[0], brokers[1], brokers[2]
+	before := b1.replicaInfo() // the epochs the master knows
+	require.True(t, succeeded(before))
 	leader := pauseFollowers(t, fc)
 	base := fc.disks[leader.id].Writes()
 
-	elect := admin.adminElect(2) // waits out the 5 s request timeout
+	elect := admin.adminElect(b2.ids) // waits out the 5 s request timeout
 	t.Logf("admin election of broker 2 under slow follower disks: %s", elect)
 	awaitAppends(t, fc, leader, base, 1)
 
 	done := make(chan *record, 1)
-	go func() { done <- brokers[0].alter(1, 2, 1, 3) }()
+	go func() { done <- b1.alter(before.out.epoch, before.out.ssEpoch, b1.ids, b3.ids) }()
 	awaitAppendOrHold(fc, leader, base, 2)
 	fc.heal()
 	t.Logf("alter {1,3} by the old master: %s", <-done)
@@ -210,11 +226,11 @@ func TestFaultElectFromStaleStateAfterApplyTimeout(t *testing.T) {
 	leader := pauseFollowers(t, fc)
 	base := fc.disks[leader.id].Writes()
 
-	t.Logf("admin election of broker 2 under slow follower disks: %s", admin.adminElect(2))
+	t.Logf("admin election of broker 2 under slow follower disks: %s", admin.adminElect(brokers[1].ids))
 	awaitAppends(t, fc, leader, base, 1)
 
 	done := make(chan *record, 1)
-	go func() { done <- admin.adminElect(3) }()
+	go func() { done <- admin.adminElect(brokers[2].ids) }()
 	awaitAppendOrHold(fc, leader, base, 2)
 	fc.heal()
 	elect3 := <-done

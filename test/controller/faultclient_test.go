@@ -113,17 +113,23 @@ func (c *faultClient) learn(r *record) {
 }
 
 // applyID is the broker's 1012 + 1013 (brokerflow's, retried on 2007 with
-// the same check code, so idempotent), recorded as one applyId.
-func (c *faultClient) applyID() {
-	c.t.Helper()
+// the same check code, so idempotent), recorded as one applyId. Setup
+// applies ids one broker at a time, so next is the id 1012 hands out: a
+// failed attempt is recorded as an unknown applyId(next) (it may have
+// committed, and the retry then gets the following id). It reports success.
+func (c *faultClient) applyID(next *int64) bool {
 	ctx, cancel := c.ctx()
 	defer cancel()
-	r := &record{client: c.id, in: opInput{kind: opApplyID}, call: time.Now()}
+	r := &record{client: c.id, in: opInput{kind: opApplyID, broker: *next}, call: time.Now()}
 	id, err := c.b.ApplyID(ctx)
-	require.NoError(c.t, err)
-	r.ret, r.in.broker = time.Now(), id
-	c.ids = id
+	r.ret = time.Now()
+	if err != nil {
+		r.unknown, r.code, r.remark = true, -1, err.Error()
+	} else {
+		r.in.broker, c.ids, *next = id, id, id+1
+	}
 	c.h.add(r)
+	return err == nil
 }
 
 func (c *faultClient) ext(more ...string) map[string]string {

@@ -21,6 +21,14 @@ import (
 // faultSet is the broker set of the fault tests.
 const faultSet = "broker-f"
 
+// The Raft transports of the fault clusters use raftstore.NewTCPTransport's
+// pool size and I/O timeout: a shorter timeout makes elections flap when
+// the machine is loaded (votes wait for the stable store's fsync).
+const (
+	raftPool      = 3
+	raftIOTimeout = 10 * time.Second
+)
+
 // faultCluster is a three-node cluster whose nodes' disks (and, when
 // proxied, Raft links) take injected faults, and whose nodes can be killed
 // and restarted from their data dirs.
@@ -108,7 +116,7 @@ func (fc *faultCluster) transport(nd *node, ln net.Listener) raft.Transport {
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream: &streamLayer{Listener: ln, dial: func(addr string, timeout time.Duration) (net.Conn, error) {
 			return net.DialTimeout("tcp", addr, timeout)
-		}}, MaxPool: 3, Timeout: 2 * time.Second, Logger: fc.logger.Named(nd.id).Named("transport"),
+		}}, MaxPool: raftPool, Timeout: raftIOTimeout, Logger: fc.logger.Named(nd.id).Named("transport"),
 	})
 }
 

@@ -215,8 +215,8 @@ func (s *streamLayer) Dial(addr raft.ServerAddress, timeout time.Duration) (net.
 // transport is node from's Raft transport on ln, dialing through n.
 func (n *network) transport(from string, ln net.Listener, logger hclog.Logger) raft.Transport {
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream: &streamLayer{Listener: ln, dial: n.dialer(from)}, MaxPool: 3,
-		Timeout: 2 * time.Second, Logger: logger.Named("transport"),
+		Stream: &streamLayer{Listener: ln, dial: n.dialer(from)}, MaxPool: raftPool,
+		Timeout: raftIOTimeout, Logger: logger.Named("transport"),
 	})
 }
 
