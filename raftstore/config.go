@@ -79,6 +79,10 @@ type Config struct {
 	// when a majority answered empty, and keeps asking otherwise (Open).
 	JoinProbeInterval time.Duration
 
+	// DiskFaults, when set, delays or stops this node's log writes on
+	// demand (fault-injection tests only).
+	DiskFaults *DiskFaults
+
 	// InMemory selects raft.NewInmemStore and raft.NewInmemSnapshotStore
 	// instead of Dir (unit tests only: nothing survives Close).
 	InMemory bool

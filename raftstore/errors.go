@@ -36,6 +36,8 @@ var (
 	// ErrGuardState reports that the vote guard's state (kept in the
 	// stable store beside raft's term and vote) cannot be read or written.
 	ErrGuardState = errors.New("raftstore: vote guard state")
+	// ErrDiskFault reports a log write failed by Config.DiskFaults (tests).
+	ErrDiskFault = errors.New("raftstore: injected disk fault")
 )
 
 // translate maps raft's errors onto this package's sentinels, keeping the

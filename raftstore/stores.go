@@ -61,6 +61,7 @@ func buildParts(cfg *Config, logger hclog.Logger) (*parts, error) {
 	if err != nil {
 		return nil, errors.Join(err, p.close())
 	}
+	p.logs = cfg.DiskFaults.wrap(p.logs)
 	return p, nil
 }
 

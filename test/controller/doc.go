@@ -12,5 +12,17 @@
 //	go test -race -tags embedded_controller ./test/controller/
 //	go test -tags embedded_controller -run '^$' -bench . -benchtime 5x ./test/controller/
 //
+// The TestFault* tests inject faults (raftstore.DiskFaults on the nodes'
+// log writes, a TCP proxy per ordered pair of nodes on the Raft links,
+// in-process kill and restart, SIGSTOP/SIGKILL on real processes) under a
+// workload of one-attempt clients whose requests, replies and 1008
+// notifications are recorded; every message is checked (one master per
+// masterEpoch, the master in its sync-state set, epochs never decreasing per
+// client, no acknowledged write lost) and the history is checked with
+// porcupine against a model of one broker set. TestFaultRandomized runs
+// seeds 1-3; RMQ_TEST_LONG=1 runs 100 seeds and RMQ_SEED=N replays one:
+//
+//	RMQ_TEST_LONG=1 go test -tags embedded_controller -run TestFault -timeout 60m ./test/controller/
+//
 // Tests never sleep for an assertion: they poll with a deadline.
 package controllertest

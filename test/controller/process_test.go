@@ -5,6 +5,7 @@ package controllertest
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -77,9 +78,15 @@ type process struct {
 
 func startProcess(t testing.TB, name, bin string, args ...string) *process {
 	t.Helper()
-	p := &process{name: name, cmd: exec.Command(bin, args...), done: make(chan struct{})}
 	w := &logWriter{t: t, prefix: name}
 	t.Cleanup(w.stop)
+	return startProcessTo(t, name, w, bin, args...)
+}
+
+// startProcessTo is startProcess with the output going to w.
+func startProcessTo(t testing.TB, name string, w io.Writer, bin string, args ...string) *process {
+	t.Helper()
+	p := &process{name: name, cmd: exec.Command(bin, args...), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = w, w
 	require.NoError(t, p.cmd.Start())
 	go func() { _ = p.cmd.Wait(); close(p.done) }()
