@@ -160,11 +160,35 @@ func (g *voteGuard) handle(rpc raft.RPC) {
 			return
 		}
 	}
+	g.relay(rpc)
+}
+
+// relay hands rpc to raft, or answers it once the guard stopped.
+func (g *voteGuard) relay(rpc raft.RPC) {
 	select {
 	case g.out <- rpc:
 	case <-g.stop:
-		rpc.Respond(nil, raft.ErrRaftShutdown)
+		rpc.Respond(emptyResponse(rpc.Command), raft.ErrRaftShutdown)
 	}
+}
+
+// emptyResponse is a zero response of the type cmd expects: hashicorp/raft's
+// in-memory pipeline dereferences an AppendEntries response without looking
+// at the error.
+func emptyResponse(cmd any) any {
+	switch cmd.(type) {
+	case *raft.AppendEntriesRequest:
+		return &raft.AppendEntriesResponse{}
+	case *raft.RequestVoteRequest:
+		return &raft.RequestVoteResponse{}
+	case *raft.RequestPreVoteRequest:
+		return &raft.RequestPreVoteResponse{}
+	case *raft.InstallSnapshotRequest:
+		return &raft.InstallSnapshotResponse{}
+	case *raft.TimeoutNowRequest:
+		return &raft.TimeoutNowResponse{}
+	}
+	return nil
 }
 
 // header is the RPC header raft itself puts on its responses.
