@@ -17,10 +17,10 @@ import (
 // state (as a leader whose earlier entries are still in flight would) and
 // applies them in random order. Whatever the order, a command either
 // applies as its reply says or is rejected, and the invariants hold.
-// Replay a run with RMQ_TEST_SEED=<seed>; RMQ_TEST_LONG=1 runs longer.
+// Replay a run with RMQ_SEED=<seed>; RMQ_TEST_LONG=1 runs longer.
 func TestFencingRandomInterleavings(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("RMQ_TEST_SEED"); s != "" {
+	if s := os.Getenv("RMQ_SEED"); s != "" {
 		var err error
 		seed, err = strconv.ParseUint(s, 10, 64)
 		require.NoError(t, err)
