@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // alterFixture: set "b" with ids 1..3, master 1 (masterEpoch 1), ss {1,2}
@@ -37,7 +39,7 @@ var alterCases = []alterCase{
 		"The newSyncStateSet is equal with oldSyncStateSet, no needed to update syncStateSet"},
 	{"not the master", "b", 2, 1, []int64{2}, 2, 0, 2002,
 		"Rejecting alter syncStateSet request because the current leader is:{1}, not {2}"},
-	{"absent master id", "b", NoBrokerID, 1, []int64{1}, 2, 0, 2002,
+	{"absent master id", "b", wire.NoBrokerID, 1, []int64{1}, 2, 0, 2002,
 		"Rejecting alter syncStateSet request because the current leader is:{1}, not {null}"},
 	{"stale master epoch", "b", 1, 0, []int64{1}, 2, 0, 2000,
 		"Rejecting alter syncStateSet request because the current master epoch is:{1}, not {0}"},
@@ -68,9 +70,9 @@ func runAlterCase(t *testing.T, c alterCase) {
 	if c.dead != 0 {
 		live.kill("c", "b", c.dead)
 	}
-	req := AlterSyncStateSetRequest{BrokerName: c.broker, MasterBrokerID: c.master, MasterEpoch: c.mEpoch,
-		SyncStateSet: SyncStateSet{SyncStateSet: c.set, SyncStateSetEpoch: c.ssEpoch}}
-	var resp AlterSyncStateSetResponse
+	req := wire.AlterSyncStateSetRequest{BrokerName: c.broker, MasterBrokerID: c.master, MasterEpoch: c.mEpoch,
+		SyncStateSet: wire.SyncStateSet{SyncStateSet: c.set, SyncStateSetEpoch: c.ssEpoch}}
+	var resp wire.AlterSyncStateSetResponse
 	var evs []Event
 	var err error
 	f.fsm.Read(func(s *State) { resp, evs, err = s.AlterSyncStateSet(req, live) })
@@ -84,11 +86,11 @@ func runAlterCase(t *testing.T, c alterCase) {
 		return
 	}
 	require.Equal(t, int32(3), resp.NewSyncStateSetEpoch)
-	want := SyncStateSet{SyncStateSet: normalizeIDs(c.set), SyncStateSetEpoch: 3}
+	want := wire.SyncStateSet{SyncStateSet: wire.NormalizeIDs(c.set), SyncStateSetEpoch: 3}
 	require.Equal(t, string(want.Encode()), string(resp.BodyBytes()))
 	f.apply(evs...)
 	ss, _ := f.state().SyncState("b")
-	require.Equal(t, normalizeIDs(c.set), ss.SyncStateSet)
+	require.Equal(t, wire.NormalizeIDs(c.set), ss.SyncStateSet)
 	require.Equal(t, int32(3), ss.SyncStateSetEpoch)
 	require.Equal(t, int32(1), ss.MasterEpoch, "alter never changes masterEpoch")
 }
@@ -102,14 +104,14 @@ func TestAlterAfterReelectionIsFenced(t *testing.T) {
 	f.apply(evs...)
 	live.set("c", "b", 1, 1, 0, 0)
 	// The old master comes back and tries its stale view.
-	old := AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: 1, MasterEpoch: 1,
-		SyncStateSet: SyncStateSet{SyncStateSet: []int64{1, 3}, SyncStateSetEpoch: 2}}
+	old := wire.AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: 1, MasterEpoch: 1,
+		SyncStateSet: wire.SyncStateSet{SyncStateSet: []int64{1, 3}, SyncStateSetEpoch: 2}}
 	var err error
 	f.fsm.Read(func(s *State) { _, _, err = s.AlterSyncStateSet(old, live) })
 	require.ErrorIs(t, err, ErrInvalidMaster)
 	// The new master with an old master epoch.
-	stale := AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: 2, MasterEpoch: 1,
-		SyncStateSet: SyncStateSet{SyncStateSet: []int64{2, 3}, SyncStateSetEpoch: 3}}
+	stale := wire.AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: 2, MasterEpoch: 1,
+		SyncStateSet: wire.SyncStateSet{SyncStateSet: []int64{2, 3}, SyncStateSetEpoch: 3}}
 	f.fsm.Read(func(s *State) { _, _, err = s.AlterSyncStateSet(stale, live) })
 	require.ErrorIs(t, err, ErrFencedMasterEpoch)
 	require.Equal(t, int32(2000), codeOf(err))
@@ -125,8 +127,8 @@ func TestAlterAfterReelectionIsFenced(t *testing.T) {
 func TestAlterWithoutMaster(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 2)
-	req := AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: 1, MasterEpoch: 0,
-		SyncStateSet: SyncStateSet{SyncStateSet: []int64{1}}}
+	req := wire.AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: 1, MasterEpoch: 0,
+		SyncStateSet: wire.SyncStateSet{SyncStateSet: []int64{1}}}
 	var err error
 	f.fsm.Read(func(s *State) { _, _, err = s.AlterSyncStateSet(req, newFakeLive()) })
 	_, remark := ResponseCode(err)

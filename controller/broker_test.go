@@ -6,13 +6,15 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 func applyID(f *testFSM, name string, id int64, code string) ([]Event, error) {
 	var evs []Event
 	var err error
 	f.fsm.Read(func(s *State) {
-		_, evs, err = s.ApplyBrokerID(ApplyBrokerIDRequest{ClusterName: "c", BrokerName: name,
+		_, evs, err = s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: name,
 			AppliedBrokerID: id, RegisterCheckCode: code})
 	})
 	if err == nil {
@@ -22,8 +24,10 @@ func applyID(f *testFSM, name string, id int64, code string) ([]Event, error) {
 }
 
 func nextID(f *testFSM, name string) int64 {
-	var resp GetNextBrokerIDResponse
-	f.fsm.Read(func(s *State) { resp = s.GetNextBrokerID(GetNextBrokerIDRequest{ClusterName: "c", BrokerName: name}) })
+	var resp wire.GetNextBrokerIDResponse
+	f.fsm.Read(func(s *State) {
+		resp = s.GetNextBrokerID(wire.GetNextBrokerIDRequest{ClusterName: "c", BrokerName: name})
+	})
 	return resp.NextBrokerID
 }
 
@@ -68,12 +72,12 @@ func TestRegisterBroker(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 2)
 	live := newFakeLive()
-	reg := func(id int64, addr string) (RegisterBrokerResponse, []Event, error) {
-		var resp RegisterBrokerResponse
+	reg := func(id int64, addr string) (wire.RegisterBrokerResponse, []Event, error) {
+		var resp wire.RegisterBrokerResponse
 		var evs []Event
 		var err error
 		f.fsm.Read(func(s *State) {
-			resp, evs, err = s.RegisterBroker(RegisterBrokerRequest{ClusterName: "c", BrokerName: "b",
+			resp, evs, err = s.RegisterBroker(wire.RegisterBrokerRequest{ClusterName: "c", BrokerName: "b",
 				BrokerID: id, BrokerAddress: addr}, live)
 		})
 		return resp, evs, err
@@ -102,7 +106,7 @@ func TestRegisterBroker(t *testing.T) {
 	_, _, err = reg(7, "x:7")
 	_, remark := ResponseCode(err)
 	require.Equal(t, "BrokerId: 7 hasn't been registered in broker-set: b", remark)
-	f.fsm.Read(func(s *State) { _, _, err = s.RegisterBroker(RegisterBrokerRequest{BrokerName: "z"}, live) })
+	f.fsm.Read(func(s *State) { _, _, err = s.RegisterBroker(wire.RegisterBrokerRequest{BrokerName: "z"}, live) })
 	code, remark := ResponseCode(err)
 	require.Equal(t, int32(2010), code)
 	require.Equal(t, "Broker-set: z hasn't been registered in controller", remark)
@@ -111,23 +115,23 @@ func TestRegisterBroker(t *testing.T) {
 func TestCleanBrokerData(t *testing.T) {
 	cases := []struct {
 		name     string
-		req      CleanBrokerDataRequest
+		req      wire.CleanBrokerDataRequest
 		elected  bool
 		aliveIDs []int64
 		code     int32
 		remark   string
 		left     []int64 // remaining ids; nil = set gone
 	}{
-		{"blank ids with a master", CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b"}, true, nil, 2009,
+		{"blank ids with a master", wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b"}, true, nil, 2009,
 			"Broker b is still alive, clean up failure", []int64{1, 2, 3}},
-		{"blank ids without a master wipes the set", CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b"}, false, nil, 0, "", nil},
-		{"bad id list", CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: "1;x"}, true, nil, 2009,
+		{"blank ids without a master wipes the set", wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b"}, false, nil, 0, "", nil},
+		{"bad id list", wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: "1;x"}, true, nil, 2009,
 			`Please set the option <brokerControllerIdsToClean> according to the format, exception: java.lang.NumberFormatException: For input string: "x"`, []int64{1, 2, 3}},
-		{"alive id", CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: "3;2"}, true, []int64{2}, 2009,
+		{"alive id", wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: "3;2"}, true, []int64{2}, 2009,
 			"Broker [b,  2] is still alive, clean up failure", []int64{1, 2, 3}},
-		{"dead ids", CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: "3;2;"}, true, []int64{1}, 0, "", []int64{1}},
-		{"living broker flag ignores ids", CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: "2", IsCleanLivingBroker: true}, true, []int64{1, 2, 3}, 0, "", nil},
-		{"unknown set", CleanBrokerDataRequest{ClusterName: "c", BrokerName: "nope", IsCleanLivingBroker: true}, true, nil, 2009,
+		{"dead ids", wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: "3;2;"}, true, []int64{1}, 0, "", []int64{1}},
+		{"living broker flag ignores ids", wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: "2", IsCleanLivingBroker: true}, true, []int64{1, 2, 3}, 0, "", nil},
+		{"unknown set", wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "nope", IsCleanLivingBroker: true}, true, nil, 2009,
 			"Broker nope is not existed,clean broker data failure.", []int64{1, 2, 3}},
 	}
 	for _, c := range cases {
@@ -142,7 +146,7 @@ func TestCleanBrokerData(t *testing.T) {
 			for _, id := range c.aliveIDs {
 				live.set("c", "b", id, 0, 0, 0)
 			}
-			var resp CleanBrokerDataResponse
+			var resp wire.CleanBrokerDataResponse
 			var evs []Event
 			var err error
 			f.fsm.Read(func(s *State) { resp, evs, err = s.CleanBrokerData(c.req, live) })
@@ -170,15 +174,15 @@ func TestGetReplicaInfoAndSyncStateData(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 3)
 	live := newFakeLive().set("c", "b", 1, 0, 0, 0)
-	var info GetReplicaInfoResponse
+	var info wire.GetReplicaInfoResponse
 	var err error
-	f.fsm.Read(func(s *State) { info, err = s.GetReplicaInfo(GetReplicaInfoRequest{BrokerName: "b"}) })
+	f.fsm.Read(func(s *State) { info, err = s.GetReplicaInfo(wire.GetReplicaInfoRequest{BrokerName: "b"}) })
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"masterEpoch": "0"}, info.ExtFields())
 
 	f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1},
 		AlterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 3}})
-	var data GetSyncStateDataResponse
+	var data wire.GetSyncStateDataResponse
 	f.fsm.Read(func(s *State) { data, err = s.GetSyncStateData([]string{"b", "zz"}, live) })
 	require.NoError(t, err)
 	require.Nil(t, data.ExtFields())

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // Cleaning ids out of a broker set must keep the set's invariants: the
@@ -16,8 +18,8 @@ import (
 // TestSimulatedControllerSafety).
 
 func cleanIDs(f *testFSM, live Liveness, ids string) error {
-	b := buildOn(f, func(s *State) (Response, []Event, error) {
-		return s.CleanBrokerData(CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: ids}, live)
+	b := buildOn(f, func(s *State) (response, []Event, error) {
+		return s.CleanBrokerData(wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: ids}, live)
 	})
 	if b.err != nil {
 		return b.err
@@ -32,7 +34,7 @@ func TestCleanMasterIDClearsMasterAndBumpsEpoch(t *testing.T) {
 	require.NoError(t, cleanIDs(f, live, "1"))
 	ss := syncStateOf(t, f)
 	inv.observeState(f.state())
-	require.Equal(t, NoBrokerID, ss.MasterBrokerID, "the cleaned master is no longer master")
+	require.Equal(t, wire.NoBrokerID, ss.MasterBrokerID, "the cleaned master is no longer master")
 	require.Equal(t, int32(2), ss.MasterEpoch, "losing the master is a new master epoch")
 	require.Equal(t, []int64{2, 3}, ss.SyncStateSet)
 
@@ -48,7 +50,7 @@ func TestRecreatedSyncStateKeepsEpochs(t *testing.T) {
 	registerSet(f, "c", "b", 2)
 	live := newFakeLive().set("c", "b", 1, 1, 0, 0).set("c", "b", 2, 1, 0, 0)
 	inv := newInvariantChecker(t)
-	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (Response, []Event, error) {
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (response, []Event, error) {
 		return s.ElectMaster(BrokerTriggerElect("c", "b", 1), live, ElectOptions{})
 	})))
 	inv.observeState(f.state()) // master 1, epoch 1
@@ -59,7 +61,7 @@ func TestRecreatedSyncStateKeepsEpochs(t *testing.T) {
 	ss := syncStateOf(t, f)
 	require.GreaterOrEqual(t, ss.MasterEpoch, int32(1), "a recreated sync-state half continues the epochs")
 
-	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (Response, []Event, error) {
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (response, []Event, error) {
 		return s.ElectMaster(BrokerTriggerElect("c", "b", 2), live, ElectOptions{})
 	})), "the first broker to ask wins, as for a new set")
 	ss = syncStateOf(t, f)

@@ -5,6 +5,8 @@ package controller
 import (
 	"strconv"
 	"strings"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // Leader-side command builders for broker registration, reads, cleaning and
@@ -15,8 +17,8 @@ import (
 
 // GetNextBrokerID answers 1012: the next id of the set, or 1 when the set has
 // no replica entry. It never fails.
-func (s *State) GetNextBrokerID(req GetNextBrokerIDRequest) GetNextBrokerIDResponse {
-	resp := GetNextBrokerIDResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
+func (s *State) GetNextBrokerID(req wire.GetNextBrokerIDRequest) wire.GetNextBrokerIDResponse {
+	resp := wire.GetNextBrokerIDResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
 		NextBrokerID: s.firstBrokerID(req.BrokerName)}
 	if r, ok := s.replicas[req.BrokerName]; ok {
 		resp.NextBrokerID = r.NextAssignBrokerID
@@ -31,8 +33,8 @@ func (s *State) GetNextBrokerID(req GetNextBrokerIDRequest) GetNextBrokerIDRespo
 // Deviations from Java, which would fail with an NPE (code 1) or corrupt the
 // sentinel: an empty registerCheckCode is rejected with 2005, and a negative
 // id (-1 means "controller trigger" in elections) with 2014.
-func (s *State) ApplyBrokerID(req ApplyBrokerIDRequest) (ApplyBrokerIDResponse, []Event, error) {
-	resp := ApplyBrokerIDResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName}
+func (s *State) ApplyBrokerID(req wire.ApplyBrokerIDRequest) (wire.ApplyBrokerIDResponse, []Event, error) {
+	resp := wire.ApplyBrokerIDResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName}
 	if req.RegisterCheckCode == "" {
 		return resp, nil, newError(ErrInvalidRequest, "registerCheckCode is empty")
 	}
@@ -48,8 +50,8 @@ func (s *State) ApplyBrokerID(req ApplyBrokerIDRequest) (ApplyBrokerIDResponse, 
 // when a master exists and is alive (checked with the request's cluster
 // name, as Java does). A changed address yields an UpdateBrokerAddress event;
 // an empty address is never stored (Java would throw).
-func (s *State) RegisterBroker(req RegisterBrokerRequest, live Liveness) (RegisterBrokerResponse, []Event, error) {
-	resp := RegisterBrokerResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName}
+func (s *State) RegisterBroker(req wire.RegisterBrokerRequest, live Liveness) (wire.RegisterBrokerResponse, []Event, error) {
+	resp := wire.RegisterBrokerResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName}
 	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
 		return resp, nil, newError(ErrBrokerNeedToBeRegistered,
@@ -60,12 +62,12 @@ func (s *State) RegisterBroker(req RegisterBrokerRequest, live Liveness) (Regist
 		return resp, nil, newError(ErrBrokerNeedToBeRegistered,
 			"BrokerId: %d hasn't been registered in broker-set: %s", req.BrokerID, req.BrokerName)
 	}
-	if ss.MasterBrokerID != NoBrokerID && live.IsActive(req.ClusterName, req.BrokerName, ss.MasterBrokerID) {
+	if ss.MasterBrokerID != wire.NoBrokerID && live.IsActive(req.ClusterName, req.BrokerName, ss.MasterBrokerID) {
 		resp.MasterBrokerID = ss.masterPtr()
 		resp.MasterAddress = r.addressPtr(ss.MasterBrokerID)
 		resp.MasterEpoch, resp.SyncStateSetEpoch = ptr(ss.MasterEpoch), ptr(ss.SyncStateSetEpoch)
 	}
-	resp.SyncStateSet = &SyncStateSet{SyncStateSet: normalizeIDs(ss.SyncStateSet), SyncStateSetEpoch: ss.SyncStateSetEpoch}
+	resp.SyncStateSet = &wire.SyncStateSet{SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet), SyncStateSetEpoch: ss.SyncStateSetEpoch}
 	if req.BrokerAddress == "" || req.BrokerAddress == stored {
 		return resp, nil, nil
 	}
@@ -75,14 +77,14 @@ func (s *State) RegisterBroker(req RegisterBrokerRequest, live Liveness) (Regist
 
 // GetReplicaInfo answers 1004: master id/address (absent without a master),
 // master epoch, and the sync-state set with its epoch as the body.
-func (s *State) GetReplicaInfo(req GetReplicaInfoRequest) (GetReplicaInfoResponse, error) {
+func (s *State) GetReplicaInfo(req wire.GetReplicaInfoRequest) (wire.GetReplicaInfoResponse, error) {
 	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
-		return GetReplicaInfoResponse{}, &Error{Kind: ErrBrokerMetadataNotExist, Remark: remarkMetadataNotExist}
+		return wire.GetReplicaInfoResponse{}, &Error{Kind: ErrBrokerMetadataNotExist, Remark: remarkMetadataNotExist}
 	}
-	resp := GetReplicaInfoResponse{MasterBrokerID: ss.masterPtr(), MasterEpoch: ptr(ss.MasterEpoch),
-		SyncStateSet: &SyncStateSet{SyncStateSet: normalizeIDs(ss.SyncStateSet), SyncStateSetEpoch: ss.SyncStateSetEpoch}}
-	if ss.MasterBrokerID != NoBrokerID {
+	resp := wire.GetReplicaInfoResponse{MasterBrokerID: ss.masterPtr(), MasterEpoch: ptr(ss.MasterEpoch),
+		SyncStateSet: &wire.SyncStateSet{SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet), SyncStateSetEpoch: ss.SyncStateSetEpoch}}
+	if ss.MasterBrokerID != wire.NoBrokerID {
 		resp.MasterAddress = r.addressPtr(ss.MasterBrokerID)
 	}
 	return resp, nil
@@ -90,27 +92,27 @@ func (s *State) GetReplicaInfo(req GetReplicaInfoRequest) (GetReplicaInfoRespons
 
 // GetSyncStateData answers 1006 for the named sets; unknown names are left
 // out. An empty list is Java's "not set any response code" (code 1).
-func (s *State) GetSyncStateData(brokerNames []string, live Liveness) (GetSyncStateDataResponse, error) {
+func (s *State) GetSyncStateData(brokerNames []string, live Liveness) (wire.GetSyncStateDataResponse, error) {
 	if len(brokerNames) == 0 {
-		return GetSyncStateDataResponse{}, &Error{Kind: ErrSystem, Remark: remarkNotSetAnyResponseCode}
+		return wire.GetSyncStateDataResponse{}, &Error{Kind: ErrSystem, Remark: remarkNotSetAnyResponseCode}
 	}
-	out := BrokerReplicasInfo{ReplicasInfoTable: map[string]ReplicasInfo{}}
+	out := wire.BrokerReplicasInfo{ReplicasInfoTable: map[string]wire.ReplicasInfo{}}
 	for _, name := range brokerNames {
 		if r, ss, ok := s.get(name); ok {
 			out.ReplicasInfoTable[name] = replicasInfo(r, ss, live)
 		}
 	}
-	return GetSyncStateDataResponse{Info: out}, nil
+	return wire.GetSyncStateDataResponse{Info: out}, nil
 }
 
-func replicasInfo(r *ReplicaInfo, ss *SyncStateInfo, live Liveness) ReplicasInfo {
-	ri := ReplicasInfo{MasterBrokerID: ss.masterPtr(), MasterEpoch: ss.MasterEpoch,
-		SyncStateSetEpoch: ss.SyncStateSetEpoch, InSyncReplicas: []ReplicaIdentity{}, NotInSyncReplicas: []ReplicaIdentity{}}
-	if ss.MasterBrokerID != NoBrokerID {
+func replicasInfo(r *ReplicaInfo, ss *SyncStateInfo, live Liveness) wire.ReplicasInfo {
+	ri := wire.ReplicasInfo{MasterBrokerID: ss.masterPtr(), MasterEpoch: ss.MasterEpoch,
+		SyncStateSetEpoch: ss.SyncStateSetEpoch, InSyncReplicas: []wire.ReplicaIdentity{}, NotInSyncReplicas: []wire.ReplicaIdentity{}}
+	if ss.MasterBrokerID != wire.NoBrokerID {
 		ri.MasterAddress = r.addressPtr(ss.MasterBrokerID)
 	}
 	for _, id := range r.sortedIDs() {
-		rep := ReplicaIdentity{Alive: live.IsActive(r.ClusterName, r.BrokerName, id),
+		rep := wire.ReplicaIdentity{Alive: live.IsActive(r.ClusterName, r.BrokerName, id),
 			BrokerAddress: r.Brokers[id].Address, BrokerID: id, BrokerName: r.BrokerName}
 		if containsID(ss.SyncStateSet, id) {
 			ri.InSyncReplicas = append(ri.InSyncReplicas, rep)
@@ -124,26 +126,26 @@ func replicasInfo(r *ReplicaInfo, ss *SyncStateInfo, live Liveness) ReplicasInfo
 // CleanBrokerData handles 1011. Without isCleanLivingBroker it refuses a
 // blank id list while a master exists, a malformed list, and any listed id
 // that is alive; with it the id list is ignored and the whole set goes.
-func (s *State) CleanBrokerData(req CleanBrokerDataRequest, live Liveness) (CleanBrokerDataResponse, []Event, error) {
+func (s *State) CleanBrokerData(req wire.CleanBrokerDataRequest, live Liveness) (wire.CleanBrokerDataResponse, []Event, error) {
 	var ids []int64
 	if !req.IsCleanLivingBroker {
 		var err error
 		if ids, err = s.checkCleanable(req, live); err != nil {
-			return CleanBrokerDataResponse{}, nil, err
+			return wire.CleanBrokerDataResponse{}, nil, err
 		}
 	}
 	_, ss, ok := s.get(req.BrokerName)
 	if !ok {
-		return CleanBrokerDataResponse{}, nil, newError(ErrInvalidCleanBrokerMetadata,
+		return wire.CleanBrokerDataResponse{}, nil, newError(ErrInvalidCleanBrokerMetadata,
 			"Broker %s is not existed,clean broker data failure.", req.BrokerName)
 	}
-	return CleanBrokerDataResponse{}, []Event{CleanBrokerDataEvent{BrokerName: req.BrokerName, IDs: ids,
+	return wire.CleanBrokerDataResponse{}, []Event{CleanBrokerDataEvent{BrokerName: req.BrokerName, IDs: ids,
 		Fence: fenceOf(ss)}}, nil
 }
 
-func (s *State) checkCleanable(req CleanBrokerDataRequest, live Liveness) ([]int64, error) {
+func (s *State) checkCleanable(req wire.CleanBrokerDataRequest, live Liveness) ([]int64, error) {
 	if strings.TrimSpace(req.BrokerControllerIDsToClean) == "" {
-		if ss, ok := s.syncStates[req.BrokerName]; ok && ss.MasterBrokerID != NoBrokerID {
+		if ss, ok := s.syncStates[req.BrokerName]; ok && ss.MasterBrokerID != wire.NoBrokerID {
 			return nil, newError(ErrInvalidCleanBrokerMetadata, "Broker %s is still alive, clean up failure", req.BrokerName)
 		}
 		return nil, nil
@@ -185,7 +187,7 @@ func parseIDList(s string) ([]int64, error) {
 		}
 		ids = append(ids, id)
 	}
-	return normalizeIDs(ids), nil
+	return wire.NormalizeIDs(ids), nil
 }
 
 // AlterSyncStateSet handles 1001. Checks run in Java's order and the first
@@ -201,31 +203,31 @@ func parseIDList(s string) ([]int64, error) {
 //
 // On success the reply carries the new epoch (current+1) in the header and
 // the new set in the body, and one AlterSyncStateSet event is returned.
-func (s *State) AlterSyncStateSet(req AlterSyncStateSetRequest, live Liveness) (AlterSyncStateSetResponse, []Event, error) {
+func (s *State) AlterSyncStateSet(req wire.AlterSyncStateSetRequest, live Liveness) (wire.AlterSyncStateSetResponse, []Event, error) {
 	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
-		return AlterSyncStateSetResponse{}, nil, &Error{Kind: ErrAlterSyncStateSetFailed, Remark: remarkMetadataNotExist}
+		return wire.AlterSyncStateSetResponse{}, nil, &Error{Kind: ErrAlterSyncStateSetFailed, Remark: remarkMetadataNotExist}
 	}
-	newSet := normalizeIDs(req.SyncStateSet.SyncStateSet)
+	newSet := wire.NormalizeIDs(req.SyncStateSet.SyncStateSet)
 	if err := checkAlterFencing(req, ss, newSet); err != nil {
-		return AlterSyncStateSetResponse{}, nil, err
+		return wire.AlterSyncStateSetResponse{}, nil, err
 	}
 	if err := checkAlterReplicas(r, ss, newSet, live); err != nil {
-		return AlterSyncStateSetResponse{}, nil, err
+		return wire.AlterSyncStateSetResponse{}, nil, err
 	}
 	epoch := ss.SyncStateSetEpoch + 1
-	resp := AlterSyncStateSetResponse{NewSyncStateSetEpoch: epoch,
-		SyncStateSet: &SyncStateSet{SyncStateSet: newSet, SyncStateSetEpoch: epoch}}
+	resp := wire.AlterSyncStateSetResponse{NewSyncStateSetEpoch: epoch,
+		SyncStateSet: &wire.SyncStateSet{SyncStateSet: newSet, SyncStateSetEpoch: epoch}}
 	return resp, []Event{AlterSyncStateSetEvent{BrokerName: req.BrokerName, NewSyncStateSet: newSet,
 		Fence: fenceOf(ss)}}, nil
 }
 
 // checkAlterFencing runs checks 2-5.
-func checkAlterFencing(req AlterSyncStateSetRequest, ss *SyncStateInfo, newSet []int64) error {
-	if sameIDSet(normalizeIDs(ss.SyncStateSet), newSet) {
+func checkAlterFencing(req wire.AlterSyncStateSetRequest, ss *SyncStateInfo, newSet []int64) error {
+	if sameIDSet(wire.NormalizeIDs(ss.SyncStateSet), newSet) {
 		return &Error{Kind: ErrAlterSyncStateSetFailed, Remark: remarkSameSyncStateSet}
 	}
-	if ss.MasterBrokerID == NoBrokerID || ss.MasterBrokerID != req.MasterBrokerID {
+	if ss.MasterBrokerID == wire.NoBrokerID || ss.MasterBrokerID != req.MasterBrokerID {
 		return newError(ErrInvalidMaster,
 			"Rejecting alter syncStateSet request because the current leader is:{%s}, not {%s}",
 			idString(ss.MasterBrokerID), idString(req.MasterBrokerID))

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // ElectOptions are the runtime-configurable election settings (read per use,
@@ -19,25 +21,25 @@ type ElectOptions struct {
 }
 
 // BrokerTriggerElect is the request a broker sends for itself (ofBrokerTrigger).
-func BrokerTriggerElect(clusterName, brokerName string, brokerID int64) ElectMasterRequest {
-	return ElectMasterRequest{ClusterName: clusterName, BrokerName: brokerName, BrokerID: brokerID}
+func BrokerTriggerElect(clusterName, brokerName string, brokerID int64) wire.ElectMasterRequest {
+	return wire.ElectMasterRequest{ClusterName: clusterName, BrokerName: brokerName, BrokerID: brokerID}
 }
 
 // AdminTriggerElect is mqadmin electMaster designating brokerID (ofAdminTrigger).
-func AdminTriggerElect(clusterName, brokerName string, brokerID int64) ElectMasterRequest {
-	return ElectMasterRequest{ClusterName: clusterName, BrokerName: brokerName, BrokerID: brokerID, DesignateElect: true}
+func AdminTriggerElect(clusterName, brokerName string, brokerID int64) wire.ElectMasterRequest {
+	return wire.ElectMasterRequest{ClusterName: clusterName, BrokerName: brokerName, BrokerID: brokerID, DesignateElect: true}
 }
 
 // ControllerTriggerElect is the in-process request of the leader after a
 // master became inactive or the T2 scan found one (ofControllerTrigger).
-func ControllerTriggerElect(brokerName string) ElectMasterRequest {
-	return ElectMasterRequest{BrokerName: brokerName, BrokerID: NoBrokerID}
+func ControllerTriggerElect(brokerName string) wire.ElectMasterRequest {
+	return wire.ElectMasterRequest{BrokerName: brokerName, BrokerID: wire.NoBrokerID}
 }
 
-// IsControllerTrigger reports whether the request came from the controller
+// isControllerTrigger reports whether the request came from the controller
 // itself (brokerId null or -1). Only such a request records a failed
 // election in the log.
-func (r ElectMasterRequest) IsControllerTrigger() bool { return r.BrokerID == NoBrokerID }
+func isControllerTrigger(r wire.ElectMasterRequest) bool { return r.BrokerID == wire.NoBrokerID }
 
 // ElectMaster handles 1002 from every trigger
 // (ReplicasInfoManager.electMaster, docs/controller.md section 3.2):
@@ -55,38 +57,38 @@ func (r ElectMasterRequest) IsControllerTrigger() bool { return r.BrokerID == No
 //
 // Unlike Java, a set whose master or sync-state-set epoch has reached
 // MaxInt32 answers 2012 with no event instead of wrapping the epoch.
-func (s *State) ElectMaster(req ElectMasterRequest, live Liveness, opts ElectOptions) (ElectMasterResponse, []Event, error) {
+func (s *State) ElectMaster(req wire.ElectMasterRequest, live Liveness, opts ElectOptions) (wire.ElectMasterResponse, []Event, error) {
 	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
-		return ElectMasterResponse{}, nil, &Error{Kind: ErrBrokerNeedToBeRegistered, Remark: remarkBrokerNotRegisteredForElect}
+		return wire.ElectMasterResponse{}, nil, &Error{Kind: ErrBrokerNeedToBeRegistered, Remark: remarkBrokerNotRegisteredForElect}
 	}
 	if ss.MasterEpoch == math.MaxInt32 || ss.SyncStateSetEpoch == math.MaxInt32 { // ours: Java's ++ would wrap
-		return ElectMasterResponse{}, nil, newError(ErrElectMasterFailed, "elect master of %s: %s", req.BrokerName, remarkEpochExhausted)
+		return wire.ElectMasterResponse{}, nil, newError(ErrElectMasterFailed, "elect master of %s: %s", req.BrokerName, remarkEpochExhausted)
 	}
 	newMaster := s.chooseMaster(r, ss, req, live, opts)
 	switch {
-	case newMaster != NoBrokerID && newMaster == ss.MasterBrokerID:
+	case newMaster != wire.NoBrokerID && newMaster == ss.MasterBrokerID:
 		return masterStillExists(r, ss)
-	case newMaster != NoBrokerID:
+	case newMaster != wire.NoBrokerID:
 		return masterElected(r, ss, newMaster)
-	case req.IsControllerTrigger():
-		ev := ElectMasterEvent{NewMasterElected: false, BrokerName: req.BrokerName, NewMasterBrokerID: NoBrokerID,
+	case isControllerTrigger(req):
+		ev := ElectMasterEvent{NewMasterElected: false, BrokerName: req.BrokerName, NewMasterBrokerID: wire.NoBrokerID,
 			Fence: fenceOf(ss)}
-		return ElectMasterResponse{}, []Event{ev}, &Error{Kind: ErrMasterNotAvailable, Remark: remarkMasterNotAvailable}
+		return wire.ElectMasterResponse{}, []Event{ev}, &Error{Kind: ErrMasterNotAvailable, Remark: remarkMasterNotAvailable}
 	default:
-		return ElectMasterResponse{}, nil, &Error{Kind: ErrElectMasterFailed, Remark: remarkElectFailed}
+		return wire.ElectMasterResponse{}, nil, &Error{Kind: ErrElectMasterFailed, Remark: remarkElectFailed}
 	}
 }
 
 // chooseMaster returns the elected id or NoBrokerID.
-func (s *State) chooseMaster(r *ReplicaInfo, ss *SyncStateInfo, req ElectMasterRequest, live Liveness, opts ElectOptions) int64 {
-	if ss.isFresh() && req.BrokerID != NoBrokerID {
+func (s *State) chooseMaster(r *ReplicaInfo, ss *SyncStateInfo, req wire.ElectMasterRequest, live Liveness, opts ElectOptions) int64 {
+	if ss.isFresh() && req.BrokerID != wire.NoBrokerID {
 		if _, registered := r.Brokers[req.BrokerID]; registered {
 			return req.BrokerID
 		}
 	}
-	in := ElectInput{ClusterName: r.ClusterName, BrokerName: r.BrokerName, SyncStateSet: normalizeIDs(ss.SyncStateSet),
-		OldMaster: ss.MasterBrokerID, Prefer: NoBrokerID}
+	in := ElectInput{ClusterName: r.ClusterName, BrokerName: r.BrokerName, SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet),
+		OldMaster: ss.MasterBrokerID, Prefer: wire.NoBrokerID}
 	if opts.EnableElectUncleanMaster {
 		in.AllReplicas = r.sortedIDs()
 	}
@@ -100,22 +102,22 @@ func (s *State) chooseMaster(r *ReplicaInfo, ss *SyncStateInfo, req ElectMasterR
 	return policy.Elect(in, live)
 }
 
-func masterStillExists(r *ReplicaInfo, ss *SyncStateInfo) (ElectMasterResponse, []Event, error) {
-	resp := ElectMasterResponse{MasterBrokerID: ss.masterPtr(), MasterAddress: r.addressPtr(ss.MasterBrokerID),
+func masterStillExists(r *ReplicaInfo, ss *SyncStateInfo) (wire.ElectMasterResponse, []Event, error) {
+	resp := wire.ElectMasterResponse{MasterBrokerID: ss.masterPtr(), MasterAddress: r.addressPtr(ss.MasterBrokerID),
 		MasterEpoch: ptr(ss.MasterEpoch), SyncStateSetEpoch: ptr(ss.SyncStateSetEpoch),
-		Body: &ElectMasterResponseBody{SyncStateSet: normalizeIDs(ss.SyncStateSet)}}
+		Body: &wire.ElectMasterResponseBody{SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet)}}
 	return resp, nil, newError(ErrMasterStillExist,
 		"The old master %d is still alive, not need to elect new master for broker %s", ss.MasterBrokerID, r.BrokerName)
 }
 
-func masterElected(r *ReplicaInfo, ss *SyncStateInfo, id int64) (ElectMasterResponse, []Event, error) {
-	group := &BrokerMemberGroup{Cluster: r.ClusterName, BrokerName: r.BrokerName, BrokerAddrs: map[int64]string{}}
+func masterElected(r *ReplicaInfo, ss *SyncStateInfo, id int64) (wire.ElectMasterResponse, []Event, error) {
+	group := &wire.BrokerMemberGroup{Cluster: r.ClusterName, BrokerName: r.BrokerName, BrokerAddrs: map[int64]string{}}
 	for bid, info := range r.Brokers {
 		group.BrokerAddrs[bid] = info.Address
 	}
-	resp := ElectMasterResponse{MasterBrokerID: ptr(id), MasterAddress: r.addressPtr(id),
+	resp := wire.ElectMasterResponse{MasterBrokerID: ptr(id), MasterAddress: r.addressPtr(id),
 		MasterEpoch: ptr(ss.MasterEpoch + 1), SyncStateSetEpoch: ptr(ss.SyncStateSetEpoch + 1),
-		Body: &ElectMasterResponseBody{BrokerMemberGroup: group, SyncStateSet: []int64{id}}}
+		Body: &wire.ElectMasterResponseBody{BrokerMemberGroup: group, SyncStateSet: []int64{id}}}
 	return resp, []Event{ElectMasterEvent{NewMasterElected: true, BrokerName: r.BrokerName, NewMasterBrokerID: id,
 		Fence: fenceOf(ss)}}, nil
 }
@@ -128,7 +130,7 @@ func (s *State) NeedsElectionOnInactive(ev InactiveEvent) bool {
 
 // idString renders a nullable id the way Java's %s renders a Long.
 func idString(id int64) string {
-	if id == NoBrokerID {
+	if id == wire.NoBrokerID {
 		return "null"
 	}
 	return fmt.Sprint(id)
@@ -148,7 +150,7 @@ type NotifyTarget struct {
 // RoleChangeNotifyEntry is built from a successful election reply; it is
 // the 1008 request (header + SyncStateSet body) sent to each alive member.
 type RoleChangeNotifyEntry struct {
-	Group             BrokerMemberGroup
+	Group             wire.BrokerMemberGroup
 	MasterAddress     string
 	MasterBrokerID    int64
 	MasterEpoch       int32
@@ -158,13 +160,13 @@ type RoleChangeNotifyEntry struct {
 
 // NewRoleChangeNotifyEntry converts a code-0 ElectMasterResponse. ok is false
 // when there is nothing to notify (no member group or no master id).
-func NewRoleChangeNotifyEntry(resp ElectMasterResponse) (RoleChangeNotifyEntry, bool) {
+func NewRoleChangeNotifyEntry(resp wire.ElectMasterResponse) (RoleChangeNotifyEntry, bool) {
 	if resp.Body == nil || resp.Body.BrokerMemberGroup == nil || resp.MasterBrokerID == nil {
 		return RoleChangeNotifyEntry{}, false
 	}
 	e := RoleChangeNotifyEntry{Group: *resp.Body.BrokerMemberGroup, MasterBrokerID: *resp.MasterBrokerID,
 		MasterAddress: orDefault(resp.MasterAddress, ""), MasterEpoch: orDefault(resp.MasterEpoch, 0),
-		SyncStateSetEpoch: orDefault(resp.SyncStateSetEpoch, 0), SyncStateSet: normalizeIDs(resp.Body.SyncStateSet)}
+		SyncStateSetEpoch: orDefault(resp.SyncStateSetEpoch, 0), SyncStateSet: wire.NormalizeIDs(resp.Body.SyncStateSet)}
 	return e, true
 }
 
@@ -187,15 +189,11 @@ func (e RoleChangeNotifyEntry) Targets(live Liveness) []NotifyTarget {
 
 // ExtFields is the NotifyBrokerRoleChangedRequestHeader.
 func (e RoleChangeNotifyEntry) ExtFields() map[string]string {
-	m := extMap{}
-	m.str("masterAddress", e.MasterAddress)
-	m.i32("masterEpoch", &e.MasterEpoch)
-	m.i32("syncStateSetEpoch", &e.SyncStateSetEpoch)
-	m.i64("masterBrokerId", &e.MasterBrokerID)
-	return m
+	return wire.NotifyBrokerRoleChangedRequest{MasterAddress: e.MasterAddress, MasterEpoch: e.MasterEpoch,
+		SyncStateSetEpoch: e.SyncStateSetEpoch, MasterBrokerID: e.MasterBrokerID}.ExtFields()
 }
 
 // BodyBytes is the SyncStateSet body of the 1008 request.
 func (e RoleChangeNotifyEntry) BodyBytes() []byte {
-	return SyncStateSet{SyncStateSet: e.SyncStateSet, SyncStateSetEpoch: e.SyncStateSetEpoch}.Encode()
+	return wire.SyncStateSet{SyncStateSet: e.SyncStateSet, SyncStateSetEpoch: e.SyncStateSetEpoch}.Encode()
 }

@@ -5,6 +5,8 @@ package controller
 import (
 	"cmp"
 	"slices"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // ElectInput is what an ElectPolicy sees. Id lists are sorted ascending.
@@ -37,13 +39,13 @@ type DefaultElectPolicy struct{}
 
 // Elect implements ElectPolicy.
 func (p DefaultElectPolicy) Elect(in ElectInput, live Liveness) int64 {
-	if id := p.tryElect(in, in.SyncStateSet, live); id != NoBrokerID {
+	if id := p.tryElect(in, in.SyncStateSet, live); id != wire.NoBrokerID {
 		return id
 	}
 	if in.AllReplicas != nil {
 		return p.tryElect(in, in.AllReplicas, live)
 	}
-	return NoBrokerID
+	return wire.NoBrokerID
 }
 
 func (DefaultElectPolicy) tryElect(in ElectInput, candidates []int64, live Liveness) int64 {
@@ -54,17 +56,17 @@ func (DefaultElectPolicy) tryElect(in ElectInput, candidates []int64, live Liven
 		}
 	}
 	if len(alive) == 0 {
-		return NoBrokerID
+		return wire.NoBrokerID
 	}
-	if in.OldMaster != NoBrokerID && slices.Contains(alive, in.OldMaster) &&
-		(in.Prefer == NoBrokerID || in.Prefer == in.OldMaster) {
+	if in.OldMaster != wire.NoBrokerID && slices.Contains(alive, in.OldMaster) &&
+		(in.Prefer == wire.NoBrokerID || in.Prefer == in.OldMaster) {
 		return in.OldMaster
 	}
-	if in.Prefer != NoBrokerID {
+	if in.Prefer != wire.NoBrokerID {
 		if slices.Contains(alive, in.Prefer) {
 			return in.Prefer
 		}
-		return NoBrokerID
+		return wire.NoBrokerID
 	}
 	return bestCandidate(in, alive, live)
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // cand is one candidate's liveness for the policy table.
@@ -47,23 +49,23 @@ func TestDefaultElectPolicy(t *testing.T) {
 		prefer int64
 		want   int64
 	}{
-		{"old master alive is kept", []cand{up(1, 1, 0, 9), up(2, 9, 999, 0)}, []int64{1, 2}, nil, 1, NoBrokerID, 1},
-		{"sync-state set first", []cand{up(1, 1, 10, 0), up(2, 1, 50, 0), up(3, 5, 99, 0)}, []int64{1, 2}, []int64{1, 2, 3}, NoBrokerID, NoBrokerID, 2},
-		{"dead members skipped", []cand{down(1), up(2, 1, 5, 0), up(3, 1, 9, 0)}, []int64{1, 2}, nil, 1, NoBrokerID, 2},
-		{"higher epoch beats offset", []cand{up(1, 2, 1, 0), up(2, 1, 100, 0)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 1},
-		{"higher offset within epoch", []cand{up(1, 2, 1, 0), up(2, 2, 100, 0)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
-		{"offset gap beyond int32 (Java overflow)", []cand{up(1, 2, 0, 0), up(2, 2, 1<<32, 0)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
-		{"lower priority value wins ties", []cand{up(1, 2, 7, 5), up(2, 2, 7, 3)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
-		{"exact tie: lowest id", []cand{up(3, 2, 7, 3), up(2, 2, 7, 3)}, []int64{2, 3}, nil, NoBrokerID, NoBrokerID, 2},
-		{"missing live info sorts last", []cand{{1, true, 9, 9, 0, true}, up(2, 0, 0, math.MaxInt32)}, []int64{1, 2}, nil, NoBrokerID, NoBrokerID, 2},
-		{"nobody alive, unclean off", []cand{down(1), up(3, 1, 1, 0)}, []int64{1}, nil, 1, NoBrokerID, NoBrokerID},
-		{"unclean pass elects outside ss", []cand{down(1), up(3, 1, 1, 0), up(4, 1, 2, 0)}, []int64{1}, []int64{1, 3, 4}, 1, NoBrokerID, 4},
+		{"old master alive is kept", []cand{up(1, 1, 0, 9), up(2, 9, 999, 0)}, []int64{1, 2}, nil, 1, wire.NoBrokerID, 1},
+		{"sync-state set first", []cand{up(1, 1, 10, 0), up(2, 1, 50, 0), up(3, 5, 99, 0)}, []int64{1, 2}, []int64{1, 2, 3}, wire.NoBrokerID, wire.NoBrokerID, 2},
+		{"dead members skipped", []cand{down(1), up(2, 1, 5, 0), up(3, 1, 9, 0)}, []int64{1, 2}, nil, 1, wire.NoBrokerID, 2},
+		{"higher epoch beats offset", []cand{up(1, 2, 1, 0), up(2, 1, 100, 0)}, []int64{1, 2}, nil, wire.NoBrokerID, wire.NoBrokerID, 1},
+		{"higher offset within epoch", []cand{up(1, 2, 1, 0), up(2, 2, 100, 0)}, []int64{1, 2}, nil, wire.NoBrokerID, wire.NoBrokerID, 2},
+		{"offset gap beyond int32 (Java overflow)", []cand{up(1, 2, 0, 0), up(2, 2, 1<<32, 0)}, []int64{1, 2}, nil, wire.NoBrokerID, wire.NoBrokerID, 2},
+		{"lower priority value wins ties", []cand{up(1, 2, 7, 5), up(2, 2, 7, 3)}, []int64{1, 2}, nil, wire.NoBrokerID, wire.NoBrokerID, 2},
+		{"exact tie: lowest id", []cand{up(3, 2, 7, 3), up(2, 2, 7, 3)}, []int64{2, 3}, nil, wire.NoBrokerID, wire.NoBrokerID, 2},
+		{"missing live info sorts last", []cand{{1, true, 9, 9, 0, true}, up(2, 0, 0, math.MaxInt32)}, []int64{1, 2}, nil, wire.NoBrokerID, wire.NoBrokerID, 2},
+		{"nobody alive, unclean off", []cand{down(1), up(3, 1, 1, 0)}, []int64{1}, nil, 1, wire.NoBrokerID, wire.NoBrokerID},
+		{"unclean pass elects outside ss", []cand{down(1), up(3, 1, 1, 0), up(4, 1, 2, 0)}, []int64{1}, []int64{1, 3, 4}, 1, wire.NoBrokerID, 4},
 		{"designated alive in ss", []cand{up(1, 1, 0, 0), up(2, 1, 0, 0)}, []int64{1, 2}, nil, 1, 2, 2},
 		{"designated is the old master", []cand{up(1, 1, 0, 0), up(2, 1, 0, 0)}, []int64{1, 2}, nil, 1, 1, 1},
-		{"designated dead", []cand{up(1, 1, 0, 0), down(2)}, []int64{1, 2}, nil, 1, 2, NoBrokerID},
-		{"designated outside ss, clean", []cand{up(1, 1, 0, 0), up(3, 1, 0, 0)}, []int64{1}, nil, 1, 3, NoBrokerID},
+		{"designated dead", []cand{up(1, 1, 0, 0), down(2)}, []int64{1, 2}, nil, 1, 2, wire.NoBrokerID},
+		{"designated outside ss, clean", []cand{up(1, 1, 0, 0), up(3, 1, 0, 0)}, []int64{1}, nil, 1, 3, wire.NoBrokerID},
 		{"designated outside ss, unclean", []cand{up(1, 1, 0, 0), up(3, 1, 0, 0)}, []int64{1}, []int64{1, 3}, 1, 3, 3},
-		{"empty ss, unclean off", []cand{up(1, 1, 0, 0)}, []int64{}, nil, NoBrokerID, NoBrokerID, NoBrokerID},
+		{"empty ss, unclean off", []cand{up(1, 1, 0, 0)}, []int64{}, nil, wire.NoBrokerID, wire.NoBrokerID, wire.NoBrokerID},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -74,8 +76,8 @@ func TestDefaultElectPolicy(t *testing.T) {
 	}
 }
 
-func elect(f *testFSM, req ElectMasterRequest, live Liveness, opts ElectOptions) (ElectMasterResponse, []Event, error) {
-	var resp ElectMasterResponse
+func elect(f *testFSM, req wire.ElectMasterRequest, live Liveness, opts ElectOptions) (wire.ElectMasterResponse, []Event, error) {
+	var resp wire.ElectMasterResponse
 	var evs []Event
 	var err error
 	f.fsm.Read(func(s *State) { resp, evs, err = s.ElectMaster(req, live, opts) })
@@ -112,7 +114,7 @@ func TestElectMasterTriggers(t *testing.T) {
 	f.apply(evs...)
 	ss, _ := f.state().SyncState("b")
 	require.Equal(t, SyncStateInfo{ClusterName: "c", BrokerName: "b", MasterEpoch: 2, SyncStateSetEpoch: 1,
-		SyncStateSet: []int64{1}, MasterBrokerID: NoBrokerID}, ss)
+		SyncStateSet: []int64{1}, MasterBrokerID: wire.NoBrokerID}, ss)
 
 	// A broker trigger with nobody electable: 2012, no event.
 	_, evs, err = elect(f, BrokerTriggerElect("c", "b", 2), live, ElectOptions{})
@@ -184,7 +186,7 @@ func TestRoleChangeNotifyEntry(t *testing.T) {
 	require.Equal(t, map[string]string{"masterAddress": addrOf(3), "masterEpoch": "1", "syncStateSetEpoch": "1",
 		"masterBrokerId": "3"}, e.ExtFields())
 	require.Equal(t, `{"syncStateSet":[3],"syncStateSetEpoch":1}`, string(e.BodyBytes()))
-	_, ok = NewRoleChangeNotifyEntry(ElectMasterResponse{})
+	_, ok = NewRoleChangeNotifyEntry(wire.ElectMasterResponse{})
 	require.False(t, ok)
 }
 
@@ -205,7 +207,7 @@ func TestElectRefusesEpochPastMaxInt32(t *testing.T) {
 	_, evs, err := elect(f, ControllerTriggerElect("b"), live, ElectOptions{})
 	require.Equal(t, int32(2012), codeOf(err))
 	require.Empty(t, evs)
-	res := f.apply(ElectMasterEvent{NewMasterElected: false, BrokerName: "b", NewMasterBrokerID: NoBrokerID})
+	res := f.apply(ElectMasterEvent{NewMasterElected: false, BrokerName: "b", NewMasterBrokerID: wire.NoBrokerID})
 	require.ErrorIs(t, res.Err, ErrElectMasterFailed)
 	got, _ := f.state().SyncState("b")
 	require.Equal(t, int32(math.MaxInt32), got.MasterEpoch)

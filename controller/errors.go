@@ -5,6 +5,8 @@ package controller
 import (
 	"errors"
 	"fmt"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // Response codes of RocketMQ (ResponseCode.java /
@@ -107,6 +109,7 @@ var codeTable = []struct {
 	{ErrBrokerIDInvalid, CodeBrokerIDInvalid},
 	{ErrJRaftInternal, CodeJRaftInternalError},
 	{ErrBrokerLiveInfoNotExists, CodeBrokerLiveInfoNotExists},
+	{wire.ErrBadRequest, CodeSystemError}, // a header or body that does not decode
 }
 
 // defaultRemarks are used when a bare sentinel (not an *Error) is mapped.

@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // EventType is the first byte of a log entry. Values 1..6 keep the Java
@@ -121,7 +123,7 @@ func (e UpdateBrokerAddressEvent) fenced() bool { return false } // Apply checks
 func (ReadEvent) fenced() bool                  { return false }
 
 func (e AlterSyncStateSetEvent) apply(s *State) error {
-	newSet := normalizeIDs(e.NewSyncStateSet)
+	newSet := wire.NormalizeIDs(e.NewSyncStateSet)
 	ss, err := e.target(s, newSet)
 	if err != nil {
 		return err
@@ -180,7 +182,7 @@ func (e ApplyBrokerIDEvent) apply(s *State) error {
 	r.addBroker(e.NewBrokerID, e.BrokerAddress, e.RegisterCheckCode)
 	s.replicas[e.BrokerName] = r
 	s.syncStates[e.BrokerName] = &SyncStateInfo{ClusterName: e.ClusterName, BrokerName: e.BrokerName,
-		SyncStateSet: []int64{}, MasterBrokerID: NoBrokerID}
+		SyncStateSet: []int64{}, MasterBrokerID: wire.NoBrokerID}
 	return nil
 }
 
@@ -210,7 +212,7 @@ func (e ElectMasterEvent) apply(s *State) error {
 	}
 	ss.MasterEpoch++
 	if !e.NewMasterElected {
-		ss.MasterBrokerID = NoBrokerID // ss and its epoch are kept
+		ss.MasterBrokerID = wire.NoBrokerID // ss and its epoch are kept
 		return nil
 	}
 	ss.MasterBrokerID = e.NewMasterBrokerID

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // TestFencingRandomInterleavings builds commands on stale copies of the
@@ -56,7 +58,7 @@ func TestFencingRandomInterleavings(t *testing.T) {
 		inv.observeState(f.state())
 		if res.Err == nil && err == nil {
 			requireReplyApplied(t, f.state(), resp)
-			if em, ok := resp.(ElectMasterResponse); ok {
+			if em, ok := resp.(wire.ElectMasterResponse); ok {
 				inv.observeElectReply("b", em, nil)
 			}
 		}
@@ -76,7 +78,7 @@ func randomLive(rng *rand.Rand) *fakeLive {
 }
 
 // randomCommand builds one random election or alter on st.
-func randomCommand(rng *rand.Rand, st *State, live *fakeLive) (Response, []Event, error) {
+func randomCommand(rng *rand.Rand, st *State, live *fakeLive) (response, []Event, error) {
 	ss, _ := st.SyncState("b")
 	id := 1 + rng.Int64N(4)
 	switch rng.IntN(4) {
@@ -93,21 +95,21 @@ func randomCommand(rng *rand.Rand, st *State, live *fakeLive) (Response, []Event
 			set = append(set, other)
 		}
 	}
-	return st.AlterSyncStateSet(AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: ss.MasterBrokerID,
-		MasterEpoch: ss.MasterEpoch, SyncStateSet: SyncStateSet{SyncStateSet: set, SyncStateSetEpoch: ss.SyncStateSetEpoch}}, live)
+	return st.AlterSyncStateSet(wire.AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: ss.MasterBrokerID,
+		MasterEpoch: ss.MasterEpoch, SyncStateSet: wire.SyncStateSet{SyncStateSet: set, SyncStateSetEpoch: ss.SyncStateSetEpoch}}, live)
 }
 
 // requireReplyApplied checks that a code-0 reply describes the state its
 // entry produced.
-func requireReplyApplied(t *testing.T, st *State, resp Response) {
+func requireReplyApplied(t *testing.T, st *State, resp response) {
 	t.Helper()
 	ss, _ := st.SyncState("b")
 	switch r := resp.(type) {
-	case ElectMasterResponse:
+	case wire.ElectMasterResponse:
 		require.Equal(t, *r.MasterBrokerID, ss.MasterBrokerID, "elect reply names the applied master")
 		require.Equal(t, *r.MasterEpoch, ss.MasterEpoch, "elect reply carries the applied master epoch")
 		require.Equal(t, *r.SyncStateSetEpoch, ss.SyncStateSetEpoch)
-	case AlterSyncStateSetResponse:
+	case wire.AlterSyncStateSetResponse:
 		require.Equal(t, r.NewSyncStateSetEpoch, ss.SyncStateSetEpoch, "alter reply carries the applied epoch")
 		require.True(t, slices.Equal(r.SyncStateSet.SyncStateSet, ss.SyncStateSet), "alter reply carries the applied set")
 	}

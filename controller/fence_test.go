@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // A request built on a state that a later-applied entry has moved past must
@@ -14,7 +16,7 @@ import (
 
 // built is one command computed by a builder on some state.
 type built struct {
-	resp   Response
+	resp   response
 	events []Event
 	err    error
 }
@@ -51,15 +53,15 @@ func fenceFixture(t *testing.T) (*testFSM, *fakeLive, *invariantChecker) {
 }
 
 func adminElect(live Liveness, id int64) buildFunc {
-	return func(s *State) (Response, []Event, error) {
+	return func(s *State) (response, []Event, error) {
 		return s.ElectMaster(AdminTriggerElect("c", "b", id), live, ElectOptions{})
 	}
 }
 
 func alterTo(live Liveness, master int64, mEpoch, ssEpoch int32, set ...int64) buildFunc {
-	return func(s *State) (Response, []Event, error) {
-		return s.AlterSyncStateSet(AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: master, MasterEpoch: mEpoch,
-			SyncStateSet: SyncStateSet{SyncStateSet: set, SyncStateSetEpoch: ssEpoch}}, live)
+	return func(s *State) (response, []Event, error) {
+		return s.AlterSyncStateSet(wire.AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: master, MasterEpoch: mEpoch,
+			SyncStateSet: wire.SyncStateSet{SyncStateSet: set, SyncStateSetEpoch: ssEpoch}}, live)
 	}
 }
 
@@ -79,7 +81,7 @@ func TestFencedAlterAfterElection(t *testing.T) {
 
 	require.NoError(t, applyBuilt(t, f, elect))
 	inv.observeState(f.state())
-	inv.observeElectReply("b", elect.resp.(ElectMasterResponse), nil)
+	inv.observeElectReply("b", elect.resp.(wire.ElectMasterResponse), nil)
 	err := applyBuilt(t, f, alter)
 	require.Equal(t, CodeFencedMasterEpoch, codeOf(err), "alter built on master epoch 1 after the election: %v", err)
 	inv.observeState(f.state())
@@ -100,7 +102,7 @@ func TestFencedElectionAfterAlter(t *testing.T) {
 	err := applyBuilt(t, f, elect)
 	require.Equal(t, CodeFencedSyncStateSetEpoch, codeOf(err), "election built on the old set: %v", err)
 	if err == nil {
-		inv.observeElectReply("b", elect.resp.(ElectMasterResponse), nil)
+		inv.observeElectReply("b", elect.resp.(wire.ElectMasterResponse), nil)
 	}
 	inv.observeState(f.state())
 	ss := syncStateOf(t, f)
@@ -118,7 +120,7 @@ func TestFencedSecondElectionOnSameState(t *testing.T) {
 	for _, b := range []built{first, second} {
 		err := applyBuilt(t, f, b)
 		inv.observeState(f.state())
-		inv.observeElectReply("b", b.resp.(ElectMasterResponse), err)
+		inv.observeElectReply("b", b.resp.(wire.ElectMasterResponse), err)
 	}
 	ss := syncStateOf(t, f)
 	require.Equal(t, int64(2), ss.MasterBrokerID)
@@ -130,7 +132,7 @@ func TestFencedSecondElectionOnSameState(t *testing.T) {
 func TestFencedNoMasterAfterElection(t *testing.T) {
 	f, live, inv := fenceFixture(t)
 	dead := newFakeLive()
-	noMaster := buildOn(f, func(s *State) (Response, []Event, error) {
+	noMaster := buildOn(f, func(s *State) (response, []Event, error) {
 		return s.ElectMaster(ControllerTriggerElect("b"), dead, ElectOptions{})
 	})
 	require.Equal(t, CodeMasterNotAvailable, codeOf(noMaster.err))
@@ -147,11 +149,11 @@ func TestFencedCleanAfterElection(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 2)
 	live := newFakeLive().set("c", "b", 1, 1, 0, 0)
-	clean := buildOn(f, func(s *State) (Response, []Event, error) {
-		return s.CleanBrokerData(CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b"}, newFakeLive())
+	clean := buildOn(f, func(s *State) (response, []Event, error) {
+		return s.CleanBrokerData(wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b"}, newFakeLive())
 	})
 	require.NoError(t, clean.err)
-	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (Response, []Event, error) {
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (response, []Event, error) {
 		return s.ElectMaster(BrokerTriggerElect("c", "b", 1), live, ElectOptions{})
 	})))
 	err := applyBuilt(t, f, clean)
@@ -164,8 +166,8 @@ func TestFencedCleanAfterElection(t *testing.T) {
 func TestFencedApplyBrokerIDTwice(t *testing.T) {
 	f := newTestFSM(t)
 	apply := func(code string) built {
-		return buildOn(f, func(s *State) (Response, []Event, error) {
-			return s.ApplyBrokerID(ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "b", AppliedBrokerID: 1,
+		return buildOn(f, func(s *State) (response, []Event, error) {
+			return s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "b", AppliedBrokerID: 1,
 				RegisterCheckCode: code})
 		})
 	}
@@ -213,10 +215,10 @@ func TestUnfencedEntriesReplayAsBefore(t *testing.T) {
 }
 
 func TestFencedEventsRoundTrip(t *testing.T) {
-	fence := &Fence{MasterEpoch: 3, SyncStateSetEpoch: 4, MasterBrokerID: NoBrokerID}
+	fence := &Fence{MasterEpoch: 3, SyncStateSetEpoch: 4, MasterBrokerID: wire.NoBrokerID}
 	for _, ev := range []Event{
 		AlterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1}, Fence: fence},
-		ElectMasterEvent{BrokerName: "b", NewMasterBrokerID: NoBrokerID, Fence: fence},
+		ElectMasterEvent{BrokerName: "b", NewMasterBrokerID: wire.NoBrokerID, Fence: fence},
 		CleanBrokerDataEvent{BrokerName: "b", Fence: fence},
 		ApplyBrokerIDEvent{BrokerName: "b", NewBrokerID: 1, RegisterCheckCode: "a;1", Fenced: true},
 	} {
@@ -236,12 +238,12 @@ func TestApplyBrokerIDKeepsReplicasOfHalfRemovedSet(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 2)
 	live := newFakeLive().set("c", "b", 1, 1, 0, 0).set("c", "b", 2, 1, 0, 0)
-	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (Response, []Event, error) {
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (response, []Event, error) {
 		return s.ElectMaster(BrokerTriggerElect("c", "b", 1), live, ElectOptions{})
 	})))
 	live.kill("c", "b", 1)
-	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (Response, []Event, error) {
-		return s.CleanBrokerData(CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: "1"}, live)
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (response, []Event, error) {
+		return s.CleanBrokerData(wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: "1"}, live)
 	})))
 	_, hasSS := f.state().SyncState("b")
 	require.False(t, hasSS, "the sync-state half is gone")

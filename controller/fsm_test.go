@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // scriptedLog drives the command builders on one FSM the way a leader
@@ -26,7 +28,7 @@ func scriptedLog(t *testing.T) *testFSM {
 		for id := int64(1); id <= 3; id++ {
 			var evs []Event
 			f.fsm.Read(func(s *State) {
-				_, evs, _ = s.ApplyBrokerID(ApplyBrokerIDRequest{ClusterName: "c", BrokerName: name,
+				_, evs, _ = s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: name,
 					AppliedBrokerID: id, RegisterCheckCode: addrOf(id) + ";7"})
 			})
 			run(evs, nil)
@@ -36,8 +38,8 @@ func scriptedLog(t *testing.T) *testFSM {
 		f.fsm.Read(func(s *State) { _, evs, _ = s.ElectMaster(BrokerTriggerElect("c", name, 2), live, ElectOptions{}) })
 		run(evs, nil)
 		f.fsm.Read(func(s *State) {
-			_, evs, _ = s.AlterSyncStateSet(AlterSyncStateSetRequest{BrokerName: name, MasterBrokerID: 2, MasterEpoch: 1,
-				SyncStateSet: SyncStateSet{SyncStateSet: []int64{3, 2, 1}, SyncStateSetEpoch: 1}}, live)
+			_, evs, _ = s.AlterSyncStateSet(wire.AlterSyncStateSetRequest{BrokerName: name, MasterBrokerID: 2, MasterEpoch: 1,
+				SyncStateSet: wire.SyncStateSet{SyncStateSet: []int64{3, 2, 1}, SyncStateSetEpoch: 1}}, live)
 		})
 		run(evs, nil)
 	}
@@ -46,7 +48,7 @@ func scriptedLog(t *testing.T) *testFSM {
 	f.fsm.Read(func(s *State) { _, evs, _ = s.ElectMaster(ControllerTriggerElect("b-m"), live, ElectOptions{}) })
 	run(evs, nil)
 	f.fsm.Read(func(s *State) {
-		_, evs, _ = s.CleanBrokerData(CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b-z",
+		_, evs, _ = s.CleanBrokerData(wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b-z",
 			BrokerControllerIDsToClean: "3"}, newFakeLive())
 	})
 	run(evs, nil)
@@ -74,7 +76,7 @@ func TestFSMDeterminism(t *testing.T) {
 
 	ss, ok := a.state().SyncState("b-m")
 	require.True(t, ok)
-	require.Equal(t, NoBrokerID, ss.MasterBrokerID)
+	require.Equal(t, wire.NoBrokerID, ss.MasterBrokerID)
 	require.Equal(t, int32(2), ss.MasterEpoch, "failed controller election bumps masterEpoch")
 	require.Equal(t, []int64{1, 2, 3}, ss.SyncStateSet, "ss kept")
 	ss, _ = a.state().SyncState("b-z")

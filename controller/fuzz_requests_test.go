@@ -5,7 +5,22 @@ package controller
 import (
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
+
+// TestRequestDecodeErrorCode: a request that does not decode is answered
+// with code 1 and Java's remark (decodeCommandCustomHeader).
+func TestRequestDecodeErrorCode(t *testing.T) {
+	_, err := wire.DecodeElectMasterRequest(map[string]string{"clusterName": "c", "brokerName": "b", "designateElect": "false"})
+	code, remark := ResponseCode(err)
+	require.Equal(t, CodeSystemError, code)
+	require.Equal(t, "the custom field <brokerId> is null", remark)
+	_, err = wire.DecodeAlterSyncStateSetRequest(map[string]string{}, []byte(`nope`))
+	require.Equal(t, CodeSystemError, codeOf(err))
+}
 
 // fuzzExt turns "k=v" lines into a header's ext fields.
 func fuzzExt(s string) map[string]string {
@@ -47,49 +62,49 @@ func FuzzControllerRequest(f *testing.F) {
 			}
 		}
 		_, _ = DecodeEntry(body)
-		_, _ = DecodeBrokerNames(body)
+		_, _ = wire.DecodeBrokerNames(body)
 	})
 }
 
 func fuzzBuild(s *State, live *fakeLive, which uint8, ext map[string]string, body []byte) ([]Event, error) {
 	switch which {
 	case 0:
-		req, err := DecodeElectMasterRequest(ext)
+		req, err := wire.DecodeElectMasterRequest(ext)
 		if err != nil {
 			return nil, nil
 		}
 		_, evs, err := s.ElectMaster(req, live, ElectOptions{EnableElectUncleanMaster: req.DesignateElect})
 		return evs, err
 	case 1:
-		req, err := DecodeAlterSyncStateSetRequest(ext, body)
+		req, err := wire.DecodeAlterSyncStateSetRequest(ext, body)
 		if err != nil {
 			return nil, nil
 		}
 		_, evs, err := s.AlterSyncStateSet(req, live)
 		return evs, err
 	case 2:
-		req, err := DecodeApplyBrokerIDRequest(ext)
+		req, err := wire.DecodeApplyBrokerIDRequest(ext)
 		if err != nil {
 			return nil, nil
 		}
 		_, evs, err := s.ApplyBrokerID(req)
 		return evs, err
 	case 3:
-		req, err := DecodeCleanBrokerDataRequest(ext)
+		req, err := wire.DecodeCleanBrokerDataRequest(ext)
 		if err != nil {
 			return nil, nil
 		}
 		_, evs, err := s.CleanBrokerData(req, live)
 		return evs, err
 	case 4:
-		req, err := DecodeRegisterBrokerRequest(ext)
+		req, err := wire.DecodeRegisterBrokerRequest(ext)
 		if err != nil {
 			return nil, nil
 		}
 		_, evs, err := s.RegisterBroker(req, live)
 		return evs, err
 	}
-	req, err := DecodeBrokerHeartbeatRequest(ext)
+	req, err := wire.DecodeBrokerHeartbeatRequest(ext)
 	if err == nil {
 		_ = NewHeartbeatManager(HeartbeatOptions{}).OnHeartbeat(req, 1)
 	}

@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/internal/goldenfile"
 
 	"encoding/json"
@@ -34,7 +35,7 @@ type goldenLeader struct {
 	hb *HeartbeatManager
 }
 
-func (g *goldenLeader) reply(resp Response, events []Event, err error) goldenReply {
+func (g *goldenLeader) reply(resp response, events []Event, err error) goldenReply {
 	code, remark := ResponseCode(err)
 	return goldenReply{code: code, remark: remark, ext: resp.ExtFields(), body: resp.BodyBytes(), events: events}
 }
@@ -54,33 +55,33 @@ func (g *goldenLeader) build(s *State, code int32, ext map[string]string, body [
 	case 904:
 		return g.heartbeat(ext)
 	case 1012:
-		req, _ := DecodeGetNextBrokerIDRequest(ext)
+		req, _ := wire.DecodeGetNextBrokerIDRequest(ext)
 		return g.reply(s.GetNextBrokerID(req), nil, nil)
 	case 1013:
-		req, _ := DecodeApplyBrokerIDRequest(ext)
+		req, _ := wire.DecodeApplyBrokerIDRequest(ext)
 		return g.reply(s.ApplyBrokerID(req))
 	case 1003:
-		req, _ := DecodeRegisterBrokerRequest(ext)
+		req, _ := wire.DecodeRegisterBrokerRequest(ext)
 		return g.reply(s.RegisterBroker(req, g.hb))
 	case 1004:
-		req, _ := DecodeGetReplicaInfoRequest(ext)
+		req, _ := wire.DecodeGetReplicaInfoRequest(ext)
 		resp, err := s.GetReplicaInfo(req)
 		return g.reply(resp, nil, err)
 	case 1001:
-		req, err := DecodeAlterSyncStateSetRequest(ext, body)
+		req, err := wire.DecodeAlterSyncStateSetRequest(ext, body)
 		require.NoError(g.f.t, err)
 		return g.reply(s.AlterSyncStateSet(req, g.hb))
 	case 1002:
-		req, err := DecodeElectMasterRequest(ext)
+		req, err := wire.DecodeElectMasterRequest(ext)
 		require.NoError(g.f.t, err)
 		return g.reply(s.ElectMaster(req, g.hb, ElectOptions{}))
 	case 1006:
-		names, err := DecodeBrokerNames(body)
+		names, err := wire.DecodeBrokerNames(body)
 		require.NoError(g.f.t, err)
 		resp, err := s.GetSyncStateData(names, g.hb)
 		return g.reply(resp, nil, err)
 	case 1011:
-		req, err := DecodeCleanBrokerDataRequest(ext)
+		req, err := wire.DecodeCleanBrokerDataRequest(ext)
 		require.NoError(g.f.t, err)
 		return g.reply(s.CleanBrokerData(req, g.hb))
 	}
@@ -88,7 +89,7 @@ func (g *goldenLeader) build(s *State, code int32, ext map[string]string, body [
 }
 
 func (g *goldenLeader) heartbeat(ext map[string]string) goldenReply {
-	req, err := DecodeBrokerHeartbeatRequest(ext)
+	req, err := wire.DecodeBrokerHeartbeatRequest(ext)
 	require.NoError(g.f.t, err)
 	if err := g.hb.OnHeartbeat(req, 1); err != nil {
 		code, remark := ResponseCode(err)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // Defaults for absent BROKER_HEARTBEAT header fields
@@ -140,11 +142,11 @@ func (m *HeartbeatManager) now() int64 { return m.opts.Clock.Now().UnixMilli() }
 // heartbeat; one on a different connection than the previous starts a new
 // generation. Java also never copies the confirm offset into a new entry;
 // we do.
-func (m *HeartbeatManager) OnHeartbeat(req BrokerHeartbeatRequest, conn ConnID) error {
+func (m *HeartbeatManager) OnHeartbeat(req wire.BrokerHeartbeatRequest, conn ConnID) error {
 	if req.BrokerID == nil {
 		return &Error{Kind: ErrInvalidRequest, Remark: remarkHeartbeatEmptyBrokerID}
 	}
-	hb := req.withDefaults()
+	hb := liveInfoOf(req)
 	hb.TimeoutMillis = clampHeartbeatTimeout(hb.TimeoutMillis)
 	key := BrokerIdentity{ClusterName: req.ClusterName, BrokerName: req.BrokerName, BrokerID: *req.BrokerID}
 	now := m.now()
@@ -242,4 +244,24 @@ func sortEvents(events []InactiveEvent) {
 		return cmp.Or(cmp.Compare(a.ClusterName, b.ClusterName), cmp.Compare(a.BrokerName, b.BrokerName),
 			cmp.Compare(a.BrokerID, b.BrokerID))
 	})
+}
+
+// liveInfoOf fills a LiveInfo from a 904 request, using Java's defaults for
+// absent fields (timeout 10000, epoch/offsets -1, priority MaxInt32).
+func liveInfoOf(r wire.BrokerHeartbeatRequest) LiveInfo {
+	return LiveInfo{
+		BrokerAddr:       r.BrokerAddr,
+		TimeoutMillis:    orDefault(r.HeartbeatTimeoutMillis, DefaultHeartbeatTimeoutMillis),
+		Epoch:            orDefault(r.Epoch, -1),
+		MaxOffset:        orDefault(r.MaxOffset, -1),
+		ConfirmOffset:    orDefault(r.ConfirmOffset, -1),
+		ElectionPriority: orDefault(r.ElectionPriority, DefaultElectionPriority),
+	}
+}
+
+func orDefault[T any](p *T, def T) T {
+	if p == nil {
+		return def
+	}
+	return *p
 }

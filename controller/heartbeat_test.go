@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 type hbEnv struct {
@@ -34,20 +36,20 @@ func (e *hbEnv) reported() []InactiveEvent {
 	return append([]InactiveEvent(nil), e.events...)
 }
 
-func beat(id int64, addr string, epoch int32, maxOffset int64) BrokerHeartbeatRequest {
-	return BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b", BrokerAddr: addr, BrokerID: ptr(id),
+func beat(id int64, addr string, epoch int32, maxOffset int64) wire.BrokerHeartbeatRequest {
+	return wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b", BrokerAddr: addr, BrokerID: ptr(id),
 		Epoch: ptr(epoch), MaxOffset: ptr(maxOffset), ConfirmOffset: ptr(maxOffset - 1),
 		HeartbeatTimeoutMillis: ptr(int64(3000)), ElectionPriority: ptr(int32(7))}
 }
 
 func TestHeartbeatDefaultsAndMonotonicOffsets(t *testing.T) {
 	e := newHBEnv(t)
-	err := e.m.OnHeartbeat(BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b", BrokerAddr: "a"}, 1)
+	err := e.m.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b", BrokerAddr: "a"}, 1)
 	code, remark := ResponseCode(err)
 	require.Equal(t, int32(2005), code)
 	require.Equal(t, "Heart beat with empty brokerId", remark)
 
-	require.NoError(t, e.m.OnHeartbeat(BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b", BrokerAddr: "a", BrokerID: ptr(int64(1))}, 1))
+	require.NoError(t, e.m.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b", BrokerAddr: "a", BrokerID: ptr(int64(1))}, 1))
 	info, ok := e.m.LiveInfo("c", "b", 1)
 	require.True(t, ok)
 	require.Equal(t, LiveInfo{BrokerIdentity: BrokerIdentity{"c", "b", 1}, BrokerAddr: "a",

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // invariantChecker checks the election invariants over a history of
@@ -44,7 +46,7 @@ func (c *invariantChecker) observeState(s *State) {
 		if !ok {
 			continue
 		}
-		if ss.MasterBrokerID != NoBrokerID {
+		if ss.MasterBrokerID != wire.NoBrokerID {
 			require.Truef(c.t, slices.Contains(ss.SyncStateSet, ss.MasterBrokerID),
 				"set %s: master %d not in sync-state set %v (master epoch %d)", name, ss.MasterBrokerID, ss.SyncStateSet, ss.MasterEpoch)
 		}
@@ -75,7 +77,7 @@ func (c *invariantChecker) observeMaster(name string, epoch int32, master int64)
 
 // observeElectReply records a reply sent to a broker or admin: a code-0
 // election reply announces its master for its epoch.
-func (c *invariantChecker) observeElectReply(name string, resp ElectMasterResponse, err error) {
+func (c *invariantChecker) observeElectReply(name string, resp wire.ElectMasterResponse, err error) {
 	c.t.Helper()
 	if err != nil || resp.MasterBrokerID == nil || resp.MasterEpoch == nil {
 		return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -73,18 +74,18 @@ func (c *Controller) newResponse(req *remoting.Command, code int32, remark strin
 }
 
 func (c *Controller) prepareAlter(req *remoting.Command) (buildFunc, error) {
-	r, err := DecodeAlterSyncStateSetRequest(req.ExtFields, req.Body)
-	return func(s *State) (Response, []Event, error) { return s.AlterSyncStateSet(r, c.hb) }, err
+	r, err := wire.DecodeAlterSyncStateSetRequest(req.ExtFields, req.Body)
+	return func(s *State) (response, []Event, error) { return s.AlterSyncStateSet(r, c.hb) }, err
 }
 
 func (c *Controller) prepareRegister(req *remoting.Command) (buildFunc, error) {
-	r, err := DecodeRegisterBrokerRequest(req.ExtFields)
-	return func(s *State) (Response, []Event, error) { return s.RegisterBroker(r, c.hb) }, err
+	r, err := wire.DecodeRegisterBrokerRequest(req.ExtFields)
+	return func(s *State) (response, []Event, error) { return s.RegisterBroker(r, c.hb) }, err
 }
 
 func (c *Controller) prepareReplicaInfo(req *remoting.Command) (buildFunc, error) {
-	r, err := DecodeGetReplicaInfoRequest(req.ExtFields)
-	return func(s *State) (Response, []Event, error) {
+	r, err := wire.DecodeGetReplicaInfoRequest(req.ExtFields)
+	return func(s *State) (response, []Event, error) {
 		resp, err := s.GetReplicaInfo(r)
 		return resp, nil, err
 	}, err
@@ -96,35 +97,35 @@ func (c *Controller) prepareSyncStateData(req *remoting.Command) (buildFunc, err
 	var names []string
 	var err error
 	if len(req.Body) > 0 {
-		if names, err = DecodeBrokerNames(req.Body); err != nil {
+		if names, err = wire.DecodeBrokerNames(req.Body); err != nil {
 			err = &Error{Kind: ErrSystem, Remark: "decode broker names: " + err.Error()}
 		}
 	}
-	return func(s *State) (Response, []Event, error) {
+	return func(s *State) (response, []Event, error) {
 		resp, err := s.GetSyncStateData(names, c.hb)
 		return resp, nil, err
 	}, err
 }
 
 func (c *Controller) prepareClean(req *remoting.Command) (buildFunc, error) {
-	r, err := DecodeCleanBrokerDataRequest(req.ExtFields)
-	return func(s *State) (Response, []Event, error) { return s.CleanBrokerData(r, c.hb) }, err
+	r, err := wire.DecodeCleanBrokerDataRequest(req.ExtFields)
+	return func(s *State) (response, []Event, error) { return s.CleanBrokerData(r, c.hb) }, err
 }
 
 func (c *Controller) prepareNextID(req *remoting.Command) (buildFunc, error) {
-	r, err := DecodeGetNextBrokerIDRequest(req.ExtFields)
-	return func(s *State) (Response, []Event, error) { return s.GetNextBrokerID(r), nil, nil }, err
+	r, err := wire.DecodeGetNextBrokerIDRequest(req.ExtFields)
+	return func(s *State) (response, []Event, error) { return s.GetNextBrokerID(r), nil, nil }, err
 }
 
 func (c *Controller) prepareApplyID(req *remoting.Command) (buildFunc, error) {
-	r, err := DecodeApplyBrokerIDRequest(req.ExtFields)
-	return func(s *State) (Response, []Event, error) { return s.ApplyBrokerID(r) }, err
+	r, err := wire.DecodeApplyBrokerIDRequest(req.ExtFields)
+	return func(s *State) (response, []Event, error) { return s.ApplyBrokerID(r) }, err
 }
 
 // handleElect serves 1002 from brokers and admins; after a code-0 reply
 // the members are notified of the new master.
 func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
-	r, err := DecodeElectMasterRequest(req.ExtFields)
+	r, err := wire.DecodeElectMasterRequest(req.ExtFields)
 	if err != nil {
 		return c.respond(req, outcome{err: err}), nil
 	}
@@ -143,8 +144,8 @@ func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remo
 }
 
 // electBuild elects with the election options read at use time.
-func (c *Controller) electBuild(r ElectMasterRequest) buildFunc {
-	return func(s *State) (Response, []Event, error) {
+func (c *Controller) electBuild(r wire.ElectMasterRequest) buildFunc {
+	return func(s *State) (response, []Event, error) {
 		opts := ElectOptions{EnableElectUncleanMaster: c.config().EnableElectUncleanMaster}
 		return s.ElectMaster(r, c.hb, opts)
 	}
@@ -153,7 +154,7 @@ func (c *Controller) electBuild(r ElectMasterRequest) buildFunc {
 // handleHeartbeat serves 904 on every node (never replicated).
 func (c *Controller) handleHeartbeat(conn *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	c.opts.observer.HeartbeatReceived()
-	r, err := DecodeBrokerHeartbeatRequest(req.ExtFields)
+	r, err := wire.DecodeBrokerHeartbeatRequest(req.ExtFields)
 	if err == nil {
 		id := ConnID(conn.ID())
 		if err = c.hb.OnHeartbeat(r, id); err == nil {

@@ -5,6 +5,7 @@ package controller
 import (
 	"time"
 
+	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -109,11 +110,11 @@ func (c *Controller) pauseBeforeRetry(more bool) bool {
 
 // notifyRoleChange sends NOTIFY_BROKER_ROLE_CHANGED after a code-0
 // election to every member alive on this node, if notifyBrokerRoleChanged.
-func (c *Controller) notifyRoleChange(resp Response) {
+func (c *Controller) notifyRoleChange(resp response) {
 	if !c.config().NotifyBrokerRoleChanged {
 		return
 	}
-	em, ok := resp.(ElectMasterResponse)
+	em, ok := resp.(wire.ElectMasterResponse)
 	if !ok {
 		return
 	}

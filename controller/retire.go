@@ -5,6 +5,8 @@ package controller
 import (
 	"math"
 	"slices"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // Broker sets cleaned by fenced CleanBrokerData entries depart from Java in
@@ -57,7 +59,7 @@ func (s *State) firstBrokerID(brokerName string) int64 {
 func (s *State) reviveSync(clusterName, brokerName string) *SyncStateInfo {
 	t := s.retired[brokerName]
 	ss := &SyncStateInfo{ClusterName: clusterName, BrokerName: brokerName, SyncStateSet: []int64{},
-		MasterBrokerID: NoBrokerID, MasterEpoch: t.MasterEpoch, SyncStateSetEpoch: t.SyncStateSetEpoch}
+		MasterBrokerID: wire.NoBrokerID, MasterEpoch: t.MasterEpoch, SyncStateSetEpoch: t.SyncStateSetEpoch}
 	t.MasterEpoch, t.SyncStateSetEpoch = 0, 0
 	s.setRetired(brokerName, t)
 	return ss
@@ -104,11 +106,11 @@ func (e CleanBrokerDataEvent) applyFenced(s *State) error {
 		delete(s.syncStates, e.BrokerName)
 		return nil
 	}
-	if ss.MasterBrokerID != NoBrokerID && containsID(e.IDs, ss.MasterBrokerID) {
+	if ss.MasterBrokerID != wire.NoBrokerID && containsID(e.IDs, ss.MasterBrokerID) {
 		if ss.MasterEpoch == math.MaxInt32 { // ours: no wrapped epoch
 			return newError(ErrInvalidCleanBrokerMetadata, "clean broker data of %s: %s", e.BrokerName, remarkEpochExhausted)
 		}
-		ss.MasterBrokerID = NoBrokerID
+		ss.MasterBrokerID = wire.NoBrokerID
 		ss.MasterEpoch++
 	}
 	for _, id := range e.IDs {

@@ -61,14 +61,22 @@ func (s *scheduler) submit(fn func()) error {
 // stop ends run; queued tasks are dropped (their callers see done).
 func (s *scheduler) stop() { s.stopOnce.Do(func() { close(s.done) }) }
 
+// response is what a command builder hands the processor: the custom
+// header as ext fields (nil = no custom header at all) and the body (nil =
+// none). The wire package's response types implement it.
+type response interface {
+	ExtFields() map[string]string
+	BodyBytes() []byte
+}
+
 // buildFunc computes a leader-side command from the current state: the
 // response, the events to append and the domain error (if any).
-type buildFunc func(s *State) (Response, []Event, error)
+type buildFunc func(s *State) (response, []Event, error)
 
 // outcome is a scheduled command's result. resp is nil when the command
 // did not run or its events could not be appended.
 type outcome struct {
-	resp Response
+	resp response
 	err  error
 }
 

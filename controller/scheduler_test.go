@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // gatedFSM holds back the application of command entries while a gate is
@@ -68,7 +70,7 @@ func gatedControllers(t *testing.T) (*inmemControllers, map[string]*gatedFSM) {
 }
 
 // mustSchedule runs build on the leader and requires code 0.
-func mustSchedule(t *testing.T, c *Controller, build buildFunc) Response {
+func mustSchedule(t *testing.T, c *Controller, build buildFunc) response {
 	t.Helper()
 	out := c.schedule(build, RequestTimeout)
 	require.NoError(t, out.err)
@@ -79,10 +81,10 @@ func mustSchedule(t *testing.T, c *Controller, build buildFunc) Response {
 // 1 and widens the sync-state set to {1,2,3} (master epoch 1, ss epoch 2).
 func setupSet(t *testing.T, c *Controller) {
 	for id := int64(1); id <= 3; id++ {
-		require.NoError(t, c.hb.OnHeartbeat(BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b",
+		require.NoError(t, c.hb.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b",
 			BrokerAddr: addrOf(id), BrokerID: ptr(id), HeartbeatTimeoutMillis: ptr(int64(60_000))}, 0))
-		mustSchedule(t, c, func(s *State) (Response, []Event, error) {
-			return s.ApplyBrokerID(ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "b", AppliedBrokerID: id,
+		mustSchedule(t, c, func(s *State) (response, []Event, error) {
+			return s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "b", AppliedBrokerID: id,
 				RegisterCheckCode: addrOf(id) + ";1"})
 		})
 	}
@@ -96,8 +98,8 @@ func setupSet(t *testing.T, c *Controller) {
 func TestReplyComesFromAppliedResult(t *testing.T) {
 	ic := newInmemControllers(t, 3)
 	leader := ic.leader(t)
-	out := leader.schedule(func(*State) (Response, []Event, error) {
-		resp := ElectMasterResponse{MasterBrokerID: ptr(int64(9)), MasterEpoch: ptr(int32(1))}
+	out := leader.schedule(func(*State) (response, []Event, error) {
+		resp := wire.ElectMasterResponse{MasterBrokerID: ptr(int64(9)), MasterEpoch: ptr(int32(1))}
 		return resp, []Event{ElectMasterEvent{NewMasterElected: true, BrokerName: "nope", NewMasterBrokerID: 9}}, nil
 	}, RequestTimeout)
 	require.Equal(t, CodeBrokerMetadataNotExist, codeOf(out.err), "reply code: %v", out.err)
@@ -126,7 +128,7 @@ func TestNextCommandWaitsForInFlightApply(t *testing.T) {
 	alter := alterTo(leader.hb, 1, 1, 2, 1, 3)
 	done := make(chan outcome, 1)
 	go func() {
-		done <- leader.schedule(func(s *State) (Response, []Event, error) {
+		done <- leader.schedule(func(s *State) (response, []Event, error) {
 			ss, _ := s.SyncState("b")
 			sawMaster.Store(ss.MasterBrokerID)
 			built.Store(true)
@@ -136,7 +138,7 @@ func TestNextCommandWaitsForInFlightApply(t *testing.T) {
 	require.Eventually(t, func() bool { return built.Load() || len(leader.sched.queue) > 0 },
 		5*time.Second, time.Millisecond, "the alter was never submitted")
 	var lateBuilt atomic.Bool
-	late := leader.schedule(func(*State) (Response, []Event, error) {
+	late := leader.schedule(func(*State) (response, []Event, error) {
 		lateBuilt.Store(true)
 		return nil, nil, nil
 	}, 100*time.Millisecond)

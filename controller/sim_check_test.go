@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // randomRequest builds one random request against the applied state s.
@@ -28,13 +30,13 @@ func (w *simWorld) randomRequest(s *State) (simEntry, []Event, error) {
 		e.kind, e.req = "alter", req
 		e.resp, events, err = s.AlterSyncStateSet(req, w.hb)
 	case r < 93:
-		req := CleanBrokerDataRequest{ClusterName: simCluster, BrokerName: simBroker,
+		req := wire.CleanBrokerDataRequest{ClusterName: simCluster, BrokerName: simBroker,
 			BrokerControllerIDsToClean: strconv.FormatInt(ids[w.rng.Intn(len(ids))], 10)}
 		e.kind, e.req = "clean", req
 		e.resp, events, err = s.CleanBrokerData(req, w.hb)
 	default:
 		id := ids[w.rng.Intn(len(ids))]
-		req := RegisterBrokerRequest{ClusterName: simCluster, BrokerName: simBroker, BrokerID: id,
+		req := wire.RegisterBrokerRequest{ClusterName: simCluster, BrokerName: simBroker, BrokerID: id,
 			BrokerAddress: fmt.Sprintf("%s#%d", addrOf(id), w.rng.Intn(3))}
 		e.kind, e.req = "register", req
 		e.resp, events, err = s.RegisterBroker(req, w.hb)
@@ -44,16 +46,16 @@ func (w *simWorld) randomRequest(s *State) (simEntry, []Event, error) {
 }
 
 // applyIDRequest is a fresh broker asking for the next id (1012, then 1013).
-func (w *simWorld) applyIDRequest(s *State) ApplyBrokerIDRequest {
-	next := s.GetNextBrokerID(GetNextBrokerIDRequest{ClusterName: simCluster, BrokerName: simBroker}).NextBrokerID
+func (w *simWorld) applyIDRequest(s *State) wire.ApplyBrokerIDRequest {
+	next := s.GetNextBrokerID(wire.GetNextBrokerIDRequest{ClusterName: simCluster, BrokerName: simBroker}).NextBrokerID
 	if next > simMaxIDs {
 		next = 1 + w.rng.Int63n(simMaxIDs)
 	}
-	return ApplyBrokerIDRequest{ClusterName: simCluster, BrokerName: simBroker, AppliedBrokerID: next,
+	return wire.ApplyBrokerIDRequest{ClusterName: simCluster, BrokerName: simBroker, AppliedBrokerID: next,
 		RegisterCheckCode: fmt.Sprintf("%s;%d", addrOf(next), w.rng.Int63())}
 }
 
-func (w *simWorld) electRequest(ids []int64) ElectMasterRequest {
+func (w *simWorld) electRequest(ids []int64) wire.ElectMasterRequest {
 	id := ids[w.rng.Intn(len(ids))]
 	switch w.rng.Intn(3) {
 	case 0:
@@ -66,7 +68,7 @@ func (w *simWorld) electRequest(ids []int64) ElectMasterRequest {
 
 // alterRequest is the master shrinking or growing its sync-state set, with
 // the epochs it knows (the applied ones; entries in flight make them stale).
-func (w *simWorld) alterRequest(s *State, ids []int64) AlterSyncStateSetRequest {
+func (w *simWorld) alterRequest(s *State, ids []int64) wire.AlterSyncStateSetRequest {
 	ss, _ := s.SyncState(simBroker)
 	set := []int64{}
 	for _, id := range ids {
@@ -74,8 +76,8 @@ func (w *simWorld) alterRequest(s *State, ids []int64) AlterSyncStateSetRequest 
 			set = append(set, id)
 		}
 	}
-	return AlterSyncStateSetRequest{BrokerName: simBroker, MasterBrokerID: ss.MasterBrokerID,
-		MasterEpoch: ss.MasterEpoch, SyncStateSet: SyncStateSet{SyncStateSet: set, SyncStateSetEpoch: ss.SyncStateSetEpoch}}
+	return wire.AlterSyncStateSetRequest{BrokerName: simBroker, MasterBrokerID: ss.MasterBrokerID,
+		MasterEpoch: ss.MasterEpoch, SyncStateSet: wire.SyncStateSet{SyncStateSet: set, SyncStateSetEpoch: ss.SyncStateSetEpoch}}
 }
 
 func simIDs(s *State) []int64 {
@@ -126,33 +128,33 @@ func (c *simChecker) checkReply(e simEntry, st *State) {
 	ss, _ := st.SyncState(simBroker)
 	r, _ := st.Replicas(simBroker)
 	switch resp := e.resp.(type) {
-	case ElectMasterResponse:
+	case wire.ElectMasterResponse:
 		if *resp.MasterBrokerID != ss.MasterBrokerID || *resp.MasterEpoch != ss.MasterEpoch {
 			c.fail("elect reply names master %d epoch %d, the log gives master %d epoch %d",
 				*resp.MasterBrokerID, *resp.MasterEpoch, ss.MasterBrokerID, ss.MasterEpoch)
 		}
 		c.noteEpoch(*resp.MasterEpoch, *resp.MasterBrokerID, "elect reply")
-	case AlterSyncStateSetResponse:
+	case wire.AlterSyncStateSetResponse:
 		if resp.NewSyncStateSetEpoch != ss.SyncStateSetEpoch || !slices.Equal(resp.SyncStateSet.SyncStateSet, ss.SyncStateSet) {
 			c.fail("alter reply says set %v epoch %d, the log gives %v epoch %d", resp.SyncStateSet.SyncStateSet,
 				resp.NewSyncStateSetEpoch, ss.SyncStateSet, ss.SyncStateSetEpoch)
 		}
-	case ApplyBrokerIDResponse:
-		req := e.req.(ApplyBrokerIDRequest)
+	case wire.ApplyBrokerIDResponse:
+		req := e.req.(wire.ApplyBrokerIDRequest)
 		if got := r.Brokers[req.AppliedBrokerID].RegisterCheckCode; got != req.RegisterCheckCode {
 			c.fail("apply id %d acknowledged to %q but the log holds it for %q", req.AppliedBrokerID, req.RegisterCheckCode, got)
 		}
 		c.known[req.AppliedBrokerID] = req.RegisterCheckCode
 		c.w.alive[req.AppliedBrokerID] = true
 		c.w.next = max(c.w.next, req.AppliedBrokerID+1)
-	case CleanBrokerDataResponse:
-		for _, id := range simCleanedIDs(e.req.(CleanBrokerDataRequest)) {
+	case wire.CleanBrokerDataResponse:
+		for _, id := range simCleanedIDs(e.req.(wire.CleanBrokerDataRequest)) {
 			delete(c.known, id)
 		}
 	}
 }
 
-func simCleanedIDs(req CleanBrokerDataRequest) []int64 {
+func simCleanedIDs(req wire.CleanBrokerDataRequest) []int64 {
 	ids, _ := parseIDList(req.BrokerControllerIDsToClean)
 	return ids
 }
@@ -182,7 +184,7 @@ func (c *simChecker) checkState(st *State) {
 	if !hasSS {
 		return
 	}
-	if ss.MasterBrokerID != NoBrokerID && !containsID(ss.SyncStateSet, ss.MasterBrokerID) {
+	if ss.MasterBrokerID != wire.NoBrokerID && !containsID(ss.SyncStateSet, ss.MasterBrokerID) {
 		c.fail("master %d is not in its sync-state set %v (epoch %d)", ss.MasterBrokerID, ss.SyncStateSet, ss.MasterEpoch)
 	}
 	if ss.MasterEpoch < c.prev.MasterEpoch || ss.SyncStateSetEpoch < c.prev.SyncStateSetEpoch {

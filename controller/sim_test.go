@@ -12,6 +12,8 @@ import (
 
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // Deterministic simulation of the Controller's domain core: the command
@@ -40,7 +42,7 @@ const (
 type simEntry struct {
 	kind string
 	data []byte
-	resp Response
+	resp response
 	req  any
 	err  error
 }
@@ -109,7 +111,7 @@ func (w *simWorld) heartbeats() {
 		}
 		bid, timeout := id, int64(simHBTimout)
 		epoch, offset := int32(w.rng.Intn(5)), int64(w.rng.Intn(100))
-		err := w.hb.OnHeartbeat(BrokerHeartbeatRequest{ClusterName: simCluster, BrokerName: simBroker,
+		err := w.hb.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: simCluster, BrokerName: simBroker,
 			BrokerAddr: addrOf(id), BrokerID: &bid, Epoch: &epoch, MaxOffset: &offset,
 			HeartbeatTimeoutMillis: &timeout}, ConnID(id))
 		require.NoError(w.t, err)
@@ -188,7 +190,7 @@ func simDescribe(s *State) string {
 		ids = append(ids, id)
 	}
 	return fmt.Sprintf("{ids %v next %d master %d mEpoch %d set %v ssEpoch %d}",
-		normalizeIDs(ids), r.NextAssignBrokerID, ss.MasterBrokerID, ss.MasterEpoch, ss.SyncStateSet, ss.SyncStateSetEpoch)
+		wire.NormalizeIDs(ids), r.NextAssignBrokerID, ss.MasterBrokerID, ss.MasterEpoch, ss.SyncStateSet, ss.SyncStateSetEpoch)
 }
 
 // simSeeds returns the seeds to run: RMQ_SEED alone, else n from a base.

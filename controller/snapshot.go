@@ -5,6 +5,8 @@ package controller
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // snapshotVersion is the version of the snapshot encoding below.
@@ -64,7 +66,7 @@ func encodeSnapshot(s *State) ([]byte, error) {
 		}
 		if ss, ok := s.syncStates[name]; ok {
 			set.SyncState = &snapshotSyncState{ClusterName: ss.ClusterName, MasterEpoch: ss.MasterEpoch,
-				SyncStateSetEpoch: ss.SyncStateSetEpoch, SyncStateSet: normalizeIDs(ss.SyncStateSet),
+				SyncStateSetEpoch: ss.SyncStateSetEpoch, SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet),
 				MasterBrokerID: ss.MasterBrokerID}
 		}
 		doc.BrokerSets = append(doc.BrokerSets, set)
@@ -129,6 +131,6 @@ func restoreSet(st *State, set snapshotSet) {
 	if ss := set.SyncState; ss != nil {
 		st.syncStates[set.BrokerName] = &SyncStateInfo{ClusterName: ss.ClusterName, BrokerName: set.BrokerName,
 			MasterEpoch: ss.MasterEpoch, SyncStateSetEpoch: ss.SyncStateSetEpoch,
-			SyncStateSet: normalizeIDs(ss.SyncStateSet), MasterBrokerID: ss.MasterBrokerID}
+			SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet), MasterBrokerID: ss.MasterBrokerID}
 	}
 }

@@ -5,11 +5,9 @@ package controller
 import (
 	"slices"
 	"sort"
-)
 
-// NoBrokerID marks an absent broker id: no master, no preferred broker, or
-// the controller trigger of an election (Java's null / -1).
-const NoBrokerID int64 = -1
+	"github.com/rmqgo/nameserver/controller/wire"
+)
 
 // FirstBrokerID is the id a fresh broker set hands out first
 // (MixAll.FIRST_BROKER_CONTROLLER_ID).
@@ -146,7 +144,7 @@ func (s *State) SyncState(brokerName string) (SyncStateInfo, bool) {
 // election when it was the master.
 func (s *State) IsMaster(brokerName string, brokerID int64) bool {
 	_, ss, ok := s.get(brokerName)
-	return ok && ss.MasterBrokerID != NoBrokerID && ss.MasterBrokerID == brokerID
+	return ok && ss.MasterBrokerID != wire.NoBrokerID && ss.MasterBrokerID == brokerID
 }
 
 // BrokerSetsNeedingReelect is the T2 scan (scanNeedReelectBrokerSets): the
@@ -156,7 +154,7 @@ func (s *State) BrokerSetsNeedingReelect(live Liveness) []string {
 	var out []string
 	for _, name := range s.BrokerNames() {
 		r, ss, ok := s.get(name)
-		if !ok || ss.MasterBrokerID == NoBrokerID {
+		if !ok || ss.MasterBrokerID == wire.NoBrokerID {
 			continue
 		}
 		if live.IsActive(ss.ClusterName, name, ss.MasterBrokerID) {
@@ -213,26 +211,15 @@ func (r *ReplicaInfo) addBroker(id int64, addr, checkCode string) {
 // sync-state half was recreated (retire.go): no master and an empty
 // sync-state set. Its first election goes to the requesting broker.
 func (ss *SyncStateInfo) isFresh() bool {
-	return ss.MasterEpoch == 0 || (ss.MasterBrokerID == NoBrokerID && len(ss.SyncStateSet) == 0)
+	return ss.MasterEpoch == 0 || (ss.MasterBrokerID == wire.NoBrokerID && len(ss.SyncStateSet) == 0)
 }
 
 func (ss *SyncStateInfo) masterPtr() *int64 {
-	if ss.MasterBrokerID == NoBrokerID {
+	if ss.MasterBrokerID == wire.NoBrokerID {
 		return nil
 	}
 	id := ss.MasterBrokerID
 	return &id
-}
-
-// normalizeIDs returns a sorted copy without duplicates, never nil.
-func normalizeIDs(ids []int64) []int64 {
-	out := slices.Clone(ids)
-	slices.Sort(out)
-	out = slices.Compact(out)
-	if out == nil {
-		out = []int64{}
-	}
-	return out
 }
 
 // sameIDSet compares two normalized id sets.

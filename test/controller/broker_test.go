@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/controller"
+	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/brokerflow"
 )
@@ -50,8 +50,8 @@ func (b *fakeBroker) reconnect() {
 }
 
 // decodeReplicas parses a 1006 body.
-func decodeReplicas(body []byte) (controller.BrokerReplicasInfo, error) {
-	return controller.DecodeBrokerReplicasInfo(body)
+func decodeReplicas(body []byte) (wire.BrokerReplicasInfo, error) {
+	return wire.DecodeBrokerReplicasInfo(body)
 }
 
 // invoke sends req to addr and waits for the reply.

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rmqgo/nameserver/controller"
+	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -173,7 +173,7 @@ func parseReply(r *record, resp *remoting.Command) {
 func parseElect(resp *remoting.Command) view {
 	v := parseMasterHeader(resp.ExtFields, true)
 	v.hasSS, v.ssEpoch = true, atoi32(resp.ExtFields["syncStateSetEpoch"])
-	if body, err := controller.DecodeElectMasterResponseBody(resp.Body); err == nil {
+	if body, err := wire.DecodeElectMasterResponseBody(resp.Body); err == nil {
 		v.sss = slices.Sorted(slices.Values(body.SyncStateSet))
 	}
 	return v
@@ -205,14 +205,14 @@ func addSyncStateSet(v *view, body []byte) {
 	if len(body) == 0 {
 		return
 	}
-	if ss, err := controller.DecodeSyncStateSet(body); err == nil {
+	if ss, err := wire.DecodeSyncStateSet(body); err == nil {
 		v.hasSS, v.ssEpoch, v.sss = true, ss.SyncStateSetEpoch, slices.Sorted(slices.Values(ss.SyncStateSet))
 	}
 }
 
 // parseSyncState reads a 1006 body for the fault workload's broker set.
 func parseSyncState(body []byte) view {
-	info, err := controller.DecodeBrokerReplicasInfo(body)
+	info, err := wire.DecodeBrokerReplicasInfo(body)
 	if err != nil {
 		return view{}
 	}
@@ -233,7 +233,7 @@ func parseSyncState(body []byte) view {
 	return v
 }
 
-func ids(rs []controller.ReplicaIdentity) []int64 {
+func ids(rs []wire.ReplicaIdentity) []int64 {
 	var out []int64
 	for _, r := range rs {
 		out = append(out, r.BrokerID)

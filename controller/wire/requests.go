@@ -1,18 +1,9 @@
-//go:build embedded_controller
-
-package controller
+package wire
 
 // Request and response shapes of the controller codes (docs/controller.md
 // section 1.2). Field names follow the Java header fields; ExtFields gives
 // the exact extFields map Java would send (null fields omitted; an empty
 // string is treated as null) and BodyBytes the exact fastjson body.
-
-// Response is what a command builder hands the processor: the custom header
-// as ext fields (nil = no custom header at all) and the body (nil = none).
-type Response interface {
-	ExtFields() map[string]string
-	BodyBytes() []byte
-}
 
 // GetNextBrokerIDRequest is CONTROLLER_GET_NEXT_BROKER_ID (1012).
 type GetNextBrokerIDRequest struct {
@@ -141,27 +132,7 @@ type BrokerHeartbeatRequest struct {
 	ElectionPriority       *int32
 }
 
-// withDefaults fills a LiveInfo from the request, using Java's defaults for
-// absent fields (timeout 10000, epoch/offsets -1, priority MaxInt32).
-func (r BrokerHeartbeatRequest) withDefaults() LiveInfo {
-	return LiveInfo{
-		BrokerAddr:       r.BrokerAddr,
-		TimeoutMillis:    orDefault(r.HeartbeatTimeoutMillis, DefaultHeartbeatTimeoutMillis),
-		Epoch:            orDefault(r.Epoch, -1),
-		MaxOffset:        orDefault(r.MaxOffset, -1),
-		ConfirmOffset:    orDefault(r.ConfirmOffset, -1),
-		ElectionPriority: orDefault(r.ElectionPriority, DefaultElectionPriority),
-	}
-}
-
-func orDefault[T any](p *T, def T) T {
-	if p == nil {
-		return def
-	}
-	return *p
-}
-
-// ExtFields implements Response.
+// ExtFields implements the Controller's response.
 func (r GetNextBrokerIDResponse) ExtFields() map[string]string {
 	m := extMap{}
 	m.str("clusterName", r.ClusterName)
@@ -170,7 +141,7 @@ func (r GetNextBrokerIDResponse) ExtFields() map[string]string {
 	return m
 }
 
-// ExtFields implements Response.
+// ExtFields implements the Controller's response.
 func (r ApplyBrokerIDResponse) ExtFields() map[string]string {
 	m := extMap{}
 	m.str("clusterName", r.ClusterName)
@@ -178,7 +149,7 @@ func (r ApplyBrokerIDResponse) ExtFields() map[string]string {
 	return m
 }
 
-// ExtFields implements Response.
+// ExtFields implements the Controller's response.
 func (r RegisterBrokerResponse) ExtFields() map[string]string {
 	m := extMap{}
 	m.str("clusterName", r.ClusterName)
@@ -188,21 +159,21 @@ func (r RegisterBrokerResponse) ExtFields() map[string]string {
 	return m
 }
 
-// ExtFields implements Response.
+// ExtFields implements the Controller's response.
 func (r GetReplicaInfoResponse) ExtFields() map[string]string {
 	m := extMap{}
 	m.master(r.MasterBrokerID, r.MasterAddress, r.MasterEpoch)
 	return m
 }
 
-// ExtFields implements Response.
+// ExtFields implements the Controller's response.
 func (r AlterSyncStateSetResponse) ExtFields() map[string]string {
 	m := extMap{}
 	m.i32("newSyncStateSetEpoch", &r.NewSyncStateSetEpoch)
 	return m
 }
 
-// ExtFields implements Response.
+// ExtFields implements the Controller's response.
 func (r ElectMasterResponse) ExtFields() map[string]string {
 	m := extMap{}
 	m.master(r.MasterBrokerID, r.MasterAddress, r.MasterEpoch)
@@ -210,28 +181,28 @@ func (r ElectMasterResponse) ExtFields() map[string]string {
 	return m
 }
 
-// ExtFields implements Response (no custom header).
+// ExtFields implements the Controller's response (no custom header).
 func (CleanBrokerDataResponse) ExtFields() map[string]string { return nil }
 
-// ExtFields implements Response (no custom header).
+// ExtFields implements the Controller's response (no custom header).
 func (GetSyncStateDataResponse) ExtFields() map[string]string { return nil }
 
-// BodyBytes implements Response.
+// BodyBytes implements the Controller's response.
 func (GetNextBrokerIDResponse) BodyBytes() []byte { return nil }
 
-// BodyBytes implements Response.
+// BodyBytes implements the Controller's response.
 func (ApplyBrokerIDResponse) BodyBytes() []byte { return nil }
 
-// BodyBytes implements Response.
+// BodyBytes implements the Controller's response.
 func (r RegisterBrokerResponse) BodyBytes() []byte { return r.SyncStateSet.encodeOrNil() }
 
-// BodyBytes implements Response.
+// BodyBytes implements the Controller's response.
 func (r GetReplicaInfoResponse) BodyBytes() []byte { return r.SyncStateSet.encodeOrNil() }
 
-// BodyBytes implements Response.
+// BodyBytes implements the Controller's response.
 func (r AlterSyncStateSetResponse) BodyBytes() []byte { return r.SyncStateSet.encodeOrNil() }
 
-// BodyBytes implements Response.
+// BodyBytes implements the Controller's response.
 func (r ElectMasterResponse) BodyBytes() []byte {
 	if r.Body == nil {
 		return nil
@@ -239,8 +210,27 @@ func (r ElectMasterResponse) BodyBytes() []byte {
 	return r.Body.Encode()
 }
 
-// BodyBytes implements Response.
+// BodyBytes implements the Controller's response.
 func (CleanBrokerDataResponse) BodyBytes() []byte { return nil }
 
-// BodyBytes implements Response.
+// BodyBytes implements the Controller's response.
 func (r GetSyncStateDataResponse) BodyBytes() []byte { return r.Info.Encode() }
+
+// NotifyBrokerRoleChangedRequest is NotifyBrokerRoleChangedRequestHeader,
+// the header of the 1008 request the Controller sends to brokers.
+type NotifyBrokerRoleChangedRequest struct {
+	MasterAddress     string
+	MasterEpoch       int32
+	SyncStateSetEpoch int32
+	MasterBrokerID    int64
+}
+
+// ExtFields returns the header's ext fields (an empty address is omitted).
+func (r NotifyBrokerRoleChangedRequest) ExtFields() map[string]string {
+	m := extMap{}
+	m.str("masterAddress", r.MasterAddress)
+	m.i32("masterEpoch", &r.MasterEpoch)
+	m.i32("syncStateSetEpoch", &r.SyncStateSetEpoch)
+	m.i64("masterBrokerId", &r.MasterBrokerID)
+	return m
+}

@@ -1,6 +1,4 @@
-//go:build embedded_controller
-
-package controller
+package wire
 
 import (
 	"encoding/json"
@@ -158,7 +156,7 @@ func appendReplicas(b []byte, rs []ReplicaIdentity) []byte {
 // appendIDs writes a Set<Long> as an ascending array.
 func appendIDs(b []byte, ids []int64) []byte {
 	b = append(b, '[')
-	for i, id := range normalizeIDs(ids) {
+	for i, id := range NormalizeIDs(ids) {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -192,7 +190,7 @@ func DecodeSyncStateSet(body []byte) (SyncStateSet, error) {
 	if err := lenientUnmarshal(body, &s); err != nil {
 		return SyncStateSet{}, err
 	}
-	s.SyncStateSet = normalizeIDs(s.SyncStateSet)
+	s.SyncStateSet = NormalizeIDs(s.SyncStateSet)
 	return s, nil
 }
 
@@ -268,4 +266,16 @@ func DecodeBrokerNames(body []byte) ([]string, error) {
 // lenientUnmarshal is json.Unmarshal after quoting bare numeric object keys.
 func lenientUnmarshal(body []byte, v any) error {
 	return json.Unmarshal(quoteNumericKeys(body), v)
+}
+
+// NormalizeIDs returns ids sorted ascending without duplicates, never nil:
+// the order fastjson writes a Set<Long> in.
+func NormalizeIDs(ids []int64) []int64 {
+	out := slices.Clone(ids)
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if out == nil {
+		out = []int64{}
+	}
+	return out
 }

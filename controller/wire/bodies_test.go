@@ -1,6 +1,4 @@
-//go:build embedded_controller
-
-package controller
+package wire
 
 import (
 	"encoding/json"
@@ -86,13 +84,12 @@ func TestQuoteNumericKeys(t *testing.T) {
 
 func TestRequestDecoders(t *testing.T) {
 	_, err := DecodeElectMasterRequest(map[string]string{"clusterName": "c", "brokerName": "b", "designateElect": "false"})
-	code, remark := ResponseCode(err)
-	require.Equal(t, int32(1), code)
-	require.Equal(t, "the custom field <brokerId> is null", remark)
+	require.ErrorIs(t, err, ErrBadRequest)
+	require.EqualError(t, err, "the custom field <brokerId> is null")
 
 	req, err := DecodeElectMasterRequest(nil)
 	require.NoError(t, err, "no extFields at all: no checks, Java defaults")
-	require.True(t, req.IsControllerTrigger())
+	require.Equal(t, NoBrokerID, req.BrokerID)
 
 	req, err = DecodeElectMasterRequest(map[string]string{"clusterName": "c", "brokerName": "b", "brokerId": "x",
 		"designateElect": "TRUE"})
@@ -100,7 +97,7 @@ func TestRequestDecoders(t *testing.T) {
 	require.Equal(t, ElectMasterRequest{ClusterName: "c", BrokerName: "b", BrokerID: NoBrokerID, DesignateElect: true}, req)
 
 	_, err = DecodeCleanBrokerDataRequest(map[string]string{"clusterName": "c"})
-	require.Equal(t, int32(1), codeOf(err))
+	require.ErrorIs(t, err, ErrBadRequest)
 
 	hb, err := DecodeBrokerHeartbeatRequest(map[string]string{"clusterName": "c", "brokerName": "b", "brokerAddr": "a",
 		"brokerId": "3", "epoch": "bad", "heartbeatTimeoutMills": "3000"})
@@ -109,7 +106,7 @@ func TestRequestDecoders(t *testing.T) {
 	require.Nil(t, hb.Epoch)
 	require.Equal(t, int64(3000), *hb.HeartbeatTimeoutMillis)
 	_, err = DecodeBrokerHeartbeatRequest(map[string]string{"clusterName": "c"})
-	require.Equal(t, int32(1), codeOf(err))
+	require.ErrorIs(t, err, ErrBadRequest)
 
 	alter, err := DecodeAlterSyncStateSetRequest(map[string]string{"brokerName": "b", "masterBrokerId": "1"},
 		[]byte(`{"syncStateSet":[2,1],"syncStateSetEpoch":3}`))
@@ -117,37 +114,8 @@ func TestRequestDecoders(t *testing.T) {
 	require.Equal(t, AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: 1, MasterEpoch: -1,
 		SyncStateSet: SyncStateSet{SyncStateSet: []int64{1, 2}, SyncStateSetEpoch: 3}}, alter)
 	_, err = DecodeAlterSyncStateSetRequest(map[string]string{}, []byte(`nope`))
-	require.Equal(t, int32(1), codeOf(err))
-}
-
-func TestEntryRoundTrip(t *testing.T) {
-	events := []Event{
-		ApplyBrokerIDEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "a", NewBrokerID: 1, RegisterCheckCode: "a;1"},
-		ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1},
-		AlterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 2}},
-		CleanBrokerDataEvent{BrokerName: "b", IDs: []int64{2}},
-		CleanBrokerDataEvent{BrokerName: "b"},
-		UpdateBrokerAddressEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "z", BrokerID: 1},
-		ReadEvent{},
-	}
-	for _, ev := range events {
-		data, err := EncodeEntry(ev)
-		require.NoError(t, err)
-		require.Equal(t, byte(ev.Type()), data[0])
-		back, err := DecodeEntry(data)
-		require.NoError(t, err)
-		require.Equal(t, []Event{ev}, back)
-	}
-	data, err := EncodeEntry(events...)
-	require.NoError(t, err)
-	back, err := DecodeEntry(data)
-	require.NoError(t, err)
-	require.Equal(t, events, back)
-	noop, err := EncodeEntry()
-	require.NoError(t, err)
-	back, err = DecodeEntry(noop)
-	require.NoError(t, err)
-	require.Empty(t, back)
+	require.ErrorIs(t, err, ErrBadRequest)
+	require.ErrorContains(t, err, "decode SyncStateSet body: ")
 }
 
 func FuzzQuoteNumericKeys(f *testing.F) {
@@ -162,20 +130,4 @@ func FuzzQuoteNumericKeys(f *testing.F) {
 	})
 }
 
-func FuzzDecodeEntry(f *testing.F) {
-	for _, evs := range [][]Event{nil, {ReadEvent{}}, {ElectMasterEvent{BrokerName: "b"}, ReadEvent{}}} {
-		data, err := EncodeEntry(evs...)
-		require.NoError(f, err)
-		f.Add(data)
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		events, err := DecodeEntry(data)
-		if err != nil {
-			return
-		}
-		st := NewState()
-		for _, ev := range events {
-			_ = ev.apply(st)
-		}
-	})
-}
+func ptr[T any](v T) *T { return &v }

@@ -1,6 +1,4 @@
-//go:build embedded_controller
-
-package controller
+package wire
 
 import (
 	"strconv"

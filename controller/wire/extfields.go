@@ -1,6 +1,4 @@
-//go:build embedded_controller
-
-package controller
+package wire
 
 import (
 	"strconv"
@@ -51,7 +49,7 @@ type extReader struct {
 func (r *extReader) present(k string, notNull bool) (string, bool) {
 	v, ok := r.m[k]
 	if !ok && notNull && r.m != nil && r.err == nil {
-		r.err = &Error{Kind: ErrSystem, Remark: "the custom field <" + k + "> is null"}
+		r.err = &RequestError{Remark: "the custom field <" + k + "> is null"}
 	}
 	return v, ok
 }
@@ -133,7 +131,7 @@ func DecodeAlterSyncStateSetRequest(ext map[string]string, body []byte) (AlterSy
 	}
 	ss, err := DecodeSyncStateSet(body)
 	if err != nil {
-		return req, &Error{Kind: ErrSystem, Remark: "decode SyncStateSet body: " + err.Error()}
+		return req, &RequestError{Remark: "decode SyncStateSet body: " + err.Error()}
 	}
 	req.SyncStateSet = ss
 	return req, nil
