@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -28,42 +29,6 @@ type ControllerMetadata struct {
 
 // PeerList splits Peers on ';' (empty items dropped).
 func (m *ControllerMetadata) PeerList() []string { return SplitAddrs(m.Peers) }
-
-// ReplicaIdentity is one replica of a broker set (BrokerReplicasInfo.ReplicaIdentity).
-type ReplicaIdentity struct {
-	BrokerName    string `json:"brokerName"`
-	BrokerID      int64  `json:"brokerId"`
-	BrokerAddress string `json:"brokerAddress"`
-	Alive         bool   `json:"alive"`
-}
-
-// String is Java's ReplicaIdentity.toString.
-func (r ReplicaIdentity) String() string {
-	return fmt.Sprintf("ReplicaIdentity{brokerName='%s', brokerId=%d, brokerAddress='%s', alive=%t}",
-		r.BrokerName, r.BrokerID, r.BrokerAddress, r.Alive)
-}
-
-// ReplicasInfo is one broker set's replication state; the master fields
-// are nil when the set has no master.
-type ReplicasInfo struct {
-	MasterBrokerID    *int64            `json:"masterBrokerId"`
-	MasterAddress     *string           `json:"masterAddress"`
-	MasterEpoch       int32             `json:"masterEpoch"`
-	SyncStateSetEpoch int32             `json:"syncStateSetEpoch"`
-	InSyncReplicas    []ReplicaIdentity `json:"inSyncReplicas"`
-	NotInSyncReplicas []ReplicaIdentity `json:"notInSyncReplicas"`
-}
-
-// HasMaster reports whether the set has a master.
-func (r ReplicasInfo) HasMaster() bool {
-	return r.MasterBrokerID != nil && r.MasterAddress != nil && *r.MasterAddress != ""
-}
-
-// BrokerReplicasInfo is the CONTROLLER_GET_SYNC_STATE_DATA (1006) reply;
-// unknown broker names are absent from the table.
-type BrokerReplicasInfo struct {
-	ReplicasInfoTable map[string]ReplicasInfo `json:"replicasInfoTable"`
-}
 
 // ElectResult is the CONTROLLER_ELECT_MASTER (1002) reply: its header and
 // the member group and sync-state set of its body.
@@ -116,7 +81,7 @@ func (c *Client) FindLeader(ctx context.Context, addrs []string) (*ControllerMet
 }
 
 // SyncStateData asks the leader CONTROLLER_GET_SYNC_STATE_DATA (1006).
-func (c *Client) SyncStateData(ctx context.Context, leader string, brokerNames []string) (*BrokerReplicasInfo, error) {
+func (c *Client) SyncStateData(ctx context.Context, leader string, brokerNames []string) (*wire.BrokerReplicasInfo, error) {
 	names, err := json.Marshal(brokerNames)
 	if err != nil {
 		return nil, err
@@ -125,16 +90,19 @@ func (c *Client) SyncStateData(ctx context.Context, leader string, brokerNames [
 	if err != nil {
 		return nil, err
 	}
-	info := &BrokerReplicasInfo{}
-	return info, decodeLenient(leader, "sync-state data", resp.Body, info)
+	info, err := wire.DecodeBrokerReplicasInfo(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot decode sync-state data: %w", leader, err)
+	}
+	return &info, nil
 }
 
 // ElectMaster asks the leader CONTROLLER_ELECT_MASTER (1002) as an admin
 // (designateElect=true) to make brokerID the master of brokerName.
 func (c *Client) ElectMaster(ctx context.Context, leader, cluster, brokerName string, brokerID int64) (*ElectResult, error) {
-	ext := map[string]string{"clusterName": cluster, "brokerName": brokerName,
-		"brokerId": strconv.FormatInt(brokerID, 10), "designateElect": "true", "invokeTime": nowMillis()}
-	resp, err := c.call(ctx, leader, remoting.ControllerElectMaster, ext, nil)
+	req := wire.ElectMasterRequest{ClusterName: cluster, BrokerName: brokerName, BrokerID: brokerID,
+		DesignateElect: true, InvokeTime: time.Now().UnixMilli()}
+	resp, err := c.call(ctx, leader, remoting.ControllerElectMaster, req.ExtFields(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -149,14 +117,9 @@ func decodeElect(addr string, resp *remoting.Command) (*ElectResult, error) {
 	if len(resp.Body) == 0 {
 		return r, nil
 	}
-	var b struct {
-		BrokerMemberGroup *struct {
-			BrokerAddrs map[int64]string `json:"brokerAddrs"`
-		} `json:"brokerMemberGroup"`
-		SyncStateSet []int64 `json:"syncStateSet"`
-	}
-	if err := decodeLenient(addr, "elect master body", resp.Body, &b); err != nil {
-		return nil, err
+	b, err := wire.DecodeElectMasterResponseBody(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot decode elect master body: %w", addr, err)
 	}
 	if b.BrokerMemberGroup != nil {
 		r.BrokerAddrs = b.BrokerMemberGroup.BrokerAddrs
@@ -168,15 +131,9 @@ func decodeElect(addr string, resp *remoting.Command) (*ElectResult, error) {
 // CleanBrokerData asks the leader CLEAN_BROKER_DATA (1011). ids is
 // "1;2;3" or empty; cleanLiving wipes the whole set.
 func (c *Client) CleanBrokerData(ctx context.Context, leader, cluster, brokerName, ids string, cleanLiving bool) error {
-	ext := map[string]string{"brokerName": brokerName,
-		"isCleanLivingBroker": strconv.FormatBool(cleanLiving), "invokeTime": nowMillis()}
-	if cluster != "" {
-		ext["clusterName"] = cluster
-	}
-	if ids != "" {
-		ext["brokerControllerIdsToClean"] = ids
-	}
-	_, err := c.call(ctx, leader, remoting.CleanBrokerData, ext, nil)
+	req := wire.CleanBrokerDataRequest{ClusterName: cluster, BrokerName: brokerName, BrokerControllerIDsToClean: ids,
+		IsCleanLivingBroker: cleanLiving, InvokeTime: time.Now().UnixMilli()}
+	_, err := c.call(ctx, leader, remoting.CleanBrokerData, req.ExtFields(), nil)
 	return err
 }
 
@@ -204,5 +161,3 @@ func ParseBrokerIDs(ids string) error {
 	}
 	return nil
 }
-
-func nowMillis() string { return strconv.FormatInt(time.Now().UnixMilli(), 10) }

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // checkControllers asks the controllers for a leader and the leader for
@@ -63,7 +65,7 @@ func (c *Client) controllerLeader(ctx context.Context, addrs []string) (string, 
 			"check every controller's logs and peer configuration"}
 }
 
-func noMasterFinding(name string, ri ReplicasInfo) Finding {
+func noMasterFinding(name string, ri wire.ReplicasInfo) Finding {
 	return Finding{Code: FindingControllerNoMaster, Severity: SeverityError,
 		Summary: "broker set " + name + " has no master in the controller",
 		Evidence: []string{
@@ -76,7 +78,7 @@ func noMasterFinding(name string, ri ReplicasInfo) Finding {
 			"(an out-of-sync replica may lose messages)"}
 }
 
-func replicaList(rs []ReplicaIdentity) string {
+func replicaList(rs []wire.ReplicaIdentity) string {
 	if len(rs) == 0 {
 		return "none"
 	}

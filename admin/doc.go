@@ -10,8 +10,7 @@
 // domain types of namesrv/route or the small types declared here; the
 // package never prints.
 //
-// Controller bodies are decoded here (not with package controller, which
-// links hashicorp/raft): fastjson writes Map<Long,String> with unquoted
-// numeric keys, so bodies pass through QuoteNumericKeys before
-// encoding/json.
+// Controller headers and bodies are encoded and decoded with
+// controller/wire, the Controller's untagged wire format (package
+// controller itself links hashicorp/raft).
 package admin

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/rmqgo/nameserver/admin"
+	"github.com/rmqgo/nameserver/controller/wire"
 )
 
 // controllers splits -a; none is a usage error.
@@ -150,7 +151,7 @@ func syncStateTargets(e *env, broker, cluster string) ([]string, error) {
 	return names, nil
 }
 
-func printSyncStateSet(e *env, info *admin.BrokerReplicasInfo) {
+func printSyncStateSet(e *env, info *wire.BrokerReplicasInfo) {
 	for _, name := range slices.Sorted(maps.Keys(info.ReplicasInfoTable)) {
 		ri := info.ReplicasInfoTable[name]
 		masterID, masterAddr := "null", "null"

@@ -71,11 +71,16 @@ func TestLenientDecoders(t *testing.T) {
 
 func TestQuoteNumericKeys(t *testing.T) {
 	cases := map[string]string{
-		`{1:"a"}`:                      `{"1":"a"}`,
-		`{ 12 : [1,2], "k":{3:{4:5}}}`: `{ "12" : [1,2], "k":{"3":{"4":5}}}`,
-		`["{1:2}", {"s":"x\"{1:"}]`:    `["{1:2}", {"s":"x\"{1:"}]`,
-		`[1,{2:3},4]`:                  `[1,{"2":3},4]`,
-		`{"a":1,-7:2}`:                 `{"a":1,"-7":2}`,
+		`{1:"a"}`:                          `{"1":"a"}`,
+		`{ 12 : [1,2], "k":{3:{4:5}}}`:     `{ "12" : [1,2], "k":{"3":{"4":5}}}`,
+		`["{1:2}", {"s":"x\"{1:"}]`:        `["{1:2}", {"s":"x\"{1:"}]`,
+		`[1,{2:3},4]`:                      `[1,{"2":3},4]`,
+		`{"a":1,-7:2}`:                     `{"a":1,"-7":2}`,
+		`{1:"a",2:"b"}`:                    `{"1":"a","2":"b"}`,
+		`{"x":{ -3 :"a"},"l":[1,2,{4:5}]}`: `{"x":{ "-3" :"a"},"l":[1,2,{"4":5}]}`,
+		`{"s":"{1:2}","n":1}`:              `{"s":"{1:2}","n":1}`,
+		`{"e":"a\"{1:2","k":{7:"v"}}`:      `{"e":"a\"{1:2","k":{"7":"v"}}`,
+		``:                                 ``,
 	}
 	for in, want := range cases {
 		require.Equal(t, want, string(quoteNumericKeys([]byte(in))), in)
@@ -119,13 +124,15 @@ func TestRequestDecoders(t *testing.T) {
 }
 
 func FuzzQuoteNumericKeys(f *testing.F) {
-	for _, s := range []string{`{"a":[1,{"b":"{1:2}"}]}`, `[]`, `"x"`, `{"k":-1.5e3}`, `{1:"a"}`} {
+	for _, s := range []string{`{"a":[1,{"b":"{1:2}"}]}`, `[]`, `"x"`, `{"k":-1.5e3}`, `{1:"a"}`,
+		`{1:"a","b":[1,{2:3}]}`, `{"s":"\\\"{1:2}"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		out := quoteNumericKeys(in)
 		if json.Valid(in) {
 			require.Equal(t, string(in), string(out), "standard JSON is copied unchanged")
+			require.True(t, json.Valid(out), "%q -> %q", in, out)
 		}
 	})
 }
