@@ -1,77 +1,42 @@
 package brokerflow
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// SyncStateSet is the body of 1001, 1003, 1004 and 1008 (SyncStateSet.java).
-type SyncStateSet struct {
-	IDs   []int64 `json:"syncStateSet"`
-	Epoch int32   `json:"syncStateSetEpoch"`
-}
-
-// DecodeSyncStateSet parses a SyncStateSet body; the ids come back sorted.
-func DecodeSyncStateSet(body []byte) (SyncStateSet, error) {
-	var ss SyncStateSet
-	if err := json.Unmarshal(body, &ss); err != nil {
-		return ss, fmt.Errorf("sync-state set body %q: %w", body, err)
-	}
-	slices.Sort(ss.IDs)
-	return ss, nil
-}
-
-// Replica is one entry of a 1006 answer's replica lists.
-type Replica struct {
-	Alive   bool   `json:"alive"`
-	Address string `json:"brokerAddress"`
-	ID      int64  `json:"brokerId"`
-}
-
-// ReplicasInfo is one broker set of a 1006 answer (BrokerReplicasInfo).
-type ReplicasInfo struct {
-	InSync        []Replica `json:"inSyncReplicas"`
-	NotInSync     []Replica `json:"notInSyncReplicas"`
-	MasterAddress string    `json:"masterAddress"`
-	MasterID      *int64    `json:"masterBrokerId"`
-	MasterEpoch   int32     `json:"masterEpoch"`
-	SSEpoch       int32     `json:"syncStateSetEpoch"`
-}
-
 // DecodeReplicasInfo returns the named set of a 1006 answer body.
-func DecodeReplicasInfo(body []byte, name string) (ReplicasInfo, error) {
-	var bi struct {
-		Table map[string]ReplicasInfo `json:"replicasInfoTable"`
+func DecodeReplicasInfo(body []byte, name string) (wire.ReplicasInfo, error) {
+	bi, err := wire.DecodeBrokerReplicasInfo(body)
+	if err != nil {
+		return wire.ReplicasInfo{}, fmt.Errorf("1006 body: %w", err)
 	}
-	if err := json.Unmarshal(body, &bi); err != nil {
-		return ReplicasInfo{}, fmt.Errorf("1006 body: %w", err)
-	}
-	ri, ok := bi.Table[name]
+	ri, ok := bi.ReplicasInfoTable[name]
 	if !ok {
 		return ri, fmt.Errorf("1006 body has no broker set %s: %s", name, body)
 	}
 	return ri, nil
 }
 
-// String is a one-line summary: master, epochs, replicas (* = alive).
-func (ri ReplicasInfo) String() string {
+// replicasText is a one-line summary of a 1006 set: master, epochs,
+// replicas (* = alive).
+func replicasText(ri wire.ReplicasInfo) string {
 	master := "none"
-	if ri.MasterID != nil {
-		master = strconv.FormatInt(*ri.MasterID, 10)
+	if ri.MasterBrokerID != nil {
+		master = strconv.FormatInt(*ri.MasterBrokerID, 10)
 	}
 	return fmt.Sprintf("master=%s masterEpoch=%d ssEpoch=%d inSync=%s notInSync=%s",
-		master, ri.MasterEpoch, ri.SSEpoch, replicaList(ri.InSync), replicaList(ri.NotInSync))
+		master, ri.MasterEpoch, ri.SyncStateSetEpoch, replicaList(ri.InSyncReplicas), replicaList(ri.NotInSyncReplicas))
 }
 
-func replicaList(rs []Replica) string {
+func replicaList(rs []wire.ReplicaIdentity) string {
 	parts := make([]string, len(rs))
 	for i, r := range rs {
-		parts[i] = strconv.FormatInt(r.ID, 10)
+		parts[i] = strconv.FormatInt(r.BrokerID, 10)
 		if r.Alive {
 			parts[i] += "*"
 		}

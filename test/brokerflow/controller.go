@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -170,7 +171,7 @@ func (b *Broker) Elect(ctx context.Context) (*remoting.Command, error) {
 func (b *Broker) Alter(ctx context.Context, masterEpoch, ssEpoch int32, ids ...int64) (*remoting.Command, error) {
 	ext := map[string]string{"brokerName": b.cfg.Name, "masterBrokerId": b.ident(),
 		"masterEpoch": strconv.FormatInt(int64(masterEpoch), 10), "invokeTime": strconv.FormatInt(time.Now().UnixMilli(), 10)}
-	body, err := json.Marshal(SyncStateSet{IDs: ids, Epoch: ssEpoch})
+	body, err := json.Marshal(wire.SyncStateSet{SyncStateSet: ids, SyncStateSetEpoch: ssEpoch})
 	if err != nil {
 		return nil, err
 	}

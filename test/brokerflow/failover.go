@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -74,11 +75,11 @@ func (f *flow) checkNotice(n Notice) (MasterView, error) {
 	if err != nil {
 		return v, err
 	}
-	ss, err := DecodeSyncStateSet(n.Req.Body)
+	ss, err := wire.DecodeSyncStateSet(n.Req.Body)
 	if err != nil {
 		return v, err
 	}
-	if v.Epoch != f.masterEpoch+1 || v.SSEpoch != f.ssEpoch+1 || ss.Epoch != v.SSEpoch || !slices.Equal(ss.IDs, []int64{v.ID}) {
+	if v.Epoch != f.masterEpoch+1 || v.SSEpoch != f.ssEpoch+1 || ss.SyncStateSetEpoch != v.SSEpoch || !slices.Equal(ss.SyncStateSet, []int64{v.ID}) {
 		return v, fmt.Errorf("got %v body %+v, want masterEpoch %d ssEpoch %d and syncStateSet [master]",
 			v, ss, f.masterEpoch+1, f.ssEpoch+1)
 	}
@@ -115,8 +116,8 @@ func (f *flow) replicaInfo(ctx context.Context) (string, error) {
 			return "", err
 		}
 		v, _ := ReadMaster(resp)
-		ss, err := DecodeSyncStateSet(resp.Body)
-		if err != nil || v.ID != f.master.ID() || v.Address != f.master.Addr() || v.Epoch != f.masterEpoch || ss.Epoch != f.ssEpoch {
+		ss, err := wire.DecodeSyncStateSet(resp.Body)
+		if err != nil || v.ID != f.master.ID() || v.Address != f.master.Addr() || v.Epoch != f.masterEpoch || ss.SyncStateSetEpoch != f.ssEpoch {
 			return "", fmt.Errorf("1004 to broker %d: %v body %+v (%v), want master %d masterEpoch %d ssEpoch %d",
 				b.ID(), resp.ExtFields, ss, err, f.master.ID(), f.masterEpoch, f.ssEpoch)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -96,7 +97,7 @@ func (f *flow) applyIDs(ctx context.Context) (string, error) {
 
 // register expects a fresh set: no master before the first election.
 func (f *flow) register(ctx context.Context) (string, error) {
-	var ss SyncStateSet
+	var ss wire.SyncStateSet
 	for _, b := range f.brokers {
 		resp, err := b.Register(ctx)
 		if err != nil {
@@ -105,11 +106,11 @@ func (f *flow) register(ctx context.Context) (string, error) {
 		if id := resp.ExtFields["masterBrokerId"]; id != "" {
 			return "", fmt.Errorf("broker set %s already has master %s; use a fresh broker name", f.cfg.BrokerName, id)
 		}
-		if ss, err = DecodeSyncStateSet(resp.Body); err != nil {
+		if ss, err = wire.DecodeSyncStateSet(resp.Body); err != nil {
 			return "", err
 		}
 	}
-	return fmt.Sprintf("%d brokers registered, no master yet, ssEpoch %d", len(f.brokers), ss.Epoch), nil
+	return fmt.Sprintf("%d brokers registered, no master yet, ssEpoch %d", len(f.brokers), ss.SyncStateSetEpoch), nil
 }
 
 func (f *flow) heartbeat(ctx context.Context) (string, error) {
@@ -231,21 +232,21 @@ func (f *flow) growSyncStateSet(ctx context.Context) (string, error) {
 	if err := expect("alter sync-state set (1001)", resp, remoting.Success); err != nil {
 		return "", err
 	}
-	ss, err := DecodeSyncStateSet(resp.Body)
+	ss, err := wire.DecodeSyncStateSet(resp.Body)
 	if err != nil {
 		return "", err
 	}
-	if ss.Epoch != f.ssEpoch+1 || !slices.Equal(ss.IDs, ids) || resp.ExtFields["newSyncStateSetEpoch"] != fmt.Sprint(ss.Epoch) {
+	if ss.SyncStateSetEpoch != f.ssEpoch+1 || !slices.Equal(ss.SyncStateSet, ids) || resp.ExtFields["newSyncStateSetEpoch"] != fmt.Sprint(ss.SyncStateSetEpoch) {
 		return "", fmt.Errorf("1001 answered %+v (header %v), want %s at ssEpoch %d", ss, resp.ExtFields, idText(ids), f.ssEpoch+1)
 	}
-	f.ssEpoch, f.ss = ss.Epoch, ids
-	return fmt.Sprintf("syncStateSet %s, ssEpoch %d", idText(ids), ss.Epoch), nil
+	f.ssEpoch, f.ss = ss.SyncStateSetEpoch, ids
+	return fmt.Sprintf("syncStateSet %s, ssEpoch %d", idText(ids), ss.SyncStateSetEpoch), nil
 }
 
 // readBack polls 1006 until it shows the tracked state with every live
 // broker in sync and alive.
 func (f *flow) readBack(ctx context.Context) (string, error) {
-	var ri ReplicasInfo
+	var ri wire.ReplicasInfo
 	err := poll(ctx, func() error {
 		resp, err := f.master.SyncStateData(ctx)
 		if err == nil {
@@ -259,22 +260,22 @@ func (f *flow) readBack(ctx context.Context) (string, error) {
 		}
 		return err
 	})
-	return ri.String(), err
+	return replicasText(ri), err
 }
 
 // checkReplicas compares a 1006 view with the tracked state.
-func (f *flow) checkReplicas(ri ReplicasInfo) error {
-	alive := make([]int64, 0, len(ri.InSync))
-	for _, r := range ri.InSync {
+func (f *flow) checkReplicas(ri wire.ReplicasInfo) error {
+	alive := make([]int64, 0, len(ri.InSyncReplicas))
+	for _, r := range ri.InSyncReplicas {
 		if r.Alive {
-			alive = append(alive, r.ID)
+			alive = append(alive, r.BrokerID)
 		}
 	}
 	slices.Sort(alive)
-	if ri.MasterID == nil || *ri.MasterID != f.master.ID() || ri.MasterAddress != f.master.Addr() ||
-		ri.MasterEpoch != f.masterEpoch || ri.SSEpoch != f.ssEpoch || !slices.Equal(alive, idsOf(f.live())) {
-		return fmt.Errorf("1006 shows %v, want master %d masterEpoch %d ssEpoch %d inSync %s all alive",
-			ri, f.master.ID(), f.masterEpoch, f.ssEpoch, idText(idsOf(f.live())))
+	if ri.MasterBrokerID == nil || *ri.MasterBrokerID != f.master.ID() || ri.MasterAddress == nil || *ri.MasterAddress != f.master.Addr() ||
+		ri.MasterEpoch != f.masterEpoch || ri.SyncStateSetEpoch != f.ssEpoch || !slices.Equal(alive, idsOf(f.live())) {
+		return fmt.Errorf("1006 shows %s, want master %d masterEpoch %d ssEpoch %d inSync %s all alive",
+			replicasText(ri), f.master.ID(), f.masterEpoch, f.ssEpoch, idText(idsOf(f.live())))
 	}
 	return nil
 }

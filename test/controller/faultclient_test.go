@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/brokerflow"
 )
@@ -163,7 +164,7 @@ func (c *faultClient) adminElect(id int64) *record {
 func (c *faultClient) alter(masterEpoch, ssEpoch int32, set ...int64) *record {
 	ext := map[string]string{"brokerName": faultSet, "masterBrokerId": itoa(c.ids),
 		"masterEpoch": strconv.Itoa(int(masterEpoch)), "invokeTime": strconv.FormatInt(time.Now().UnixMilli(), 10)}
-	body, err := json.Marshal(brokerflow.SyncStateSet{IDs: set, Epoch: ssEpoch})
+	body, err := json.Marshal(wire.SyncStateSet{SyncStateSet: set, SyncStateSetEpoch: ssEpoch})
 	require.NoError(c.t, err)
 	in := opInput{kind: opAlter, broker: c.ids, masterEpoch: masterEpoch, ssEpoch: ssEpoch, newSet: set}
 	return c.do(in, remoting.ControllerAlterSyncStateSet, ext, body)
