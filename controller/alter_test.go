@@ -15,8 +15,8 @@ import (
 func alterFixture(t *testing.T) (*testFSM, *fakeLive) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 3)
-	f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
-	f.apply(AlterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{2, 1}})
+	f.apply(electMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
+	f.apply(alterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{2, 1}})
 	live := newFakeLive().set("c", "b", 1, 1, 0, 0).set("c", "b", 2, 1, 0, 0).set("c", "b", 3, 1, 0, 0)
 	return f, live
 }
@@ -73,10 +73,10 @@ func runAlterCase(t *testing.T, c alterCase) {
 	req := wire.AlterSyncStateSetRequest{BrokerName: c.broker, MasterBrokerID: c.master, MasterEpoch: c.mEpoch,
 		SyncStateSet: wire.SyncStateSet{SyncStateSet: c.set, SyncStateSetEpoch: c.ssEpoch}}
 	var resp wire.AlterSyncStateSetResponse
-	var evs []Event
+	var evs []event
 	var err error
-	f.fsm.Read(func(s *State) { resp, evs, err = s.AlterSyncStateSet(req, live) })
-	code, remark := ResponseCode(err)
+	f.fsm.read(func(s *state) { resp, evs, err = s.AlterSyncStateSet(req, live) })
+	code, remark := responseCode(err)
 	require.Equal(t, c.code, code)
 	require.Equal(t, c.remark, remark)
 	if c.code != 0 {
@@ -99,28 +99,28 @@ func TestAlterAfterReelectionIsFenced(t *testing.T) {
 	f, live := alterFixture(t)
 	// Master 1 dies; controller elects 2 (masterEpoch 2, ss {2}, ssEpoch 3).
 	live.kill("c", "b", 1)
-	var evs []Event
-	f.fsm.Read(func(s *State) { _, evs, _ = s.ElectMaster(ControllerTriggerElect("b"), live, ElectOptions{}) })
+	var evs []event
+	f.fsm.read(func(s *state) { _, evs, _ = s.ElectMaster(controllerTriggerElect("b"), live, electOptions{}) })
 	f.apply(evs...)
 	live.set("c", "b", 1, 1, 0, 0)
 	// The old master comes back and tries its stale view.
 	old := wire.AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: 1, MasterEpoch: 1,
 		SyncStateSet: wire.SyncStateSet{SyncStateSet: []int64{1, 3}, SyncStateSetEpoch: 2}}
 	var err error
-	f.fsm.Read(func(s *State) { _, _, err = s.AlterSyncStateSet(old, live) })
-	require.ErrorIs(t, err, ErrInvalidMaster)
+	f.fsm.read(func(s *state) { _, _, err = s.AlterSyncStateSet(old, live) })
+	require.ErrorIs(t, err, errInvalidMaster)
 	// The new master with an old master epoch.
 	stale := wire.AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: 2, MasterEpoch: 1,
 		SyncStateSet: wire.SyncStateSet{SyncStateSet: []int64{2, 3}, SyncStateSetEpoch: 3}}
-	f.fsm.Read(func(s *State) { _, _, err = s.AlterSyncStateSet(stale, live) })
-	require.ErrorIs(t, err, ErrFencedMasterEpoch)
+	f.fsm.read(func(s *state) { _, _, err = s.AlterSyncStateSet(stale, live) })
+	require.ErrorIs(t, err, errFencedMasterEpoch)
 	require.Equal(t, int32(2000), codeOf(err))
 	stale.MasterEpoch = 2
-	f.fsm.Read(func(s *State) { _, evs, err = s.AlterSyncStateSet(stale, live) })
+	f.fsm.read(func(s *state) { _, evs, err = s.AlterSyncStateSet(stale, live) })
 	require.NoError(t, err)
 	f.apply(evs...)
 	ss, _ := f.state().SyncState("b")
-	require.Equal(t, SyncStateInfo{ClusterName: "c", BrokerName: "b", MasterEpoch: 2, SyncStateSetEpoch: 4,
+	require.Equal(t, syncStateInfo{ClusterName: "c", BrokerName: "b", MasterEpoch: 2, SyncStateSetEpoch: 4,
 		SyncStateSet: []int64{2, 3}, MasterBrokerID: 2}, ss)
 }
 
@@ -130,7 +130,7 @@ func TestAlterWithoutMaster(t *testing.T) {
 	req := wire.AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: 1, MasterEpoch: 0,
 		SyncStateSet: wire.SyncStateSet{SyncStateSet: []int64{1}}}
 	var err error
-	f.fsm.Read(func(s *State) { _, _, err = s.AlterSyncStateSet(req, newFakeLive()) })
-	_, remark := ResponseCode(err)
+	f.fsm.read(func(s *state) { _, _, err = s.AlterSyncStateSet(req, newFakeLive()) })
+	_, remark := responseCode(err)
 	require.Equal(t, "Rejecting alter syncStateSet request because the current leader is:{null}, not {1}", remark)
 }

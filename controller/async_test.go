@@ -65,11 +65,11 @@ func TestBlockedGatedWriteDoesNotDelayHeartbeatOnSameConnection(t *testing.T) {
 
 	first := readResponse(t, nc, r)
 	require.Equal(t, int32(2), first.Opaque, "the heartbeat is answered first (got code %d remark %q)", first.Code, first.Remark)
-	require.Equal(t, CodeSuccess, first.Code)
+	require.Equal(t, codeSuccess, first.Code)
 	require.True(t, leader.hb.IsActive("c", "b", 1), "heartbeat recorded while the write waits")
 
 	unblock()
 	second := readResponse(t, nc, r)
 	require.Equal(t, int32(1), second.Opaque)
-	require.Equal(t, CodeSuccess, second.Code, "remark %q", second.Remark)
+	require.Equal(t, codeSuccess, second.Code, "remark %q", second.Remark)
 }

@@ -69,11 +69,11 @@ func TestForeignConnCloseKeepsLiveMaster(t *testing.T) {
 	b1 := dialAttack(t, leader.Addr())
 	resp := b1.call(t, remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c", "brokerName": "b",
 		"appliedBrokerId": "1", "registerCheckCode": "127.0.0.1:10911;1"})
-	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 	require.True(t, b1.beat("1"))
 	resp = b1.call(t, remoting.ControllerElectMaster, map[string]string{"clusterName": "c", "brokerName": "b",
 		"brokerId": "1", "designateElect": "false"})
-	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 
 	var stop atomic.Bool
 	done := make(chan struct{})
@@ -90,7 +90,7 @@ func TestForeignConnCloseKeepsLiveMaster(t *testing.T) {
 	require.NoError(t, attacker.nc.Close())
 
 	isMaster := func() (ok bool) {
-		leader.fsm.Read(func(s *State) { ok = s.IsMaster("b", 1) })
+		leader.fsm.read(func(s *state) { ok = s.IsMaster("b", 1) })
 		return ok
 	}
 	for end := time.Now().Add(3 * time.Second); time.Now().Before(end) && isMaster(); {
@@ -125,7 +125,7 @@ func TestHeartbeatTableBoundedPerConn(t *testing.T) {
 	go func() { _, _ = a.nc.Write(frames) }()
 	refused := 0
 	for range beats {
-		if readResponse(t, a.nc, a.r).Code == CodeInvalidRequest {
+		if readResponse(t, a.nc, a.r).Code == codeInvalidRequest {
 			refused++
 		}
 	}
@@ -134,8 +134,8 @@ func TestHeartbeatTableBoundedPerConn(t *testing.T) {
 	leader.hb.mu.RUnlock()
 	t.Logf("one connection, %d heartbeats of made-up broker sets: %d live entries of ~%d KiB each, %d refused",
 		beats, entries, nameLen>>10, refused)
-	require.Equal(t, MaxHeartbeatEntriesPerConn, entries, "the heartbeat table grows without bound")
-	require.Equal(t, beats-MaxHeartbeatEntriesPerConn, refused)
+	require.Equal(t, maxHeartbeatEntriesPerConn, entries, "the heartbeat table grows without bound")
+	require.Equal(t, beats-maxHeartbeatEntriesPerConn, refused)
 }
 
 // TestLostMasterRetryLoopIsBoundedAndPaced (from the attack review's
@@ -151,17 +151,17 @@ func TestLostMasterRetryLoopIsBoundedAndPaced(t *testing.T) {
 	leader := ic.leader(t)
 	resp := invoke(t, leader.Addr(), remoting.UpdateControllerConfig, nil, []byte("electMasterMaxRetryCount=2147483647"))
 	t.Logf("1009 electMasterMaxRetryCount=2147483647 answered code %d %q", resp.Code, resp.Remark)
-	require.NotEqual(t, CodeSuccess, resp.Code, "an unbounded retry count is refused")
+	require.NotEqual(t, codeSuccess, resp.Code, "an unbounded retry count is refused")
 	resp = invoke(t, leader.Addr(), remoting.UpdateControllerConfig, nil, []byte("electMasterMaxRetryCount=100"))
-	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 	b1 := dialAttack(t, leader.Addr())
 	resp = b1.call(t, remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c", "brokerName": "b",
 		"appliedBrokerId": "1", "registerCheckCode": "127.0.0.1:10911;1"})
-	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 	require.True(t, b1.beat("1"))
 	resp = b1.call(t, remoting.ControllerElectMaster, map[string]string{"clusterName": "c", "brokerName": "b",
 		"brokerId": "1", "designateElect": "false"})
-	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 	require.NoError(t, b1.nc.Close()) // the master goes away; no other replica
 
 	var epoch int32
@@ -191,16 +191,16 @@ func TestForeignHeartbeatDelaysFailoverAtMostTheCap(t *testing.T) {
 	b1 := dialAttack(t, leader.Addr())
 	resp := b1.call(t, remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c", "brokerName": "b",
 		"appliedBrokerId": "1", "registerCheckCode": "127.0.0.1:10911;1"})
-	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 	require.True(t, b1.beat("1"))
 	resp = b1.call(t, remoting.ControllerElectMaster, map[string]string{"clusterName": "c", "brokerName": "b",
 		"brokerId": "1", "designateElect": "false"})
-	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 
 	attacker := dialAttack(t, leader.Addr())
 	resp = attacker.call(t, remoting.BrokerHeartbeat, map[string]string{"clusterName": "c", "brokerName": "b",
 		"brokerAddr": "127.0.0.1:10911", "brokerId": "1", "heartbeatTimeoutMills": "3600000"})
-	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 	info, ok := leader.hb.LiveInfo("c", "b", 1)
 	require.True(t, ok)
 	require.Equal(t, int64(60_000), info.TimeoutMillis, "the claimed hour is capped at 60 s")
@@ -209,7 +209,7 @@ func TestForeignHeartbeatDelaysFailoverAtMostTheCap(t *testing.T) {
 		"the master's close drops its part of the entry")
 
 	isMaster := func() (ok bool) {
-		leader.fsm.Read(func(s *State) { ok = s.IsMaster("b", 1) })
+		leader.fsm.read(func(s *state) { ok = s.IsMaster("b", 1) })
 		return ok
 	}
 	clock.Advance(60*time.Second + time.Millisecond)
@@ -222,10 +222,10 @@ func TestForeignHeartbeatDelaysFailoverAtMostTheCap(t *testing.T) {
 
 // connParts is the number of connections whose heartbeat for broker b/id
 // the table holds.
-func connParts(m *HeartbeatManager, brokerName string, id int64) int {
+func connParts(m *heartbeatManager, brokerName string, id int64) int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	if e, ok := m.live[BrokerIdentity{"c", brokerName, id}]; ok {
+	if e, ok := m.live[brokerIdentity{"c", brokerName, id}]; ok {
 		return len(e.beats)
 	}
 	return 0

@@ -10,10 +10,10 @@ import (
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
-func applyID(f *testFSM, name string, id int64, code string) ([]Event, error) {
-	var evs []Event
+func applyID(f *testFSM, name string, id int64, code string) ([]event, error) {
+	var evs []event
 	var err error
-	f.fsm.Read(func(s *State) {
+	f.fsm.read(func(s *state) {
 		_, evs, err = s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: name,
 			AppliedBrokerID: id, RegisterCheckCode: code})
 	})
@@ -25,7 +25,7 @@ func applyID(f *testFSM, name string, id int64, code string) ([]Event, error) {
 
 func nextID(f *testFSM, name string) int64 {
 	var resp wire.GetNextBrokerIDResponse
-	f.fsm.Read(func(s *State) {
+	f.fsm.read(func(s *state) {
 		resp = s.GetNextBrokerID(wire.GetNextBrokerIDRequest{ClusterName: "c", BrokerName: name})
 	})
 	return resp.NextBrokerID
@@ -56,15 +56,15 @@ func TestApplyBrokerIDRules(t *testing.T) {
 	}
 	r, _ := f.state().Replicas("b")
 	require.Equal(t, []int64{1, 2, 5}, r.sortedIDs())
-	require.Equal(t, BrokerIDInfo{Address: "a:5", RegisterCheckCode: "a:5;1"}, r.Brokers[5])
+	require.Equal(t, brokerIDInfo{Address: "a:5", RegisterCheckCode: "a:5;1"}, r.Brokers[5])
 	_, err := applyID(f, "b", 3, "a:3;1")
-	_, remark := ResponseCode(err)
+	_, remark := responseCode(err)
 	require.Empty(t, remark)
 	_, err = applyID(f, "x", 4, "a:4;1")
-	_, remark = ResponseCode(err)
+	_, remark = responseCode(err)
 	require.Equal(t, "Broker-set: x hasn't been registered in controller, but broker try to apply brokerId: 4", remark)
 	_, err = applyID(f, "b", 3, "other")
-	_, remark = ResponseCode(err)
+	_, remark = responseCode(err)
 	require.Equal(t, "Fail to apply brokerId: 3 in broker-set: b", remark)
 }
 
@@ -72,11 +72,11 @@ func TestRegisterBroker(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 2)
 	live := newFakeLive()
-	reg := func(id int64, addr string) (wire.RegisterBrokerResponse, []Event, error) {
+	reg := func(id int64, addr string) (wire.RegisterBrokerResponse, []event, error) {
 		var resp wire.RegisterBrokerResponse
-		var evs []Event
+		var evs []event
 		var err error
-		f.fsm.Read(func(s *State) {
+		f.fsm.read(func(s *state) {
 			resp, evs, err = s.RegisterBroker(wire.RegisterBrokerRequest{ClusterName: "c", BrokerName: "b",
 				BrokerID: id, BrokerAddress: addr}, live)
 		})
@@ -88,7 +88,7 @@ func TestRegisterBroker(t *testing.T) {
 	require.Equal(t, map[string]string{"clusterName": "c", "brokerName": "b"}, resp.ExtFields())
 	require.Equal(t, `{"syncStateSet":[],"syncStateSetEpoch":0}`, string(resp.BodyBytes()))
 
-	f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
+	f.apply(electMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
 	resp, _, _ = reg(2, addrOf(2))
 	require.Nil(t, resp.MasterBrokerID, "master not alive: no master fields")
 	live.set("c", "b", 1, 0, 0, 0)
@@ -98,16 +98,16 @@ func TestRegisterBroker(t *testing.T) {
 
 	_, evs, err = reg(2, "new:1")
 	require.NoError(t, err)
-	require.Equal(t, []Event{UpdateBrokerAddressEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "new:1", BrokerID: 2}}, evs)
+	require.Equal(t, []event{updateBrokerAddressEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "new:1", BrokerID: 2}}, evs)
 	f.apply(evs...)
 	r, _ := f.state().Replicas("b")
-	require.Equal(t, BrokerIDInfo{Address: "new:1", RegisterCheckCode: addrOf(2) + ";1"}, r.Brokers[2])
+	require.Equal(t, brokerIDInfo{Address: "new:1", RegisterCheckCode: addrOf(2) + ";1"}, r.Brokers[2])
 
 	_, _, err = reg(7, "x:7")
-	_, remark := ResponseCode(err)
+	_, remark := responseCode(err)
 	require.Equal(t, "BrokerId: 7 hasn't been registered in broker-set: b", remark)
-	f.fsm.Read(func(s *State) { _, _, err = s.RegisterBroker(wire.RegisterBrokerRequest{BrokerName: "z"}, live) })
-	code, remark := ResponseCode(err)
+	f.fsm.read(func(s *state) { _, _, err = s.RegisterBroker(wire.RegisterBrokerRequest{BrokerName: "z"}, live) })
+	code, remark := responseCode(err)
 	require.Equal(t, int32(2010), code)
 	require.Equal(t, "Broker-set: z hasn't been registered in controller", remark)
 }
@@ -139,18 +139,18 @@ func TestCleanBrokerData(t *testing.T) {
 			f := newTestFSM(t)
 			registerSet(f, "c", "b", 3)
 			if c.elected {
-				f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1},
-					AlterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 2, 3}})
+				f.apply(electMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1},
+					alterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 2, 3}})
 			}
 			live := newFakeLive()
 			for _, id := range c.aliveIDs {
 				live.set("c", "b", id, 0, 0, 0)
 			}
 			var resp wire.CleanBrokerDataResponse
-			var evs []Event
+			var evs []event
 			var err error
-			f.fsm.Read(func(s *State) { resp, evs, err = s.CleanBrokerData(c.req, live) })
-			code, remark := ResponseCode(err)
+			f.fsm.read(func(s *state) { resp, evs, err = s.CleanBrokerData(c.req, live) })
+			code, remark := responseCode(err)
 			require.Equal(t, c.code, code)
 			require.Equal(t, c.remark, remark)
 			require.Nil(t, resp.ExtFields())
@@ -176,14 +176,14 @@ func TestGetReplicaInfoAndSyncStateData(t *testing.T) {
 	live := newFakeLive().set("c", "b", 1, 0, 0, 0)
 	var info wire.GetReplicaInfoResponse
 	var err error
-	f.fsm.Read(func(s *State) { info, err = s.GetReplicaInfo(wire.GetReplicaInfoRequest{BrokerName: "b"}) })
+	f.fsm.read(func(s *state) { info, err = s.GetReplicaInfo(wire.GetReplicaInfoRequest{BrokerName: "b"}) })
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"masterEpoch": "0"}, info.ExtFields())
 
-	f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1},
-		AlterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 3}})
+	f.apply(electMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1},
+		alterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 3}})
 	var data wire.GetSyncStateDataResponse
-	f.fsm.Read(func(s *State) { data, err = s.GetSyncStateData([]string{"b", "zz"}, live) })
+	f.fsm.read(func(s *state) { data, err = s.GetSyncStateData([]string{"b", "zz"}, live) })
 	require.NoError(t, err)
 	require.Nil(t, data.ExtFields())
 	require.Equal(t, `{"replicasInfoTable":{"b":{"inSyncReplicas":[`+
@@ -192,29 +192,29 @@ func TestGetReplicaInfoAndSyncStateData(t *testing.T) {
 		`"masterAddress":"10.0.0.1:10911","masterBrokerId":1,"masterEpoch":1,"notInSyncReplicas":[`+
 		`{"alive":false,"brokerAddress":"10.0.0.2:10911","brokerId":2,"brokerName":"b"}],"syncStateSetEpoch":2}}}`,
 		string(data.BodyBytes()))
-	f.fsm.Read(func(s *State) { _, err = s.GetSyncStateData(nil, live) })
-	code, remark := ResponseCode(err)
+	f.fsm.read(func(s *state) { _, err = s.GetSyncStateData(nil, live) })
+	code, remark := responseCode(err)
 	require.Equal(t, int32(1), code)
 	require.Equal(t, "not set any response code", remark)
 }
 
 func TestResponseCodeTable(t *testing.T) {
-	code, remark := ResponseCode(nil)
+	code, remark := responseCode(nil)
 	require.Equal(t, int32(0), code)
 	require.Empty(t, remark)
-	code, remark = ResponseCode(ErrNotLeader)
+	code, remark = responseCode(errNotLeader)
 	require.Equal(t, int32(2007), code)
 	require.Equal(t, "The controller is not in leader state", remark)
-	code, remark = ResponseCode(ErrNoPermission)
+	code, remark = responseCode(errNoPermission)
 	require.Equal(t, int32(16), code)
 	require.Equal(t, "Can not update config in black list.", remark)
-	code, _ = ResponseCode(newError(ErrFencedSyncStateSetEpoch, "x"))
+	code, _ = responseCode(newError(errFencedSyncStateSetEpoch, "x"))
 	require.Equal(t, int32(2001), code)
-	code, remark = ResponseCode(errUnknown("boom"))
+	code, remark = responseCode(errUnknown("boom"))
 	require.Equal(t, int32(1), code)
 	require.Equal(t, "boom", remark)
 	for _, row := range codeTable {
-		got, _ := ResponseCode(&Error{Kind: row.err, Remark: "r"})
+		got, _ := responseCode(&domainError{Kind: row.err, Remark: "r"})
 		require.Equal(t, row.code, got)
 	}
 }

@@ -17,8 +17,8 @@ import (
 // even when the sync-state half is removed and later recreated (found by
 // TestSimulatedControllerSafety).
 
-func cleanIDs(f *testFSM, live Liveness, ids string) error {
-	b := buildOn(f, func(s *State) (response, []Event, error) {
+func cleanIDs(f *testFSM, live liveness, ids string) error {
+	b := buildOn(f, func(s *state) (response, []event, error) {
 		return s.CleanBrokerData(wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: ids}, live)
 	})
 	if b.err != nil {
@@ -50,8 +50,8 @@ func TestRecreatedSyncStateKeepsEpochs(t *testing.T) {
 	registerSet(f, "c", "b", 2)
 	live := newFakeLive().set("c", "b", 1, 1, 0, 0).set("c", "b", 2, 1, 0, 0)
 	inv := newInvariantChecker(t)
-	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (response, []Event, error) {
-		return s.ElectMaster(BrokerTriggerElect("c", "b", 1), live, ElectOptions{})
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
+		return s.ElectMaster(brokerTriggerElect("c", "b", 1), live, electOptions{})
 	})))
 	inv.observeState(f.state()) // master 1, epoch 1
 	live.kill("c", "b", 1)
@@ -61,8 +61,8 @@ func TestRecreatedSyncStateKeepsEpochs(t *testing.T) {
 	ss := syncStateOf(t, f)
 	require.GreaterOrEqual(t, ss.MasterEpoch, int32(1), "a recreated sync-state half continues the epochs")
 
-	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (response, []Event, error) {
-		return s.ElectMaster(BrokerTriggerElect("c", "b", 2), live, ElectOptions{})
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
+		return s.ElectMaster(brokerTriggerElect("c", "b", 2), live, electOptions{})
 	})), "the first broker to ask wins, as for a new set")
 	ss = syncStateOf(t, f)
 	inv.observeState(f.state())
@@ -79,7 +79,7 @@ func TestRetiredSetSurvivesSnapshotAndKeepsNextID(t *testing.T) {
 	require.False(t, hasR)
 	require.Equal(t, int64(3), nextID(f, "b"), "a cleaned set never hands out its old ids again")
 	_, err := applyID(f, "b", 1, "10.0.0.1:10911;9")
-	require.Equal(t, CodeBrokerIDInvalid, codeOf(err), "old id 1 is refused")
+	require.Equal(t, codeBrokerIDInvalid, codeOf(err), "old id 1 is refused")
 
 	restored := NewFSM(nil)
 	require.NoError(t, restored.Restore(io.NopCloser(bytes.NewReader(snapshotBytes(t, f.fsm)))))
@@ -94,19 +94,19 @@ func TestRetiredSetSurvivesSnapshotAndKeepsNextID(t *testing.T) {
 // does not know, so such a node stops on it instead of applying it without
 // its preconditions.
 func TestFencedEntryIsUnknownToThePreviousVersion(t *testing.T) {
-	previous := map[EventType]bool{0: true, 1: true, 2: true, 3: true, 4: true, 5: true, 6: true, EventBatch: true}
-	fenced := ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1, Fence: &Fence{}}
-	for _, events := range [][]Event{{fenced}, {fenced, ReadEvent{}}} {
-		data, err := EncodeEntry(events...)
+	previous := map[eventType]bool{0: true, 1: true, 2: true, 3: true, 4: true, 5: true, 6: true, eventBatch: true}
+	fenced := electMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1, Fence: &fence{}}
+	for _, events := range [][]event{{fenced}, {fenced, readEvent{}}} {
+		data, err := encodeEntry(events...)
 		require.NoError(t, err)
-		require.False(t, previous[EventType(data[0])], "first byte %d", data[0])
-		require.Zero(t, EventType(data[0])&IgnoreUnknownFlag, "the previous version must not skip it either")
-		back, err := DecodeEntry(data)
+		require.False(t, previous[eventType(data[0])], "first byte %d", data[0])
+		require.Zero(t, eventType(data[0])&ignoreUnknownFlag, "the previous version must not skip it either")
+		back, err := decodeEntry(data)
 		require.NoError(t, err)
 		require.Equal(t, events, back)
 	}
-	_, err := DecodeEntry([]byte{byte(EventFenced), byte(EventFenced)})
+	_, err := decodeEntry([]byte{byte(eventFenced), byte(eventFenced)})
 	require.Error(t, err)
-	_, err = DecodeEntry([]byte{byte(EventFenced)})
+	_, err = decodeEntry([]byte{byte(eventFenced)})
 	require.Error(t, err)
 }

@@ -17,7 +17,7 @@ import (
 
 // GetNextBrokerID answers 1012: the next id of the set, or 1 when the set has
 // no replica entry. It never fails.
-func (s *State) GetNextBrokerID(req wire.GetNextBrokerIDRequest) wire.GetNextBrokerIDResponse {
+func (s *state) GetNextBrokerID(req wire.GetNextBrokerIDRequest) wire.GetNextBrokerIDResponse {
 	resp := wire.GetNextBrokerIDResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
 		NextBrokerID: s.firstBrokerID(req.BrokerName)}
 	if r, ok := s.replicas[req.BrokerName]; ok {
@@ -33,15 +33,15 @@ func (s *State) GetNextBrokerID(req wire.GetNextBrokerIDRequest) wire.GetNextBro
 // Deviations from Java, which would fail with an NPE (code 1) or corrupt the
 // sentinel: an empty registerCheckCode is rejected with 2005, and a negative
 // id (-1 means "controller trigger" in elections) with 2014.
-func (s *State) ApplyBrokerID(req wire.ApplyBrokerIDRequest) (wire.ApplyBrokerIDResponse, []Event, error) {
+func (s *state) ApplyBrokerID(req wire.ApplyBrokerIDRequest) (wire.ApplyBrokerIDResponse, []event, error) {
 	resp := wire.ApplyBrokerIDResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName}
 	if req.RegisterCheckCode == "" {
-		return resp, nil, newError(ErrInvalidRequest, "registerCheckCode is empty")
+		return resp, nil, newError(errInvalidRequest, "registerCheckCode is empty")
 	}
 	if err := s.brokerIDApplicable(req.BrokerName, req.AppliedBrokerID, req.RegisterCheckCode); err != nil {
 		return resp, nil, err
 	}
-	return resp, []Event{ApplyBrokerIDEvent{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
+	return resp, []event{applyBrokerIDEvent{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
 		BrokerAddress: brokerAddressOf(req.RegisterCheckCode), NewBrokerID: req.AppliedBrokerID,
 		RegisterCheckCode: req.RegisterCheckCode, Fenced: true}}, nil
 }
@@ -50,16 +50,16 @@ func (s *State) ApplyBrokerID(req wire.ApplyBrokerIDRequest) (wire.ApplyBrokerID
 // when a master exists and is alive (checked with the request's cluster
 // name, as Java does). A changed address yields an UpdateBrokerAddress event;
 // an empty address is never stored (Java would throw).
-func (s *State) RegisterBroker(req wire.RegisterBrokerRequest, live Liveness) (wire.RegisterBrokerResponse, []Event, error) {
+func (s *state) RegisterBroker(req wire.RegisterBrokerRequest, live liveness) (wire.RegisterBrokerResponse, []event, error) {
 	resp := wire.RegisterBrokerResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName}
 	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
-		return resp, nil, newError(ErrBrokerNeedToBeRegistered,
+		return resp, nil, newError(errBrokerNeedToBeRegistered,
 			"Broker-set: %s hasn't been registered in controller", req.BrokerName)
 	}
 	stored, ok := r.address(req.BrokerID)
 	if !ok {
-		return resp, nil, newError(ErrBrokerNeedToBeRegistered,
+		return resp, nil, newError(errBrokerNeedToBeRegistered,
 			"BrokerId: %d hasn't been registered in broker-set: %s", req.BrokerID, req.BrokerName)
 	}
 	if ss.MasterBrokerID != wire.NoBrokerID && live.IsActive(req.ClusterName, req.BrokerName, ss.MasterBrokerID) {
@@ -71,16 +71,16 @@ func (s *State) RegisterBroker(req wire.RegisterBrokerRequest, live Liveness) (w
 	if req.BrokerAddress == "" || req.BrokerAddress == stored {
 		return resp, nil, nil
 	}
-	return resp, []Event{UpdateBrokerAddressEvent{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
+	return resp, []event{updateBrokerAddressEvent{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
 		BrokerAddress: req.BrokerAddress, BrokerID: req.BrokerID}}, nil
 }
 
 // GetReplicaInfo answers 1004: master id/address (absent without a master),
 // master epoch, and the sync-state set with its epoch as the body.
-func (s *State) GetReplicaInfo(req wire.GetReplicaInfoRequest) (wire.GetReplicaInfoResponse, error) {
+func (s *state) GetReplicaInfo(req wire.GetReplicaInfoRequest) (wire.GetReplicaInfoResponse, error) {
 	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
-		return wire.GetReplicaInfoResponse{}, &Error{Kind: ErrBrokerMetadataNotExist, Remark: remarkMetadataNotExist}
+		return wire.GetReplicaInfoResponse{}, &domainError{Kind: errBrokerMetadataNotExist, Remark: remarkMetadataNotExist}
 	}
 	resp := wire.GetReplicaInfoResponse{MasterBrokerID: ss.masterPtr(), MasterEpoch: ptr(ss.MasterEpoch),
 		SyncStateSet: &wire.SyncStateSet{SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet), SyncStateSetEpoch: ss.SyncStateSetEpoch}}
@@ -92,9 +92,9 @@ func (s *State) GetReplicaInfo(req wire.GetReplicaInfoRequest) (wire.GetReplicaI
 
 // GetSyncStateData answers 1006 for the named sets; unknown names are left
 // out. An empty list is Java's "not set any response code" (code 1).
-func (s *State) GetSyncStateData(brokerNames []string, live Liveness) (wire.GetSyncStateDataResponse, error) {
+func (s *state) GetSyncStateData(brokerNames []string, live liveness) (wire.GetSyncStateDataResponse, error) {
 	if len(brokerNames) == 0 {
-		return wire.GetSyncStateDataResponse{}, &Error{Kind: ErrSystem, Remark: remarkNotSetAnyResponseCode}
+		return wire.GetSyncStateDataResponse{}, &domainError{Kind: errSystem, Remark: remarkNotSetAnyResponseCode}
 	}
 	out := wire.BrokerReplicasInfo{ReplicasInfoTable: map[string]wire.ReplicasInfo{}}
 	for _, name := range brokerNames {
@@ -105,7 +105,7 @@ func (s *State) GetSyncStateData(brokerNames []string, live Liveness) (wire.GetS
 	return wire.GetSyncStateDataResponse{Info: out}, nil
 }
 
-func replicasInfo(r *ReplicaInfo, ss *SyncStateInfo, live Liveness) wire.ReplicasInfo {
+func replicasInfo(r *replicaInfo, ss *syncStateInfo, live liveness) wire.ReplicasInfo {
 	ri := wire.ReplicasInfo{MasterBrokerID: ss.masterPtr(), MasterEpoch: ss.MasterEpoch,
 		SyncStateSetEpoch: ss.SyncStateSetEpoch, InSyncReplicas: []wire.ReplicaIdentity{}, NotInSyncReplicas: []wire.ReplicaIdentity{}}
 	if ss.MasterBrokerID != wire.NoBrokerID {
@@ -126,7 +126,7 @@ func replicasInfo(r *ReplicaInfo, ss *SyncStateInfo, live Liveness) wire.Replica
 // CleanBrokerData handles 1011. Without isCleanLivingBroker it refuses a
 // blank id list while a master exists, a malformed list, and any listed id
 // that is alive; with it the id list is ignored and the whole set goes.
-func (s *State) CleanBrokerData(req wire.CleanBrokerDataRequest, live Liveness) (wire.CleanBrokerDataResponse, []Event, error) {
+func (s *state) CleanBrokerData(req wire.CleanBrokerDataRequest, live liveness) (wire.CleanBrokerDataResponse, []event, error) {
 	var ids []int64
 	if !req.IsCleanLivingBroker {
 		var err error
@@ -136,28 +136,28 @@ func (s *State) CleanBrokerData(req wire.CleanBrokerDataRequest, live Liveness) 
 	}
 	_, ss, ok := s.get(req.BrokerName)
 	if !ok {
-		return wire.CleanBrokerDataResponse{}, nil, newError(ErrInvalidCleanBrokerMetadata,
+		return wire.CleanBrokerDataResponse{}, nil, newError(errInvalidCleanBrokerMetadata,
 			"Broker %s is not existed,clean broker data failure.", req.BrokerName)
 	}
-	return wire.CleanBrokerDataResponse{}, []Event{CleanBrokerDataEvent{BrokerName: req.BrokerName, IDs: ids,
+	return wire.CleanBrokerDataResponse{}, []event{cleanBrokerDataEvent{BrokerName: req.BrokerName, IDs: ids,
 		Fence: fenceOf(ss)}}, nil
 }
 
-func (s *State) checkCleanable(req wire.CleanBrokerDataRequest, live Liveness) ([]int64, error) {
+func (s *state) checkCleanable(req wire.CleanBrokerDataRequest, live liveness) ([]int64, error) {
 	if strings.TrimSpace(req.BrokerControllerIDsToClean) == "" {
 		if ss, ok := s.syncStates[req.BrokerName]; ok && ss.MasterBrokerID != wire.NoBrokerID {
-			return nil, newError(ErrInvalidCleanBrokerMetadata, "Broker %s is still alive, clean up failure", req.BrokerName)
+			return nil, newError(errInvalidCleanBrokerMetadata, "Broker %s is still alive, clean up failure", req.BrokerName)
 		}
 		return nil, nil
 	}
 	ids, err := parseIDList(req.BrokerControllerIDsToClean)
 	if err != nil {
-		return nil, newError(ErrInvalidCleanBrokerMetadata,
+		return nil, newError(errInvalidCleanBrokerMetadata,
 			"Please set the option <brokerControllerIdsToClean> according to the format, exception: %s", err)
 	}
 	for _, id := range ids {
 		if live.IsActive(req.ClusterName, req.BrokerName, id) {
-			return nil, newError(ErrInvalidCleanBrokerMetadata, "Broker [%s,  %d] is still alive, clean up failure",
+			return nil, newError(errInvalidCleanBrokerMetadata, "Broker [%s,  %d] is still alive, clean up failure",
 				req.BrokerName, id)
 		}
 	}
@@ -203,10 +203,10 @@ func parseIDList(s string) ([]int64, error) {
 //
 // On success the reply carries the new epoch (current+1) in the header and
 // the new set in the body, and one AlterSyncStateSet event is returned.
-func (s *State) AlterSyncStateSet(req wire.AlterSyncStateSetRequest, live Liveness) (wire.AlterSyncStateSetResponse, []Event, error) {
+func (s *state) AlterSyncStateSet(req wire.AlterSyncStateSetRequest, live liveness) (wire.AlterSyncStateSetResponse, []event, error) {
 	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
-		return wire.AlterSyncStateSetResponse{}, nil, &Error{Kind: ErrAlterSyncStateSetFailed, Remark: remarkMetadataNotExist}
+		return wire.AlterSyncStateSetResponse{}, nil, &domainError{Kind: errAlterSyncStateSetFailed, Remark: remarkMetadataNotExist}
 	}
 	newSet := wire.NormalizeIDs(req.SyncStateSet.SyncStateSet)
 	if err := checkAlterFencing(req, ss, newSet); err != nil {
@@ -218,27 +218,27 @@ func (s *State) AlterSyncStateSet(req wire.AlterSyncStateSetRequest, live Livene
 	epoch := ss.SyncStateSetEpoch + 1
 	resp := wire.AlterSyncStateSetResponse{NewSyncStateSetEpoch: epoch,
 		SyncStateSet: &wire.SyncStateSet{SyncStateSet: newSet, SyncStateSetEpoch: epoch}}
-	return resp, []Event{AlterSyncStateSetEvent{BrokerName: req.BrokerName, NewSyncStateSet: newSet,
+	return resp, []event{alterSyncStateSetEvent{BrokerName: req.BrokerName, NewSyncStateSet: newSet,
 		Fence: fenceOf(ss)}}, nil
 }
 
 // checkAlterFencing runs checks 2-5.
-func checkAlterFencing(req wire.AlterSyncStateSetRequest, ss *SyncStateInfo, newSet []int64) error {
+func checkAlterFencing(req wire.AlterSyncStateSetRequest, ss *syncStateInfo, newSet []int64) error {
 	if sameIDSet(wire.NormalizeIDs(ss.SyncStateSet), newSet) {
-		return &Error{Kind: ErrAlterSyncStateSetFailed, Remark: remarkSameSyncStateSet}
+		return &domainError{Kind: errAlterSyncStateSetFailed, Remark: remarkSameSyncStateSet}
 	}
 	if ss.MasterBrokerID == wire.NoBrokerID || ss.MasterBrokerID != req.MasterBrokerID {
-		return newError(ErrInvalidMaster,
+		return newError(errInvalidMaster,
 			"Rejecting alter syncStateSet request because the current leader is:{%s}, not {%s}",
 			idString(ss.MasterBrokerID), idString(req.MasterBrokerID))
 	}
 	if req.MasterEpoch != ss.MasterEpoch {
-		return newError(ErrFencedMasterEpoch,
+		return newError(errFencedMasterEpoch,
 			"Rejecting alter syncStateSet request because the current master epoch is:{%d}, not {%d}",
 			ss.MasterEpoch, req.MasterEpoch)
 	}
 	if req.SyncStateSet.SyncStateSetEpoch != ss.SyncStateSetEpoch {
-		return newError(ErrFencedSyncStateSetEpoch,
+		return newError(errFencedSyncStateSetEpoch,
 			"Rejecting alter syncStateSet request because the current syncStateSet epoch is:{%d}, not {%d}",
 			ss.SyncStateSetEpoch, req.SyncStateSet.SyncStateSetEpoch)
 	}
@@ -246,19 +246,19 @@ func checkAlterFencing(req wire.AlterSyncStateSetRequest, ss *SyncStateInfo, new
 }
 
 // checkAlterReplicas runs checks 6-7. Liveness uses the stored cluster name.
-func checkAlterReplicas(r *ReplicaInfo, ss *SyncStateInfo, newSet []int64, live Liveness) error {
+func checkAlterReplicas(r *replicaInfo, ss *syncStateInfo, newSet []int64, live liveness) error {
 	for _, id := range newSet {
 		if _, ok := r.Brokers[id]; !ok {
-			return newError(ErrInvalidReplicas,
+			return newError(errInvalidReplicas,
 				"Rejecting alter syncStateSet request because the replicas {%d} don't exist", id)
 		}
 		if !live.IsActive(r.ClusterName, r.BrokerName, id) {
-			return newError(ErrBrokerNotAlive,
+			return newError(errBrokerNotAlive,
 				"Rejecting alter syncStateSet request because the replicas {%d} don't alive", id)
 		}
 	}
 	if !containsID(newSet, ss.MasterBrokerID) {
-		return newError(ErrAlterSyncStateSetFailed,
+		return newError(errAlterSyncStateSetFailed,
 			"Rejecting alter syncStateSet request because the newSyncStateSet don't contains origin leader {%d}",
 			ss.MasterBrokerID)
 	}

@@ -10,29 +10,29 @@ import (
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
-// ElectOptions are the runtime-configurable election settings (read per use,
+// electOptions are the runtime-configurable election settings (read per use,
 // so a config update takes effect at once).
-type ElectOptions struct {
+type electOptions struct {
 	// EnableElectUncleanMaster allows a second pass over all registered
 	// replicas when no sync-state member can be elected.
 	EnableElectUncleanMaster bool
 	// Policy chooses the master; nil means DefaultElectPolicy.
-	Policy ElectPolicy
+	Policy electPolicy
 }
 
-// BrokerTriggerElect is the request a broker sends for itself (ofBrokerTrigger).
-func BrokerTriggerElect(clusterName, brokerName string, brokerID int64) wire.ElectMasterRequest {
+// brokerTriggerElect is the request a broker sends for itself (ofBrokerTrigger).
+func brokerTriggerElect(clusterName, brokerName string, brokerID int64) wire.ElectMasterRequest {
 	return wire.ElectMasterRequest{ClusterName: clusterName, BrokerName: brokerName, BrokerID: brokerID}
 }
 
-// AdminTriggerElect is mqadmin electMaster designating brokerID (ofAdminTrigger).
-func AdminTriggerElect(clusterName, brokerName string, brokerID int64) wire.ElectMasterRequest {
+// adminTriggerElect is mqadmin electMaster designating brokerID (ofAdminTrigger).
+func adminTriggerElect(clusterName, brokerName string, brokerID int64) wire.ElectMasterRequest {
 	return wire.ElectMasterRequest{ClusterName: clusterName, BrokerName: brokerName, BrokerID: brokerID, DesignateElect: true}
 }
 
-// ControllerTriggerElect is the in-process request of the leader after a
+// controllerTriggerElect is the in-process request of the leader after a
 // master became inactive or the T2 scan found one (ofControllerTrigger).
-func ControllerTriggerElect(brokerName string) wire.ElectMasterRequest {
+func controllerTriggerElect(brokerName string) wire.ElectMasterRequest {
 	return wire.ElectMasterRequest{BrokerName: brokerName, BrokerID: wire.NoBrokerID}
 }
 
@@ -57,13 +57,13 @@ func isControllerTrigger(r wire.ElectMasterRequest) bool { return r.BrokerID == 
 //
 // Unlike Java, a set whose master or sync-state-set epoch has reached
 // MaxInt32 answers 2012 with no event instead of wrapping the epoch.
-func (s *State) ElectMaster(req wire.ElectMasterRequest, live Liveness, opts ElectOptions) (wire.ElectMasterResponse, []Event, error) {
+func (s *state) ElectMaster(req wire.ElectMasterRequest, live liveness, opts electOptions) (wire.ElectMasterResponse, []event, error) {
 	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
-		return wire.ElectMasterResponse{}, nil, &Error{Kind: ErrBrokerNeedToBeRegistered, Remark: remarkBrokerNotRegisteredForElect}
+		return wire.ElectMasterResponse{}, nil, &domainError{Kind: errBrokerNeedToBeRegistered, Remark: remarkBrokerNotRegisteredForElect}
 	}
 	if ss.MasterEpoch == math.MaxInt32 || ss.SyncStateSetEpoch == math.MaxInt32 { // ours: Java's ++ would wrap
-		return wire.ElectMasterResponse{}, nil, newError(ErrElectMasterFailed, "elect master of %s: %s", req.BrokerName, remarkEpochExhausted)
+		return wire.ElectMasterResponse{}, nil, newError(errElectMasterFailed, "elect master of %s: %s", req.BrokerName, remarkEpochExhausted)
 	}
 	newMaster := s.chooseMaster(r, ss, req, live, opts)
 	switch {
@@ -72,22 +72,22 @@ func (s *State) ElectMaster(req wire.ElectMasterRequest, live Liveness, opts Ele
 	case newMaster != wire.NoBrokerID:
 		return masterElected(r, ss, newMaster)
 	case isControllerTrigger(req):
-		ev := ElectMasterEvent{NewMasterElected: false, BrokerName: req.BrokerName, NewMasterBrokerID: wire.NoBrokerID,
+		ev := electMasterEvent{NewMasterElected: false, BrokerName: req.BrokerName, NewMasterBrokerID: wire.NoBrokerID,
 			Fence: fenceOf(ss)}
-		return wire.ElectMasterResponse{}, []Event{ev}, &Error{Kind: ErrMasterNotAvailable, Remark: remarkMasterNotAvailable}
+		return wire.ElectMasterResponse{}, []event{ev}, &domainError{Kind: errMasterNotAvailable, Remark: remarkMasterNotAvailable}
 	default:
-		return wire.ElectMasterResponse{}, nil, &Error{Kind: ErrElectMasterFailed, Remark: remarkElectFailed}
+		return wire.ElectMasterResponse{}, nil, &domainError{Kind: errElectMasterFailed, Remark: remarkElectFailed}
 	}
 }
 
 // chooseMaster returns the elected id or NoBrokerID.
-func (s *State) chooseMaster(r *ReplicaInfo, ss *SyncStateInfo, req wire.ElectMasterRequest, live Liveness, opts ElectOptions) int64 {
+func (s *state) chooseMaster(r *replicaInfo, ss *syncStateInfo, req wire.ElectMasterRequest, live liveness, opts electOptions) int64 {
 	if ss.isFresh() && req.BrokerID != wire.NoBrokerID {
 		if _, registered := r.Brokers[req.BrokerID]; registered {
 			return req.BrokerID
 		}
 	}
-	in := ElectInput{ClusterName: r.ClusterName, BrokerName: r.BrokerName, SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet),
+	in := electInput{ClusterName: r.ClusterName, BrokerName: r.BrokerName, SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet),
 		OldMaster: ss.MasterBrokerID, Prefer: wire.NoBrokerID}
 	if opts.EnableElectUncleanMaster {
 		in.AllReplicas = r.sortedIDs()
@@ -97,20 +97,20 @@ func (s *State) chooseMaster(r *ReplicaInfo, ss *SyncStateInfo, req wire.ElectMa
 	}
 	policy := opts.Policy
 	if policy == nil {
-		policy = DefaultElectPolicy{}
+		policy = defaultElectPolicy{}
 	}
 	return policy.Elect(in, live)
 }
 
-func masterStillExists(r *ReplicaInfo, ss *SyncStateInfo) (wire.ElectMasterResponse, []Event, error) {
+func masterStillExists(r *replicaInfo, ss *syncStateInfo) (wire.ElectMasterResponse, []event, error) {
 	resp := wire.ElectMasterResponse{MasterBrokerID: ss.masterPtr(), MasterAddress: r.addressPtr(ss.MasterBrokerID),
 		MasterEpoch: ptr(ss.MasterEpoch), SyncStateSetEpoch: ptr(ss.SyncStateSetEpoch),
 		Body: &wire.ElectMasterResponseBody{SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet)}}
-	return resp, nil, newError(ErrMasterStillExist,
+	return resp, nil, newError(errMasterStillExist,
 		"The old master %d is still alive, not need to elect new master for broker %s", ss.MasterBrokerID, r.BrokerName)
 }
 
-func masterElected(r *ReplicaInfo, ss *SyncStateInfo, id int64) (wire.ElectMasterResponse, []Event, error) {
+func masterElected(r *replicaInfo, ss *syncStateInfo, id int64) (wire.ElectMasterResponse, []event, error) {
 	group := &wire.BrokerMemberGroup{Cluster: r.ClusterName, BrokerName: r.BrokerName, BrokerAddrs: map[int64]string{}}
 	for bid, info := range r.Brokers {
 		group.BrokerAddrs[bid] = info.Address
@@ -118,13 +118,13 @@ func masterElected(r *ReplicaInfo, ss *SyncStateInfo, id int64) (wire.ElectMaste
 	resp := wire.ElectMasterResponse{MasterBrokerID: ptr(id), MasterAddress: r.addressPtr(id),
 		MasterEpoch: ptr(ss.MasterEpoch + 1), SyncStateSetEpoch: ptr(ss.SyncStateSetEpoch + 1),
 		Body: &wire.ElectMasterResponseBody{BrokerMemberGroup: group, SyncStateSet: []int64{id}}}
-	return resp, []Event{ElectMasterEvent{NewMasterElected: true, BrokerName: r.BrokerName, NewMasterBrokerID: id,
+	return resp, []event{electMasterEvent{NewMasterElected: true, BrokerName: r.BrokerName, NewMasterBrokerID: id,
 		Fence: fenceOf(ss)}}, nil
 }
 
 // NeedsElectionOnInactive is the leader's check for an inactive event (T1):
 // only the loss of the current master triggers an election.
-func (s *State) NeedsElectionOnInactive(ev InactiveEvent) bool {
+func (s *state) NeedsElectionOnInactive(ev inactiveBroker) bool {
 	return s.IsMaster(ev.BrokerName, ev.BrokerID)
 }
 
@@ -136,20 +136,20 @@ func idString(id int64) string {
 	return fmt.Sprint(id)
 }
 
-// RequestCodeNotifyBrokerRoleChanged is NOTIFY_BROKER_ROLE_CHANGED, sent
+// requestCodeNotifyBrokerRoleChanged is NOTIFY_BROKER_ROLE_CHANGED, sent
 // oneway by the controller to brokers after a code-0 election
 // (docs/controller.md section 3.5).
-const RequestCodeNotifyBrokerRoleChanged int32 = 1008
+const requestCodeNotifyBrokerRoleChanged int32 = 1008
 
-// NotifyTarget is one broker to notify.
-type NotifyTarget struct {
+// notifyTarget is one broker to notify.
+type notifyTarget struct {
 	BrokerID int64
 	Address  string
 }
 
-// RoleChangeNotifyEntry is built from a successful election reply; it is
+// roleChangeNotifyEntry is built from a successful election reply; it is
 // the 1008 request (header + SyncStateSet body) sent to each alive member.
-type RoleChangeNotifyEntry struct {
+type roleChangeNotifyEntry struct {
 	Group             wire.BrokerMemberGroup
 	MasterAddress     string
 	MasterBrokerID    int64
@@ -158,13 +158,13 @@ type RoleChangeNotifyEntry struct {
 	SyncStateSet      []int64
 }
 
-// NewRoleChangeNotifyEntry converts a code-0 ElectMasterResponse. ok is false
+// newRoleChangeNotifyEntry converts a code-0 ElectMasterResponse. ok is false
 // when there is nothing to notify (no member group or no master id).
-func NewRoleChangeNotifyEntry(resp wire.ElectMasterResponse) (RoleChangeNotifyEntry, bool) {
+func newRoleChangeNotifyEntry(resp wire.ElectMasterResponse) (roleChangeNotifyEntry, bool) {
 	if resp.Body == nil || resp.Body.BrokerMemberGroup == nil || resp.MasterBrokerID == nil {
-		return RoleChangeNotifyEntry{}, false
+		return roleChangeNotifyEntry{}, false
 	}
-	e := RoleChangeNotifyEntry{Group: *resp.Body.BrokerMemberGroup, MasterBrokerID: *resp.MasterBrokerID,
+	e := roleChangeNotifyEntry{Group: *resp.Body.BrokerMemberGroup, MasterBrokerID: *resp.MasterBrokerID,
 		MasterAddress: orDefault(resp.MasterAddress, ""), MasterEpoch: orDefault(resp.MasterEpoch, 0),
 		SyncStateSetEpoch: orDefault(resp.SyncStateSetEpoch, 0), SyncStateSet: wire.NormalizeIDs(resp.Body.SyncStateSet)}
 	return e, true
@@ -172,28 +172,28 @@ func NewRoleChangeNotifyEntry(resp wire.ElectMasterResponse) (RoleChangeNotifyEn
 
 // Targets returns the members whose heartbeat is active on this node,
 // ascending by id.
-func (e RoleChangeNotifyEntry) Targets(live Liveness) []NotifyTarget {
+func (e roleChangeNotifyEntry) Targets(live liveness) []notifyTarget {
 	ids := make([]int64, 0, len(e.Group.BrokerAddrs))
 	for id := range e.Group.BrokerAddrs {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	var out []NotifyTarget
+	var out []notifyTarget
 	for _, id := range ids {
 		if live.IsActive(e.Group.Cluster, e.Group.BrokerName, id) {
-			out = append(out, NotifyTarget{BrokerID: id, Address: e.Group.BrokerAddrs[id]})
+			out = append(out, notifyTarget{BrokerID: id, Address: e.Group.BrokerAddrs[id]})
 		}
 	}
 	return out
 }
 
 // ExtFields is the NotifyBrokerRoleChangedRequestHeader.
-func (e RoleChangeNotifyEntry) ExtFields() map[string]string {
+func (e roleChangeNotifyEntry) ExtFields() map[string]string {
 	return wire.NotifyBrokerRoleChangedRequest{MasterAddress: e.MasterAddress, MasterEpoch: e.MasterEpoch,
 		SyncStateSetEpoch: e.SyncStateSetEpoch, MasterBrokerID: e.MasterBrokerID}.ExtFields()
 }
 
 // BodyBytes is the SyncStateSet body of the 1008 request.
-func (e RoleChangeNotifyEntry) BodyBytes() []byte {
+func (e roleChangeNotifyEntry) BodyBytes() []byte {
 	return wire.SyncStateSet{SyncStateSet: e.SyncStateSet, SyncStateSetEpoch: e.SyncStateSetEpoch}.Encode()
 }

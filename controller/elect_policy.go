@@ -9,8 +9,8 @@ import (
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
-// ElectInput is what an ElectPolicy sees. Id lists are sorted ascending.
-type ElectInput struct {
+// electInput is what an ElectPolicy sees. Id lists are sorted ascending.
+type electInput struct {
 	ClusterName  string // the stored cluster name of the set (heartbeat key)
 	BrokerName   string
 	SyncStateSet []int64
@@ -19,12 +19,12 @@ type ElectInput struct {
 	Prefer       int64   // designated broker, NoBrokerID if none
 }
 
-// ElectPolicy chooses a master; NoBrokerID means nobody can be elected.
-type ElectPolicy interface {
-	Elect(in ElectInput, live Liveness) int64
+// electPolicy chooses a master; NoBrokerID means nobody can be elected.
+type electPolicy interface {
+	Elect(in electInput, live liveness) int64
 }
 
-// DefaultElectPolicy is Java's DefaultElectPolicy wired to the heartbeat
+// defaultElectPolicy is Java's DefaultElectPolicy wired to the heartbeat
 // manager (docs/controller.md section 3.3): try the sync-state set, then
 // (unclean) all replicas. In each pass only alive ids count; the old master
 // is kept when alive unless another broker is designated; a designated broker
@@ -35,10 +35,10 @@ type ElectPolicy interface {
 // difference to int and overflows for gaps ≥ 2^31); exact ties go to the
 // lowest id (Java's TreeSet drops ties, keeping an iteration-order
 // survivor); an alive id without live info sorts last instead of throwing.
-type DefaultElectPolicy struct{}
+type defaultElectPolicy struct{}
 
 // Elect implements ElectPolicy.
-func (p DefaultElectPolicy) Elect(in ElectInput, live Liveness) int64 {
+func (p defaultElectPolicy) Elect(in electInput, live liveness) int64 {
 	if id := p.tryElect(in, in.SyncStateSet, live); id != wire.NoBrokerID {
 		return id
 	}
@@ -48,7 +48,7 @@ func (p DefaultElectPolicy) Elect(in ElectInput, live Liveness) int64 {
 	return wire.NoBrokerID
 }
 
-func (DefaultElectPolicy) tryElect(in ElectInput, candidates []int64, live Liveness) int64 {
+func (defaultElectPolicy) tryElect(in electInput, candidates []int64, live liveness) int64 {
 	alive := make([]int64, 0, len(candidates))
 	for _, id := range candidates {
 		if live.IsActive(in.ClusterName, in.BrokerName, id) {
@@ -73,12 +73,12 @@ func (DefaultElectPolicy) tryElect(in ElectInput, candidates []int64, live Liven
 
 type rankedCandidate struct {
 	id      int64
-	info    LiveInfo
+	info    liveInfo
 	hasInfo bool
 }
 
 // bestCandidate ranks alive ids by epoch desc, maxOffset desc, priority asc, id asc.
-func bestCandidate(in ElectInput, alive []int64, live Liveness) int64 {
+func bestCandidate(in electInput, alive []int64, live liveness) int64 {
 	ranked := make([]rankedCandidate, 0, len(alive))
 	for _, id := range alive {
 		info, ok := live.LiveInfo(in.ClusterName, in.BrokerName, id)

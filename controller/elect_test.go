@@ -29,7 +29,7 @@ func liveFrom(cands []cand) *fakeLive {
 		}
 		l.set("c", "b", c.id, c.epoch, c.offset, c.prio)
 		if c.noInfo {
-			delete(l.infos, BrokerIdentity{"c", "b", c.id})
+			delete(l.infos, brokerIdentity{"c", "b", c.id})
 		}
 	}
 	return l
@@ -69,18 +69,18 @@ func TestDefaultElectPolicy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			in := ElectInput{ClusterName: "c", BrokerName: "b", SyncStateSet: c.ss, AllReplicas: c.all,
+			in := electInput{ClusterName: "c", BrokerName: "b", SyncStateSet: c.ss, AllReplicas: c.all,
 				OldMaster: c.old, Prefer: c.prefer}
-			require.Equal(t, c.want, DefaultElectPolicy{}.Elect(in, liveFrom(c.cands)))
+			require.Equal(t, c.want, defaultElectPolicy{}.Elect(in, liveFrom(c.cands)))
 		})
 	}
 }
 
-func elect(f *testFSM, req wire.ElectMasterRequest, live Liveness, opts ElectOptions) (wire.ElectMasterResponse, []Event, error) {
+func elect(f *testFSM, req wire.ElectMasterRequest, live liveness, opts electOptions) (wire.ElectMasterResponse, []event, error) {
 	var resp wire.ElectMasterResponse
-	var evs []Event
+	var evs []event
 	var err error
-	f.fsm.Read(func(s *State) { resp, evs, err = s.ElectMaster(req, live, opts) })
+	f.fsm.read(func(s *state) { resp, evs, err = s.ElectMaster(req, live, opts) })
 	return resp, evs, err
 }
 
@@ -89,40 +89,40 @@ func TestElectMasterTriggers(t *testing.T) {
 	registerSet(f, "c", "b", 3)
 	live := newFakeLive().set("c", "b", 1, 0, 10, 0).set("c", "b", 2, 0, 20, 0).set("c", "b", 3, 0, 30, 0)
 
-	_, _, err := elect(f, BrokerTriggerElect("c", "nope", 1), live, ElectOptions{})
+	_, _, err := elect(f, brokerTriggerElect("c", "nope", 1), live, electOptions{})
 	require.Equal(t, int32(2010), codeOf(err))
 
 	// First election: the requester wins even though 3 has more data.
-	resp, evs, err := elect(f, BrokerTriggerElect("c", "b", 1), live, ElectOptions{})
+	resp, evs, err := elect(f, brokerTriggerElect("c", "b", 1), live, electOptions{})
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"masterBrokerId": "1", "masterAddress": addrOf(1), "masterEpoch": "1",
 		"syncStateSetEpoch": "1"}, resp.ExtFields())
 	f.apply(evs...)
 
 	// Master alive: broker trigger gets 2011 with the current state.
-	resp, evs, err = elect(f, BrokerTriggerElect("c", "b", 2), live, ElectOptions{})
+	resp, evs, err = elect(f, brokerTriggerElect("c", "b", 2), live, electOptions{})
 	require.Equal(t, int32(2011), codeOf(err))
 	require.Empty(t, evs)
 	require.Equal(t, `{"syncStateSet":[1]}`, string(resp.BodyBytes()))
 
 	// Master dies: the controller elects from ss {1} → nobody → 2004 + event.
 	live.kill("c", "b", 1)
-	resp, evs, err = elect(f, ControllerTriggerElect("b"), live, ElectOptions{})
+	resp, evs, err = elect(f, controllerTriggerElect("b"), live, electOptions{})
 	require.Equal(t, int32(2004), codeOf(err))
 	require.Empty(t, resp.ExtFields())
 	require.Len(t, evs, 1)
 	f.apply(evs...)
 	ss, _ := f.state().SyncState("b")
-	require.Equal(t, SyncStateInfo{ClusterName: "c", BrokerName: "b", MasterEpoch: 2, SyncStateSetEpoch: 1,
+	require.Equal(t, syncStateInfo{ClusterName: "c", BrokerName: "b", MasterEpoch: 2, SyncStateSetEpoch: 1,
 		SyncStateSet: []int64{1}, MasterBrokerID: wire.NoBrokerID}, ss)
 
 	// A broker trigger with nobody electable: 2012, no event.
-	_, evs, err = elect(f, BrokerTriggerElect("c", "b", 2), live, ElectOptions{})
+	_, evs, err = elect(f, brokerTriggerElect("c", "b", 2), live, electOptions{})
 	require.Equal(t, int32(2012), codeOf(err))
 	require.Empty(t, evs)
 
 	// Unclean election picks the best of all replicas (3).
-	resp, evs, err = elect(f, ControllerTriggerElect("b"), live, ElectOptions{EnableElectUncleanMaster: true})
+	resp, evs, err = elect(f, controllerTriggerElect("b"), live, electOptions{EnableElectUncleanMaster: true})
 	require.NoError(t, err)
 	require.Equal(t, int64(3), *resp.MasterBrokerID)
 	require.Equal(t, int32(3), *resp.MasterEpoch)
@@ -130,13 +130,13 @@ func TestElectMasterTriggers(t *testing.T) {
 	f.apply(evs...)
 
 	// Admin designates 2 (alive, outside ss {3}): refused when clean, elected when unclean.
-	_, _, err = elect(f, AdminTriggerElect("c", "b", 2), live, ElectOptions{})
+	_, _, err = elect(f, adminTriggerElect("c", "b", 2), live, electOptions{})
 	require.Equal(t, int32(2012), codeOf(err))
-	resp, evs, err = elect(f, AdminTriggerElect("c", "b", 2), live, ElectOptions{EnableElectUncleanMaster: true})
+	resp, evs, err = elect(f, adminTriggerElect("c", "b", 2), live, electOptions{EnableElectUncleanMaster: true})
 	require.NoError(t, err)
 	f.apply(evs...)
 	ss, _ = f.state().SyncState("b")
-	require.Equal(t, SyncStateInfo{ClusterName: "c", BrokerName: "b", MasterEpoch: 4, SyncStateSetEpoch: 3,
+	require.Equal(t, syncStateInfo{ClusterName: "c", BrokerName: "b", MasterEpoch: 4, SyncStateSetEpoch: 3,
 		SyncStateSet: []int64{2}, MasterBrokerID: 2}, ss)
 	require.Equal(t, `{"brokerMemberGroup":{"brokerAddrs":{1:"10.0.0.1:10911",2:"10.0.0.2:10911",3:"10.0.0.3:10911"},"brokerName":"b","cluster":"c"},"syncStateSet":[2]}`,
 		string(resp.BodyBytes()))
@@ -147,13 +147,13 @@ func TestFirstElectionOfUnregisteredIDUsesPolicy(t *testing.T) {
 	registerSet(f, "c", "b", 2)
 	live := newFakeLive().set("c", "b", 2, 0, 0, 0)
 	// Java would make 9 master without an address; we fall back to the policy.
-	_, _, err := elect(f, AdminTriggerElect("c", "b", 9), live, ElectOptions{})
+	_, _, err := elect(f, adminTriggerElect("c", "b", 9), live, electOptions{})
 	require.Equal(t, int32(2012), codeOf(err))
 	// The controller trigger on a never-elected set with an empty ss: 2004.
-	_, evs, err := elect(f, ControllerTriggerElect("b"), live, ElectOptions{})
+	_, evs, err := elect(f, controllerTriggerElect("b"), live, electOptions{})
 	require.Equal(t, int32(2004), codeOf(err))
 	require.Len(t, evs, 1)
-	resp, _, err := elect(f, ControllerTriggerElect("b"), live, ElectOptions{EnableElectUncleanMaster: true})
+	resp, _, err := elect(f, controllerTriggerElect("b"), live, electOptions{EnableElectUncleanMaster: true})
 	require.NoError(t, err)
 	require.Equal(t, int64(2), *resp.MasterBrokerID)
 }
@@ -162,31 +162,31 @@ func TestReelectTriggers(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 2)
 	registerSet(f, "c", "a", 2)
-	f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
-	f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "a", NewMasterBrokerID: 2})
+	f.apply(electMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
+	f.apply(electMasterEvent{NewMasterElected: true, BrokerName: "a", NewMasterBrokerID: 2})
 	live := newFakeLive().set("c", "b", 2, 0, 0, 0).set("c", "a", 1, 0, 0, 0)
 	st := f.state()
 	require.Equal(t, []string{"a", "b"}, st.BrokerSetsNeedingReelect(live))
 	live.kill("c", "a", 1)
 	require.Equal(t, []string{"b"}, st.BrokerSetsNeedingReelect(live), "a has nobody alive")
-	require.True(t, st.NeedsElectionOnInactive(InactiveEvent{BrokerIdentity: BrokerIdentity{"c", "b", 1}}))
-	require.False(t, st.NeedsElectionOnInactive(InactiveEvent{BrokerIdentity: BrokerIdentity{"c", "b", 2}}))
-	require.False(t, st.NeedsElectionOnInactive(InactiveEvent{BrokerIdentity: BrokerIdentity{"c", "x", 1}}))
+	require.True(t, st.NeedsElectionOnInactive(inactiveBroker{brokerIdentity: brokerIdentity{"c", "b", 1}}))
+	require.False(t, st.NeedsElectionOnInactive(inactiveBroker{brokerIdentity: brokerIdentity{"c", "b", 2}}))
+	require.False(t, st.NeedsElectionOnInactive(inactiveBroker{brokerIdentity: brokerIdentity{"c", "x", 1}}))
 }
 
 func TestRoleChangeNotifyEntry(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 3)
 	live := newFakeLive().set("c", "b", 1, 0, 0, 0).set("c", "b", 3, 0, 0, 0)
-	resp, _, err := elect(f, BrokerTriggerElect("c", "b", 3), live, ElectOptions{})
+	resp, _, err := elect(f, brokerTriggerElect("c", "b", 3), live, electOptions{})
 	require.NoError(t, err)
-	e, ok := NewRoleChangeNotifyEntry(resp)
+	e, ok := newRoleChangeNotifyEntry(resp)
 	require.True(t, ok)
-	require.Equal(t, []NotifyTarget{{1, addrOf(1)}, {3, addrOf(3)}}, e.Targets(live))
+	require.Equal(t, []notifyTarget{{1, addrOf(1)}, {3, addrOf(3)}}, e.Targets(live))
 	require.Equal(t, map[string]string{"masterAddress": addrOf(3), "masterEpoch": "1", "syncStateSetEpoch": "1",
 		"masterBrokerId": "3"}, e.ExtFields())
 	require.Equal(t, `{"syncStateSet":[3],"syncStateSetEpoch":1}`, string(e.BodyBytes()))
-	_, ok = NewRoleChangeNotifyEntry(wire.ElectMasterResponse{})
+	_, ok = newRoleChangeNotifyEntry(wire.ElectMasterResponse{})
 	require.False(t, ok)
 }
 
@@ -197,30 +197,30 @@ func TestRoleChangeNotifyEntry(t *testing.T) {
 func TestElectRefusesEpochPastMaxInt32(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 2)
-	f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
+	f.apply(electMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
 	f.fsm.mu.Lock()
 	_, ss, _ := f.fsm.state.get("b")
 	ss.MasterEpoch = math.MaxInt32
 	f.fsm.mu.Unlock()
 
 	live := newFakeLive().set("c", "b", 2, 0, 0, 0)
-	_, evs, err := elect(f, ControllerTriggerElect("b"), live, ElectOptions{})
+	_, evs, err := elect(f, controllerTriggerElect("b"), live, electOptions{})
 	require.Equal(t, int32(2012), codeOf(err))
 	require.Empty(t, evs)
-	res := f.apply(ElectMasterEvent{NewMasterElected: false, BrokerName: "b", NewMasterBrokerID: wire.NoBrokerID})
-	require.ErrorIs(t, res.Err, ErrElectMasterFailed)
+	res := f.apply(electMasterEvent{NewMasterElected: false, BrokerName: "b", NewMasterBrokerID: wire.NoBrokerID})
+	require.ErrorIs(t, res.Err, errElectMasterFailed)
 	got, _ := f.state().SyncState("b")
 	require.Equal(t, int32(math.MaxInt32), got.MasterEpoch)
 	require.Equal(t, int64(1), got.MasterBrokerID)
 
-	res = f.apply(CleanBrokerDataEvent{BrokerName: "b", IDs: []int64{1}, Fence: fenceOf(&got)})
-	require.ErrorIs(t, res.Err, ErrInvalidCleanBrokerMetadata, "cleaning the master would bump the epoch")
+	res = f.apply(cleanBrokerDataEvent{BrokerName: "b", IDs: []int64{1}, Fence: fenceOf(&got)})
+	require.ErrorIs(t, res.Err, errInvalidCleanBrokerMetadata, "cleaning the master would bump the epoch")
 	f.fsm.mu.Lock()
 	ss.SyncStateSetEpoch = math.MaxInt32
 	f.fsm.mu.Unlock()
-	res = f.apply(AlterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 2}})
-	require.ErrorIs(t, res.Err, ErrAlterSyncStateSetFailed)
+	res = f.apply(alterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 2}})
+	require.ErrorIs(t, res.Err, errAlterSyncStateSetFailed)
 	got, _ = f.state().SyncState("b")
-	require.Equal(t, SyncStateInfo{ClusterName: "c", BrokerName: "b", MasterEpoch: math.MaxInt32,
+	require.Equal(t, syncStateInfo{ClusterName: "c", BrokerName: "b", MasterEpoch: math.MaxInt32,
 		SyncStateSetEpoch: math.MaxInt32, SyncStateSet: []int64{1}, MasterBrokerID: 1}, got)
 }

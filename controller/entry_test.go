@@ -9,47 +9,47 @@ import (
 )
 
 func TestEntryRoundTrip(t *testing.T) {
-	events := []Event{
-		ApplyBrokerIDEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "a", NewBrokerID: 1, RegisterCheckCode: "a;1"},
-		ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1},
-		AlterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 2}},
-		CleanBrokerDataEvent{BrokerName: "b", IDs: []int64{2}},
-		CleanBrokerDataEvent{BrokerName: "b"},
-		UpdateBrokerAddressEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "z", BrokerID: 1},
-		ReadEvent{},
+	events := []event{
+		applyBrokerIDEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "a", NewBrokerID: 1, RegisterCheckCode: "a;1"},
+		electMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1},
+		alterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 2}},
+		cleanBrokerDataEvent{BrokerName: "b", IDs: []int64{2}},
+		cleanBrokerDataEvent{BrokerName: "b"},
+		updateBrokerAddressEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "z", BrokerID: 1},
+		readEvent{},
 	}
 	for _, ev := range events {
-		data, err := EncodeEntry(ev)
+		data, err := encodeEntry(ev)
 		require.NoError(t, err)
 		require.Equal(t, byte(ev.Type()), data[0])
-		back, err := DecodeEntry(data)
+		back, err := decodeEntry(data)
 		require.NoError(t, err)
-		require.Equal(t, []Event{ev}, back)
+		require.Equal(t, []event{ev}, back)
 	}
-	data, err := EncodeEntry(events...)
+	data, err := encodeEntry(events...)
 	require.NoError(t, err)
-	back, err := DecodeEntry(data)
+	back, err := decodeEntry(data)
 	require.NoError(t, err)
 	require.Equal(t, events, back)
-	noop, err := EncodeEntry()
+	noop, err := encodeEntry()
 	require.NoError(t, err)
-	back, err = DecodeEntry(noop)
+	back, err = decodeEntry(noop)
 	require.NoError(t, err)
 	require.Empty(t, back)
 }
 
 func FuzzDecodeEntry(f *testing.F) {
-	for _, evs := range [][]Event{nil, {ReadEvent{}}, {ElectMasterEvent{BrokerName: "b"}, ReadEvent{}}} {
-		data, err := EncodeEntry(evs...)
+	for _, evs := range [][]event{nil, {readEvent{}}, {electMasterEvent{BrokerName: "b"}, readEvent{}}} {
+		data, err := encodeEntry(evs...)
 		require.NoError(f, err)
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		events, err := DecodeEntry(data)
+		events, err := decodeEntry(data)
 		if err != nil {
 			return
 		}
-		st := NewState()
+		st := newState()
 		for _, ev := range events {
 			_ = ev.apply(st)
 		}

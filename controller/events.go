@@ -12,54 +12,54 @@ import (
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
-// EventType is the first byte of a log entry. Values 1..6 keep the Java
+// eventType is the first byte of a log entry. Values 1..6 keep the Java
 // event ids (EventType.java) so logs read the same; the encoding after the
 // byte is ours (JSON of the Go event struct), not DLedger's.
-type EventType uint8
+type eventType uint8
 
 // Log entry types.
 const (
-	EventNoop                EventType = 0 // empty payload; a read/leadership barrier
-	EventAlterSyncStateSet   EventType = 1
-	EventApplyBrokerID       EventType = 2
-	EventElectMaster         EventType = 3
-	EventRead                EventType = 4 // Java's ReadEvent; never produced, applied as a no-op
-	EventCleanBrokerData     EventType = 5
-	EventUpdateBrokerAddress EventType = 6
-	EventBatch               EventType = 64 // several events of one request, applied together
-	// EventFenced prefixes an entry that holds a fenced event (fence.go).
+	eventNoop                eventType = 0 // empty payload; a read/leadership barrier
+	eventAlterSyncStateSet   eventType = 1
+	eventApplyBrokerID       eventType = 2
+	eventElectMaster         eventType = 3
+	eventRead                eventType = 4 // Java's ReadEvent; never produced, applied as a no-op
+	eventCleanBrokerData     eventType = 5
+	eventUpdateBrokerAddress eventType = 6
+	eventBatch               eventType = 64 // several events of one request, applied together
+	// eventFenced prefixes an entry that holds a fenced event (fence.go).
 	// The previous version does not know it and stops on it (Apply panics)
 	// instead of applying the entry without its preconditions.
-	EventFenced EventType = 65
+	eventFenced eventType = 65
 
-	// IgnoreUnknownFlag marks an entry type that an older node may skip when
+	// ignoreUnknownFlag marks an entry type that an older node may skip when
 	// it does not know it (consul style). Without the flag an unknown type
 	// is a corrupt log and Apply panics.
-	IgnoreUnknownFlag EventType = 128
+	ignoreUnknownFlag eventType = 128
 )
 
-// Event is one replicated state change produced by a command builder.
-type Event interface {
+// event is one replicated state change produced by a command builder.
+type event interface {
 	// Type is the entry type byte of the event.
-	Type() EventType
+	Type() eventType
 	// apply mutates the state. It must be deterministic. A returned error is
 	// a business result (e.g. the set vanished), never a reason to stop. A
 	// fenced event that returns an error has changed nothing.
-	apply(s *State) error
+	apply(s *state) error
 	// fenced reports whether the event carries the preconditions it was
 	// built on (see fence.go; false for entries of the previous version).
 	fenced() bool
 }
 
-// AlterSyncStateSetEvent replaces the sync-state set and bumps its epoch.
-type AlterSyncStateSetEvent struct {
+// alterSyncStateSetEvent replaces the sync-state set and bumps its epoch.
+type alterSyncStateSetEvent struct {
 	BrokerName      string  `json:"brokerName"`
 	NewSyncStateSet []int64 `json:"newSyncStateSet"`
-	Fence           *Fence  `json:"fence,omitempty"` // nil in entries of the previous version
+	Fence           *fence  `json:"fence,omitempty"` // nil in entries of the previous version
 }
 
-// ApplyBrokerIDEvent registers a broker id (creating the set if needed).
-type ApplyBrokerIDEvent struct {
+// applyBrokerIDEvent registers a broker id (creating the set if needed).
+type applyBrokerIDEvent struct {
 	ClusterName       string `json:"clusterName"`
 	BrokerName        string `json:"brokerName"`
 	BrokerAddress     string `json:"brokerAddress"`
@@ -68,68 +68,68 @@ type ApplyBrokerIDEvent struct {
 	Fenced            bool   `json:"fenced,omitempty"` // false in entries of the previous version
 }
 
-// ElectMasterEvent records an election: a new master, or (not elected) the
+// electMasterEvent records an election: a new master, or (not elected) the
 // loss of the master.
-type ElectMasterEvent struct {
+type electMasterEvent struct {
 	NewMasterElected  bool   `json:"newMasterElected"`
 	BrokerName        string `json:"brokerName"`
 	NewMasterBrokerID int64  `json:"newMasterBrokerId"`
-	Fence             *Fence `json:"fence,omitempty"` // nil in entries of the previous version
+	Fence             *fence `json:"fence,omitempty"` // nil in entries of the previous version
 }
 
-// CleanBrokerDataEvent removes ids, or the whole set when IDs is empty.
-type CleanBrokerDataEvent struct {
+// cleanBrokerDataEvent removes ids, or the whole set when IDs is empty.
+type cleanBrokerDataEvent struct {
 	BrokerName string  `json:"brokerName"`
 	IDs        []int64 `json:"brokerIdSetToClean,omitempty"`
-	Fence      *Fence  `json:"fence,omitempty"` // nil in entries of the previous version
+	Fence      *fence  `json:"fence,omitempty"` // nil in entries of the previous version
 }
 
-// UpdateBrokerAddressEvent replaces the stored address of an id.
-type UpdateBrokerAddressEvent struct {
+// updateBrokerAddressEvent replaces the stored address of an id.
+type updateBrokerAddressEvent struct {
 	ClusterName   string `json:"clusterName"`
 	BrokerName    string `json:"brokerName"`
 	BrokerAddress string `json:"brokerAddress"`
 	BrokerID      int64  `json:"brokerId"`
 }
 
-// ReadEvent is Java's ReadEvent: it changes nothing.
-type ReadEvent struct{}
+// readEvent is Java's ReadEvent: it changes nothing.
+type readEvent struct{}
 
 // Type implements Event.
-func (AlterSyncStateSetEvent) Type() EventType { return EventAlterSyncStateSet }
+func (alterSyncStateSetEvent) Type() eventType { return eventAlterSyncStateSet }
 
 // Type implements Event.
-func (ApplyBrokerIDEvent) Type() EventType { return EventApplyBrokerID }
+func (applyBrokerIDEvent) Type() eventType { return eventApplyBrokerID }
 
 // Type implements Event.
-func (ElectMasterEvent) Type() EventType { return EventElectMaster }
+func (electMasterEvent) Type() eventType { return eventElectMaster }
 
 // Type implements Event.
-func (CleanBrokerDataEvent) Type() EventType { return EventCleanBrokerData }
+func (cleanBrokerDataEvent) Type() eventType { return eventCleanBrokerData }
 
 // Type implements Event.
-func (UpdateBrokerAddressEvent) Type() EventType { return EventUpdateBrokerAddress }
+func (updateBrokerAddressEvent) Type() eventType { return eventUpdateBrokerAddress }
 
 // Type implements Event.
-func (ReadEvent) Type() EventType { return EventRead }
+func (readEvent) Type() eventType { return eventRead }
 
-func (ReadEvent) apply(*State) error { return nil }
+func (readEvent) apply(*state) error { return nil }
 
-func (e AlterSyncStateSetEvent) fenced() bool   { return e.Fence != nil }
-func (e ApplyBrokerIDEvent) fenced() bool       { return e.Fenced }
-func (e ElectMasterEvent) fenced() bool         { return e.Fence != nil }
-func (e CleanBrokerDataEvent) fenced() bool     { return e.Fence != nil }
-func (e UpdateBrokerAddressEvent) fenced() bool { return false } // Apply checks the id anyway
-func (ReadEvent) fenced() bool                  { return false }
+func (e alterSyncStateSetEvent) fenced() bool   { return e.Fence != nil }
+func (e applyBrokerIDEvent) fenced() bool       { return e.Fenced }
+func (e electMasterEvent) fenced() bool         { return e.Fence != nil }
+func (e cleanBrokerDataEvent) fenced() bool     { return e.Fence != nil }
+func (e updateBrokerAddressEvent) fenced() bool { return false } // Apply checks the id anyway
+func (readEvent) fenced() bool                  { return false }
 
-func (e AlterSyncStateSetEvent) apply(s *State) error {
+func (e alterSyncStateSetEvent) apply(s *state) error {
 	newSet := wire.NormalizeIDs(e.NewSyncStateSet)
 	ss, err := e.target(s, newSet)
 	if err != nil {
 		return err
 	}
 	if ss.SyncStateSetEpoch == math.MaxInt32 { // ours: Java's ++ would wrap
-		return newError(ErrAlterSyncStateSetFailed, "alter sync-state set of %s: %s", e.BrokerName, remarkEpochExhausted)
+		return newError(errAlterSyncStateSetFailed, "alter sync-state set of %s: %s", e.BrokerName, remarkEpochExhausted)
 	}
 	ss.SyncStateSet = newSet
 	ss.SyncStateSetEpoch++
@@ -137,11 +137,11 @@ func (e AlterSyncStateSetEvent) apply(s *State) error {
 }
 
 // target returns the sync-state half to change, or why it must not change.
-func (e AlterSyncStateSetEvent) target(s *State, newSet []int64) (*SyncStateInfo, error) {
+func (e alterSyncStateSetEvent) target(s *state, newSet []int64) (*syncStateInfo, error) {
 	if e.Fence == nil {
 		_, ss, ok := s.get(e.BrokerName)
 		if !ok {
-			return nil, newError(ErrBrokerMetadataNotExist, "alter sync-state set: %s", remarkMetadataNotExist)
+			return nil, newError(errBrokerMetadataNotExist, "alter sync-state set: %s", remarkMetadataNotExist)
 		}
 		return ss, nil
 	}
@@ -153,19 +153,19 @@ func (e AlterSyncStateSetEvent) target(s *State, newSet []int64) (*SyncStateInfo
 }
 
 // checkAlterResult: the new set holds only registered ids and the master.
-func checkAlterResult(r *ReplicaInfo, ss *SyncStateInfo, newSet []int64) error {
+func checkAlterResult(r *replicaInfo, ss *syncStateInfo, newSet []int64) error {
 	if err := checkRegistered(r, newSet, "alter syncStateSet"); err != nil {
 		return err
 	}
 	if !containsID(newSet, ss.MasterBrokerID) {
-		return newError(ErrAlterSyncStateSetFailed,
+		return newError(errAlterSyncStateSetFailed,
 			"Rejecting alter syncStateSet request because the newSyncStateSet don't contains origin leader {%d}",
 			ss.MasterBrokerID)
 	}
 	return nil
 }
 
-func (e ApplyBrokerIDEvent) apply(s *State) error {
+func (e applyBrokerIDEvent) apply(s *state) error {
 	if e.Fenced {
 		return e.applyFenced(s)
 	}
@@ -177,21 +177,21 @@ func (e ApplyBrokerIDEvent) apply(s *State) error {
 		return nil
 	}
 	// First id of the set (or the set was half removed): start afresh.
-	r := &ReplicaInfo{ClusterName: e.ClusterName, BrokerName: e.BrokerName,
-		NextAssignBrokerID: FirstBrokerID, Brokers: map[int64]BrokerIDInfo{}}
+	r := &replicaInfo{ClusterName: e.ClusterName, BrokerName: e.BrokerName,
+		NextAssignBrokerID: firstBrokerID, Brokers: map[int64]brokerIDInfo{}}
 	r.addBroker(e.NewBrokerID, e.BrokerAddress, e.RegisterCheckCode)
 	s.replicas[e.BrokerName] = r
-	s.syncStates[e.BrokerName] = &SyncStateInfo{ClusterName: e.ClusterName, BrokerName: e.BrokerName,
+	s.syncStates[e.BrokerName] = &syncStateInfo{ClusterName: e.ClusterName, BrokerName: e.BrokerName,
 		SyncStateSet: []int64{}, MasterBrokerID: wire.NoBrokerID}
 	return nil
 }
 
 // target returns the sync-state half to change, or why it must not change.
-func (e ElectMasterEvent) target(s *State) (*SyncStateInfo, error) {
+func (e electMasterEvent) target(s *state) (*syncStateInfo, error) {
 	if e.Fence == nil {
 		_, ss, ok := s.get(e.BrokerName)
 		if !ok {
-			return nil, newError(ErrBrokerMetadataNotExist, "elect master of unknown broker set %s", e.BrokerName)
+			return nil, newError(errBrokerMetadataNotExist, "elect master of unknown broker set %s", e.BrokerName)
 		}
 		return ss, nil
 	}
@@ -202,13 +202,13 @@ func (e ElectMasterEvent) target(s *State) (*SyncStateInfo, error) {
 	return ss, err
 }
 
-func (e ElectMasterEvent) apply(s *State) error {
+func (e electMasterEvent) apply(s *state) error {
 	ss, err := e.target(s)
 	if err != nil {
 		return err
 	}
 	if ss.MasterEpoch == math.MaxInt32 || (e.NewMasterElected && ss.SyncStateSetEpoch == math.MaxInt32) {
-		return newError(ErrElectMasterFailed, "elect master of %s: %s", e.BrokerName, remarkEpochExhausted)
+		return newError(errElectMasterFailed, "elect master of %s: %s", e.BrokerName, remarkEpochExhausted)
 	}
 	ss.MasterEpoch++
 	if !e.NewMasterElected {
@@ -221,7 +221,7 @@ func (e ElectMasterEvent) apply(s *State) error {
 	return nil
 }
 
-func (e CleanBrokerDataEvent) apply(s *State) error {
+func (e cleanBrokerDataEvent) apply(s *state) error {
 	if e.Fence != nil {
 		if _, _, err := e.Fence.check(s, e.BrokerName, "clean broker data"); err != nil {
 			return err
@@ -250,16 +250,16 @@ func (e CleanBrokerDataEvent) apply(s *State) error {
 	return nil
 }
 
-func (e UpdateBrokerAddressEvent) apply(s *State) error {
+func (e updateBrokerAddressEvent) apply(s *state) error {
 	// Java dereferences the replica entry unconditionally (an NPE in the
 	// state machine); we report the miss instead.
 	r, ok := s.replicas[e.BrokerName]
 	if !ok {
-		return newError(ErrBrokerMetadataNotExist, "update address of unknown broker set %s", e.BrokerName)
+		return newError(errBrokerMetadataNotExist, "update address of unknown broker set %s", e.BrokerName)
 	}
 	info, ok := r.Brokers[e.BrokerID]
 	if !ok {
-		return newError(ErrBrokerNeedToBeRegistered, "update address of unknown broker id %d in %s", e.BrokerID, e.BrokerName)
+		return newError(errBrokerNeedToBeRegistered, "update address of unknown broker id %d in %s", e.BrokerID, e.BrokerName)
 	}
 	info.Address = e.BrokerAddress // the check code is kept
 	r.Brokers[e.BrokerID] = info
@@ -277,16 +277,16 @@ func removeID(set []int64, id int64) []int64 {
 }
 
 // eventDecoders is the registry of entry decoders keyed by type byte.
-var eventDecoders = map[EventType]func([]byte) (Event, error){
-	EventAlterSyncStateSet:   decodeJSON[AlterSyncStateSetEvent],
-	EventApplyBrokerID:       decodeJSON[ApplyBrokerIDEvent],
-	EventElectMaster:         decodeJSON[ElectMasterEvent],
-	EventRead:                func([]byte) (Event, error) { return ReadEvent{}, nil },
-	EventCleanBrokerData:     decodeJSON[CleanBrokerDataEvent],
-	EventUpdateBrokerAddress: decodeJSON[UpdateBrokerAddressEvent],
+var eventDecoders = map[eventType]func([]byte) (event, error){
+	eventAlterSyncStateSet:   decodeJSON[alterSyncStateSetEvent],
+	eventApplyBrokerID:       decodeJSON[applyBrokerIDEvent],
+	eventElectMaster:         decodeJSON[electMasterEvent],
+	eventRead:                func([]byte) (event, error) { return readEvent{}, nil },
+	eventCleanBrokerData:     decodeJSON[cleanBrokerDataEvent],
+	eventUpdateBrokerAddress: decodeJSON[updateBrokerAddressEvent],
 }
 
-func decodeJSON[T Event](payload []byte) (Event, error) {
+func decodeJSON[T event](payload []byte) (event, error) {
 	var ev T
 	if err := json.Unmarshal(payload, &ev); err != nil {
 		return nil, err
@@ -296,13 +296,13 @@ func decodeJSON[T Event](payload []byte) (Event, error) {
 
 // decodeOne decodes a single (non-batch) entry. ok=false means an unknown
 // type carrying IgnoreUnknownFlag: skip it.
-func decodeOne(t EventType, payload []byte) (ev Event, ok bool, err error) {
-	if t == EventNoop {
+func decodeOne(t eventType, payload []byte) (ev event, ok bool, err error) {
+	if t == eventNoop {
 		return nil, false, nil
 	}
-	dec, known := eventDecoders[t&^IgnoreUnknownFlag]
+	dec, known := eventDecoders[t&^ignoreUnknownFlag]
 	if !known {
-		if t&IgnoreUnknownFlag != 0 {
+		if t&ignoreUnknownFlag != 0 {
 			return nil, false, nil
 		}
 		return nil, false, fmt.Errorf("unknown log entry type %d", t)
@@ -314,13 +314,13 @@ func decodeOne(t EventType, payload []byte) (ev Event, ok bool, err error) {
 	return ev, true, nil
 }
 
-// EncodeEntry encodes the events of one request as one log entry:
+// encodeEntry encodes the events of one request as one log entry:
 //   - no events: the single byte EventNoop (a barrier entry);
 //   - one event: its type byte followed by its JSON;
 //   - several: EventBatch, then per event its type byte, the uvarint length
 //     of its JSON and the JSON;
 //   - any of these that holds a fenced event: EventFenced, then the above.
-func EncodeEntry(events ...Event) ([]byte, error) {
+func encodeEntry(events ...event) ([]byte, error) {
 	if !anyFenced(events) {
 		return encodeEvents(events)
 	}
@@ -328,13 +328,13 @@ func EncodeEntry(events ...Event) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return append([]byte{byte(EventFenced)}, inner...), nil
+	return append([]byte{byte(eventFenced)}, inner...), nil
 }
 
-func encodeEvents(events []Event) ([]byte, error) {
+func encodeEvents(events []event) ([]byte, error) {
 	switch len(events) {
 	case 0:
-		return []byte{byte(EventNoop)}, nil
+		return []byte{byte(eventNoop)}, nil
 	case 1:
 		payload, err := json.Marshal(events[0])
 		if err != nil {
@@ -342,7 +342,7 @@ func encodeEvents(events []Event) ([]byte, error) {
 		}
 		return append([]byte{byte(events[0].Type())}, payload...), nil
 	}
-	out := []byte{byte(EventBatch)}
+	out := []byte{byte(eventBatch)}
 	for _, ev := range events {
 		payload, err := json.Marshal(ev)
 		if err != nil {
@@ -355,35 +355,35 @@ func encodeEvents(events []Event) ([]byte, error) {
 	return out, nil
 }
 
-// DecodeEntry decodes a log entry into its events (in order). Unknown types
+// decodeEntry decodes a log entry into its events (in order). Unknown types
 // flagged with IgnoreUnknownFlag are skipped; anything else that cannot be
 // decoded is an error.
-func DecodeEntry(data []byte) ([]Event, error) {
+func decodeEntry(data []byte) ([]event, error) {
 	if len(data) == 0 {
 		return nil, errors.New("empty log entry")
 	}
-	t := EventType(data[0])
-	if t == EventFenced {
-		if len(data) < 2 || EventType(data[1]) == EventFenced {
+	t := eventType(data[0])
+	if t == eventFenced {
+		if len(data) < 2 || eventType(data[1]) == eventFenced {
 			return nil, errors.New("malformed fenced log entry")
 		}
-		return DecodeEntry(data[1:])
+		return decodeEntry(data[1:])
 	}
-	if t != EventBatch {
+	if t != eventBatch {
 		ev, ok, err := decodeOne(t, data[1:])
 		if err != nil || !ok {
 			return nil, err
 		}
-		return []Event{ev}, nil
+		return []event{ev}, nil
 	}
 	return decodeBatch(data[1:])
 }
 
-func decodeBatch(rest []byte) ([]Event, error) {
-	var events []Event
+func decodeBatch(rest []byte) ([]event, error) {
+	var events []event
 	for len(rest) > 0 {
-		t := EventType(rest[0])
-		if t == EventBatch {
+		t := eventType(rest[0])
+		if t == eventBatch {
 			return nil, errors.New("nested batch entry")
 		}
 		n, size := binary.Uvarint(rest[1:])

@@ -34,47 +34,47 @@ import "strings"
 // it without its preconditions, so all controllers of a group must run this
 // version together.
 
-// Fence is the sync-state half of a broker set as a builder saw it.
-type Fence struct {
+// fence is the sync-state half of a broker set as a builder saw it.
+type fence struct {
 	MasterEpoch       int32 `json:"masterEpoch"`
 	SyncStateSetEpoch int32 `json:"syncStateSetEpoch"`
 	MasterBrokerID    int64 `json:"masterBrokerId"`
 }
 
 // fenceOf records the preconditions of an event built on ss.
-func fenceOf(ss *SyncStateInfo) *Fence {
-	return &Fence{MasterEpoch: ss.MasterEpoch, SyncStateSetEpoch: ss.SyncStateSetEpoch, MasterBrokerID: ss.MasterBrokerID}
+func fenceOf(ss *syncStateInfo) *fence {
+	return &fence{MasterEpoch: ss.MasterEpoch, SyncStateSetEpoch: ss.SyncStateSetEpoch, MasterBrokerID: ss.MasterBrokerID}
 }
 
 // check returns both halves of the set when the fence still holds, else
 // the first failed precondition: set gone (2008), master epoch (2000),
 // sync-state-set epoch (2001), master id (2002). what names the request in
 // the remark, e.g. "alter syncStateSet".
-func (f *Fence) check(s *State, brokerName, what string) (*ReplicaInfo, *SyncStateInfo, error) {
+func (f *fence) check(s *state, brokerName, what string) (*replicaInfo, *syncStateInfo, error) {
 	r, ss, ok := s.get(brokerName)
 	switch {
 	case !ok:
-		return nil, nil, newError(ErrBrokerMetadataNotExist, "Rejecting %s request because broker set %s is not existed",
+		return nil, nil, newError(errBrokerMetadataNotExist, "Rejecting %s request because broker set %s is not existed",
 			what, brokerName)
 	case ss.MasterEpoch != f.MasterEpoch:
-		return nil, nil, newError(ErrFencedMasterEpoch,
+		return nil, nil, newError(errFencedMasterEpoch,
 			"Rejecting %s request because the current master epoch is:{%d}, not {%d}", what, ss.MasterEpoch, f.MasterEpoch)
 	case ss.SyncStateSetEpoch != f.SyncStateSetEpoch:
-		return nil, nil, newError(ErrFencedSyncStateSetEpoch,
+		return nil, nil, newError(errFencedSyncStateSetEpoch,
 			"Rejecting %s request because the current syncStateSet epoch is:{%d}, not {%d}",
 			what, ss.SyncStateSetEpoch, f.SyncStateSetEpoch)
 	case ss.MasterBrokerID != f.MasterBrokerID:
-		return nil, nil, newError(ErrInvalidMaster, "Rejecting %s request because the current leader is:{%s}, not {%s}",
+		return nil, nil, newError(errInvalidMaster, "Rejecting %s request because the current leader is:{%s}, not {%s}",
 			what, idString(ss.MasterBrokerID), idString(f.MasterBrokerID))
 	}
 	return r, ss, nil
 }
 
 // checkRegistered fails with 2003 unless every id is a registered replica.
-func checkRegistered(r *ReplicaInfo, ids []int64, what string) error {
+func checkRegistered(r *replicaInfo, ids []int64, what string) error {
 	for _, id := range ids {
 		if _, ok := r.Brokers[id]; !ok {
-			return newError(ErrInvalidReplicas, "Rejecting %s request because the replicas {%d} don't exist", what, id)
+			return newError(errInvalidReplicas, "Rejecting %s request because the replicas {%d} don't exist", what, id)
 		}
 	}
 	return nil
@@ -86,11 +86,11 @@ func checkRegistered(r *ReplicaInfo, ids []int64, what string) error {
 // the next id of its retired replica half, retire.go); a
 // known set accepts an unused id >= 0, or an id already held with the same
 // registerCheckCode (an idempotent retry).
-func (s *State) brokerIDApplicable(brokerName string, id int64, checkCode string) error {
+func (s *state) brokerIDApplicable(brokerName string, id int64, checkCode string) error {
 	r, known := s.replicas[brokerName]
 	if !known {
 		if id != s.firstBrokerID(brokerName) {
-			return newError(ErrBrokerIDInvalid,
+			return newError(errBrokerIDInvalid,
 				"Broker-set: %s hasn't been registered in controller, but broker try to apply brokerId: %d", brokerName, id)
 		}
 		return nil
@@ -99,7 +99,7 @@ func (s *State) brokerIDApplicable(brokerName string, id int64, checkCode string
 	if id >= 0 && (!used || held.RegisterCheckCode == checkCode) {
 		return nil
 	}
-	return newError(ErrBrokerIDInvalid, "Fail to apply brokerId: %d in broker-set: %s", id, brokerName)
+	return newError(errBrokerIDInvalid, "Fail to apply brokerId: %d in broker-set: %s", id, brokerName)
 }
 
 // applyFenced registers the id when the membership check still passes. A
@@ -108,7 +108,7 @@ func (s *State) brokerIDApplicable(brokerName string, id int64, checkCode string
 // half is created (docs/controller.md section 2.5; Java would start afresh
 // and forget live replicas and restart NextAssignBrokerID at 1). The counter
 // stays Java's +1 per added id.
-func (e ApplyBrokerIDEvent) applyFenced(s *State) error {
+func (e applyBrokerIDEvent) applyFenced(s *state) error {
 	if err := s.brokerIDApplicable(e.BrokerName, e.NewBrokerID, e.RegisterCheckCode); err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func brokerAddressOf(checkCode string) string {
 }
 
 // anyFenced reports whether an entry holds a fenced event.
-func anyFenced(events []Event) bool {
+func anyFenced(events []event) bool {
 	for _, ev := range events {
 		if ev.fenced() {
 			return true

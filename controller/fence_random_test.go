@@ -36,7 +36,7 @@ func TestFencingRandomInterleavings(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 4)
 	inv := newInvariantChecker(t)
-	var stale []*State
+	var stale []*state
 	applied, rejected := 0, 0
 	for range rounds {
 		stale = append(stale, f.state())
@@ -78,16 +78,16 @@ func randomLive(rng *rand.Rand) *fakeLive {
 }
 
 // randomCommand builds one random election or alter on st.
-func randomCommand(rng *rand.Rand, st *State, live *fakeLive) (response, []Event, error) {
+func randomCommand(rng *rand.Rand, st *state, live *fakeLive) (response, []event, error) {
 	ss, _ := st.SyncState("b")
 	id := 1 + rng.Int64N(4)
 	switch rng.IntN(4) {
 	case 0:
-		return st.ElectMaster(AdminTriggerElect("c", "b", id), live, ElectOptions{})
+		return st.ElectMaster(adminTriggerElect("c", "b", id), live, electOptions{})
 	case 1:
-		return st.ElectMaster(ControllerTriggerElect("b"), live, ElectOptions{EnableElectUncleanMaster: rng.IntN(2) == 0})
+		return st.ElectMaster(controllerTriggerElect("b"), live, electOptions{EnableElectUncleanMaster: rng.IntN(2) == 0})
 	case 2:
-		return st.ElectMaster(BrokerTriggerElect("c", "b", id), live, ElectOptions{})
+		return st.ElectMaster(brokerTriggerElect("c", "b", id), live, electOptions{})
 	}
 	set := []int64{ss.MasterBrokerID}
 	for other := int64(1); other <= 4; other++ {
@@ -101,7 +101,7 @@ func randomCommand(rng *rand.Rand, st *State, live *fakeLive) (response, []Event
 
 // requireReplyApplied checks that a code-0 reply describes the state its
 // entry produced.
-func requireReplyApplied(t *testing.T, st *State, resp response) {
+func requireReplyApplied(t *testing.T, st *state, resp response) {
 	t.Helper()
 	ss, _ := st.SyncState("b")
 	switch r := resp.(type) {

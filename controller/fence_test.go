@@ -17,14 +17,14 @@ import (
 // built is one command computed by a builder on some state.
 type built struct {
 	resp   response
-	events []Event
+	events []event
 	err    error
 }
 
 // buildOn runs a builder on the current state of f.
 func buildOn(f *testFSM, fn buildFunc) built {
 	var b built
-	f.fsm.Read(func(s *State) { b.resp, b.events, b.err = fn(s) })
+	f.fsm.read(func(s *state) { b.resp, b.events, b.err = fn(s) })
 	return b
 }
 
@@ -44,28 +44,28 @@ func applyBuilt(t *testing.T, f *testFSM, b built) error {
 func fenceFixture(t *testing.T) (*testFSM, *fakeLive, *invariantChecker) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 3)
-	f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
-	f.apply(AlterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 2, 3}})
+	f.apply(electMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
+	f.apply(alterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1, 2, 3}})
 	live := newFakeLive().set("c", "b", 1, 1, 0, 0).set("c", "b", 2, 1, 0, 0).set("c", "b", 3, 1, 0, 0)
 	inv := newInvariantChecker(t)
 	inv.observeState(f.state())
 	return f, live, inv
 }
 
-func adminElect(live Liveness, id int64) buildFunc {
-	return func(s *State) (response, []Event, error) {
-		return s.ElectMaster(AdminTriggerElect("c", "b", id), live, ElectOptions{})
+func adminElect(live liveness, id int64) buildFunc {
+	return func(s *state) (response, []event, error) {
+		return s.ElectMaster(adminTriggerElect("c", "b", id), live, electOptions{})
 	}
 }
 
-func alterTo(live Liveness, master int64, mEpoch, ssEpoch int32, set ...int64) buildFunc {
-	return func(s *State) (response, []Event, error) {
+func alterTo(live liveness, master int64, mEpoch, ssEpoch int32, set ...int64) buildFunc {
+	return func(s *state) (response, []event, error) {
 		return s.AlterSyncStateSet(wire.AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: master, MasterEpoch: mEpoch,
 			SyncStateSet: wire.SyncStateSet{SyncStateSet: set, SyncStateSetEpoch: ssEpoch}}, live)
 	}
 }
 
-func syncStateOf(t *testing.T, f *testFSM) SyncStateInfo {
+func syncStateOf(t *testing.T, f *testFSM) syncStateInfo {
 	t.Helper()
 	ss, ok := f.state().SyncState("b")
 	require.True(t, ok)
@@ -83,7 +83,7 @@ func TestFencedAlterAfterElection(t *testing.T) {
 	inv.observeState(f.state())
 	inv.observeElectReply("b", elect.resp.(wire.ElectMasterResponse), nil)
 	err := applyBuilt(t, f, alter)
-	require.Equal(t, CodeFencedMasterEpoch, codeOf(err), "alter built on master epoch 1 after the election: %v", err)
+	require.Equal(t, codeFencedMasterEpoch, codeOf(err), "alter built on master epoch 1 after the election: %v", err)
 	inv.observeState(f.state())
 	ss := syncStateOf(t, f)
 	require.Equal(t, int64(2), ss.MasterBrokerID)
@@ -100,7 +100,7 @@ func TestFencedElectionAfterAlter(t *testing.T) {
 	require.NoError(t, applyBuilt(t, f, alter))
 	inv.observeState(f.state())
 	err := applyBuilt(t, f, elect)
-	require.Equal(t, CodeFencedSyncStateSetEpoch, codeOf(err), "election built on the old set: %v", err)
+	require.Equal(t, codeFencedSyncStateSetEpoch, codeOf(err), "election built on the old set: %v", err)
 	if err == nil {
 		inv.observeElectReply("b", elect.resp.(wire.ElectMasterResponse), nil)
 	}
@@ -132,13 +132,13 @@ func TestFencedSecondElectionOnSameState(t *testing.T) {
 func TestFencedNoMasterAfterElection(t *testing.T) {
 	f, live, inv := fenceFixture(t)
 	dead := newFakeLive()
-	noMaster := buildOn(f, func(s *State) (response, []Event, error) {
-		return s.ElectMaster(ControllerTriggerElect("b"), dead, ElectOptions{})
+	noMaster := buildOn(f, func(s *state) (response, []event, error) {
+		return s.ElectMaster(controllerTriggerElect("b"), dead, electOptions{})
 	})
-	require.Equal(t, CodeMasterNotAvailable, codeOf(noMaster.err))
+	require.Equal(t, codeMasterNotAvailable, codeOf(noMaster.err))
 	require.NoError(t, applyBuilt(t, f, buildOn(f, adminElect(live, 3))))
 	err := applyBuilt(t, f, noMaster)
-	require.Equal(t, CodeFencedMasterEpoch, codeOf(err))
+	require.Equal(t, codeFencedMasterEpoch, codeOf(err))
 	inv.observeState(f.state())
 	require.Equal(t, int64(3), syncStateOf(t, f).MasterBrokerID)
 }
@@ -149,15 +149,15 @@ func TestFencedCleanAfterElection(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 2)
 	live := newFakeLive().set("c", "b", 1, 1, 0, 0)
-	clean := buildOn(f, func(s *State) (response, []Event, error) {
+	clean := buildOn(f, func(s *state) (response, []event, error) {
 		return s.CleanBrokerData(wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b"}, newFakeLive())
 	})
 	require.NoError(t, clean.err)
-	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (response, []Event, error) {
-		return s.ElectMaster(BrokerTriggerElect("c", "b", 1), live, ElectOptions{})
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
+		return s.ElectMaster(brokerTriggerElect("c", "b", 1), live, electOptions{})
 	})))
 	err := applyBuilt(t, f, clean)
-	require.Equal(t, CodeFencedMasterEpoch, codeOf(err))
+	require.Equal(t, codeFencedMasterEpoch, codeOf(err))
 	require.Equal(t, int64(1), syncStateOf(t, f).MasterBrokerID)
 }
 
@@ -166,7 +166,7 @@ func TestFencedCleanAfterElection(t *testing.T) {
 func TestFencedApplyBrokerIDTwice(t *testing.T) {
 	f := newTestFSM(t)
 	apply := func(code string) built {
-		return buildOn(f, func(s *State) (response, []Event, error) {
+		return buildOn(f, func(s *state) (response, []event, error) {
 			return s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "b", AppliedBrokerID: 1,
 				RegisterCheckCode: code})
 		})
@@ -174,7 +174,7 @@ func TestFencedApplyBrokerIDTwice(t *testing.T) {
 	a, b := apply("a:1;1"), apply("b:1;1")
 	require.NoError(t, applyBuilt(t, f, a))
 	err := applyBuilt(t, f, b)
-	require.Equal(t, CodeBrokerIDInvalid, codeOf(err))
+	require.Equal(t, codeBrokerIDInvalid, codeOf(err))
 	r, _ := f.state().Replicas("b")
 	require.Equal(t, "a:1;1", r.Brokers[1].RegisterCheckCode)
 	// An idempotent retry of the winner is still accepted.
@@ -187,8 +187,8 @@ func TestFencedBatchIsAllOrNothing(t *testing.T) {
 	alter := buildOn(f, alterTo(live, 1, 1, 2, 1, 3))
 	elect := buildOn(f, adminElect(live, 2))
 	before := f.state()
-	res := f.apply(append(append([]Event{}, elect.events...), alter.events...)...)
-	require.Equal(t, CodeFencedMasterEpoch, codeOf(res.Err))
+	res := f.apply(append(append([]event{}, elect.events...), alter.events...)...)
+	require.Equal(t, codeFencedMasterEpoch, codeOf(res.Err))
 	require.Equal(t, before, f.state(), "a rejected batch changes nothing")
 }
 
@@ -196,13 +196,13 @@ func TestFencedBatchIsAllOrNothing(t *testing.T) {
 // replay exactly as before, even where the fenced version would refuse.
 func TestUnfencedEntriesReplayAsBefore(t *testing.T) {
 	f, _, _ := fenceFixture(t)
-	raw := func(t EventType, js string) []byte { return append([]byte{byte(t)}, js...) }
+	raw := func(t eventType, js string) []byte { return append([]byte{byte(t)}, js...) }
 	for i, entry := range [][]byte{
-		raw(EventElectMaster, `{"newMasterElected":true,"brokerName":"b","newMasterBrokerId":2}`),
-		raw(EventAlterSyncStateSet, `{"brokerName":"b","newSyncStateSet":[1,3]}`),
-		raw(EventApplyBrokerID, `{"clusterName":"c","brokerName":"b","brokerAddress":"x:1","newBrokerId":1,"registerCheckCode":"x:1;2"}`),
+		raw(eventElectMaster, `{"newMasterElected":true,"brokerName":"b","newMasterBrokerId":2}`),
+		raw(eventAlterSyncStateSet, `{"brokerName":"b","newSyncStateSet":[1,3]}`),
+		raw(eventApplyBrokerID, `{"clusterName":"c","brokerName":"b","brokerAddress":"x:1","newBrokerId":1,"registerCheckCode":"x:1;2"}`),
 	} {
-		events, err := DecodeEntry(entry)
+		events, err := decodeEntry(entry)
 		require.NoError(t, err)
 		require.False(t, anyFenced(events), "entry %d", i)
 		require.NoError(t, f.apply(events...).Err)
@@ -215,19 +215,19 @@ func TestUnfencedEntriesReplayAsBefore(t *testing.T) {
 }
 
 func TestFencedEventsRoundTrip(t *testing.T) {
-	fence := &Fence{MasterEpoch: 3, SyncStateSetEpoch: 4, MasterBrokerID: wire.NoBrokerID}
-	for _, ev := range []Event{
-		AlterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1}, Fence: fence},
-		ElectMasterEvent{BrokerName: "b", NewMasterBrokerID: wire.NoBrokerID, Fence: fence},
-		CleanBrokerDataEvent{BrokerName: "b", Fence: fence},
-		ApplyBrokerIDEvent{BrokerName: "b", NewBrokerID: 1, RegisterCheckCode: "a;1", Fenced: true},
+	fc := &fence{MasterEpoch: 3, SyncStateSetEpoch: 4, MasterBrokerID: wire.NoBrokerID}
+	for _, ev := range []event{
+		alterSyncStateSetEvent{BrokerName: "b", NewSyncStateSet: []int64{1}, Fence: fc},
+		electMasterEvent{BrokerName: "b", NewMasterBrokerID: wire.NoBrokerID, Fence: fc},
+		cleanBrokerDataEvent{BrokerName: "b", Fence: fc},
+		applyBrokerIDEvent{BrokerName: "b", NewBrokerID: 1, RegisterCheckCode: "a;1", Fenced: true},
 	} {
-		data, err := EncodeEntry(ev)
+		data, err := encodeEntry(ev)
 		require.NoError(t, err)
 		require.Contains(t, string(data), "fence")
-		back, err := DecodeEntry(data)
+		back, err := decodeEntry(data)
 		require.NoError(t, err)
-		require.Equal(t, []Event{ev}, back)
+		require.Equal(t, []event{ev}, back)
 	}
 }
 
@@ -238,11 +238,11 @@ func TestApplyBrokerIDKeepsReplicasOfHalfRemovedSet(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 2)
 	live := newFakeLive().set("c", "b", 1, 1, 0, 0).set("c", "b", 2, 1, 0, 0)
-	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (response, []Event, error) {
-		return s.ElectMaster(BrokerTriggerElect("c", "b", 1), live, ElectOptions{})
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
+		return s.ElectMaster(brokerTriggerElect("c", "b", 1), live, electOptions{})
 	})))
 	live.kill("c", "b", 1)
-	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *State) (response, []Event, error) {
+	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
 		return s.CleanBrokerData(wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: "1"}, live)
 	})))
 	_, hasSS := f.state().SyncState("b")
@@ -257,7 +257,7 @@ func TestApplyBrokerIDKeepsReplicasOfHalfRemovedSet(t *testing.T) {
 	require.Equal(t, []int64{2, 3}, r.sortedIDs(), "live broker 2 is kept")
 	require.Equal(t, int64(4), nextID(f, "b"), "NextAssignBrokerID never goes down")
 	_, err = applyID(f, "b", 2, "10.0.0.8:10911;6")
-	require.Equal(t, CodeBrokerIDInvalid, codeOf(err), "id 2 is still taken")
+	require.Equal(t, codeBrokerIDInvalid, codeOf(err), "id 2 is still taken")
 	_, hasSS = f.state().SyncState("b")
 	require.True(t, hasSS, "the set exists again")
 }

@@ -14,7 +14,7 @@ func TestFirstBeatWindow(t *testing.T) {
 	require.False(t, e.m.InFirstBeatWindow(), "closed until a leader opens it")
 
 	e.m.OpenFirstBeatWindow() // no entries: the default timeout
-	e.clock.Advance(time.Duration(DefaultHeartbeatTimeoutMillis-1) * time.Millisecond)
+	e.clock.Advance(time.Duration(defaultHeartbeatTimeoutMillis-1) * time.Millisecond)
 	require.True(t, e.m.InFirstBeatWindow())
 	e.clock.Advance(time.Millisecond)
 	require.False(t, e.m.InFirstBeatWindow())

@@ -12,13 +12,13 @@ import (
 	"github.com/hashicorp/raft"
 )
 
-// ApplyResult is the value FSM.Apply returns for a command entry (the
+// applyResult is the value FSM.Apply returns for a command entry (the
 // raft.ApplyFuture's Response). Err is a business outcome, e.g. the broker
 // set vanished or the state moved past a fenced event's preconditions
 // (fence.go). An entry holding a fenced event is all-or-nothing: with Err
 // set nothing was applied. In an entry of the previous version the events
 // that could be applied were applied.
-type ApplyResult struct {
+type applyResult struct {
 	Index  uint64
 	Events int
 	Err    error
@@ -26,10 +26,10 @@ type ApplyResult struct {
 
 // FSM is the controller's raft.FSM. Apply decodes one entry and applies its
 // events under the write lock; leader-side builders read the state through
-// Read under the read lock.
+// FSM.read under the read lock.
 type FSM struct {
 	mu     sync.RWMutex
-	state  *State
+	state  *state
 	logger hclog.Logger
 }
 
@@ -40,12 +40,12 @@ func NewFSM(logger hclog.Logger) *FSM {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	return &FSM{state: NewState(), logger: logger.Named("controller-fsm")}
+	return &FSM{state: newState(), logger: logger.Named("controller-fsm")}
 }
 
-// Read runs fn with the current state under the read lock. fn must not keep
+// read runs fn with the current state under the read lock. fn must not keep
 // or modify the state.
-func (f *FSM) Read(fn func(s *State)) {
+func (f *FSM) read(fn func(s *state)) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	fn(f.state)
@@ -57,11 +57,11 @@ func (f *FSM) Apply(l *raft.Log) interface{} {
 	if l.Type != raft.LogCommand {
 		return nil
 	}
-	events, err := DecodeEntry(l.Data)
+	events, err := decodeEntry(l.Data)
 	if err != nil {
 		panic(fmt.Errorf("controller: failed to decode log entry at index %d: %w", l.Index, err))
 	}
-	res := &ApplyResult{Index: l.Index, Events: len(events)}
+	res := &applyResult{Index: l.Index, Events: len(events)}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if res.Err = f.applyLocked(events); res.Err != nil {
@@ -70,10 +70,10 @@ func (f *FSM) Apply(l *raft.Log) interface{} {
 	return res
 }
 
-// ApplyEvents applies events directly, bypassing Raft, with the semantics
+// applyEvents applies events directly, bypassing Raft, with the semantics
 // of one log entry. It is for tests and tools that replay a log without a
 // cluster.
-func (f *FSM) ApplyEvents(events ...Event) error {
+func (f *FSM) applyEvents(events ...event) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.applyLocked(events)
@@ -82,7 +82,7 @@ func (f *FSM) ApplyEvents(events ...Event) error {
 // applyLocked applies the events of one entry. Several events of which one
 // is fenced are applied to a copy that replaces the state only when every
 // event applied; otherwise each event applies on its own (previous version).
-func (f *FSM) applyLocked(events []Event) error {
+func (f *FSM) applyLocked(events []event) error {
 	if len(events) > 1 && anyFenced(events) {
 		next := f.state.Clone()
 		for _, ev := range events {
@@ -127,7 +127,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 }
 
 // fsmSnapshot is a point-in-time copy of the state.
-type fsmSnapshot struct{ state *State }
+type fsmSnapshot struct{ state *state }
 
 // Persist writes the snapshot, cancelling the sink on any error.
 func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {

@@ -18,7 +18,7 @@ import (
 func scriptedLog(t *testing.T) *testFSM {
 	f := newTestFSM(t)
 	live := newFakeLive()
-	run := func(events []Event, err error) {
+	run := func(events []event, err error) {
 		t.Helper()
 		if len(events) > 0 {
 			f.apply(events...)
@@ -26,34 +26,34 @@ func scriptedLog(t *testing.T) *testFSM {
 	}
 	for _, name := range []string{"b-z", "b-a", "b-m"} {
 		for id := int64(1); id <= 3; id++ {
-			var evs []Event
-			f.fsm.Read(func(s *State) {
+			var evs []event
+			f.fsm.read(func(s *state) {
 				_, evs, _ = s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: name,
 					AppliedBrokerID: id, RegisterCheckCode: addrOf(id) + ";7"})
 			})
 			run(evs, nil)
 			live.set("c", name, id, 1, 100*id, 5)
 		}
-		var evs []Event
-		f.fsm.Read(func(s *State) { _, evs, _ = s.ElectMaster(BrokerTriggerElect("c", name, 2), live, ElectOptions{}) })
+		var evs []event
+		f.fsm.read(func(s *state) { _, evs, _ = s.ElectMaster(brokerTriggerElect("c", name, 2), live, electOptions{}) })
 		run(evs, nil)
-		f.fsm.Read(func(s *State) {
+		f.fsm.read(func(s *state) {
 			_, evs, _ = s.AlterSyncStateSet(wire.AlterSyncStateSetRequest{BrokerName: name, MasterBrokerID: 2, MasterEpoch: 1,
 				SyncStateSet: wire.SyncStateSet{SyncStateSet: []int64{3, 2, 1}, SyncStateSetEpoch: 1}}, live)
 		})
 		run(evs, nil)
 	}
 	live.kill("c", "b-m", 1).kill("c", "b-m", 2).kill("c", "b-m", 3)
-	var evs []Event
-	f.fsm.Read(func(s *State) { _, evs, _ = s.ElectMaster(ControllerTriggerElect("b-m"), live, ElectOptions{}) })
+	var evs []event
+	f.fsm.read(func(s *state) { _, evs, _ = s.ElectMaster(controllerTriggerElect("b-m"), live, electOptions{}) })
 	run(evs, nil)
-	f.fsm.Read(func(s *State) {
+	f.fsm.read(func(s *state) {
 		_, evs, _ = s.CleanBrokerData(wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b-z",
 			BrokerControllerIDsToClean: "3"}, newFakeLive())
 	})
 	run(evs, nil)
-	f.apply(UpdateBrokerAddressEvent{ClusterName: "c", BrokerName: "b-a", BrokerAddress: "x:1", BrokerID: 1},
-		ElectMasterEvent{BrokerName: "b-a"})
+	f.apply(updateBrokerAddressEvent{ClusterName: "c", BrokerName: "b-a", BrokerAddress: "x:1", BrokerID: 1},
+		electMasterEvent{BrokerName: "b-a"})
 	return f
 }
 
@@ -61,7 +61,7 @@ func TestFSMDeterminism(t *testing.T) {
 	a := scriptedLog(t)
 	b := newTestFSM(t)
 	for _, entry := range a.log {
-		events, err := DecodeEntry(entry)
+		events, err := decodeEntry(entry)
 		require.NoError(t, err)
 		b.apply(events...)
 	}
@@ -89,10 +89,10 @@ func TestFSMApplyCorruptEntryPanics(t *testing.T) {
 	for name, data := range map[string][]byte{
 		"empty":         {},
 		"unknown type":  {42, '{', '}'},
-		"bad json":      {byte(EventElectMaster), '{'},
-		"bad batch":     {byte(EventBatch), byte(EventElectMaster), 200},
-		"nested batch":  {byte(EventBatch), byte(EventBatch), 0},
-		"truncated len": {byte(EventBatch), byte(EventElectMaster), 5, '{'},
+		"bad json":      {byte(eventElectMaster), '{'},
+		"bad batch":     {byte(eventBatch), byte(eventElectMaster), 200},
+		"nested batch":  {byte(eventBatch), byte(eventBatch), 0},
+		"truncated len": {byte(eventBatch), byte(eventElectMaster), 5, '{'},
 	} {
 		t.Run(name, func(t *testing.T) {
 			require.Panics(t, func() { f.Apply(&raft.Log{Index: 1, Type: raft.LogCommand, Data: data}) })
@@ -105,21 +105,21 @@ func TestFSMApplyEntries(t *testing.T) {
 	require.Nil(t, f.fsm.Apply(&raft.Log{Type: raft.LogBarrier}))
 	res := f.apply() // noop entry
 	require.Equal(t, 0, res.Events)
-	skip := f.fsm.Apply(&raft.Log{Index: 9, Type: raft.LogCommand, Data: []byte{byte(IgnoreUnknownFlag | 99), 'x'}})
-	require.Equal(t, &ApplyResult{Index: 9}, skip)
+	skip := f.fsm.Apply(&raft.Log{Index: 9, Type: raft.LogCommand, Data: []byte{byte(ignoreUnknownFlag | 99), 'x'}})
+	require.Equal(t, &applyResult{Index: 9}, skip)
 
-	res = f.apply(ApplyBrokerIDEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "a:1", NewBrokerID: 1},
-		ApplyBrokerIDEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "a:2", NewBrokerID: 2}, ReadEvent{})
+	res = f.apply(applyBrokerIDEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "a:1", NewBrokerID: 1},
+		applyBrokerIDEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "a:2", NewBrokerID: 2}, readEvent{})
 	require.Equal(t, 3, res.Events)
 	require.NoError(t, res.Err)
 	r, ok := f.state().Replicas("b")
 	require.True(t, ok)
 	require.Equal(t, int64(3), r.NextAssignBrokerID)
 
-	res = f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "nope", NewMasterBrokerID: 1})
-	require.ErrorIs(t, res.Err, ErrBrokerMetadataNotExist, "business errors come back as the Apply response")
-	res = f.apply(UpdateBrokerAddressEvent{BrokerName: "b", BrokerID: 7, BrokerAddress: "z"})
-	require.ErrorIs(t, res.Err, ErrBrokerNeedToBeRegistered)
+	res = f.apply(electMasterEvent{NewMasterElected: true, BrokerName: "nope", NewMasterBrokerID: 1})
+	require.ErrorIs(t, res.Err, errBrokerMetadataNotExist, "business errors come back as the Apply response")
+	res = f.apply(updateBrokerAddressEvent{BrokerName: "b", BrokerID: 7, BrokerAddress: "z"})
+	require.ErrorIs(t, res.Err, errBrokerNeedToBeRegistered)
 }
 
 func TestSnapshotPersistCancelsOnError(t *testing.T) {
@@ -137,7 +137,7 @@ func TestSnapshotIsolatedFromLaterApplies(t *testing.T) {
 	before := snapshotBytes(t, f.fsm)
 	snap, err := f.fsm.Snapshot()
 	require.NoError(t, err)
-	f.apply(CleanBrokerDataEvent{BrokerName: "b-a"})
+	f.apply(cleanBrokerDataEvent{BrokerName: "b-a"})
 	sink := &memSink{}
 	require.NoError(t, snap.Persist(sink))
 	require.Equal(t, string(before), sink.buf.String())
@@ -158,7 +158,7 @@ func TestHalfRemovedSetSurvivesSnapshot(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 2)
 	// Never elected: ss is empty, so cleaning id 1 drops the sync-state half.
-	f.apply(CleanBrokerDataEvent{BrokerName: "b", IDs: []int64{1}})
+	f.apply(cleanBrokerDataEvent{BrokerName: "b", IDs: []int64{1}})
 	st := f.state()
 	_, hasR := st.Replicas("b")
 	_, hasS := st.SyncState("b")
@@ -168,7 +168,7 @@ func TestHalfRemovedSetSurvivesSnapshot(t *testing.T) {
 	require.NoError(t, g.fsm.Restore(io.NopCloser(bytes.NewReader(snapshotBytes(t, f.fsm)))))
 	require.Equal(t, st, g.state())
 	// A new id re-creates both halves afresh.
-	f.apply(ApplyBrokerIDEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "n:1", NewBrokerID: 5})
+	f.apply(applyBrokerIDEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "n:1", NewBrokerID: 5})
 	r, _ := f.state().Replicas("b")
 	require.Equal(t, []int64{5}, r.sortedIDs())
 	require.Equal(t, int64(2), r.NextAssignBrokerID)

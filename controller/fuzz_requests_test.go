@@ -15,11 +15,11 @@ import (
 // with code 1 and Java's remark (decodeCommandCustomHeader).
 func TestRequestDecodeErrorCode(t *testing.T) {
 	_, err := wire.DecodeElectMasterRequest(map[string]string{"clusterName": "c", "brokerName": "b", "designateElect": "false"})
-	code, remark := ResponseCode(err)
-	require.Equal(t, CodeSystemError, code)
+	code, remark := responseCode(err)
+	require.Equal(t, codeSystemError, code)
 	require.Equal(t, "the custom field <brokerId> is null", remark)
 	_, err = wire.DecodeAlterSyncStateSetRequest(map[string]string{}, []byte(`nope`))
-	require.Equal(t, CodeSystemError, codeOf(err))
+	require.Equal(t, codeSystemError, codeOf(err))
 }
 
 // fuzzExt turns "k=v" lines into a header's ext fields.
@@ -34,10 +34,10 @@ func fuzzExt(s string) map[string]string {
 }
 
 // fuzzState is a state with one set of three brokers, master 1.
-func fuzzState(t *testing.T) (*State, *fakeLive) {
+func fuzzState(t *testing.T) (*state, *fakeLive) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 3)
-	f.apply(ElectMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
+	f.apply(electMasterEvent{NewMasterElected: true, BrokerName: "b", NewMasterBrokerID: 1})
 	live := newFakeLive().set("c", "b", 1, 1, 10, 0).set("c", "b", 2, 1, 9, 0)
 	return f.state(), live
 }
@@ -57,23 +57,23 @@ func FuzzControllerRequest(f *testing.F) {
 		ext := fuzzExt(header)
 		events, err := fuzzBuild(s, live, which%6, ext, body)
 		if err != nil && len(events) > 0 {
-			if _, isElect := events[0].(ElectMasterEvent); !isElect { // a failed controller election is recorded
+			if _, isElect := events[0].(electMasterEvent); !isElect { // a failed controller election is recorded
 				t.Fatalf("builder failed (%v) but returned %d events", err, len(events))
 			}
 		}
-		_, _ = DecodeEntry(body)
+		_, _ = decodeEntry(body)
 		_, _ = wire.DecodeBrokerNames(body)
 	})
 }
 
-func fuzzBuild(s *State, live *fakeLive, which uint8, ext map[string]string, body []byte) ([]Event, error) {
+func fuzzBuild(s *state, live *fakeLive, which uint8, ext map[string]string, body []byte) ([]event, error) {
 	switch which {
 	case 0:
 		req, err := wire.DecodeElectMasterRequest(ext)
 		if err != nil {
 			return nil, nil
 		}
-		_, evs, err := s.ElectMaster(req, live, ElectOptions{EnableElectUncleanMaster: req.DesignateElect})
+		_, evs, err := s.ElectMaster(req, live, electOptions{EnableElectUncleanMaster: req.DesignateElect})
 		return evs, err
 	case 1:
 		req, err := wire.DecodeAlterSyncStateSetRequest(ext, body)
@@ -106,7 +106,7 @@ func fuzzBuild(s *State, live *fakeLive, which uint8, ext map[string]string, bod
 	}
 	req, err := wire.DecodeBrokerHeartbeatRequest(ext)
 	if err == nil {
-		_ = NewHeartbeatManager(HeartbeatOptions{}).OnHeartbeat(req, 1)
+		_ = newHeartbeatManager(heartbeatOptions{}).OnHeartbeat(req, 1)
 	}
 	return nil, nil
 }

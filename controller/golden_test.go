@@ -26,31 +26,31 @@ type goldenReply struct {
 	remark string
 	ext    map[string]string
 	body   []byte
-	events []Event // appended after the read lock is released
+	events []event // appended after the read lock is released
 }
 
 // goldenLeader plays the leader's domain part: build, append, apply, reply.
 type goldenLeader struct {
 	f  *testFSM
-	hb *HeartbeatManager
+	hb *heartbeatManager
 }
 
-func (g *goldenLeader) reply(resp response, events []Event, err error) goldenReply {
-	code, remark := ResponseCode(err)
+func (g *goldenLeader) reply(resp response, events []event, err error) goldenReply {
+	code, remark := responseCode(err)
 	return goldenReply{code: code, remark: remark, ext: resp.ExtFields(), body: resp.BodyBytes(), events: events}
 }
 
 // handle dispatches one request; ok=false for codes that are not pure domain.
 func (g *goldenLeader) handle(code int32, ext map[string]string, body []byte) (goldenReply, bool) {
 	var out goldenReply
-	g.f.fsm.Read(func(s *State) { out = g.build(s, code, ext, body) })
+	g.f.fsm.read(func(s *state) { out = g.build(s, code, ext, body) })
 	if len(out.events) > 0 {
 		require.NoError(g.f.t, g.f.apply(out.events...).Err)
 	}
 	return out, out.code >= 0
 }
 
-func (g *goldenLeader) build(s *State, code int32, ext map[string]string, body []byte) goldenReply {
+func (g *goldenLeader) build(s *state, code int32, ext map[string]string, body []byte) goldenReply {
 	switch code {
 	case 904:
 		return g.heartbeat(ext)
@@ -74,7 +74,7 @@ func (g *goldenLeader) build(s *State, code int32, ext map[string]string, body [
 	case 1002:
 		req, err := wire.DecodeElectMasterRequest(ext)
 		require.NoError(g.f.t, err)
-		return g.reply(s.ElectMaster(req, g.hb, ElectOptions{}))
+		return g.reply(s.ElectMaster(req, g.hb, electOptions{}))
 	case 1006:
 		names, err := wire.DecodeBrokerNames(body)
 		require.NoError(g.f.t, err)
@@ -92,10 +92,10 @@ func (g *goldenLeader) heartbeat(ext map[string]string) goldenReply {
 	req, err := wire.DecodeBrokerHeartbeatRequest(ext)
 	require.NoError(g.f.t, err)
 	if err := g.hb.OnHeartbeat(req, 1); err != nil {
-		code, remark := ResponseCode(err)
+		code, remark := responseCode(err)
 		return goldenReply{code: code, remark: remark}
 	}
-	return goldenReply{code: CodeSuccess, remark: HeartbeatSuccessRemark}
+	return goldenReply{code: codeSuccess, remark: heartbeatSuccessRemark}
 }
 
 func readGolden(t *testing.T) []goldenLine {
@@ -103,7 +103,7 @@ func readGolden(t *testing.T) []goldenLine {
 }
 
 func TestGoldenControllerExchanges(t *testing.T) {
-	g := &goldenLeader{f: newTestFSM(t), hb: NewHeartbeatManager(HeartbeatOptions{Clock: newFakeClock(), Logger: testLogger(t)})}
+	g := &goldenLeader{f: newTestFSM(t), hb: newHeartbeatManager(heartbeatOptions{Clock: newFakeClock(), Logger: testLogger(t)})}
 	replayed := 0
 	for _, l := range readGolden(t) {
 		var req, want goldenHeader

@@ -18,23 +18,23 @@ import (
 // Defaults for absent BROKER_HEARTBEAT header fields
 // (DefaultBrokerHeartbeatManager, docs/controller.md section 4.1).
 const (
-	DefaultHeartbeatTimeoutMillis int64 = 10000
-	DefaultElectionPriority       int32 = math.MaxInt32
+	defaultHeartbeatTimeoutMillis int64 = 10000
+	defaultElectionPriority       int32 = math.MaxInt32
 )
 
-// MaxHeartbeatTimeoutMillis caps a broker-supplied heartbeatTimeoutMills
+// maxHeartbeatTimeoutMillis caps a broker-supplied heartbeatTimeoutMills
 // (60 s; Java brokers send BrokerConfig.controllerHeartBeatTimeoutMills,
 // 10 s by default). A non-positive value counts as absent (10 s). Java
 // takes the value as is, so an int64-sized one overflows
 // lastUpdate+timeout there, and one foreign heartbeat could keep a dead
 // master alive for as long as it claims.
-const MaxHeartbeatTimeoutMillis int64 = 60_000
+const maxHeartbeatTimeoutMillis int64 = 60_000
 
-// Liveness is what command builders and the elect policy need from the
+// liveness is what command builders and the elect policy need from the
 // heartbeat table. HeartbeatManager implements it; tests may fake it.
-type Liveness interface {
+type liveness interface {
 	IsActive(clusterName, brokerName string, brokerID int64) bool
-	LiveInfo(clusterName, brokerName string, brokerID int64) (LiveInfo, bool)
+	LiveInfo(clusterName, brokerName string, brokerID int64) (liveInfo, bool)
 }
 
 // ConnID identifies the connection a heartbeat arrived on. 0 means unknown
@@ -48,16 +48,16 @@ type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }
 
-// BrokerIdentity is the heartbeat key (cluster, broker set, id).
-type BrokerIdentity struct {
+// brokerIdentity is the heartbeat key (cluster, broker set, id).
+type brokerIdentity struct {
 	ClusterName string
 	BrokerName  string
 	BrokerID    int64
 }
 
-// LiveInfo is the last heartbeat state of one broker on this node.
-type LiveInfo struct {
-	BrokerIdentity
+// liveInfo is the last heartbeat state of one broker on this node.
+type liveInfo struct {
+	brokerIdentity
 	BrokerAddr       string
 	LastUpdateMillis int64
 	TimeoutMillis    int64
@@ -69,52 +69,52 @@ type LiveInfo struct {
 	ElectionPriority int32
 }
 
-// InactiveReason says why a broker was reported inactive.
-type InactiveReason int
+// inactiveReason says why a broker was reported inactive.
+type inactiveReason int
 
 // Inactive reasons.
 const (
-	ReasonTimeout InactiveReason = iota + 1
-	ReasonConnClosed
+	reasonTimeout inactiveReason = iota + 1
+	reasonConnClosed
 )
 
-// InactiveEvent reports a broker removed from the heartbeat table. The
+// inactiveBroker reports a broker removed from the heartbeat table. The
 // leader turns it into an election when the broker was the master (T1).
-type InactiveEvent struct {
-	BrokerIdentity
+type inactiveBroker struct {
+	brokerIdentity
 	BrokerAddr string
 	Conn       ConnID
 	Generation uint64
-	Reason     InactiveReason
+	Reason     inactiveReason
 }
 
-// HeartbeatOptions configure a HeartbeatManager.
-type HeartbeatOptions struct {
+// heartbeatOptions configure a HeartbeatManager.
+type heartbeatOptions struct {
 	Clock  Clock        // nil = wall clock
 	Logger hclog.Logger // nil = discard
 	// OnInactive, if set, is called (outside the lock, in order) for every
 	// inactive event. It should only enqueue work.
-	OnInactive func(InactiveEvent)
+	OnInactive func(inactiveBroker)
 	// CloseConn, if set, is called for the connection of an expired entry
 	// (Java closes the channel).
 	CloseConn func(ConnID)
 }
 
-// HeartbeatManager is the per-node broker live table (DefaultBrokerHeartbeatManager).
+// heartbeatManager is the per-node broker live table (DefaultBrokerHeartbeatManager).
 // It is never replicated: brokers beat to every controller.
-type HeartbeatManager struct {
+type heartbeatManager struct {
 	mu      sync.RWMutex
-	live    map[BrokerIdentity]*hbEntry
-	byConn  map[ConnID]map[BrokerIdentity]struct{} // the entries each connection beat for
+	live    map[brokerIdentity]*hbEntry
+	byConn  map[ConnID]map[brokerIdentity]struct{} // the entries each connection beat for
 	nextGen uint64
-	opts    HeartbeatOptions
+	opts    heartbeatOptions
 	window  firstBeatWindow // a new leader's first-heartbeat window (leader.go)
 }
 
-var _ Liveness = (*HeartbeatManager)(nil)
+var _ liveness = (*heartbeatManager)(nil)
 
-// NewHeartbeatManager returns an empty manager.
-func NewHeartbeatManager(opts HeartbeatOptions) *HeartbeatManager {
+// newHeartbeatManager returns an empty manager.
+func newHeartbeatManager(opts heartbeatOptions) *heartbeatManager {
 	if opts.Clock == nil {
 		opts.Clock = systemClock{}
 	}
@@ -122,11 +122,11 @@ func NewHeartbeatManager(opts HeartbeatOptions) *HeartbeatManager {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	opts.Logger = opts.Logger.Named("heartbeat")
-	return &HeartbeatManager{live: map[BrokerIdentity]*hbEntry{}, byConn: map[ConnID]map[BrokerIdentity]struct{}{},
+	return &heartbeatManager{live: map[brokerIdentity]*hbEntry{}, byConn: map[ConnID]map[brokerIdentity]struct{}{},
 		opts: opts}
 }
 
-func (m *HeartbeatManager) now() int64 { return m.opts.Clock.Now().UnixMilli() }
+func (m *heartbeatManager) now() int64 { return m.opts.Clock.Now().UnixMilli() }
 
 // OnHeartbeat records a BROKER_HEARTBEAT received on conn. It fails with
 // 2005 when the broker id is absent, or when the table is full for conn
@@ -142,13 +142,13 @@ func (m *HeartbeatManager) now() int64 { return m.opts.Clock.Now().UnixMilli() }
 // heartbeat; one on a different connection than the previous starts a new
 // generation. Java also never copies the confirm offset into a new entry;
 // we do.
-func (m *HeartbeatManager) OnHeartbeat(req wire.BrokerHeartbeatRequest, conn ConnID) error {
+func (m *heartbeatManager) OnHeartbeat(req wire.BrokerHeartbeatRequest, conn ConnID) error {
 	if req.BrokerID == nil {
-		return &Error{Kind: ErrInvalidRequest, Remark: remarkHeartbeatEmptyBrokerID}
+		return &domainError{Kind: errInvalidRequest, Remark: remarkHeartbeatEmptyBrokerID}
 	}
 	hb := liveInfoOf(req)
 	hb.TimeoutMillis = clampHeartbeatTimeout(hb.TimeoutMillis)
-	key := BrokerIdentity{ClusterName: req.ClusterName, BrokerName: req.BrokerName, BrokerID: *req.BrokerID}
+	key := brokerIdentity{ClusterName: req.ClusterName, BrokerName: req.BrokerName, BrokerID: *req.BrokerID}
 	now := m.now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -164,11 +164,11 @@ func (m *HeartbeatManager) OnHeartbeat(req wire.BrokerHeartbeatRequest, conn Con
 }
 
 // record updates the entry's state from one heartbeat.
-func (m *HeartbeatManager) record(e *hbEntry, key BrokerIdentity, hb LiveInfo, conn ConnID, now int64) {
+func (m *heartbeatManager) record(e *hbEntry, key brokerIdentity, hb liveInfo, conn ConnID, now int64) {
 	prev := &e.info
 	if prev.Generation == 0 || (conn != 0 && conn != prev.Conn) {
 		m.nextGen++
-		hb.BrokerIdentity, hb.LastUpdateMillis, hb.Conn, hb.Generation = key, now, conn, m.nextGen
+		hb.brokerIdentity, hb.LastUpdateMillis, hb.Conn, hb.Generation = key, now, conn, m.nextGen
 		e.info = hb
 		m.opts.Logger.Debug("broker heartbeat entry created", "broker", key, "addr", hb.BrokerAddr, "conn", conn)
 		return
@@ -181,11 +181,11 @@ func (m *HeartbeatManager) record(e *hbEntry, key BrokerIdentity, hb LiveInfo, c
 
 // IsActive reports whether one connection's heartbeat for the broker is
 // within its timeout.
-func (m *HeartbeatManager) IsActive(clusterName, brokerName string, brokerID int64) bool {
+func (m *heartbeatManager) IsActive(clusterName, brokerName string, brokerID int64) bool {
 	now := m.now()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	e, ok := m.live[BrokerIdentity{clusterName, brokerName, brokerID}]
+	e, ok := m.live[brokerIdentity{clusterName, brokerName, brokerID}]
 	return ok && e.alive(now)
 }
 
@@ -193,25 +193,25 @@ func (m *HeartbeatManager) IsActive(clusterName, brokerName string, brokerID int
 // [1, MaxHeartbeatTimeoutMillis]; non-positive means the default.
 func clampHeartbeatTimeout(ms int64) int64 {
 	if ms <= 0 {
-		return DefaultHeartbeatTimeoutMillis
+		return defaultHeartbeatTimeoutMillis
 	}
-	return min(ms, MaxHeartbeatTimeoutMillis)
+	return min(ms, maxHeartbeatTimeoutMillis)
 }
 
-// LiveInfo returns a copy of the broker's entry (its latest heartbeat).
-func (m *HeartbeatManager) LiveInfo(clusterName, brokerName string, brokerID int64) (LiveInfo, bool) {
+// liveInfo returns a copy of the broker's entry (its latest heartbeat).
+func (m *heartbeatManager) LiveInfo(clusterName, brokerName string, brokerID int64) (liveInfo, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	e, ok := m.live[BrokerIdentity{clusterName, brokerName, brokerID}]
+	e, ok := m.live[brokerIdentity{clusterName, brokerName, brokerID}]
 	if !ok {
-		return LiveInfo{}, false
+		return liveInfo{}, false
 	}
 	return e.info, true
 }
 
 // Run scans every interval after initialDelay until ctx is done
 // (Java: first after 2000 ms, then every scanNotActiveBrokerInterval).
-func (m *HeartbeatManager) Run(ctx context.Context, initialDelay, interval time.Duration) {
+func (m *heartbeatManager) Run(ctx context.Context, initialDelay, interval time.Duration) {
 	timer := time.NewTimer(initialDelay)
 	defer timer.Stop()
 	for {
@@ -225,7 +225,7 @@ func (m *HeartbeatManager) Run(ctx context.Context, initialDelay, interval time.
 	}
 }
 
-func (m *HeartbeatManager) notify(events []InactiveEvent) {
+func (m *heartbeatManager) notify(events []inactiveBroker) {
 	if m.opts.OnInactive == nil {
 		return
 	}
@@ -234,13 +234,13 @@ func (m *HeartbeatManager) notify(events []InactiveEvent) {
 	}
 }
 
-func inactiveEvent(info *LiveInfo, reason InactiveReason) InactiveEvent {
-	return InactiveEvent{BrokerIdentity: info.BrokerIdentity, BrokerAddr: info.BrokerAddr,
+func inactiveEvent(info *liveInfo, reason inactiveReason) inactiveBroker {
+	return inactiveBroker{brokerIdentity: info.brokerIdentity, BrokerAddr: info.BrokerAddr,
 		Conn: info.Conn, Generation: info.Generation, Reason: reason}
 }
 
-func sortEvents(events []InactiveEvent) {
-	slices.SortFunc(events, func(a, b InactiveEvent) int {
+func sortEvents(events []inactiveBroker) {
+	slices.SortFunc(events, func(a, b inactiveBroker) int {
 		return cmp.Or(cmp.Compare(a.ClusterName, b.ClusterName), cmp.Compare(a.BrokerName, b.BrokerName),
 			cmp.Compare(a.BrokerID, b.BrokerID))
 	})
@@ -248,14 +248,14 @@ func sortEvents(events []InactiveEvent) {
 
 // liveInfoOf fills a LiveInfo from a 904 request, using Java's defaults for
 // absent fields (timeout 10000, epoch/offsets -1, priority MaxInt32).
-func liveInfoOf(r wire.BrokerHeartbeatRequest) LiveInfo {
-	return LiveInfo{
+func liveInfoOf(r wire.BrokerHeartbeatRequest) liveInfo {
+	return liveInfo{
 		BrokerAddr:       r.BrokerAddr,
-		TimeoutMillis:    orDefault(r.HeartbeatTimeoutMillis, DefaultHeartbeatTimeoutMillis),
+		TimeoutMillis:    orDefault(r.HeartbeatTimeoutMillis, defaultHeartbeatTimeoutMillis),
 		Epoch:            orDefault(r.Epoch, -1),
 		MaxOffset:        orDefault(r.MaxOffset, -1),
 		ConfirmOffset:    orDefault(r.ConfirmOffset, -1),
-		ElectionPriority: orDefault(r.ElectionPriority, DefaultElectionPriority),
+		ElectionPriority: orDefault(r.ElectionPriority, defaultElectionPriority),
 	}
 }
 

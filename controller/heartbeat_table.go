@@ -8,11 +8,11 @@ import "fmt"
 // keeps an entry for any broker identity anyone beats for). A real broker
 // beats for itself on its own connection, one entry per connection.
 const (
-	// MaxHeartbeatEntriesPerConn bounds the brokers one connection may beat
+	// maxHeartbeatEntriesPerConn bounds the brokers one connection may beat
 	// for at a time.
-	MaxHeartbeatEntriesPerConn = 64
-	// MaxHeartbeatEntries bounds the whole table.
-	MaxHeartbeatEntries = 100_000
+	maxHeartbeatEntriesPerConn = 64
+	// maxHeartbeatEntries bounds the whole table.
+	maxHeartbeatEntries = 100_000
 )
 
 // connBeat is one connection's part of an entry's liveness: its last
@@ -27,7 +27,7 @@ func (b connBeat) alive(now int64) bool { return now-b.lastMillis <= b.timeoutMi
 // hbEntry is one broker's row: the state of its latest heartbeat and the
 // part each connection that beat for it contributes to its liveness.
 type hbEntry struct {
-	info  LiveInfo
+	info  liveInfo
 	beats map[ConnID]connBeat
 }
 
@@ -43,23 +43,23 @@ func (e *hbEntry) alive(now int64) bool {
 // admit returns the entry for a heartbeat of key on conn, creating it,
 // or refuses it when conn already beats for MaxHeartbeatEntriesPerConn
 // other brokers or the table holds MaxHeartbeatEntries. Callers hold mu.
-func (m *HeartbeatManager) admit(key BrokerIdentity, conn ConnID) (*hbEntry, error) {
+func (m *heartbeatManager) admit(key brokerIdentity, conn ConnID) (*hbEntry, error) {
 	e, ok := m.live[key]
 	if ok {
 		if _, known := e.beats[conn]; known {
 			return e, nil
 		}
 	}
-	if conn != 0 && len(m.byConn[conn]) >= MaxHeartbeatEntriesPerConn {
-		return nil, &Error{Kind: ErrInvalidRequest, Remark: fmt.Sprintf(
-			"one connection may beat for at most %d brokers", MaxHeartbeatEntriesPerConn)}
+	if conn != 0 && len(m.byConn[conn]) >= maxHeartbeatEntriesPerConn {
+		return nil, &domainError{Kind: errInvalidRequest, Remark: fmt.Sprintf(
+			"one connection may beat for at most %d brokers", maxHeartbeatEntriesPerConn)}
 	}
 	if ok {
 		return e, nil
 	}
-	if len(m.live) >= MaxHeartbeatEntries {
-		return nil, &Error{Kind: ErrInvalidRequest, Remark: fmt.Sprintf(
-			"the heartbeat table is full (%d brokers)", MaxHeartbeatEntries)}
+	if len(m.live) >= maxHeartbeatEntries {
+		return nil, &domainError{Kind: errInvalidRequest, Remark: fmt.Sprintf(
+			"the heartbeat table is full (%d brokers)", maxHeartbeatEntries)}
 	}
 	e = &hbEntry{beats: map[ConnID]connBeat{}}
 	m.live[key] = e
@@ -68,16 +68,16 @@ func (m *HeartbeatManager) admit(key BrokerIdentity, conn ConnID) (*hbEntry, err
 
 // bind and unbind keep byConn in step with the entries' beats. Callers
 // hold mu.
-func (m *HeartbeatManager) bind(conn ConnID, key BrokerIdentity) {
+func (m *heartbeatManager) bind(conn ConnID, key brokerIdentity) {
 	set, ok := m.byConn[conn]
 	if !ok {
-		set = map[BrokerIdentity]struct{}{}
+		set = map[brokerIdentity]struct{}{}
 		m.byConn[conn] = set
 	}
 	set[key] = struct{}{}
 }
 
-func (m *HeartbeatManager) unbind(conn ConnID, key BrokerIdentity) {
+func (m *heartbeatManager) unbind(conn ConnID, key brokerIdentity) {
 	set := m.byConn[conn]
 	delete(set, key)
 	if len(set) == 0 {
@@ -88,10 +88,10 @@ func (m *HeartbeatManager) unbind(conn ConnID, key BrokerIdentity) {
 // Scan drops every connection's part whose heartbeat timed out (now - last
 // > timeout), removes the entries left with none, reports them (sorted by
 // identity) to OnInactive and returns them.
-func (m *HeartbeatManager) Scan() []InactiveEvent {
+func (m *heartbeatManager) Scan() []inactiveBroker {
 	now := m.now()
 	m.mu.Lock()
-	var events []InactiveEvent
+	var events []inactiveBroker
 	for key, e := range m.live {
 		for conn, b := range e.beats {
 			if !b.alive(now) {
@@ -101,13 +101,13 @@ func (m *HeartbeatManager) Scan() []InactiveEvent {
 		}
 		if len(e.beats) == 0 {
 			delete(m.live, key)
-			events = append(events, inactiveEvent(&e.info, ReasonTimeout))
+			events = append(events, inactiveEvent(&e.info, reasonTimeout))
 		}
 	}
 	m.mu.Unlock()
 	sortEvents(events)
 	for _, ev := range events {
-		m.opts.Logger.Warn("broker heartbeat expired", "broker", ev.BrokerIdentity, "addr", ev.BrokerAddr)
+		m.opts.Logger.Warn("broker heartbeat expired", "broker", ev.brokerIdentity, "addr", ev.BrokerAddr)
 		if m.opts.CloseConn != nil && ev.Conn != 0 {
 			m.opts.CloseConn(ev.Conn)
 		}
@@ -120,12 +120,12 @@ func (m *HeartbeatManager) Scan() []InactiveEvent {
 // connection's part of every entry it beat for; the entries left with no
 // connection are removed and reported. A broker that still beats on
 // another connection keeps its entry.
-func (m *HeartbeatManager) OnConnClose(conn ConnID) []InactiveEvent {
+func (m *heartbeatManager) OnConnClose(conn ConnID) []inactiveBroker {
 	if conn == 0 {
 		return nil
 	}
 	m.mu.Lock()
-	var events []InactiveEvent
+	var events []inactiveBroker
 	for key := range m.byConn[conn] {
 		e, ok := m.live[key]
 		if !ok {
@@ -134,7 +134,7 @@ func (m *HeartbeatManager) OnConnClose(conn ConnID) []InactiveEvent {
 		delete(e.beats, conn)
 		if len(e.beats) == 0 {
 			delete(m.live, key)
-			ev := inactiveEvent(&e.info, ReasonConnClosed)
+			ev := inactiveEvent(&e.info, reasonConnClosed)
 			ev.Conn = conn
 			events = append(events, ev)
 		}
@@ -143,7 +143,7 @@ func (m *HeartbeatManager) OnConnClose(conn ConnID) []InactiveEvent {
 	m.mu.Unlock()
 	sortEvents(events)
 	for _, ev := range events {
-		m.opts.Logger.Info("broker connection closed", "broker", ev.BrokerIdentity, "addr", ev.BrokerAddr)
+		m.opts.Logger.Info("broker connection closed", "broker", ev.brokerIdentity, "addr", ev.BrokerAddr)
 	}
 	m.notify(events)
 	return events

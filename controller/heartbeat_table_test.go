@@ -53,20 +53,20 @@ func TestHeartbeatConnPartsExpireByTheirOwnTimeout(t *testing.T) {
 // a close frees the connection's share.
 func TestHeartbeatTableBounds(t *testing.T) {
 	e := newHBEnv(t)
-	for id := range int64(MaxHeartbeatEntriesPerConn) {
+	for id := range int64(maxHeartbeatEntriesPerConn) {
 		require.NoError(t, e.m.OnHeartbeat(beat(id, "a", 0, 0), 1))
 	}
-	code, _ := ResponseCode(e.m.OnHeartbeat(beat(MaxHeartbeatEntriesPerConn, "a", 0, 0), 1))
-	require.Equal(t, CodeInvalidRequest, code)
+	code, _ := responseCode(e.m.OnHeartbeat(beat(maxHeartbeatEntriesPerConn, "a", 0, 0), 1))
+	require.Equal(t, codeInvalidRequest, code)
 	require.NoError(t, e.m.OnHeartbeat(beat(0, "a", 0, 0), 1), "a broker it already beats for")
-	require.NoError(t, e.m.OnHeartbeat(beat(MaxHeartbeatEntriesPerConn, "a", 0, 0), 2))
-	require.Len(t, e.m.OnConnClose(1), MaxHeartbeatEntriesPerConn)
+	require.NoError(t, e.m.OnHeartbeat(beat(maxHeartbeatEntriesPerConn, "a", 0, 0), 2))
+	require.Len(t, e.m.OnConnClose(1), maxHeartbeatEntriesPerConn)
 	require.NoError(t, e.m.OnHeartbeat(beat(0, "a", 0, 0), 1), "freed by the close")
 
-	for id := int64(MaxHeartbeatEntriesPerConn + 1); len(e.m.live) < MaxHeartbeatEntries; id++ {
-		require.NoError(t, e.m.OnHeartbeat(beat(id, "a", 0, 0), ConnID(1000+id/MaxHeartbeatEntriesPerConn)))
+	for id := int64(maxHeartbeatEntriesPerConn + 1); len(e.m.live) < maxHeartbeatEntries; id++ {
+		require.NoError(t, e.m.OnHeartbeat(beat(id, "a", 0, 0), ConnID(1000+id/maxHeartbeatEntriesPerConn)))
 	}
-	code, _ = ResponseCode(e.m.OnHeartbeat(beat(-5, "a", 0, 0), 9))
-	require.Equal(t, CodeInvalidRequest, code, "table full")
+	code, _ = responseCode(e.m.OnHeartbeat(beat(-5, "a", 0, 0), 9))
+	require.Equal(t, codeInvalidRequest, code, "table full")
 	require.NoError(t, e.m.OnHeartbeat(beat(0, "a", 0, 0), 9), "a known broker on a new connection")
 }

@@ -41,31 +41,31 @@ func (c *fakeClock) Advance(d time.Duration) {
 
 // fakeLive is a Liveness with explicit alive ids and live infos.
 type fakeLive struct {
-	alive map[BrokerIdentity]bool
-	infos map[BrokerIdentity]LiveInfo
+	alive map[brokerIdentity]bool
+	infos map[brokerIdentity]liveInfo
 }
 
 func newFakeLive() *fakeLive {
-	return &fakeLive{alive: map[BrokerIdentity]bool{}, infos: map[BrokerIdentity]LiveInfo{}}
+	return &fakeLive{alive: map[brokerIdentity]bool{}, infos: map[brokerIdentity]liveInfo{}}
 }
 
 // set marks (cluster, name, id) alive with the given epoch, offset and priority.
 func (f *fakeLive) set(cluster, name string, id int64, epoch int32, maxOffset int64, prio int32) *fakeLive {
-	key := BrokerIdentity{cluster, name, id}
+	key := brokerIdentity{cluster, name, id}
 	f.alive[key] = true
-	f.infos[key] = LiveInfo{BrokerIdentity: key, Epoch: epoch, MaxOffset: maxOffset, ElectionPriority: prio}
+	f.infos[key] = liveInfo{brokerIdentity: key, Epoch: epoch, MaxOffset: maxOffset, ElectionPriority: prio}
 	return f
 }
 
 func (f *fakeLive) kill(cluster, name string, id int64) *fakeLive {
-	f.alive[BrokerIdentity{cluster, name, id}] = false
+	f.alive[brokerIdentity{cluster, name, id}] = false
 	return f
 }
 
-func (f *fakeLive) IsActive(c, n string, id int64) bool { return f.alive[BrokerIdentity{c, n, id}] }
+func (f *fakeLive) IsActive(c, n string, id int64) bool { return f.alive[brokerIdentity{c, n, id}] }
 
-func (f *fakeLive) LiveInfo(c, n string, id int64) (LiveInfo, bool) {
-	info, ok := f.infos[BrokerIdentity{c, n, id}]
+func (f *fakeLive) LiveInfo(c, n string, id int64) (liveInfo, bool) {
+	info, ok := f.infos[brokerIdentity{c, n, id}]
 	return info, ok
 }
 
@@ -80,21 +80,21 @@ type testFSM struct {
 func newTestFSM(t testing.TB) *testFSM { return &testFSM{t: t, fsm: NewFSM(testLogger(t))} }
 
 // apply encodes events as one entry and applies it through FSM.Apply.
-func (f *testFSM) apply(events ...Event) *ApplyResult {
+func (f *testFSM) apply(events ...event) *applyResult {
 	f.t.Helper()
-	data, err := EncodeEntry(events...)
+	data, err := encodeEntry(events...)
 	require.NoError(f.t, err)
 	f.log = append(f.log, data)
 	f.index++
-	res, ok := f.fsm.Apply(&raft.Log{Index: f.index, Type: raft.LogCommand, Data: data}).(*ApplyResult)
+	res, ok := f.fsm.Apply(&raft.Log{Index: f.index, Type: raft.LogCommand, Data: data}).(*applyResult)
 	require.True(f.t, ok)
 	return res
 }
 
 // state returns a copy of the current state.
-func (f *testFSM) state() *State {
-	var c *State
-	f.fsm.Read(func(s *State) { c = s.Clone() })
+func (f *testFSM) state() *state {
+	var c *state
+	f.fsm.read(func(s *state) { c = s.Clone() })
 	return c
 }
 
@@ -133,7 +133,7 @@ func (s *memSink) Cancel() error { s.cancelled = true; return nil }
 // 10.0.0.<id>:10911) directly as events.
 func registerSet(f *testFSM, c, name string, n int64) {
 	for id := int64(1); id <= n; id++ {
-		f.apply(ApplyBrokerIDEvent{ClusterName: c, BrokerName: name, BrokerAddress: addrOf(id),
+		f.apply(applyBrokerIDEvent{ClusterName: c, BrokerName: name, BrokerAddress: addrOf(id),
 			NewBrokerID: id, RegisterCheckCode: addrOf(id) + ";1"})
 	}
 }
@@ -142,6 +142,6 @@ func addrOf(id int64) string { return "10.0.0." + string(rune('0'+id)) + ":10911
 
 // codeOf returns the Java code of err.
 func codeOf(err error) int32 {
-	code, _ := ResponseCode(err)
+	code, _ := responseCode(err)
 	return code
 }

@@ -25,15 +25,15 @@ import (
 type invariantChecker struct {
 	t        testing.TB
 	masterOf map[string]map[int32]int64 // set → master epoch → master id
-	last     map[string]SyncStateInfo   // set → last observed sync-state half
+	last     map[string]syncStateInfo   // set → last observed sync-state half
 }
 
 func newInvariantChecker(t testing.TB) *invariantChecker {
-	return &invariantChecker{t: t, masterOf: map[string]map[int32]int64{}, last: map[string]SyncStateInfo{}}
+	return &invariantChecker{t: t, masterOf: map[string]map[int32]int64{}, last: map[string]syncStateInfo{}}
 }
 
 // observeState checks every set of s and records its master per epoch.
-func (c *invariantChecker) observeState(s *State) {
+func (c *invariantChecker) observeState(s *state) {
 	c.t.Helper()
 	for name := range c.last {
 		if _, ok := s.SyncState(name); !ok {
@@ -90,7 +90,7 @@ func (c *invariantChecker) observeElectReply(name string, resp wire.ElectMasterR
 }
 
 // observeNotify records a 1008 notification.
-func (c *invariantChecker) observeNotify(e RoleChangeNotifyEntry) {
+func (c *invariantChecker) observeNotify(e roleChangeNotifyEntry) {
 	c.t.Helper()
 	c.observeMaster(e.Group.BrokerName, e.MasterEpoch, e.MasterBrokerID)
 }
@@ -98,9 +98,9 @@ func (c *invariantChecker) observeNotify(e RoleChangeNotifyEntry) {
 func TestInvariantCheckerDetectsViolations(t *testing.T) {
 	ft := &fakeT{TB: t}
 	c := newInvariantChecker(ft)
-	st := NewState()
-	st.replicas["b"] = &ReplicaInfo{BrokerName: "b", Brokers: map[int64]BrokerIDInfo{1: {}, 2: {}}}
-	st.syncStates["b"] = &SyncStateInfo{BrokerName: "b", MasterEpoch: 2, SyncStateSetEpoch: 2,
+	st := newState()
+	st.replicas["b"] = &replicaInfo{BrokerName: "b", Brokers: map[int64]brokerIDInfo{1: {}, 2: {}}}
+	st.syncStates["b"] = &syncStateInfo{BrokerName: "b", MasterEpoch: 2, SyncStateSetEpoch: 2,
 		SyncStateSet: []int64{1}, MasterBrokerID: 1}
 	c.observeState(st)
 	require.False(t, ft.failed)

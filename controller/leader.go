@@ -84,7 +84,7 @@ func (c *Controller) reconcileLeadership() {
 // then opens the gate and starts the inactive-master scan (T2). A failed
 // barrier is retried on the next reconcile.
 func (c *Controller) becomeReady(term uint64) {
-	ctx, cancel := context.WithTimeout(c.ctx, RequestTimeout)
+	ctx, cancel := context.WithTimeout(c.ctx, requestTimeout)
 	err := c.node.Barrier(ctx)
 	cancel()
 	if err != nil {
@@ -119,7 +119,7 @@ func (c *Controller) scanInactiveMasters(ctx context.Context, interval time.Dura
 			continue
 		}
 		var names []string
-		c.fsm.Read(func(s *State) { names = s.BrokerSetsNeedingReelect(c.hb) })
+		c.fsm.read(func(s *state) { names = s.BrokerSetsNeedingReelect(c.hb) })
 		for _, name := range names {
 			c.logger.Info("inactive master found by scan", "broker", name)
 			c.goElect(name, TriggerScan)
@@ -149,7 +149,7 @@ type firstBeatWindow struct {
 }
 
 // OpenFirstBeatWindow opens the window now (on becoming ready leader).
-func (m *HeartbeatManager) OpenFirstBeatWindow() {
+func (m *heartbeatManager) OpenFirstBeatWindow() {
 	m.window.longest.Store(m.longestTimeoutMillis())
 	m.window.start.Store(m.now())
 	m.opts.Logger.Info("first-heartbeat window opened", "millis", m.windowMillis())
@@ -157,7 +157,7 @@ func (m *HeartbeatManager) OpenFirstBeatWindow() {
 
 // InFirstBeatWindow reports whether the window is open. Once it has
 // passed it stays closed until the next OpenFirstBeatWindow.
-func (m *HeartbeatManager) InFirstBeatWindow() bool {
+func (m *heartbeatManager) InFirstBeatWindow() bool {
 	start := m.window.start.Load()
 	if start == 0 {
 		return false
@@ -171,17 +171,17 @@ func (m *HeartbeatManager) InFirstBeatWindow() bool {
 
 // windowMillis is the window's length: the longest timeout known at its
 // opening or now.
-func (m *HeartbeatManager) windowMillis() int64 {
+func (m *heartbeatManager) windowMillis() int64 {
 	w := max(m.window.longest.Load(), m.longestTimeoutMillis())
 	if w <= 0 {
-		w = DefaultHeartbeatTimeoutMillis
+		w = defaultHeartbeatTimeoutMillis
 	}
 	return min(w, maxFirstBeatWindow)
 }
 
 // longestTimeoutMillis is the longest heartbeat timeout in the table, 0
 // when it is empty.
-func (m *HeartbeatManager) longestTimeoutMillis() int64 {
+func (m *heartbeatManager) longestTimeoutMillis() int64 {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var longest int64

@@ -39,7 +39,7 @@ func newNotifier(ctx context.Context, logger hclog.Logger, obs Observer, version
 
 // send starts delivering e to addr unless a delivery of a newer or equal
 // epoch is in flight.
-func (n *notifier) send(addr string, e RoleChangeNotifyEntry) {
+func (n *notifier) send(addr string, e roleChangeNotifyEntry) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed || n.ctx.Err() != nil {
@@ -51,7 +51,7 @@ func (n *notifier) send(addr string, e RoleChangeNotifyEntry) {
 		}
 		d.cancel()
 	}
-	ctx, cancel := context.WithTimeout(n.ctx, NotifyTimeout)
+	ctx, cancel := context.WithTimeout(n.ctx, notifyTimeout)
 	d := &delivery{epoch: e.MasterEpoch, cancel: cancel}
 	n.inflight[addr] = d
 	n.wg.Add(1)
@@ -60,7 +60,7 @@ func (n *notifier) send(addr string, e RoleChangeNotifyEntry) {
 
 // deliver dials addr, sends the request oneway and closes the connection
 // once the frame is flushed.
-func (n *notifier) deliver(ctx context.Context, addr string, e RoleChangeNotifyEntry, d *delivery) {
+func (n *notifier) deliver(ctx context.Context, addr string, e roleChangeNotifyEntry, d *delivery) {
 	defer n.wg.Done()
 	defer n.finish(addr, d)
 	err := n.sendOneway(ctx, addr, e)
@@ -72,7 +72,7 @@ func (n *notifier) deliver(ctx context.Context, addr string, e RoleChangeNotifyE
 	n.observer.NotifySent(addr, e.MasterEpoch, err)
 }
 
-func (n *notifier) sendOneway(ctx context.Context, addr string, e RoleChangeNotifyEntry) error {
+func (n *notifier) sendOneway(ctx context.Context, addr string, e roleChangeNotifyEntry) error {
 	client, err := remoting.Dial(ctx, addr, remoting.ClientOptions{Logger: n.logger})
 	if err != nil {
 		return err

@@ -16,16 +16,16 @@ import (
 // Timing of the leader-side machinery (docs/controller.md sections 1.1,
 // 3.1, 3.5 and 5).
 const (
-	// RequestTimeout bounds a leader-gated request from enqueue to the
+	// requestTimeout bounds a leader-gated request from enqueue to the
 	// applied entry (Java's future.get(5 s)); beyond it the reply is code 1.
-	RequestTimeout = 5 * time.Second
-	// ElectAttemptTimeout bounds one controller-triggered election attempt.
-	ElectAttemptTimeout = 3 * time.Second
-	// NotifyTimeout bounds one NOTIFY_BROKER_ROLE_CHANGED delivery.
-	NotifyTimeout = 3 * time.Second
-	// SchedulerQueueSize is the capacity of the leader's event queue
+	requestTimeout = 5 * time.Second
+	// electAttemptTimeout bounds one controller-triggered election attempt.
+	electAttemptTimeout = 3 * time.Second
+	// notifyTimeout bounds one NOTIFY_BROKER_ROLE_CHANGED delivery.
+	notifyTimeout = 3 * time.Second
+	// schedulerQueueSize is the capacity of the leader's event queue
 	// (Java's EventScheduler); a full queue answers SYSTEM_BUSY.
-	SchedulerQueueSize = 1024
+	schedulerQueueSize = 1024
 	// heartbeatFirstScan is Java's initial delay of the heartbeat scan.
 	heartbeatFirstScan = 2 * time.Second
 	// leaderRecheck is how often leadership is reconciled besides LeaderCh.

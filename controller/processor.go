@@ -49,14 +49,14 @@ func (c *Controller) leaderHandler(prepare prepareFunc) remoting.HandlerFunc {
 		if err != nil {
 			return c.respond(req, outcome{err: err}), nil
 		}
-		return c.respond(req, c.schedule(build, RequestTimeout)), nil
+		return c.respond(req, c.schedule(build, requestTimeout)), nil
 	}
 }
 
 // respond turns an outcome into the reply: the code and remark of its
 // error (ResponseCode), and the builder's header and body when it ran.
 func (c *Controller) respond(req *remoting.Command, out outcome) *remoting.Command {
-	code, remark := ResponseCode(out.err)
+	code, remark := responseCode(out.err)
 	resp := c.newResponse(req, code, remark)
 	if out.resp != nil {
 		resp.ExtFields = out.resp.ExtFields()
@@ -75,17 +75,17 @@ func (c *Controller) newResponse(req *remoting.Command, code int32, remark strin
 
 func (c *Controller) prepareAlter(req *remoting.Command) (buildFunc, error) {
 	r, err := wire.DecodeAlterSyncStateSetRequest(req.ExtFields, req.Body)
-	return func(s *State) (response, []Event, error) { return s.AlterSyncStateSet(r, c.hb) }, err
+	return func(s *state) (response, []event, error) { return s.AlterSyncStateSet(r, c.hb) }, err
 }
 
 func (c *Controller) prepareRegister(req *remoting.Command) (buildFunc, error) {
 	r, err := wire.DecodeRegisterBrokerRequest(req.ExtFields)
-	return func(s *State) (response, []Event, error) { return s.RegisterBroker(r, c.hb) }, err
+	return func(s *state) (response, []event, error) { return s.RegisterBroker(r, c.hb) }, err
 }
 
 func (c *Controller) prepareReplicaInfo(req *remoting.Command) (buildFunc, error) {
 	r, err := wire.DecodeGetReplicaInfoRequest(req.ExtFields)
-	return func(s *State) (response, []Event, error) {
+	return func(s *state) (response, []event, error) {
 		resp, err := s.GetReplicaInfo(r)
 		return resp, nil, err
 	}, err
@@ -98,10 +98,10 @@ func (c *Controller) prepareSyncStateData(req *remoting.Command) (buildFunc, err
 	var err error
 	if len(req.Body) > 0 {
 		if names, err = wire.DecodeBrokerNames(req.Body); err != nil {
-			err = &Error{Kind: ErrSystem, Remark: "decode broker names: " + err.Error()}
+			err = &domainError{Kind: errSystem, Remark: "decode broker names: " + err.Error()}
 		}
 	}
-	return func(s *State) (response, []Event, error) {
+	return func(s *state) (response, []event, error) {
 		resp, err := s.GetSyncStateData(names, c.hb)
 		return resp, nil, err
 	}, err
@@ -109,17 +109,17 @@ func (c *Controller) prepareSyncStateData(req *remoting.Command) (buildFunc, err
 
 func (c *Controller) prepareClean(req *remoting.Command) (buildFunc, error) {
 	r, err := wire.DecodeCleanBrokerDataRequest(req.ExtFields)
-	return func(s *State) (response, []Event, error) { return s.CleanBrokerData(r, c.hb) }, err
+	return func(s *state) (response, []event, error) { return s.CleanBrokerData(r, c.hb) }, err
 }
 
 func (c *Controller) prepareNextID(req *remoting.Command) (buildFunc, error) {
 	r, err := wire.DecodeGetNextBrokerIDRequest(req.ExtFields)
-	return func(s *State) (response, []Event, error) { return s.GetNextBrokerID(r), nil, nil }, err
+	return func(s *state) (response, []event, error) { return s.GetNextBrokerID(r), nil, nil }, err
 }
 
 func (c *Controller) prepareApplyID(req *remoting.Command) (buildFunc, error) {
 	r, err := wire.DecodeApplyBrokerIDRequest(req.ExtFields)
-	return func(s *State) (response, []Event, error) { return s.ApplyBrokerID(r) }, err
+	return func(s *state) (response, []event, error) { return s.ApplyBrokerID(r) }, err
 }
 
 // handleElect serves 1002 from brokers and admins; after a code-0 reply
@@ -134,10 +134,10 @@ func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remo
 		trigger = TriggerAdmin
 	}
 	start := time.Now()
-	out := c.schedule(c.electBuild(r), RequestTimeout)
-	code, _ := ResponseCode(out.err)
+	out := c.schedule(c.electBuild(r), requestTimeout)
+	code, _ := responseCode(out.err)
 	c.opts.observer.ElectionFinished(trigger, code, time.Since(start))
-	if code == CodeSuccess {
+	if code == codeSuccess {
 		c.notifyRoleChange(out.resp)
 	}
 	return c.respond(req, out), nil
@@ -145,8 +145,8 @@ func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remo
 
 // electBuild elects with the election options read at use time.
 func (c *Controller) electBuild(r wire.ElectMasterRequest) buildFunc {
-	return func(s *State) (response, []Event, error) {
-		opts := ElectOptions{EnableElectUncleanMaster: c.config().EnableElectUncleanMaster}
+	return func(s *state) (response, []event, error) {
+		opts := electOptions{EnableElectUncleanMaster: c.config().EnableElectUncleanMaster}
 		return s.ElectMaster(r, c.hb, opts)
 	}
 }
@@ -164,19 +164,19 @@ func (c *Controller) handleHeartbeat(conn *remoting.Conn, req *remoting.Command)
 	if err != nil {
 		return c.respond(req, outcome{err: err}), nil
 	}
-	return c.newResponse(req, CodeSuccess, HeartbeatSuccessRemark), nil
+	return c.newResponse(req, codeSuccess, heartbeatSuccessRemark), nil
 }
 
 // handleMetadata serves 1005 on every node.
 func (c *Controller) handleMetadata(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
-	resp := c.newResponse(req, CodeSuccess, "")
+	resp := c.newResponse(req, codeSuccess, "")
 	resp.ExtFields = c.metadata()
 	return resp, nil
 }
 
 // handleGetConfig serves 1010: the properties text sorted by key.
 func (c *Controller) handleGetConfig(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
-	resp := c.newResponse(req, CodeSuccess, "")
+	resp := c.newResponse(req, codeSuccess, "")
 	resp.Body = c.config().Render()
 	return resp, nil
 }
@@ -189,7 +189,7 @@ func (c *Controller) handleGetConfig(_ *remoting.Conn, req *remoting.Command) (*
 // persisted before it takes effect.
 func (c *Controller) handleUpdateConfig(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	if len(req.Body) == 0 {
-		return c.newResponse(req, CodeSuccess, ""), nil
+		return c.newResponse(req, codeSuccess, ""), nil
 	}
 	c.cfgMu.Lock()
 	defer c.cfgMu.Unlock()
@@ -203,16 +203,16 @@ func (c *Controller) handleUpdateConfig(_ *remoting.Conn, req *remoting.Command)
 	}
 	c.cfg.Store(next)
 	c.logger.Info("controller config updated", "body", string(req.Body))
-	return c.newResponse(req, CodeSuccess, ""), nil
+	return c.newResponse(req, codeSuccess, ""), nil
 }
 
 // configError maps config errors onto the codes Java answers.
 func configError(err error) error {
 	switch {
 	case errors.Is(err, config.ErrBlackListed):
-		return ErrNoPermission
+		return errNoPermission
 	case errors.Is(err, config.ErrBadProperties):
-		return &Error{Kind: ErrSystem, Remark: "string2Properties error"}
+		return &domainError{Kind: errSystem, Remark: "string2Properties error"}
 	}
-	return &Error{Kind: ErrSystem, Remark: err.Error()}
+	return &domainError{Kind: errSystem, Remark: err.Error()}
 }

@@ -32,17 +32,17 @@ func (c *Controller) closeConn(id ConnID) {
 // onBrokerInactive is the heartbeat manager's listener (T1). Only the
 // ready leader acts, and only when the broker was the master of its set.
 // It must not block: the check and the election run on their own goroutine.
-func (c *Controller) onBrokerInactive(ev InactiveEvent) {
+func (c *Controller) onBrokerInactive(ev inactiveBroker) {
 	if c.stopping.Load() || !c.IsReadyLeader() {
 		return
 	}
 	c.spawn(func() {
 		var wasMaster bool
-		c.fsm.Read(func(s *State) { wasMaster = s.NeedsElectionOnInactive(ev) })
+		c.fsm.read(func(s *state) { wasMaster = s.NeedsElectionOnInactive(ev) })
 		if !wasMaster {
 			return
 		}
-		c.logger.Info("master inactive, electing a new one", "broker", ev.BrokerIdentity,
+		c.logger.Info("master inactive, electing a new one", "broker", ev.brokerIdentity,
 			"addr", ev.BrokerAddr, "reason", ev.Reason)
 		c.triggerElect(ev.BrokerName, TriggerInactive)
 	})
@@ -68,18 +68,18 @@ func (c *Controller) triggerElect(brokerName string, trigger ElectTrigger) {
 	}
 	defer c.electing.Delete(brokerName)
 	start := time.Now()
-	code := CodeNotLeader
+	code := codeNotLeader
 	attempts := max(c.config().ElectMasterMaxRetryCount, 1)
 	for i := 0; i < attempts && !c.stopping.Load(); i++ {
-		out := c.schedule(c.electBuild(ControllerTriggerElect(brokerName)), ElectAttemptTimeout)
-		code, _ = ResponseCode(out.err)
-		if code == CodeSuccess {
+		out := c.schedule(c.electBuild(controllerTriggerElect(brokerName)), electAttemptTimeout)
+		code, _ = responseCode(out.err)
+		if code == codeSuccess {
 			c.notifyRoleChange(out.resp)
 			break
 		}
 		c.logger.Warn("controller-triggered election failed", "broker", brokerName,
 			"attempt", i+1, "of", attempts, "error", out.err)
-		if code == CodeNotLeader || !c.pauseBeforeRetry(i+1 < attempts) {
+		if code == codeNotLeader || !c.pauseBeforeRetry(i+1 < attempts) {
 			break
 		}
 	}
@@ -118,7 +118,7 @@ func (c *Controller) notifyRoleChange(resp response) {
 	if !ok {
 		return
 	}
-	entry, ok := NewRoleChangeNotifyEntry(em)
+	entry, ok := newRoleChangeNotifyEntry(em)
 	if !ok {
 		return
 	}

@@ -36,14 +36,14 @@ type retiredSet struct {
 }
 
 // retireSync records the epochs of a sync-state half about to be removed.
-func (s *State) retireSync(brokerName string, ss *SyncStateInfo) {
+func (s *state) retireSync(brokerName string, ss *syncStateInfo) {
 	t := s.retired[brokerName]
 	t.MasterEpoch, t.SyncStateSetEpoch = ss.MasterEpoch, ss.SyncStateSetEpoch
 	s.retired[brokerName] = t
 }
 
 // retireReplicas records the next id of a replica half about to be removed.
-func (s *State) retireReplicas(brokerName string, r *ReplicaInfo) {
+func (s *state) retireReplicas(brokerName string, r *replicaInfo) {
 	t := s.retired[brokerName]
 	t.NextBrokerID = r.NextAssignBrokerID
 	s.retired[brokerName] = t
@@ -51,14 +51,14 @@ func (s *State) retireReplicas(brokerName string, r *ReplicaInfo) {
 
 // firstBrokerID is the id a set without a replica half hands out: 1, or
 // the next id of its retired replica half.
-func (s *State) firstBrokerID(brokerName string) int64 {
-	return max(FirstBrokerID, s.retired[brokerName].NextBrokerID)
+func (s *state) firstBrokerID(brokerName string) int64 {
+	return max(firstBrokerID, s.retired[brokerName].NextBrokerID)
 }
 
 // reviveSync returns a new sync-state half continuing the retired epochs.
-func (s *State) reviveSync(clusterName, brokerName string) *SyncStateInfo {
+func (s *state) reviveSync(clusterName, brokerName string) *syncStateInfo {
 	t := s.retired[brokerName]
-	ss := &SyncStateInfo{ClusterName: clusterName, BrokerName: brokerName, SyncStateSet: []int64{},
+	ss := &syncStateInfo{ClusterName: clusterName, BrokerName: brokerName, SyncStateSet: []int64{},
 		MasterBrokerID: wire.NoBrokerID, MasterEpoch: t.MasterEpoch, SyncStateSetEpoch: t.SyncStateSetEpoch}
 	t.MasterEpoch, t.SyncStateSetEpoch = 0, 0
 	s.setRetired(brokerName, t)
@@ -66,16 +66,16 @@ func (s *State) reviveSync(clusterName, brokerName string) *SyncStateInfo {
 }
 
 // reviveReplicas returns a new replica half continuing the retired next id.
-func (s *State) reviveReplicas(clusterName, brokerName string) *ReplicaInfo {
-	r := &ReplicaInfo{ClusterName: clusterName, BrokerName: brokerName,
-		NextAssignBrokerID: s.firstBrokerID(brokerName), Brokers: map[int64]BrokerIDInfo{}}
+func (s *state) reviveReplicas(clusterName, brokerName string) *replicaInfo {
+	r := &replicaInfo{ClusterName: clusterName, BrokerName: brokerName,
+		NextAssignBrokerID: s.firstBrokerID(brokerName), Brokers: map[int64]brokerIDInfo{}}
 	t := s.retired[brokerName]
 	t.NextBrokerID = 0
 	s.setRetired(brokerName, t)
 	return r
 }
 
-func (s *State) setRetired(brokerName string, t retiredSet) {
+func (s *state) setRetired(brokerName string, t retiredSet) {
 	if t == (retiredSet{}) {
 		delete(s.retired, brokerName)
 		return
@@ -84,7 +84,7 @@ func (s *State) setRetired(brokerName string, t retiredSet) {
 }
 
 // retiredNames lists the tombstones, sorted (for snapshots).
-func (s *State) retiredNames() []string {
+func (s *state) retiredNames() []string {
 	names := make([]string, 0, len(s.retired))
 	for name := range s.retired {
 		names = append(names, name)
@@ -94,7 +94,7 @@ func (s *State) retiredNames() []string {
 }
 
 // applyFenced is CleanBrokerData for an entry whose fence held.
-func (e CleanBrokerDataEvent) applyFenced(s *State) error {
+func (e cleanBrokerDataEvent) applyFenced(s *state) error {
 	r, ss, ok := s.get(e.BrokerName)
 	if !ok {
 		return nil
@@ -108,7 +108,7 @@ func (e CleanBrokerDataEvent) applyFenced(s *State) error {
 	}
 	if ss.MasterBrokerID != wire.NoBrokerID && containsID(e.IDs, ss.MasterBrokerID) {
 		if ss.MasterEpoch == math.MaxInt32 { // ours: no wrapped epoch
-			return newError(ErrInvalidCleanBrokerMetadata, "clean broker data of %s: %s", e.BrokerName, remarkEpochExhausted)
+			return newError(errInvalidCleanBrokerMetadata, "clean broker data of %s: %s", e.BrokerName, remarkEpochExhausted)
 		}
 		ss.MasterBrokerID = wire.NoBrokerID
 		ss.MasterEpoch++

@@ -43,18 +43,18 @@ func (s *scheduler) run() {
 }
 
 // submit enqueues fn without blocking: ErrNotLeader once stopped,
-// ErrSystemBusy when the queue is full.
+// errSystemBusy when the queue is full.
 func (s *scheduler) submit(fn func()) error {
 	select {
 	case <-s.done:
-		return ErrNotLeader
+		return errNotLeader
 	default:
 	}
 	select {
 	case s.queue <- fn:
 		return nil
 	default:
-		return ErrSystemBusy
+		return errSystemBusy
 	}
 }
 
@@ -71,7 +71,7 @@ type response interface {
 
 // buildFunc computes a leader-side command from the current state: the
 // response, the events to append and the domain error (if any).
-type buildFunc func(s *State) (response, []Event, error)
+type buildFunc func(s *state) (response, []event, error)
 
 // outcome is a scheduled command's result. resp is nil when the command
 // did not run or its events could not be appended.
@@ -81,7 +81,7 @@ type outcome struct {
 }
 
 // errRequestTimeout is the code-1 reply of a request that waited too long.
-var errRequestTimeout = &Error{Kind: ErrSystem,
+var errRequestTimeout = &domainError{Kind: errSystem,
 	Remark: "java.util.concurrent.TimeoutException: the controller did not finish the request in time"}
 
 // schedule runs build on the scheduler if this node is the ready leader
@@ -89,7 +89,7 @@ var errRequestTimeout = &Error{Kind: ErrSystem,
 // timeout → 1). A timed-out task still runs to its end on the scheduler.
 func (c *Controller) schedule(build buildFunc, timeout time.Duration) outcome {
 	if !c.IsReadyLeader() {
-		return outcome{err: ErrNotLeader}
+		return outcome{err: errNotLeader}
 	}
 	deadline := time.Now().Add(timeout)
 	ch := make(chan outcome, 1)
@@ -102,7 +102,7 @@ func (c *Controller) schedule(build buildFunc, timeout time.Duration) outcome {
 	case out := <-ch:
 		return out
 	case <-c.sched.done:
-		return outcome{err: ErrNotLeader}
+		return outcome{err: errNotLeader}
 	case <-timer.C:
 		return outcome{err: errRequestTimeout}
 	}
@@ -117,18 +117,18 @@ func (c *Controller) execute(build buildFunc, deadline time.Time) (res outcome) 
 	defer func() {
 		if r := recover(); r != nil {
 			c.logger.Error("leader command panicked", "panic", r)
-			res = outcome{err: &Error{Kind: ErrSystem, Remark: fmt.Sprint(r)}}
+			res = outcome{err: &domainError{Kind: errSystem, Remark: fmt.Sprint(r)}}
 		}
 	}()
 	if !c.IsReadyLeader() {
-		return outcome{err: ErrNotLeader}
+		return outcome{err: errNotLeader}
 	}
 	if time.Now().After(deadline) {
 		return outcome{err: errRequestTimeout}
 	}
 	var out outcome
-	var events []Event
-	c.fsm.Read(func(s *State) { out.resp, events, out.err = build(s) })
+	var events []event
+	c.fsm.read(func(s *state) { out.resp, events, out.err = build(s) })
 	if len(events) == 0 && !c.config().ProcessReadEvent {
 		return out
 	}
@@ -143,10 +143,10 @@ func (c *Controller) execute(build buildFunc, deadline time.Time) (res outcome) 
 // (leadership lost, shutdown); the deadline only bounds the enqueue. Log
 // failures become code 1 (Java cancels the future); a rejection by Apply is
 // returned as is.
-func (c *Controller) appendEvents(events []Event, deadline time.Time) error {
-	data, err := EncodeEntry(events...)
+func (c *Controller) appendEvents(events []event, deadline time.Time) error {
+	data, err := encodeEntry(events...)
 	if err != nil {
-		return &Error{Kind: ErrSystem, Remark: err.Error()}
+		return &domainError{Kind: errSystem, Remark: err.Error()}
 	}
 	res, err := c.node.ApplyWait(c.ctx, data, time.Until(deadline))
 	if err != nil {
@@ -154,9 +154,9 @@ func (c *Controller) appendEvents(events []Event, deadline time.Time) error {
 		if errors.Is(err, raftstore.ErrTimeout) {
 			return errRequestTimeout
 		}
-		return &Error{Kind: ErrSystem, Remark: "append to the controller log failed: " + err.Error()}
+		return &domainError{Kind: errSystem, Remark: "append to the controller log failed: " + err.Error()}
 	}
-	if r, ok := res.(*ApplyResult); ok && r.Err != nil {
+	if r, ok := res.(*applyResult); ok && r.Err != nil {
 		c.logger.Warn("log entry rejected by apply", "index", r.Index, "error", r.Err)
 		return r.Err
 	}

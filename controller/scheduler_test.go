@@ -72,7 +72,7 @@ func gatedControllers(t *testing.T) (*inmemControllers, map[string]*gatedFSM) {
 // mustSchedule runs build on the leader and requires code 0.
 func mustSchedule(t *testing.T, c *Controller, build buildFunc) response {
 	t.Helper()
-	out := c.schedule(build, RequestTimeout)
+	out := c.schedule(build, requestTimeout)
 	require.NoError(t, out.err)
 	return out.resp
 }
@@ -83,12 +83,12 @@ func setupSet(t *testing.T, c *Controller) {
 	for id := int64(1); id <= 3; id++ {
 		require.NoError(t, c.hb.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b",
 			BrokerAddr: addrOf(id), BrokerID: ptr(id), HeartbeatTimeoutMillis: ptr(int64(60_000))}, 0))
-		mustSchedule(t, c, func(s *State) (response, []Event, error) {
+		mustSchedule(t, c, func(s *state) (response, []event, error) {
 			return s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "b", AppliedBrokerID: id,
 				RegisterCheckCode: addrOf(id) + ";1"})
 		})
 	}
-	mustSchedule(t, c, c.electBuild(BrokerTriggerElect("c", "b", 1)))
+	mustSchedule(t, c, c.electBuild(brokerTriggerElect("c", "b", 1)))
 	mustSchedule(t, c, alterTo(c.hb, 1, 1, 1, 1, 2, 3))
 }
 
@@ -98,11 +98,11 @@ func setupSet(t *testing.T, c *Controller) {
 func TestReplyComesFromAppliedResult(t *testing.T) {
 	ic := newInmemControllers(t, 3)
 	leader := ic.leader(t)
-	out := leader.schedule(func(*State) (response, []Event, error) {
+	out := leader.schedule(func(*state) (response, []event, error) {
 		resp := wire.ElectMasterResponse{MasterBrokerID: ptr(int64(9)), MasterEpoch: ptr(int32(1))}
-		return resp, []Event{ElectMasterEvent{NewMasterElected: true, BrokerName: "nope", NewMasterBrokerID: 9}}, nil
-	}, RequestTimeout)
-	require.Equal(t, CodeBrokerMetadataNotExist, codeOf(out.err), "reply code: %v", out.err)
+		return resp, []event{electMasterEvent{NewMasterElected: true, BrokerName: "nope", NewMasterBrokerID: 9}}, nil
+	}, requestTimeout)
+	require.Equal(t, codeBrokerMetadataNotExist, codeOf(out.err), "reply code: %v", out.err)
 	require.Nil(t, out.resp, "no optimistic header or body")
 }
 
@@ -116,19 +116,19 @@ func TestNextCommandWaitsForInFlightApply(t *testing.T) {
 	leader := ic.leader(t)
 	setupSet(t, leader)
 	inv := newInvariantChecker(t)
-	leader.fsm.Read(inv.observeState)
+	leader.fsm.read(inv.observeState)
 
 	g := gated[leader.Node().ID()]
 	g.arm()
-	first := leader.schedule(leader.electBuild(AdminTriggerElect("c", "b", 2)), 200*time.Millisecond)
-	require.Equal(t, CodeSystemError, codeOf(first.err), "the election's caller times out: %v", first.err)
+	first := leader.schedule(leader.electBuild(adminTriggerElect("c", "b", 2)), 200*time.Millisecond)
+	require.Equal(t, codeSystemError, codeOf(first.err), "the election's caller times out: %v", first.err)
 
 	var built atomic.Bool
 	var sawMaster atomic.Int64
 	alter := alterTo(leader.hb, 1, 1, 2, 1, 3)
 	done := make(chan outcome, 1)
 	go func() {
-		done <- leader.schedule(func(s *State) (response, []Event, error) {
+		done <- leader.schedule(func(s *state) (response, []event, error) {
 			ss, _ := s.SyncState("b")
 			sawMaster.Store(ss.MasterBrokerID)
 			built.Store(true)
@@ -138,19 +138,19 @@ func TestNextCommandWaitsForInFlightApply(t *testing.T) {
 	require.Eventually(t, func() bool { return built.Load() || len(leader.sched.queue) > 0 },
 		5*time.Second, time.Millisecond, "the alter was never submitted")
 	var lateBuilt atomic.Bool
-	late := leader.schedule(func(*State) (response, []Event, error) {
+	late := leader.schedule(func(*state) (response, []event, error) {
 		lateBuilt.Store(true)
 		return nil, nil, nil
 	}, 100*time.Millisecond)
-	require.Equal(t, CodeSystemError, codeOf(late.err), "a queued caller gets code 1 at its deadline")
+	require.Equal(t, codeSystemError, codeOf(late.err), "a queued caller gets code 1 at its deadline")
 	g.release()
 	second := <-done
 
 	require.Equal(t, int64(2), sawMaster.Load(), "the alter was built before the election was applied")
-	require.Equal(t, CodeInvalidMaster, codeOf(second.err), "alter reply: %v", second.err)
-	leader.fsm.Read(inv.observeState)
-	var ss SyncStateInfo
-	leader.fsm.Read(func(s *State) { ss, _ = s.SyncState("b") })
+	require.Equal(t, codeInvalidMaster, codeOf(second.err), "alter reply: %v", second.err)
+	leader.fsm.read(inv.observeState)
+	var ss syncStateInfo
+	leader.fsm.read(func(s *state) { ss, _ = s.SyncState("b") })
 	require.Equal(t, int64(2), ss.MasterBrokerID)
 	require.Equal(t, []int64{2}, ss.SyncStateSet)
 	done2 := make(chan struct{})

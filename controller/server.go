@@ -32,7 +32,7 @@ type Controller struct {
 	peers  []config.Peer // remoting addresses, config order
 
 	fsm      *FSM
-	hb       *HeartbeatManager
+	hb       *heartbeatManager
 	node     *raftstore.Node
 	srv      *remoting.Server
 	ln       net.Listener
@@ -80,13 +80,13 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	if c.fsm == nil {
 		c.fsm = NewFSM(c.logger)
 	}
-	c.hb = NewHeartbeatManager(HeartbeatOptions{Clock: o.clock, Logger: c.logger,
+	c.hb = newHeartbeatManager(heartbeatOptions{Clock: o.clock, Logger: c.logger,
 		OnInactive: c.onBrokerInactive, CloseConn: c.closeConn})
 	c.srv = remoting.NewServer(remoting.ServerConfig{Logger: c.logger.Named("remoting"), Observer: o.remoting,
 		IdleTimeout: time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second})
 	c.srv.OnConnClose(c.onConnClose)
 	c.registerProcessors()
-	c.sched = newScheduler(SchedulerQueueSize)
+	c.sched = newScheduler(schedulerQueueSize)
 	c.notifier = newNotifier(c.ctx, c.logger, o.observer, o.version)
 	return c, nil
 }
@@ -257,8 +257,8 @@ func (c *Controller) Node() *raftstore.Node { return c.node }
 // IsReadyLeader reports whether this node serves leader-gated requests.
 func (c *Controller) IsReadyLeader() bool { return c.gate.ready(c.node) }
 
-// Heartbeats returns the node's heartbeat manager.
-func (c *Controller) Heartbeats() *HeartbeatManager { return c.hb }
+// heartbeats returns the node's heartbeat manager.
+func (c *Controller) heartbeats() *heartbeatManager { return c.hb }
 
 // RaftStats returns the Raft node's Stats plus "leader_id" when a leader
 // is known (for metrics); nil before Start.
@@ -276,7 +276,7 @@ func (c *Controller) RaftStats() map[string]string {
 // MasterEpochs maps each broker set to its master epoch (for metrics).
 func (c *Controller) MasterEpochs() map[string]int32 {
 	out := map[string]int32{}
-	c.fsm.Read(func(s *State) {
+	c.fsm.read(func(s *state) {
 		for _, name := range s.BrokerNames() {
 			if ss, ok := s.SyncState(name); ok {
 				out[name] = ss.MasterEpoch

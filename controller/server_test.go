@@ -39,13 +39,13 @@ func TestFollowerAnswersNotLeader(t *testing.T) {
 			body = []byte(`{"syncStateSet":[1],"syncStateSetEpoch":0}`)
 		}
 		resp := invoke(t, follower.Addr(), code, ext, body)
-		require.Equal(t, CodeNotLeader, resp.Code, "code %d", code)
+		require.Equal(t, codeNotLeader, resp.Code, "code %d", code)
 		require.Equal(t, "The controller is not in leader state", resp.Remark, "code %d", code)
 		require.Nil(t, resp.ExtFields, "code %d: 2007 carries no header", code)
 		require.Empty(t, resp.Body, "code %d", code)
 	}
 	resp := invoke(t, leader.Addr(), remoting.ControllerGetNextBrokerID, gatedCodes[remoting.ControllerGetNextBrokerID], nil)
-	require.Equal(t, CodeSuccess, resp.Code)
+	require.Equal(t, codeSuccess, resp.Code)
 	require.Equal(t, "1", resp.ExtFields["nextBrokerId"])
 }
 
@@ -53,7 +53,7 @@ func TestDecodeErrorWinsOverLeaderGate(t *testing.T) {
 	ic := newInmemControllers(t, 3)
 	resp := invoke(t, ic.follower(t).Addr(), remoting.ControllerElectMaster,
 		map[string]string{"clusterName": "c", "brokerName": "b", "brokerId": "1"}, nil)
-	require.Equal(t, CodeSystemError, resp.Code)
+	require.Equal(t, codeSystemError, resp.Code)
 	require.Equal(t, "the custom field <designateElect> is null", resp.Remark)
 }
 
@@ -66,7 +66,7 @@ func TestMetadataFromAnyNodePointsAtLeaderRemotingAddress(t *testing.T) {
 	}
 	for id, ctl := range ic.ctls {
 		resp := invoke(t, ctl.Addr(), remoting.ControllerGetMetadataInfo, nil, nil)
-		require.Equal(t, CodeSuccess, resp.Code)
+		require.Equal(t, codeSuccess, resp.Code)
 		require.Equal(t, map[string]string{
 			"controllerLeaderId":      leader.Node().ID(),
 			"controllerLeaderAddress": leader.Addr(),
@@ -85,8 +85,8 @@ func TestLeaderLossClosesGate(t *testing.T) {
 	require.NotSame(t, old, next)
 	require.Eventually(t, func() bool { return !old.IsReadyLeader() }, 5*time.Second, 5*time.Millisecond)
 	ext := gatedCodes[remoting.ControllerGetNextBrokerID]
-	require.Equal(t, CodeNotLeader, invoke(t, old.Addr(), remoting.ControllerGetNextBrokerID, ext, nil).Code)
-	require.Equal(t, CodeSuccess, invoke(t, next.Addr(), remoting.ControllerGetNextBrokerID, ext, nil).Code)
+	require.Equal(t, codeNotLeader, invoke(t, old.Addr(), remoting.ControllerGetNextBrokerID, ext, nil).Code)
+	require.Equal(t, codeSuccess, invoke(t, next.Addr(), remoting.ControllerGetNextBrokerID, ext, nil).Code)
 	require.Eventually(t, func() bool {
 		_, ready := ic.obs[old.Node().ID()].snapshot()
 		return len(ready) >= 2 && ready[0] && !ready[1]
@@ -98,14 +98,14 @@ func TestConfigUpdateAndGetOnAnyNode(t *testing.T) {
 	ic := newInmemControllers(t, 3)
 	follower := ic.follower(t)
 	resp := invoke(t, follower.Addr(), remoting.UpdateControllerConfig, nil, []byte("notifyBrokerRoleChanged=false\n"))
-	require.Equal(t, CodeSuccess, resp.Code, resp.Remark)
+	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 	require.False(t, follower.config().NotifyBrokerRoleChanged)
 	persisted, err := os.ReadFile(follower.config().ConfigStorePath)
 	require.NoError(t, err)
 	require.Contains(t, string(persisted), "notifyBrokerRoleChanged=false")
 
 	get := invoke(t, follower.Addr(), remoting.GetControllerConfig, nil, nil)
-	require.Equal(t, CodeSuccess, get.Code)
+	require.Equal(t, codeSuccess, get.Code)
 	require.Contains(t, string(get.Body), "notifyBrokerRoleChanged=false\n")
 	require.Contains(t, string(get.Body), "isProcessReadEvent=false\n")
 
@@ -113,9 +113,9 @@ func TestConfigUpdateAndGetOnAnyNode(t *testing.T) {
 		code   int32
 		remark string
 	}{
-		"configStorePath=/elsewhere": {CodeNoPermission, "Can not update config in black list."},
-		"controllerStorePath=/tmp/x": {CodeNoPermission, "Can not update config in black list."},
-		"":                           {CodeSuccess, ""},
+		"configStorePath=/elsewhere": {codeNoPermission, "Can not update config in black list."},
+		"controllerStorePath=/tmp/x": {codeNoPermission, "Can not update config in black list."},
+		"":                           {codeSuccess, ""},
 	} {
 		resp := invoke(t, follower.Addr(), remoting.UpdateControllerConfig, nil, []byte(body))
 		require.Equal(t, want.code, resp.Code, body)
@@ -128,7 +128,7 @@ func TestUnregisteredCodesAreNotSupported(t *testing.T) {
 	for _, code := range []int32{remoting.BrokerCloseChannelRequest, remoting.RaftBrokerHeartBeatEventRequest,
 		remoting.GetBrokerEpochCache, remoting.NotifyBrokerRoleChanged} {
 		resp := invoke(t, ic.leader(t).Addr(), code, nil, nil)
-		require.Equal(t, CodeRequestCodeNotSupported, resp.Code, "code %d", code)
+		require.Equal(t, codeRequestCodeNotSupported, resp.Code, "code %d", code)
 	}
 }
 
@@ -137,7 +137,7 @@ func TestProcessReadEventAppendsBarrier(t *testing.T) {
 	leader := ic.leader(t)
 	before := leader.Node().Raft().LastIndex()
 	resp := invoke(t, leader.Addr(), remoting.ControllerGetNextBrokerID, gatedCodes[remoting.ControllerGetNextBrokerID], nil)
-	require.Equal(t, CodeSuccess, resp.Code)
+	require.Equal(t, codeSuccess, resp.Code)
 	require.Greater(t, leader.Node().Raft().LastIndex(), before, "a read appends an empty entry")
 }
 
@@ -173,11 +173,11 @@ func TestInvalidConfigIsRejected(t *testing.T) {
 func TestSchedulerQueueAndStop(t *testing.T) {
 	s := newScheduler(1)
 	require.NoError(t, s.submit(func() {}))
-	require.ErrorIs(t, s.submit(func() {}), ErrSystemBusy)
+	require.ErrorIs(t, s.submit(func() {}), errSystemBusy)
 	s.stop()
-	require.ErrorIs(t, s.submit(func() {}), ErrNotLeader)
-	code, remark := ResponseCode(ErrSystemBusy)
-	require.Equal(t, CodeSystemBusy, code)
+	require.ErrorIs(t, s.submit(func() {}), errNotLeader)
+	code, remark := responseCode(errSystemBusy)
+	require.Equal(t, codeSystemBusy, code)
 	require.True(t, strings.HasPrefix(remark, "[OVERLOAD]"))
 }
 
@@ -221,7 +221,7 @@ func TestNotifierDeliversOnewayRoleChange(t *testing.T) {
 	defer cancel()
 	obs := newRecordingObserver()
 	n := newNotifier(ctx, raftstore.TestLogger(t, "notify"), obs, 0)
-	entry := RoleChangeNotifyEntry{MasterAddress: "10.0.0.2:10911", MasterBrokerID: 2, MasterEpoch: 3,
+	entry := roleChangeNotifyEntry{MasterAddress: "10.0.0.2:10911", MasterBrokerID: 2, MasterEpoch: 3,
 		SyncStateSetEpoch: 4, SyncStateSet: []int64{2}}
 	n.send(addr, entry)
 	select {
@@ -248,7 +248,7 @@ func TestNotifierReportsUnreachableBroker(t *testing.T) {
 	require.NoError(t, ln.Close())
 	obs := newRecordingObserver()
 	n := newNotifier(context.Background(), raftstore.TestLogger(t, "notify"), obs, 0)
-	n.send(addr, RoleChangeNotifyEntry{MasterBrokerID: 1, MasterEpoch: 1})
+	n.send(addr, roleChangeNotifyEntry{MasterBrokerID: 1, MasterEpoch: 1})
 	n.wait()
 	require.Len(t, obs.notified, 1)
 	require.Contains(t, obs.notified[0], "dial")
@@ -258,9 +258,9 @@ func TestMetricsSources(t *testing.T) {
 	ic := newInmemControllers(t, 3)
 	leader := ic.leader(t)
 	apply := gatedCodes[remoting.ControllerApplyBrokerID]
-	require.Equal(t, CodeSuccess, invoke(t, leader.Addr(), remoting.ControllerApplyBrokerID, apply, nil).Code)
+	require.Equal(t, codeSuccess, invoke(t, leader.Addr(), remoting.ControllerApplyBrokerID, apply, nil).Code)
 	elect := map[string]string{"clusterName": "c", "brokerName": "b", "brokerId": "1", "designateElect": "false"}
-	require.Equal(t, CodeSuccess, invoke(t, leader.Addr(), remoting.ControllerElectMaster, elect, nil).Code)
+	require.Equal(t, codeSuccess, invoke(t, leader.Addr(), remoting.ControllerElectMaster, elect, nil).Code)
 	require.Equal(t, map[string]int32{"b": 1}, leader.MasterEpochs())
 	stats := leader.RaftStats()
 	require.Equal(t, "Leader", stats["state"])

@@ -11,9 +11,9 @@ import (
 )
 
 // randomRequest builds one random request against the applied state s.
-func (w *simWorld) randomRequest(s *State) (simEntry, []Event, error) {
+func (w *simWorld) randomRequest(s *state) (simEntry, []event, error) {
 	var e simEntry
-	var events []Event
+	var events []event
 	var err error
 	ids := simIDs(s)
 	switch r := w.rng.Intn(100); {
@@ -24,7 +24,7 @@ func (w *simWorld) randomRequest(s *State) (simEntry, []Event, error) {
 	case r < 55:
 		req := w.electRequest(ids)
 		e.kind, e.req = "elect", req
-		e.resp, events, err = s.ElectMaster(req, w.hb, ElectOptions{EnableElectUncleanMaster: w.rng.Intn(4) == 0})
+		e.resp, events, err = s.ElectMaster(req, w.hb, electOptions{EnableElectUncleanMaster: w.rng.Intn(4) == 0})
 	case r < 85:
 		req := w.alterRequest(s, ids)
 		e.kind, e.req = "alter", req
@@ -46,7 +46,7 @@ func (w *simWorld) randomRequest(s *State) (simEntry, []Event, error) {
 }
 
 // applyIDRequest is a fresh broker asking for the next id (1012, then 1013).
-func (w *simWorld) applyIDRequest(s *State) wire.ApplyBrokerIDRequest {
+func (w *simWorld) applyIDRequest(s *state) wire.ApplyBrokerIDRequest {
 	next := s.GetNextBrokerID(wire.GetNextBrokerIDRequest{ClusterName: simCluster, BrokerName: simBroker}).NextBrokerID
 	if next > simMaxIDs {
 		next = 1 + w.rng.Int63n(simMaxIDs)
@@ -59,16 +59,16 @@ func (w *simWorld) electRequest(ids []int64) wire.ElectMasterRequest {
 	id := ids[w.rng.Intn(len(ids))]
 	switch w.rng.Intn(3) {
 	case 0:
-		return BrokerTriggerElect(simCluster, simBroker, id)
+		return brokerTriggerElect(simCluster, simBroker, id)
 	case 1:
-		return AdminTriggerElect(simCluster, simBroker, id)
+		return adminTriggerElect(simCluster, simBroker, id)
 	}
-	return ControllerTriggerElect(simBroker)
+	return controllerTriggerElect(simBroker)
 }
 
 // alterRequest is the master shrinking or growing its sync-state set, with
 // the epochs it knows (the applied ones; entries in flight make them stale).
-func (w *simWorld) alterRequest(s *State, ids []int64) wire.AlterSyncStateSetRequest {
+func (w *simWorld) alterRequest(s *state, ids []int64) wire.AlterSyncStateSetRequest {
 	ss, _ := s.SyncState(simBroker)
 	set := []int64{}
 	for _, id := range ids {
@@ -80,7 +80,7 @@ func (w *simWorld) alterRequest(s *State, ids []int64) wire.AlterSyncStateSetReq
 		MasterEpoch: ss.MasterEpoch, SyncStateSet: wire.SyncStateSet{SyncStateSet: set, SyncStateSetEpoch: ss.SyncStateSetEpoch}}
 }
 
-func simIDs(s *State) []int64 {
+func simIDs(s *state) []int64 {
 	r, ok := s.Replicas(simBroker)
 	if !ok {
 		return nil
@@ -93,7 +93,7 @@ type simChecker struct {
 	w           *simWorld
 	epochMaster map[int32]int64 // master epoch → the master it names
 	known       map[int64]string
-	prev        SyncStateInfo
+	prev        syncStateInfo
 	prevNext    int64
 	commits     int
 	rejected    int
@@ -113,7 +113,7 @@ func (c *simChecker) fail(format string, args ...any) {
 }
 
 // afterCommit checks the reply the committed entry yields and the state.
-func (c *simChecker) afterCommit(e simEntry, res *ApplyResult, st *State) {
+func (c *simChecker) afterCommit(e simEntry, res *applyResult, st *state) {
 	c.commits++
 	if res.Err != nil {
 		c.rejected++
@@ -124,7 +124,7 @@ func (c *simChecker) afterCommit(e simEntry, res *ApplyResult, st *State) {
 }
 
 // checkReply: a successful reply must describe the state it was applied to.
-func (c *simChecker) checkReply(e simEntry, st *State) {
+func (c *simChecker) checkReply(e simEntry, st *state) {
 	ss, _ := st.SyncState(simBroker)
 	r, _ := st.Replicas(simBroker)
 	switch resp := e.resp.(type) {
@@ -167,7 +167,7 @@ func (c *simChecker) noteEpoch(epoch int32, master int64, what string) {
 }
 
 // checkState: invariants of the applied state after every commit.
-func (c *simChecker) checkState(st *State) {
+func (c *simChecker) checkState(st *state) {
 	ss, hasSS := st.SyncState(simBroker)
 	r, hasR := st.Replicas(simBroker)
 	for id, code := range c.known {

@@ -53,7 +53,7 @@ type simWorld struct {
 	seed    int64
 	rng     *rand.Rand
 	clock   *fakeClock
-	hb      *HeartbeatManager
+	hb      *heartbeatManager
 	fsm     *FSM
 	index   uint64
 	pending []simEntry
@@ -66,7 +66,7 @@ type simWorld struct {
 func newSimWorld(t testing.TB, seed int64) *simWorld {
 	clock := newFakeClock()
 	w := &simWorld{t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), clock: clock,
-		hb: NewHeartbeatManager(HeartbeatOptions{Clock: clock}), fsm: NewFSM(nil),
+		hb: newHeartbeatManager(heartbeatOptions{Clock: clock}), fsm: NewFSM(nil),
 		alive: map[int64]bool{}, next: 1}
 	w.check = newSimChecker(w)
 	return w
@@ -138,14 +138,14 @@ func (w *simWorld) toggleBroker() {
 // build runs one random builder on the applied state and appends its events.
 func (w *simWorld) build() {
 	var e simEntry
-	var events []Event
+	var events []event
 	var err error
-	w.fsm.Read(func(s *State) { e, events, err = w.randomRequest(s) })
+	w.fsm.read(func(s *state) { e, events, err = w.randomRequest(s) })
 	if len(events) == 0 {
 		w.logf("build %s %+v: no entry (code %d)", e.kind, e.req, codeOf(err))
 		return
 	}
-	data, encErr := EncodeEntry(events...)
+	data, encErr := encodeEntry(events...)
 	require.NoError(w.t, encErr)
 	e.data = data
 	w.pending = append(w.pending, e)
@@ -160,10 +160,10 @@ func (w *simWorld) commit() {
 	e := w.pending[0]
 	w.pending = w.pending[1:]
 	w.index++
-	res, ok := w.fsm.Apply(&raft.Log{Index: w.index, Type: raft.LogCommand, Data: e.data}).(*ApplyResult)
+	res, ok := w.fsm.Apply(&raft.Log{Index: w.index, Type: raft.LogCommand, Data: e.data}).(*applyResult)
 	require.True(w.t, ok)
-	var st *State
-	w.fsm.Read(func(s *State) { st = s.Clone() })
+	var st *state
+	w.fsm.read(func(s *state) { st = s.Clone() })
 	w.logf("commit %s index %d: err=%v state=%s", e.kind, w.index, res.Err, simDescribe(st))
 	w.check.afterCommit(e, res, st)
 }
@@ -179,7 +179,7 @@ func (w *simWorld) lose() {
 	w.logf("lost %d entries in flight", n)
 }
 
-func simDescribe(s *State) string {
+func simDescribe(s *state) string {
 	r, ok1 := s.Replicas(simBroker)
 	ss, ok2 := s.SyncState(simBroker)
 	if !ok1 && !ok2 {

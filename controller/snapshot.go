@@ -57,7 +57,7 @@ type snapshotSyncState struct {
 }
 
 // encodeSnapshot serialises a state deterministically.
-func encodeSnapshot(s *State) ([]byte, error) {
+func encodeSnapshot(s *state) ([]byte, error) {
 	doc := snapshotDoc{Version: snapshotVersion, BrokerSets: []snapshotSet{}}
 	for _, name := range s.BrokerNames() {
 		set := snapshotSet{BrokerName: name}
@@ -79,7 +79,7 @@ func encodeSnapshot(s *State) ([]byte, error) {
 	return json.Marshal(doc)
 }
 
-func replicasToSnapshot(r *ReplicaInfo) *snapshotReplicas {
+func replicasToSnapshot(r *replicaInfo) *snapshotReplicas {
 	out := &snapshotReplicas{ClusterName: r.ClusterName, NextAssignBrokerID: r.NextAssignBrokerID,
 		Brokers: []snapshotBroker{}}
 	for _, id := range r.sortedIDs() {
@@ -91,7 +91,7 @@ func replicasToSnapshot(r *ReplicaInfo) *snapshotReplicas {
 }
 
 // decodeSnapshot parses and validates a snapshot.
-func decodeSnapshot(data []byte) (*State, error) {
+func decodeSnapshot(data []byte) (*state, error) {
 	var doc snapshotDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return nil, err
@@ -99,7 +99,7 @@ func decodeSnapshot(data []byte) (*State, error) {
 	if doc.Version != snapshotVersion {
 		return nil, fmt.Errorf("unsupported snapshot version %d", doc.Version)
 	}
-	st := NewState()
+	st := newState()
 	for _, set := range doc.BrokerSets {
 		if set.BrokerName == "" {
 			return nil, fmt.Errorf("snapshot broker set without a name")
@@ -119,17 +119,17 @@ func decodeSnapshot(data []byte) (*State, error) {
 	return st, nil
 }
 
-func restoreSet(st *State, set snapshotSet) {
+func restoreSet(st *state, set snapshotSet) {
 	if r := set.Replicas; r != nil {
-		ri := &ReplicaInfo{ClusterName: r.ClusterName, BrokerName: set.BrokerName,
-			NextAssignBrokerID: r.NextAssignBrokerID, Brokers: map[int64]BrokerIDInfo{}}
+		ri := &replicaInfo{ClusterName: r.ClusterName, BrokerName: set.BrokerName,
+			NextAssignBrokerID: r.NextAssignBrokerID, Brokers: map[int64]brokerIDInfo{}}
 		for _, b := range r.Brokers {
-			ri.Brokers[b.ID] = BrokerIDInfo{Address: b.Address, RegisterCheckCode: b.RegisterCheckCode}
+			ri.Brokers[b.ID] = brokerIDInfo{Address: b.Address, RegisterCheckCode: b.RegisterCheckCode}
 		}
 		st.replicas[set.BrokerName] = ri
 	}
 	if ss := set.SyncState; ss != nil {
-		st.syncStates[set.BrokerName] = &SyncStateInfo{ClusterName: ss.ClusterName, BrokerName: set.BrokerName,
+		st.syncStates[set.BrokerName] = &syncStateInfo{ClusterName: ss.ClusterName, BrokerName: set.BrokerName,
 			MasterEpoch: ss.MasterEpoch, SyncStateSetEpoch: ss.SyncStateSetEpoch,
 			SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet), MasterBrokerID: ss.MasterBrokerID}
 	}

@@ -9,26 +9,26 @@ import (
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
-// FirstBrokerID is the id a fresh broker set hands out first
+// firstBrokerID is the id a fresh broker set hands out first
 // (MixAll.FIRST_BROKER_CONTROLLER_ID).
-const FirstBrokerID int64 = 1
+const firstBrokerID int64 = 1
 
-// BrokerIDInfo is one registered replica of a broker set.
-type BrokerIDInfo struct {
+// brokerIDInfo is one registered replica of a broker set.
+type brokerIDInfo struct {
 	Address           string
 	RegisterCheckCode string
 }
 
-// ReplicaInfo is the replica half of a broker set (Java BrokerReplicaInfo).
-type ReplicaInfo struct {
+// replicaInfo is the replica half of a broker set (Java BrokerReplicaInfo).
+type replicaInfo struct {
 	ClusterName        string
 	BrokerName         string
 	NextAssignBrokerID int64 // starts at 1, +1 per added id, never lowered
-	Brokers            map[int64]BrokerIDInfo
+	Brokers            map[int64]brokerIDInfo
 }
 
-// SyncStateInfo is the election half of a broker set (Java SyncStateInfo).
-type SyncStateInfo struct {
+// syncStateInfo is the election half of a broker set (Java SyncStateInfo).
+type syncStateInfo struct {
 	ClusterName       string
 	BrokerName        string
 	MasterEpoch       int32
@@ -37,28 +37,28 @@ type SyncStateInfo struct {
 	MasterBrokerID    int64   // NoBrokerID when there is no master
 }
 
-// State is the replicated controller state, keyed by brokerName only (as in
+// state is the replicated controller state, keyed by brokerName only (as in
 // Java, clusterName is stored but is not part of the key). A broker set
 // "exists" only when it is present in both maps; half-removed sets (possible
 // after CleanBrokerData) are kept exactly as Java keeps them.
 //
-// State is not safe for concurrent use; the FSM guards it. Command builders
+// state is not safe for concurrent use; the FSM guards it. Command builders
 // only read it.
-type State struct {
-	replicas   map[string]*ReplicaInfo
-	syncStates map[string]*SyncStateInfo
+type state struct {
+	replicas   map[string]*replicaInfo
+	syncStates map[string]*syncStateInfo
 	retired    map[string]retiredSet // epochs of removed sync-state halves (retire.go)
 }
 
-// NewState returns an empty state.
-func NewState() *State {
-	return &State{replicas: map[string]*ReplicaInfo{}, syncStates: map[string]*SyncStateInfo{},
+// newState returns an empty state.
+func newState() *state {
+	return &state{replicas: map[string]*replicaInfo{}, syncStates: map[string]*syncStateInfo{},
 		retired: map[string]retiredSet{}}
 }
 
 // Clone returns a deep copy.
-func (s *State) Clone() *State {
-	c := NewState()
+func (s *state) Clone() *state {
+	c := newState()
 	for name, r := range s.replicas {
 		c.replicas[name] = r.clone()
 	}
@@ -71,16 +71,16 @@ func (s *State) Clone() *State {
 	return c
 }
 
-func (r *ReplicaInfo) clone() *ReplicaInfo {
+func (r *replicaInfo) clone() *replicaInfo {
 	c := *r
-	c.Brokers = make(map[int64]BrokerIDInfo, len(r.Brokers))
+	c.Brokers = make(map[int64]brokerIDInfo, len(r.Brokers))
 	for id, info := range r.Brokers {
 		c.Brokers[id] = info
 	}
 	return &c
 }
 
-func (ss *SyncStateInfo) clone() *SyncStateInfo {
+func (ss *syncStateInfo) clone() *syncStateInfo {
 	c := *ss
 	c.SyncStateSet = slices.Clone(ss.SyncStateSet)
 	if c.SyncStateSet == nil {
@@ -90,14 +90,14 @@ func (ss *SyncStateInfo) clone() *SyncStateInfo {
 }
 
 // contains reports whether the broker set exists in both maps.
-func (s *State) contains(brokerName string) bool {
+func (s *state) contains(brokerName string) bool {
 	_, r := s.replicas[brokerName]
 	_, ss := s.syncStates[brokerName]
 	return r && ss
 }
 
 // get returns both halves of an existing broker set.
-func (s *State) get(brokerName string) (*ReplicaInfo, *SyncStateInfo, bool) {
+func (s *state) get(brokerName string) (*replicaInfo, *syncStateInfo, bool) {
 	if !s.contains(brokerName) {
 		return nil, nil, false
 	}
@@ -105,7 +105,7 @@ func (s *State) get(brokerName string) (*ReplicaInfo, *SyncStateInfo, bool) {
 }
 
 // BrokerNames returns the names present in either map, sorted.
-func (s *State) BrokerNames() []string {
+func (s *state) BrokerNames() []string {
 	seen := map[string]struct{}{}
 	for n := range s.replicas {
 		seen[n] = struct{}{}
@@ -122,19 +122,19 @@ func (s *State) BrokerNames() []string {
 }
 
 // Replicas returns a copy of the replica half of a broker set.
-func (s *State) Replicas(brokerName string) (ReplicaInfo, bool) {
+func (s *state) Replicas(brokerName string) (replicaInfo, bool) {
 	r, ok := s.replicas[brokerName]
 	if !ok {
-		return ReplicaInfo{}, false
+		return replicaInfo{}, false
 	}
 	return *r.clone(), true
 }
 
 // SyncState returns a copy of the election half of a broker set.
-func (s *State) SyncState(brokerName string) (SyncStateInfo, bool) {
+func (s *state) SyncState(brokerName string) (syncStateInfo, bool) {
 	ss, ok := s.syncStates[brokerName]
 	if !ok {
-		return SyncStateInfo{}, false
+		return syncStateInfo{}, false
 	}
 	return *ss.clone(), true
 }
@@ -142,7 +142,7 @@ func (s *State) SyncState(brokerName string) (SyncStateInfo, bool) {
 // IsMaster reports whether brokerID is the current master of an existing set.
 // The leader uses it for the T1 trigger: an inactive broker only causes an
 // election when it was the master.
-func (s *State) IsMaster(brokerName string, brokerID int64) bool {
+func (s *state) IsMaster(brokerName string, brokerID int64) bool {
 	_, ss, ok := s.get(brokerName)
 	return ok && ss.MasterBrokerID != wire.NoBrokerID && ss.MasterBrokerID == brokerID
 }
@@ -150,7 +150,7 @@ func (s *State) IsMaster(brokerName string, brokerID int64) bool {
 // BrokerSetsNeedingReelect is the T2 scan (scanNeedReelectBrokerSets): the
 // sorted names of existing sets whose master is set but inactive while at
 // least one registered replica is alive.
-func (s *State) BrokerSetsNeedingReelect(live Liveness) []string {
+func (s *state) BrokerSetsNeedingReelect(live liveness) []string {
 	var out []string
 	for _, name := range s.BrokerNames() {
 		r, ss, ok := s.get(name)
@@ -167,7 +167,7 @@ func (s *State) BrokerSetsNeedingReelect(live Liveness) []string {
 	return out
 }
 
-func anyAlive(live Liveness, cluster, name string, ids []int64) bool {
+func anyAlive(live liveness, cluster, name string, ids []int64) bool {
 	for _, id := range ids {
 		if live.IsActive(cluster, name, id) {
 			return true
@@ -177,7 +177,7 @@ func anyAlive(live Liveness, cluster, name string, ids []int64) bool {
 }
 
 // sortedIDs returns the registered ids in ascending order.
-func (r *ReplicaInfo) sortedIDs() []int64 {
+func (r *replicaInfo) sortedIDs() []int64 {
 	ids := make([]int64, 0, len(r.Brokers))
 	for id := range r.Brokers {
 		ids = append(ids, id)
@@ -187,13 +187,13 @@ func (r *ReplicaInfo) sortedIDs() []int64 {
 }
 
 // address returns the address of id, or "" and false.
-func (r *ReplicaInfo) address(id int64) (string, bool) {
+func (r *replicaInfo) address(id int64) (string, bool) {
 	info, ok := r.Brokers[id]
 	return info.Address, ok
 }
 
 // addressPtr returns the address of id as a nullable header value.
-func (r *ReplicaInfo) addressPtr(id int64) *string {
+func (r *replicaInfo) addressPtr(id int64) *string {
 	if a, ok := r.address(id); ok {
 		return &a
 	}
@@ -201,8 +201,8 @@ func (r *ReplicaInfo) addressPtr(id int64) *string {
 }
 
 // addBroker registers id and advances NextAssignBrokerID.
-func (r *ReplicaInfo) addBroker(id int64, addr, checkCode string) {
-	r.Brokers[id] = BrokerIDInfo{Address: addr, RegisterCheckCode: checkCode}
+func (r *replicaInfo) addBroker(id int64, addr, checkCode string) {
+	r.Brokers[id] = brokerIDInfo{Address: addr, RegisterCheckCode: checkCode}
 	r.NextAssignBrokerID++
 }
 
@@ -210,11 +210,11 @@ func (r *ReplicaInfo) addBroker(id int64, addr, checkCode string) {
 // isFresh reports a set that never had a master (master epoch 0), or whose
 // sync-state half was recreated (retire.go): no master and an empty
 // sync-state set. Its first election goes to the requesting broker.
-func (ss *SyncStateInfo) isFresh() bool {
+func (ss *syncStateInfo) isFresh() bool {
 	return ss.MasterEpoch == 0 || (ss.MasterBrokerID == wire.NoBrokerID && len(ss.SyncStateSet) == 0)
 }
 
-func (ss *SyncStateInfo) masterPtr() *int64 {
+func (ss *syncStateInfo) masterPtr() *int64 {
 	if ss.MasterBrokerID == wire.NoBrokerID {
 		return nil
 	}
