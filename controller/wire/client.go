@@ -11,8 +11,7 @@ import (
 // (mqadmin electMaster): empty names are omitted, the rest always written.
 func (r ElectMasterRequest) ExtFields() map[string]string {
 	m := extMap{}
-	m.str("clusterName", r.ClusterName)
-	m.str("brokerName", r.BrokerName)
+	m.names(r.ClusterName, r.BrokerName)
 	m.i64("brokerId", &r.BrokerID)
 	m["designateElect"] = strconv.FormatBool(r.DesignateElect)
 	m.i64("invokeTime", &r.InvokeTime)
@@ -23,8 +22,7 @@ func (r ElectMasterRequest) ExtFields() map[string]string {
 // (mqadmin cleanBrokerMetadata): empty strings are omitted.
 func (r CleanBrokerDataRequest) ExtFields() map[string]string {
 	m := extMap{}
-	m.str("clusterName", r.ClusterName)
-	m.str("brokerName", r.BrokerName)
+	m.names(r.ClusterName, r.BrokerName)
 	m.str("brokerControllerIdsToClean", r.BrokerControllerIDsToClean)
 	m["isCleanLivingBroker"] = strconv.FormatBool(r.IsCleanLivingBroker)
 	m.i64("invokeTime", &r.InvokeTime)

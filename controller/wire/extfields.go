@@ -14,6 +14,12 @@ func (m extMap) str(k, v string) {
 	}
 }
 
+// names writes the clusterName and brokerName most headers start with.
+func (m extMap) names(cluster, broker string) {
+	m.str("clusterName", cluster)
+	m.str("brokerName", broker)
+}
+
 func (m extMap) strp(k string, v *string) {
 	if v != nil {
 		m[k] = *v

@@ -135,8 +135,7 @@ type BrokerHeartbeatRequest struct {
 // ExtFields implements the Controller's response.
 func (r GetNextBrokerIDResponse) ExtFields() map[string]string {
 	m := extMap{}
-	m.str("clusterName", r.ClusterName)
-	m.str("brokerName", r.BrokerName)
+	m.names(r.ClusterName, r.BrokerName)
 	m.i64("nextBrokerId", &r.NextBrokerID)
 	return m
 }
@@ -144,16 +143,14 @@ func (r GetNextBrokerIDResponse) ExtFields() map[string]string {
 // ExtFields implements the Controller's response.
 func (r ApplyBrokerIDResponse) ExtFields() map[string]string {
 	m := extMap{}
-	m.str("clusterName", r.ClusterName)
-	m.str("brokerName", r.BrokerName)
+	m.names(r.ClusterName, r.BrokerName)
 	return m
 }
 
 // ExtFields implements the Controller's response.
 func (r RegisterBrokerResponse) ExtFields() map[string]string {
 	m := extMap{}
-	m.str("clusterName", r.ClusterName)
-	m.str("brokerName", r.BrokerName)
+	m.names(r.ClusterName, r.BrokerName)
 	m.master(r.MasterBrokerID, r.MasterAddress, r.MasterEpoch)
 	m.i32("syncStateSetEpoch", r.SyncStateSetEpoch)
 	return m
