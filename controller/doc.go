@@ -13,13 +13,15 @@
 //     heartbeat liveness that validate a request and return the response and
 //     the events to append (apply broker id, register, elect master with
 //     DefaultElectPolicy, alter sync-state set, clean broker data, reads);
-//   - the fastjson-compatible JSON bodies and the header ext-field mapping;
 //   - the per-node heartbeat manager (never replicated);
 //   - the domain errors and the single table mapping them to Java response
 //     codes.
 //
-// The domain files (state, events, FSM, commands, elect, heartbeat, bodies,
-// requests) know nothing of sockets, Raft wiring or timers beyond the
+// The headers, bodies and their fastjson JSON are package controller/wire
+// (untagged, shared with the admin client and the tests).
+//
+// The domain files (state, events, FSM, commands, elect, heartbeat) know
+// nothing of sockets, Raft wiring or timers beyond the
 // heartbeat scan loop. The server layer on top of them is the running
 // Controller (New, Start, Shutdown):
 //   - server.go binds the broker-facing remoting port (the self entry of
