@@ -56,7 +56,7 @@ const (
 const heartbeatSuccessRemark = "Heart beat success"
 
 // Domain errors. Every rejection a command builder returns wraps exactly one
-// of these (errors.Is works) inside an *Error that carries the exact Java
+// of these (errors.Is works) inside a *domainError that carries the exact Java
 // remark. ResponseCode maps them to the Java code; that table is the only
 // place where codes are chosen.
 var (
@@ -112,7 +112,7 @@ var codeTable = []struct {
 	{wire.ErrBadRequest, codeSystemError}, // a header or body that does not decode
 }
 
-// defaultRemarks are used when a bare sentinel (not an *Error) is mapped.
+// defaultRemarks are used when a bare sentinel (not a *domainError) is mapped.
 var defaultRemarks = map[error]string{
 	errNotLeader:    remarkNotLeader,
 	errSystemBusy:   remarkOverload,
@@ -133,13 +133,13 @@ func (e *domainError) Error() string { return e.Remark }
 // Unwrap returns the sentinel kind, so errors.Is(err, ErrFencedMasterEpoch) works.
 func (e *domainError) Unwrap() error { return e.Kind }
 
-// newError builds an *Error with a formatted remark.
+// newError builds a *domainError with a formatted remark.
 func newError(kind error, format string, args ...any) *domainError {
 	return &domainError{Kind: kind, Remark: fmt.Sprintf(format, args...)}
 }
 
 // responseCode maps a command result error to the Java response code and
-// remark: nil → (0, ""); an *Error → its kind's code and its remark; a bare
+// remark: nil → (0, ""); a *domainError → its kind's code and its remark; a bare
 // sentinel → its code and a default remark; anything else → (1, err.Error()),
 // the way Java turns a handler exception into SYSTEM_ERROR.
 func responseCode(err error) (int32, string) {
