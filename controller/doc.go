@@ -12,7 +12,7 @@
 //   - the leader-side command builders: pure functions of the state plus
 //     heartbeat liveness that validate a request and return the response and
 //     the events to append (apply broker id, register, elect master with
-//     DefaultElectPolicy, alter sync-state set, clean broker data, reads);
+//     defaultElectPolicy, alter sync-state set, clean broker data, reads);
 //   - the per-node heartbeat manager (never replicated);
 //   - the domain errors and the single table mapping them to Java response
 //     codes.

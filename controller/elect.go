@@ -16,7 +16,7 @@ type electOptions struct {
 	// EnableElectUncleanMaster allows a second pass over all registered
 	// replicas when no sync-state member can be elected.
 	EnableElectUncleanMaster bool
-	// Policy chooses the master; nil means DefaultElectPolicy.
+	// Policy chooses the master; nil means defaultElectPolicy.
 	Policy electPolicy
 }
 
@@ -80,7 +80,7 @@ func (s *state) ElectMaster(req wire.ElectMasterRequest, live liveness, opts ele
 	}
 }
 
-// chooseMaster returns the elected id or NoBrokerID.
+// chooseMaster returns the elected id or wire.NoBrokerID.
 func (s *state) chooseMaster(r *replicaInfo, ss *syncStateInfo, req wire.ElectMasterRequest, live liveness, opts electOptions) int64 {
 	if ss.isFresh() && req.BrokerID != wire.NoBrokerID {
 		if _, registered := r.Brokers[req.BrokerID]; registered {

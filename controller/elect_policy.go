@@ -9,7 +9,7 @@ import (
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
-// electInput is what an ElectPolicy sees. Id lists are sorted ascending.
+// electInput is what an electPolicy sees. Id lists are sorted ascending.
 type electInput struct {
 	ClusterName  string // the stored cluster name of the set (heartbeat key)
 	BrokerName   string
@@ -37,7 +37,7 @@ type electPolicy interface {
 // survivor); an alive id without live info sorts last instead of throwing.
 type defaultElectPolicy struct{}
 
-// Elect implements ElectPolicy.
+// Elect implements electPolicy.
 func (p defaultElectPolicy) Elect(in electInput, live liveness) int64 {
 	if id := p.tryElect(in, in.SyncStateSet, live); id != wire.NoBrokerID {
 		return id

@@ -11,7 +11,7 @@ import (
 
 // Response codes of RocketMQ (ResponseCode.java /
 // RemotingSysResponseCode.java) that the controller answers with
-// (ResponseCode, docs/controller.md section 1.3).
+// (responseCode, docs/controller.md section 1.3).
 const (
 	codeSuccess                    int32 = 0
 	codeSystemError                int32 = 1
@@ -57,7 +57,7 @@ const heartbeatSuccessRemark = "Heart beat success"
 
 // Domain errors. Every rejection a command builder returns wraps exactly one
 // of these (errors.Is works) inside a *domainError that carries the exact Java
-// remark. ResponseCode maps them to the Java code; that table is the only
+// remark. responseCode maps them to the Java code; that table is the only
 // place where codes are chosen.
 var (
 	errSystem                     = errors.New("system error")                                      // 1
@@ -127,10 +127,10 @@ type domainError struct {
 	Remark string
 }
 
-// domainError returns the remark.
+// Error returns the remark.
 func (e *domainError) Error() string { return e.Remark }
 
-// Unwrap returns the sentinel kind, so errors.Is(err, ErrFencedMasterEpoch) works.
+// Unwrap returns the sentinel kind, so errors.Is(err, errFencedMasterEpoch) works.
 func (e *domainError) Unwrap() error { return e.Kind }
 
 // newError builds a *domainError with a formatted remark.

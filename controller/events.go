@@ -95,22 +95,22 @@ type updateBrokerAddressEvent struct {
 // readEvent is Java's ReadEvent: it changes nothing.
 type readEvent struct{}
 
-// Type implements Event.
+// Type implements event.
 func (alterSyncStateSetEvent) Type() eventType { return eventAlterSyncStateSet }
 
-// Type implements Event.
+// Type implements event.
 func (applyBrokerIDEvent) Type() eventType { return eventApplyBrokerID }
 
-// Type implements Event.
+// Type implements event.
 func (electMasterEvent) Type() eventType { return eventElectMaster }
 
-// Type implements Event.
+// Type implements event.
 func (cleanBrokerDataEvent) Type() eventType { return eventCleanBrokerData }
 
-// Type implements Event.
+// Type implements event.
 func (updateBrokerAddressEvent) Type() eventType { return eventUpdateBrokerAddress }
 
-// Type implements Event.
+// Type implements event.
 func (readEvent) Type() eventType { return eventRead }
 
 func (readEvent) apply(*state) error { return nil }
@@ -295,7 +295,7 @@ func decodeJSON[T event](payload []byte) (event, error) {
 }
 
 // decodeOne decodes a single (non-batch) entry. ok=false means an unknown
-// type carrying IgnoreUnknownFlag: skip it.
+// type carrying ignoreUnknownFlag: skip it.
 func decodeOne(t eventType, payload []byte) (ev event, ok bool, err error) {
 	if t == eventNoop {
 		return nil, false, nil
@@ -315,11 +315,11 @@ func decodeOne(t eventType, payload []byte) (ev event, ok bool, err error) {
 }
 
 // encodeEntry encodes the events of one request as one log entry:
-//   - no events: the single byte EventNoop (a barrier entry);
+//   - no events: the single byte eventNoop (a barrier entry);
 //   - one event: its type byte followed by its JSON;
-//   - several: EventBatch, then per event its type byte, the uvarint length
+//   - several: eventBatch, then per event its type byte, the uvarint length
 //     of its JSON and the JSON;
-//   - any of these that holds a fenced event: EventFenced, then the above.
+//   - any of these that holds a fenced event: eventFenced, then the above.
 func encodeEntry(events ...event) ([]byte, error) {
 	if !anyFenced(events) {
 		return encodeEvents(events)
@@ -356,7 +356,7 @@ func encodeEvents(events []event) ([]byte, error) {
 }
 
 // decodeEntry decodes a log entry into its events (in order). Unknown types
-// flagged with IgnoreUnknownFlag are skipped; anything else that cannot be
+// flagged with ignoreUnknownFlag are skipped; anything else that cannot be
 // decoded is an error.
 func decodeEntry(data []byte) ([]event, error) {
 	if len(data) == 0 {

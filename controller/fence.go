@@ -16,10 +16,10 @@ import "strings"
 // Log format change: the events of this version carry the preconditions
 // they were built on, and Apply rejects an event whose preconditions no
 // longer hold, without changing the state, returning the fencing error
-// (2000/2001/2002, 2014, ...) as ApplyResult.Err:
+// (2000/2001/2002, 2014, ...) as applyResult.Err:
 //   - AlterSyncStateSet, ElectMaster and CleanBrokerData carry a "fence"
 //     object: the master epoch, sync-state-set epoch and master id the
-//     builder saw (Fence);
+//     builder saw (fence);
 //   - ApplyBrokerID carries "fenced":true: Apply runs the builder's
 //     membership check (brokerIDApplicable) again;
 //   - UpdateBrokerAddress is unchanged: Apply has always refused an
@@ -29,7 +29,7 @@ import "strings"
 // without them (an entry written by the previous version) applies exactly
 // as before, so an old log replays identically. A batch entry that holds a
 // fenced event is all-or-nothing. An entry that holds a fenced event
-// starts with EventFenced, a type the previous version does not know: such
+// starts with eventFenced, a type the previous version does not know: such
 // a node stops on it (Apply panics on an unknown type) instead of applying
 // it without its preconditions, so all controllers of a group must run this
 // version together.
@@ -81,8 +81,8 @@ func checkRegistered(r *replicaInfo, ids []int64, what string) error {
 }
 
 // brokerIDApplicable is the one membership check of APPLY_BROKER_ID, run
-// by the builder (State.ApplyBrokerID) and again by Apply of a fenced
-// ApplyBrokerIDEvent: a set without a replica entry accepts only id 1 (or
+// by the builder (state.ApplyBrokerID) and again by Apply of a fenced
+// applyBrokerIDEvent: a set without a replica entry accepts only id 1 (or
 // the next id of its retired replica half, retire.go); a
 // known set accepts an unused id >= 0, or an id already held with the same
 // registerCheckCode (an idempotent retry).

@@ -31,7 +31,7 @@ const (
 const maxHeartbeatTimeoutMillis int64 = 60_000
 
 // liveness is what command builders and the elect policy need from the
-// heartbeat table. HeartbeatManager implements it; tests may fake it.
+// heartbeat table. heartbeatManager implements it; tests may fake it.
 type liveness interface {
 	IsActive(clusterName, brokerName string, brokerID int64) bool
 	LiveInfo(clusterName, brokerName string, brokerID int64) (liveInfo, bool)
@@ -88,7 +88,7 @@ type inactiveBroker struct {
 	Reason     inactiveReason
 }
 
-// heartbeatOptions configure a HeartbeatManager.
+// heartbeatOptions configure a heartbeatManager.
 type heartbeatOptions struct {
 	Clock  Clock        // nil = wall clock
 	Logger hclog.Logger // nil = discard
@@ -130,7 +130,7 @@ func (m *heartbeatManager) now() int64 { return m.opts.Clock.Now().UnixMilli() }
 
 // OnHeartbeat records a BROKER_HEARTBEAT received on conn. It fails with
 // 2005 when the broker id is absent, or when the table is full for conn
-// (see MaxHeartbeatEntriesPerConn and MaxHeartbeatEntries).
+// (see maxHeartbeatEntriesPerConn and maxHeartbeatEntries).
 //
 // Unlike Java's DefaultBrokerHeartbeatManager, which keeps an entry's
 // first channel, the entry remembers every connection that beat for it
@@ -190,7 +190,7 @@ func (m *heartbeatManager) IsActive(clusterName, brokerName string, brokerID int
 }
 
 // clampHeartbeatTimeout bounds a broker-supplied timeout to
-// [1, MaxHeartbeatTimeoutMillis]; non-positive means the default.
+// [1, maxHeartbeatTimeoutMillis]; non-positive means the default.
 func clampHeartbeatTimeout(ms int64) int64 {
 	if ms <= 0 {
 		return defaultHeartbeatTimeoutMillis
@@ -198,7 +198,7 @@ func clampHeartbeatTimeout(ms int64) int64 {
 	return min(ms, maxHeartbeatTimeoutMillis)
 }
 
-// liveInfo returns a copy of the broker's entry (its latest heartbeat).
+// LiveInfo returns a copy of the broker's entry (its latest heartbeat).
 func (m *heartbeatManager) LiveInfo(clusterName, brokerName string, brokerID int64) (liveInfo, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -246,7 +246,7 @@ func sortEvents(events []inactiveBroker) {
 	})
 }
 
-// liveInfoOf fills a LiveInfo from a 904 request, using Java's defaults for
+// liveInfoOf fills a liveInfo from a 904 request, using Java's defaults for
 // absent fields (timeout 10000, epoch/offsets -1, priority MaxInt32).
 func liveInfoOf(r wire.BrokerHeartbeatRequest) liveInfo {
 	return liveInfo{

@@ -41,8 +41,8 @@ func (e *hbEntry) alive(now int64) bool {
 }
 
 // admit returns the entry for a heartbeat of key on conn, creating it,
-// or refuses it when conn already beats for MaxHeartbeatEntriesPerConn
-// other brokers or the table holds MaxHeartbeatEntries. Callers hold mu.
+// or refuses it when conn already beats for maxHeartbeatEntriesPerConn
+// other brokers or the table holds maxHeartbeatEntries. Callers hold mu.
 func (m *heartbeatManager) admit(key brokerIdentity, conn ConnID) (*hbEntry, error) {
 	e, ok := m.live[key]
 	if ok {

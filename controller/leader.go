@@ -136,7 +136,7 @@ const maxFirstBeatWindow int64 = 60_000
 // from a master that beat only to the old leader: the T2 scan, which acts
 // on the absence of a heartbeat, would fail a live master over. Until the
 // longest heartbeat timeout of the brokers it knows
-// (DefaultHeartbeatTimeoutMillis when it knows none; at most
+// (defaultHeartbeatTimeoutMillis when it knows none; at most
 // maxFirstBeatWindow) has passed since the node became ready, the scan
 // skips; a heartbeat that arrives in the window makes its broker alive as
 // usual. Inactive events (T1) are not held back: each reports the loss of

@@ -30,7 +30,7 @@ func (c *Controller) registerProcessors() {
 		remoting.ControllerGetNextBrokerID:   c.prepareNextID,
 		remoting.ControllerApplyBrokerID:     c.prepareApplyID,
 	}
-	// Leader-gated codes wait for a Raft commit (up to RequestTimeout): they
+	// Leader-gated codes wait for a Raft commit (up to requestTimeout): they
 	// run off the read loop, so heartbeats behind them are not delayed.
 	for code, prepare := range gated {
 		c.srv.RegisterAsync(code, c.leaderHandler(prepare))
@@ -54,7 +54,7 @@ func (c *Controller) leaderHandler(prepare prepareFunc) remoting.HandlerFunc {
 }
 
 // respond turns an outcome into the reply: the code and remark of its
-// error (ResponseCode), and the builder's header and body when it ran.
+// error (responseCode), and the builder's header and body when it ran.
 func (c *Controller) respond(req *remoting.Command, out outcome) *remoting.Command {
 	code, remark := responseCode(out.err)
 	resp := c.newResponse(req, code, remark)

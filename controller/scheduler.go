@@ -18,7 +18,7 @@ import (
 // (applied, or lost with the leadership), even after its caller's deadline
 // passed: the next command is never built on a state that lacks an entry
 // still in flight (docs/controller.md section 5.2). Meanwhile new tasks wait
-// in the bounded queue (full: ErrSystemBusy) and those whose deadline passed
+// in the bounded queue (full: errSystemBusy) and those whose deadline passed
 // are answered code 1 without running.
 type scheduler struct {
 	queue    chan func()
@@ -42,7 +42,7 @@ func (s *scheduler) run() {
 	}
 }
 
-// submit enqueues fn without blocking: ErrNotLeader once stopped,
+// submit enqueues fn without blocking: errNotLeader once stopped,
 // errSystemBusy when the queue is full.
 func (s *scheduler) submit(fn func()) error {
 	select {
