@@ -163,3 +163,9 @@ func TestReplicasInfoViews(t *testing.T) {
 	require.False(t, ReplicasInfo{MasterBrokerID: ptr(int64(1)), MasterAddress: ptr("")}.HasMaster())
 	require.True(t, ReplicasInfo{MasterBrokerID: ptr(int64(1)), MasterAddress: ptr("a:1")}.HasMaster())
 }
+
+// The Controller's bodies are written by fastjson's default serializer
+// (RemotingSerializable.encode): uppercase hex, U+007F..U+009F escaped.
+func TestJSONStringEscapesLikeFastjson(t *testing.T) {
+	require.Equal(t, `{1:"\u001F\u007Fa\u0085\u2028"}`, string(appendAddrs(nil, map[int64]string{1: "\x1f\x7fa\u0085\u2028"})))
+}
