@@ -266,7 +266,7 @@ func DecodeBrokerNames(body []byte) ([]string, error) {
 
 // lenientUnmarshal is json.Unmarshal after quoting bare numeric object keys.
 func lenientUnmarshal(body []byte, v any) error {
-	return json.Unmarshal(quoteNumericKeys(body), v)
+	return json.Unmarshal(fastjson.QuoteNumericKeys(body), v)
 }
 
 // NormalizeIDs returns ids sorted ascending without duplicates, never nil:

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/fastjson"
 )
 
 func TestBodyEncodings(t *testing.T) {
@@ -31,7 +33,7 @@ func TestBodyEncodings(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			require.Equal(t, c.want, string(c.got))
-			require.True(t, json.Valid(quoteNumericKeys(c.got)))
+			require.True(t, json.Valid(fastjson.QuoteNumericKeys(c.got)))
 		})
 	}
 }
@@ -69,24 +71,6 @@ func TestLenientDecoders(t *testing.T) {
 	require.Equal(t, []string{"broker-a", "nope"}, names)
 }
 
-func TestQuoteNumericKeys(t *testing.T) {
-	cases := map[string]string{
-		`{1:"a"}`:                          `{"1":"a"}`,
-		`{ 12 : [1,2], "k":{3:{4:5}}}`:     `{ "12" : [1,2], "k":{"3":{"4":5}}}`,
-		`["{1:2}", {"s":"x\"{1:"}]`:        `["{1:2}", {"s":"x\"{1:"}]`,
-		`[1,{2:3},4]`:                      `[1,{"2":3},4]`,
-		`{"a":1,-7:2}`:                     `{"a":1,"-7":2}`,
-		`{1:"a",2:"b"}`:                    `{"1":"a","2":"b"}`,
-		`{"x":{ -3 :"a"},"l":[1,2,{4:5}]}`: `{"x":{ "-3" :"a"},"l":[1,2,{"4":5}]}`,
-		`{"s":"{1:2}","n":1}`:              `{"s":"{1:2}","n":1}`,
-		`{"e":"a\"{1:2","k":{7:"v"}}`:      `{"e":"a\"{1:2","k":{"7":"v"}}`,
-		``:                                 ``,
-	}
-	for in, want := range cases {
-		require.Equal(t, want, string(quoteNumericKeys([]byte(in))), in)
-	}
-}
-
 func TestRequestDecoders(t *testing.T) {
 	_, err := DecodeElectMasterRequest(map[string]string{"clusterName": "c", "brokerName": "b", "designateElect": "false"})
 	require.ErrorIs(t, err, ErrBadRequest)
@@ -121,20 +105,6 @@ func TestRequestDecoders(t *testing.T) {
 	_, err = DecodeAlterSyncStateSetRequest(map[string]string{}, []byte(`nope`))
 	require.ErrorIs(t, err, ErrBadRequest)
 	require.ErrorContains(t, err, "decode SyncStateSet body: ")
-}
-
-func FuzzQuoteNumericKeys(f *testing.F) {
-	for _, s := range []string{`{"a":[1,{"b":"{1:2}"}]}`, `[]`, `"x"`, `{"k":-1.5e3}`, `{1:"a"}`,
-		`{1:"a","b":[1,{2:3}]}`, `{"s":"\\\"{1:2}"}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		out := quoteNumericKeys(in)
-		if json.Valid(in) {
-			require.Equal(t, string(in), string(out), "standard JSON is copied unchanged")
-			require.True(t, json.Valid(out), "%q -> %q", in, out)
-		}
-	})
 }
 
 func ptr[T any](v T) *T { return &v }
