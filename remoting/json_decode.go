@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/rmqgo/nameserver/internal/fastjson"
 )
 
 // maxJSONDepth bounds nesting inside skipped values.
@@ -16,9 +18,9 @@ const maxJSONDepth = 64
 // int fields, non-string extFields values (coerced to strings), unknown keys
 // (skipped), null anywhere (default value).
 type jsonScanner struct {
-	b       []byte
-	i       int
-	scratch []byte // unescaped string contents
+	b    []byte
+	i    int
+	strs fastjson.StringReader
 }
 
 func (s *jsonScanner) errorf(format string, args ...any) error {
