@@ -121,16 +121,8 @@ func (s *jsonScanner) end() error {
 	return nil
 }
 
-func (s *jsonScanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r', '\f', '\b':
-			s.i++
-		default:
-			return
-		}
-	}
-}
+// ws skips fastjson's whitespace set.
+func (s *jsonScanner) ws() { s.i = fastjson.SkipWS(s.b, s.i) }
 
 func (s *jsonScanner) peekIs(ch byte) bool {
 	s.ws()

@@ -165,3 +165,21 @@ func hexValue(c byte) (rune, bool) {
 	}
 	return 0, false
 }
+
+// SkipWS returns the index of the first byte at or after i that is not in
+// fastjson's white-space set (space, \t, \n, \r, \f, \b). Every byte of
+// that set is at most ' ', so compact JSON takes the first test only.
+func SkipWS(data []byte, i int) int {
+	if i < len(data) && data[i] > ' ' {
+		return i
+	}
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r', '\f', '\b':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}

@@ -38,3 +38,9 @@ func TestStringReaderErrors(t *testing.T) {
 		require.LessOrEqual(t, next, len(in), in)
 	}
 }
+
+func TestSkipWS(t *testing.T) {
+	for in, want := range map[string]int{"": 0, "x": 0, " \t\n\r\f\bx": 6, "  ": 2, "\v": 0, "a  ": 0} {
+		require.Equal(t, want, SkipWS([]byte(in), 0), "%q", in)
+	}
+}

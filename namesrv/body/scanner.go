@@ -28,21 +28,8 @@ func (s *scanner) fail(err error) error {
 	return fmt.Errorf("%w at offset %d", err, s.pos)
 }
 
-// skipWS skips fastjson's whitespace set. Every byte of that set is at
-// most ' ', so compact JSON takes the first test only.
-func (s *scanner) skipWS() {
-	if s.pos < len(s.data) && s.data[s.pos] > ' ' {
-		return
-	}
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r', '\f', '\b':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
+// skipWS skips fastjson's whitespace set.
+func (s *scanner) skipWS() { s.pos = fastjson.SkipWS(s.data, s.pos) }
 
 // peek skips whitespace and returns the next byte, 0 at the end.
 func (s *scanner) peek() byte {
