@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/fastjson"
 	"github.com/rmqgo/nameserver/internal/goldenfile"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -105,7 +106,7 @@ func canonicalJSON(t *testing.T, b []byte) string {
 		return ""
 	}
 	var v any
-	quoted := unquotedKey.ReplaceAll(b, []byte(`$1"$2":`))
+	quoted := fastjson.QuoteNumericKeys(b)
 	if err := json.Unmarshal(quoted, &v); err != nil {
 		return string(b) // properties text and other non-JSON bodies compare as text
 	}

@@ -44,7 +44,7 @@ func normalized(c *Command) *Command {
 		n.Body = nil
 	}
 	if n.SerializeType != SerializeRocketMQ {
-		return &n
+		return javaStrings(&n)
 	}
 	n.Code, n.Version = int32(int16(n.Code)), int32(int16(n.Version))
 	if _, ok := LanguageCode(n.Language); !ok {
@@ -63,13 +63,34 @@ func normalized(c *Command) *Command {
 	return &n
 }
 
+// javaStrings is what a JSON header's strings become: fastjson writes Java
+// strings, so each invalid UTF-8 byte turns into U+FFFD. Nil when two
+// extFields keys become one, a trip that cannot be compared.
+func javaStrings(n *Command) *Command {
+	n.Language, n.Remark = string([]rune(n.Language)), string([]rune(n.Remark))
+	if n.ExtFields == nil {
+		return n
+	}
+	ext := make(map[string]string, len(n.ExtFields))
+	for k, v := range n.ExtFields {
+		ext[string([]rune(k))] = string([]rune(v))
+	}
+	if len(ext) != len(n.ExtFields) {
+		return nil
+	}
+	n.ExtFields = ext
+	return n
+}
+
 // checkRoundTrip asserts Decode(Encode(c)) == normalized(c).
 func checkRoundTrip(t testing.TB, c *Command) {
 	b, err := AppendFrame(nil, c)
 	require.NoError(t, err)
 	got, err := DecodeFrame(b[4:])
 	require.NoError(t, err, "%s", b)
-	require.Equal(t, normalized(c), got)
+	if want := normalized(c); want != nil {
+		require.Equal(t, want, got)
+	}
 }
 
 func FuzzDecodeFrame(f *testing.F) {

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/rmqgo/nameserver/internal/fastjson"
 )
 
 // maxJSONDepth bounds nesting inside skipped values.
@@ -16,9 +18,9 @@ const maxJSONDepth = 64
 // int fields, non-string extFields values (coerced to strings), unknown keys
 // (skipped), null anywhere (default value).
 type jsonScanner struct {
-	b       []byte
-	i       int
-	scratch []byte // unescaped string contents
+	b    []byte
+	i    int
+	strs fastjson.StringReader
 }
 
 func (s *jsonScanner) errorf(format string, args ...any) error {
@@ -119,16 +121,8 @@ func (s *jsonScanner) end() error {
 	return nil
 }
 
-func (s *jsonScanner) ws() {
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case ' ', '\t', '\n', '\r', '\f', '\b':
-			s.i++
-		default:
-			return
-		}
-	}
-}
+// ws skips fastjson's whitespace set.
+func (s *jsonScanner) ws() { s.i = fastjson.SkipWS(s.b, s.i) }
 
 func (s *jsonScanner) peekIs(ch byte) bool {
 	s.ws()

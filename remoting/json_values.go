@@ -1,127 +1,23 @@
 package remoting
 
 import (
-	"unicode/utf16"
-	"unicode/utf8"
+	"fmt"
 )
 
 // str reads a double- or (as fastjson allows) single-quoted string and returns
-// its contents. The result aliases the input or s.scratch and is valid until
-// the next call.
+// its contents. The result aliases the input or the reader's buffer and is
+// valid until the next call.
 func (s *jsonScanner) str() ([]byte, error) {
 	s.ws()
 	if s.i >= len(s.b) || (s.b[s.i] != '"' && s.b[s.i] != '\'') {
 		return nil, s.errorf("expected string")
 	}
-	quote := s.b[s.i]
-	s.i++
-	start := s.i
-	for s.i < len(s.b) {
-		switch s.b[s.i] {
-		case quote:
-			s.i++
-			return s.b[start : s.i-1], nil
-		case '\\':
-			s.scratch = append(s.scratch[:0], s.b[start:s.i]...)
-			return s.escapedStr(quote)
-		}
-		s.i++
+	text, next, err := s.strs.Read(s.b, s.i)
+	s.i = next
+	if err != nil {
+		return nil, fmt.Errorf("%w: json at offset %d: %w", ErrBadHeader, s.i, err)
 	}
-	return nil, s.errorf("unterminated string")
-}
-
-// escapedStr continues str from a backslash, unescaping into s.scratch.
-func (s *jsonScanner) escapedStr(quote byte) ([]byte, error) {
-	for s.i < len(s.b) {
-		ch := s.b[s.i]
-		s.i++
-		switch ch {
-		case quote:
-			return s.scratch, nil
-		case '\\':
-			if err := s.unescape(); err != nil {
-				return nil, err
-			}
-		default:
-			s.scratch = append(s.scratch, ch)
-		}
-	}
-	return nil, s.errorf("unterminated string")
-}
-
-// simpleEscapes maps the escape letters fastjson's lexer accepts to bytes.
-var simpleEscapes = [256]byte{
-	'"': '"', '\\': '\\', '/': '/', '\'': '\'',
-	'b': '\b', 'f': '\f', 'F': '\f', 'n': '\n', 'r': '\r', 't': '\t', 'v': '\v',
-	'0': 0, '1': 1, '2': 2, '3': 3, '4': 4, '5': 5, '6': 6, '7': 7,
-}
-
-// unescape decodes one escape after its backslash.
-func (s *jsonScanner) unescape() error {
-	if s.i >= len(s.b) {
-		return s.errorf("unterminated escape")
-	}
-	ch := s.b[s.i]
-	s.i++
-	switch {
-	case ch == 'u':
-		return s.unicodeEscape()
-	case ch == 'x':
-		v, ok := s.hex(2)
-		if !ok {
-			return s.errorf("bad \\x escape")
-		}
-		s.scratch = utf8.AppendRune(s.scratch, rune(v))
-		return nil
-	case simpleEscapes[ch] != 0 || ch == '0':
-		s.scratch = append(s.scratch, simpleEscapes[ch])
-		return nil
-	}
-	return s.errorf("bad escape \\%c", ch)
-}
-
-// unicodeEscape decodes \uXXXX, joining a surrogate pair; a lone surrogate
-// becomes U+FFFD as in Java's UTF-8 encoder.
-func (s *jsonScanner) unicodeEscape() error {
-	v, ok := s.hex(4)
-	if !ok {
-		return s.errorf("bad \\u escape")
-	}
-	r := rune(v)
-	if utf16.IsSurrogate(r) && r < 0xDC00 && s.i+1 < len(s.b) && s.b[s.i] == '\\' && s.b[s.i+1] == 'u' {
-		save := s.i
-		s.i += 2
-		if v2, ok := s.hex(4); ok && rune(v2) >= 0xDC00 && rune(v2) <= 0xDFFF {
-			r = utf16.DecodeRune(r, rune(v2))
-		} else {
-			s.i = save
-		}
-	}
-	s.scratch = utf8.AppendRune(s.scratch, r)
-	return nil
-}
-
-// hex reads n hex digits.
-func (s *jsonScanner) hex(n int) (uint32, bool) {
-	if len(s.b)-s.i < n {
-		return 0, false
-	}
-	var v uint32
-	for _, c := range s.b[s.i : s.i+n] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		v = v<<4 | uint32(c)
-	}
-	s.i += n
-	return v, true
+	return text, nil
 }
 
 // scalarText reads any value and returns its text the way fastjson coerces

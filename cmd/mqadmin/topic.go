@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rmqgo/nameserver/admin"
+	"github.com/rmqgo/nameserver/internal/fastjson"
 	"github.com/rmqgo/nameserver/namesrv/body"
 	"github.com/rmqgo/nameserver/namesrv/route"
 )
@@ -42,7 +43,7 @@ func setupTopicRoute(fs *flag.FlagSet) runFunc {
 		case list:
 			printRouteList(e, rd)
 		default:
-			e.printf("%s\n", prettyFastjson(body.AppendTopicRouteData(nil, rd, body.FastjsonDefault)))
+			e.printf("%s\n", fastjson.Pretty(body.AppendTopicRouteData(nil, rd, body.FastjsonDefault)))
 		}
 		return nil
 	}
@@ -263,51 +264,6 @@ func orderConfDelete(e *env, ns []string, topic string) error {
 		e.printf("delete orderConf success. topic=[%s]\n", topic)
 	}
 	return failedOn(res, err)
-}
-
-// prettyFastjson re-indents compact fastjson text the way fastjson's
-// PrettyFormat writes it: one member or element per line, tab indents, no
-// space after ':', empty objects and arrays kept as {} and []. It works
-// on tokens only, so fastjson's unquoted numeric keys pass through.
-func prettyFastjson(src []byte) []byte {
-	var out bytes.Buffer
-	depth, inStr, esc := 0, false, false
-	newline := func() {
-		out.WriteByte('\n')
-		out.WriteString(strings.Repeat("\t", depth))
-	}
-	for i := 0; i < len(src); i++ {
-		ch := src[i]
-		if inStr {
-			out.WriteByte(ch)
-			esc, inStr = !esc && ch == '\\', esc || ch != '"'
-			continue
-		}
-		switch ch {
-		case '"':
-			inStr = true
-			out.WriteByte(ch)
-		case '{', '[':
-			out.WriteByte(ch)
-			if i+1 < len(src) && (src[i+1] == '}' || src[i+1] == ']') {
-				out.WriteByte(src[i+1])
-				i++
-				continue
-			}
-			depth++
-			newline()
-		case '}', ']':
-			depth--
-			newline()
-			out.WriteByte(ch)
-		case ',':
-			out.WriteByte(ch)
-			newline()
-		default:
-			out.WriteByte(ch)
-		}
-	}
-	return out.Bytes()
 }
 
 // javaLongMap renders a broker address map like Java's HashMap.toString

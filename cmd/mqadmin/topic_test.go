@@ -125,12 +125,6 @@ func TestUpdateOrderConf(t *testing.T) {
 	require.Contains(t, r.errOut, "code 22")
 }
 
-func TestPrettyFastjson(t *testing.T) {
-	in := `{"a":[],"b":{},"c":{0:"x,{y}",1:"q\"]"},"d":[1,2]}`
-	want := "{\n\t\"a\":[],\n\t\"b\":{},\n\t\"c\":{\n\t\t0:\"x,{y}\",\n\t\t1:\"q\\\"]\"\n\t},\n\t\"d\":[\n\t\t1,\n\t\t2\n\t]\n}"
-	require.Equal(t, want, string(prettyFastjson([]byte(in))))
-}
-
 func TestJavaFormatting(t *testing.T) {
 	require.Equal(t, "{0=a, 1=b}", javaLongMap(map[int64]string{1: "b", 0: "a"}))
 	require.Equal(t, "[x, y]", javaList([]string{"x", "y"}))

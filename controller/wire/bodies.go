@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/rmqgo/nameserver/internal/fastjson"
 )
 
 // JSON bodies of the controller protocol (docs/controller.md section 1.2).
@@ -177,9 +179,8 @@ func appendAddrs(b []byte, addrs map[int64]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendInt(b, id, 10)
-		b = append(b, ':')
-		b = appendJSONString(b, addrs[id])
+		b = fastjson.AppendNumberKey(b, id, fastjson.Default)
+		b = fastjson.AppendString(b, addrs[id], fastjson.Default)
 	}
 	return append(b, '}')
 }
@@ -265,7 +266,7 @@ func DecodeBrokerNames(body []byte) ([]string, error) {
 
 // lenientUnmarshal is json.Unmarshal after quoting bare numeric object keys.
 func lenientUnmarshal(body []byte, v any) error {
-	return json.Unmarshal(quoteNumericKeys(body), v)
+	return json.Unmarshal(fastjson.QuoteNumericKeys(body), v)
 }
 
 // NormalizeIDs returns ids sorted ascending without duplicates, never nil:

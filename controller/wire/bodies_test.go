@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/fastjson"
 )
 
 func TestBodyEncodings(t *testing.T) {
@@ -31,7 +33,7 @@ func TestBodyEncodings(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			require.Equal(t, c.want, string(c.got))
-			require.True(t, json.Valid(quoteNumericKeys(c.got)))
+			require.True(t, json.Valid(fastjson.QuoteNumericKeys(c.got)))
 		})
 	}
 }
@@ -67,24 +69,6 @@ func TestLenientDecoders(t *testing.T) {
 	names, err := DecodeBrokerNames([]byte(`["broker-a","nope"]`))
 	require.NoError(t, err)
 	require.Equal(t, []string{"broker-a", "nope"}, names)
-}
-
-func TestQuoteNumericKeys(t *testing.T) {
-	cases := map[string]string{
-		`{1:"a"}`:                          `{"1":"a"}`,
-		`{ 12 : [1,2], "k":{3:{4:5}}}`:     `{ "12" : [1,2], "k":{"3":{"4":5}}}`,
-		`["{1:2}", {"s":"x\"{1:"}]`:        `["{1:2}", {"s":"x\"{1:"}]`,
-		`[1,{2:3},4]`:                      `[1,{"2":3},4]`,
-		`{"a":1,-7:2}`:                     `{"a":1,"-7":2}`,
-		`{1:"a",2:"b"}`:                    `{"1":"a","2":"b"}`,
-		`{"x":{ -3 :"a"},"l":[1,2,{4:5}]}`: `{"x":{ "-3" :"a"},"l":[1,2,{"4":5}]}`,
-		`{"s":"{1:2}","n":1}`:              `{"s":"{1:2}","n":1}`,
-		`{"e":"a\"{1:2","k":{7:"v"}}`:      `{"e":"a\"{1:2","k":{"7":"v"}}`,
-		``:                                 ``,
-	}
-	for in, want := range cases {
-		require.Equal(t, want, string(quoteNumericKeys([]byte(in))), in)
-	}
 }
 
 func TestRequestDecoders(t *testing.T) {
@@ -123,20 +107,6 @@ func TestRequestDecoders(t *testing.T) {
 	require.ErrorContains(t, err, "decode SyncStateSet body: ")
 }
 
-func FuzzQuoteNumericKeys(f *testing.F) {
-	for _, s := range []string{`{"a":[1,{"b":"{1:2}"}]}`, `[]`, `"x"`, `{"k":-1.5e3}`, `{1:"a"}`,
-		`{1:"a","b":[1,{2:3}]}`, `{"s":"\\\"{1:2}"}`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, in []byte) {
-		out := quoteNumericKeys(in)
-		if json.Valid(in) {
-			require.Equal(t, string(in), string(out), "standard JSON is copied unchanged")
-			require.True(t, json.Valid(out), "%q -> %q", in, out)
-		}
-	})
-}
-
 func ptr[T any](v T) *T { return &v }
 
 func TestClientRequests(t *testing.T) {
@@ -162,4 +132,10 @@ func TestReplicasInfoViews(t *testing.T) {
 	require.False(t, ReplicasInfo{}.HasMaster())
 	require.False(t, ReplicasInfo{MasterBrokerID: ptr(int64(1)), MasterAddress: ptr("")}.HasMaster())
 	require.True(t, ReplicasInfo{MasterBrokerID: ptr(int64(1)), MasterAddress: ptr("a:1")}.HasMaster())
+}
+
+// The Controller's bodies are written by fastjson's default serializer
+// (RemotingSerializable.encode): uppercase hex, U+007F..U+009F escaped.
+func TestJSONStringEscapesLikeFastjson(t *testing.T) {
+	require.Equal(t, `{1:"\u001F\u007Fa\u0085\u2028"}`, string(appendAddrs(nil, map[int64]string{1: "\x1f\x7fa\u0085\u2028"})))
 }

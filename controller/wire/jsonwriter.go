@@ -2,7 +2,8 @@ package wire
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/rmqgo/nameserver/internal/fastjson"
 )
 
 // objWriter appends one JSON object; the caller writes keys in the order
@@ -19,13 +20,13 @@ func (w *objWriter) key(k string) {
 		w.b = append(w.b, ',')
 	}
 	w.n++
-	w.b = appendJSONString(w.b, k)
+	w.b = fastjson.AppendString(w.b, k, fastjson.Default)
 	w.b = append(w.b, ':')
 }
 
 func (w *objWriter) str(k, v string) {
 	w.key(k)
-	w.b = appendJSONString(w.b, v)
+	w.b = fastjson.AppendString(w.b, v, fastjson.Default)
 }
 
 func (w *objWriter) int(k string, v int64) {
@@ -34,91 +35,3 @@ func (w *objWriter) int(k string, v int64) {
 }
 
 func (w *objWriter) end() []byte { return append(w.b, '}') }
-
-// appendJSONString quotes s like fastjson's default writer: ", \ and control
-// characters are escaped, everything else (including non-ASCII, '/', '<')
-// is written as is. U+2028/U+2029 are escaped too, which stays valid JSON.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b = append(b, '\\', byte(r))
-		case r == '\n':
-			b = append(b, '\\', 'n')
-		case r == '\r':
-			b = append(b, '\\', 'r')
-		case r == '\t':
-			b = append(b, '\\', 't')
-		case r == '\b':
-			b = append(b, '\\', 'b')
-		case r == '\f':
-			b = append(b, '\\', 'f')
-		case r < 0x20 || r == 0x2028 || r == 0x2029:
-			b = append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
-		default:
-			b = utf8.AppendRune(b, r)
-		}
-	}
-	return append(b, '"')
-}
-
-// quoteNumericKeys rewrites fastjson's unquoted numeric object keys
-// ({1:"a"}) into standard JSON ({"1":"a"}); everything else is copied.
-func quoteNumericKeys(in []byte) []byte {
-	out := make([]byte, 0, len(in)+8)
-	var stack []byte // '{' or '['
-	expectKey := false
-	for i := 0; i < len(in); i++ {
-		c := in[i]
-		switch {
-		case c == '"':
-			j := skipString(in, i)
-			out = append(out, in[i:j]...)
-			i = j - 1
-			expectKey = false
-		case c == '{' || c == '[':
-			stack = append(stack, c)
-			out = append(out, c)
-			expectKey = c == '{'
-		case c == '}' || c == ']':
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			out = append(out, c)
-			expectKey = false
-		case c == ',':
-			out = append(out, c)
-			expectKey = len(stack) > 0 && stack[len(stack)-1] == '{'
-		case expectKey && (c == '-' || (c >= '0' && c <= '9')):
-			j := i
-			for j < len(in) && isNumberByte(in[j]) {
-				j++
-			}
-			out = append(append(append(out, '"'), in[i:j]...), '"')
-			i = j - 1
-			expectKey = false
-		default:
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// skipString returns the index just past the string starting at in[i] == '"'.
-func skipString(in []byte, i int) int {
-	for j := i + 1; j < len(in); j++ {
-		switch in[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(in)
-}
-
-func isNumberByte(c byte) bool {
-	return (c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E'
-}

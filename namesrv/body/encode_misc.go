@@ -1,6 +1,7 @@
 package body
 
 import (
+	"github.com/rmqgo/nameserver/internal/fastjson"
 	"github.com/rmqgo/nameserver/internal/javahash"
 
 	"strconv"
@@ -19,7 +20,7 @@ func AppendClusterInfo(dst []byte, ci *route.ClusterInfo) []byte {
 	dst = append(dst, `{"brokerAddrTable":{`...)
 	for i, name := range sortedStringKeys(ci.BrokerAddrTable, f, javahash.BrokerAddrTable) {
 		dst = appendComma(dst, i)
-		dst = appendString(dst, name, f)
+		dst = fastjson.AppendString(dst, name, f)
 		dst = append(dst, ':')
 		bd := ci.BrokerAddrTable[name]
 		dst = appendBrokerData(dst, &bd, f, javahash.HashMapDefault)
@@ -27,7 +28,7 @@ func AppendClusterInfo(dst []byte, ci *route.ClusterInfo) []byte {
 	dst = append(dst, `},"clusterAddrTable":{`...)
 	for i, cluster := range sortedStringKeys(ci.ClusterAddrTable, f, javahash.ClusterAddrTable) {
 		dst = appendComma(dst, i)
-		dst = appendString(dst, cluster, f)
+		dst = fastjson.AppendString(dst, cluster, f)
 		dst = append(dst, ':')
 		dst = appendStringList(dst, ci.ClusterAddrTable[cluster], f)
 	}
@@ -43,7 +44,7 @@ func AppendTopicList(dst []byte, tl *route.TopicList) []byte {
 	dst = append(dst, '{')
 	if tl.BrokerAddr != "" {
 		dst = append(dst, `"brokerAddr":`...)
-		dst = appendString(dst, tl.BrokerAddr, FastjsonDefault)
+		dst = fastjson.AppendString(dst, tl.BrokerAddr, FastjsonDefault)
 		dst = append(dst, ',')
 	}
 	dst = append(dst, `"topicList":`...)
@@ -57,9 +58,9 @@ func AppendKVTable(dst []byte, table map[string]string) []byte {
 	dst = append(dst, `{"table":{`...)
 	for i, k := range sortedStringKeys(table, f, javahash.HashMapDefault) {
 		dst = appendComma(dst, i)
-		dst = appendString(dst, k, f)
+		dst = fastjson.AppendString(dst, k, f)
 		dst = append(dst, ':')
-		dst = appendString(dst, table[k], f)
+		dst = fastjson.AppendString(dst, table[k], f)
 	}
 	return append(dst, "}}"...)
 }
@@ -99,5 +100,5 @@ func appendOptField(dst []byte, name, value string) []byte {
 		return dst
 	}
 	dst = append(dst, name...)
-	return appendString(dst, value, FastjsonDefault)
+	return fastjson.AppendString(dst, value, FastjsonDefault)
 }

@@ -1,6 +1,7 @@
 package body
 
 import (
+	"github.com/rmqgo/nameserver/internal/fastjson"
 	"github.com/rmqgo/nameserver/internal/javahash"
 
 	"bytes"
@@ -51,7 +52,7 @@ func appendWrapper(dst []byte, b *route.RegisterBody, full bool) []byte {
 	dst = append(dst, `,"topicConfigTable":{`...)
 	for i, name := range sortedKeys(b.TopicConfigs) {
 		dst = appendComma(dst, i)
-		dst = appendString(dst, name, FastjsonDefault)
+		dst = fastjson.AppendString(dst, name, FastjsonDefault)
 		dst = append(dst, ':')
 		tc := b.TopicConfigs[name]
 		dst = appendTopicConfig(dst, &tc)
@@ -84,7 +85,7 @@ func appendMappingInfos(dst []byte, m map[string]*route.TopicQueueMappingInfo) [
 		}
 		dst = appendComma(dst, n)
 		n++
-		dst = appendString(dst, topic, FastjsonDefault)
+		dst = fastjson.AppendString(dst, topic, FastjsonDefault)
 		dst = append(dst, ':')
 		dst = appendMappingInfo(dst, m[topic], FastjsonDefault)
 	}
@@ -105,12 +106,12 @@ func appendTopicConfig(dst []byte, tc *route.TopicConfig) []byte {
 	dst = strconv.AppendInt(dst, int64(tc.ReadQueueNums), 10)
 	dst = append(dst, `,"topicFilterType":`...)
 	if tc.TopicFilterType != "" {
-		dst = appendString(dst, tc.TopicFilterType, f)
+		dst = fastjson.AppendString(dst, tc.TopicFilterType, f)
 	} else {
 		dst = append(dst, "null"...)
 	}
 	dst = append(dst, `,"topicName":`...)
-	dst = appendString(dst, tc.TopicName, f)
+	dst = fastjson.AppendString(dst, tc.TopicName, f)
 	dst = append(dst, `,"topicSysFlag":`...)
 	dst = strconv.AppendInt(dst, int64(tc.TopicSysFlag), 10)
 	dst = append(dst, `,"writeQueueNums":`...)
@@ -123,9 +124,9 @@ func appendSortedStringMap(dst []byte, m map[string]string) []byte {
 	dst = append(dst, '{')
 	for i, k := range sortedKeys(m) {
 		dst = appendComma(dst, i)
-		dst = appendString(dst, k, FastjsonDefault)
+		dst = fastjson.AppendString(dst, k, FastjsonDefault)
 		dst = append(dst, ':')
-		dst = appendString(dst, m[k], FastjsonDefault)
+		dst = fastjson.AppendString(dst, m[k], FastjsonDefault)
 	}
 	return append(dst, '}')
 }

@@ -1,6 +1,7 @@
 package body
 
 import (
+	"github.com/rmqgo/nameserver/internal/fastjson"
 	"github.com/rmqgo/nameserver/internal/javahash"
 
 	"strconv"
@@ -25,7 +26,7 @@ func AppendTopicRouteData(dst []byte, r *route.TopicRouteData, f Flavour) []byte
 	dst = appendFilterServerTable(dst, r.FilterServerTable, f)
 	if r.OrderTopicConf != "" {
 		dst = append(dst, `,"orderTopicConf":`...)
-		dst = appendString(dst, r.OrderTopicConf, f)
+		dst = fastjson.AppendString(dst, r.OrderTopicConf, f)
 	}
 	dst = append(dst, `,"queueDatas":[`...)
 	for i := range r.QueueDatas {
@@ -54,14 +55,14 @@ func appendBrokerData(dst []byte, b *route.BrokerData, f Flavour, k javahash.Kin
 	dst = append(dst, `{"brokerAddrs":`...)
 	dst = appendBrokerAddrs(dst, b.BrokerAddrs, f, k)
 	dst = append(dst, `,"brokerName":`...)
-	dst = appendString(dst, b.BrokerName, f)
+	dst = fastjson.AppendString(dst, b.BrokerName, f)
 	dst = append(dst, `,"cluster":`...)
-	dst = appendString(dst, b.Cluster, f)
+	dst = fastjson.AppendString(dst, b.Cluster, f)
 	dst = append(dst, `,"enableActingMaster":`...)
 	dst = appendBool(dst, b.EnableActingMaster)
 	if b.ZoneName != "" {
 		dst = append(dst, `,"zoneName":`...)
-		dst = appendString(dst, b.ZoneName, f)
+		dst = fastjson.AppendString(dst, b.ZoneName, f)
 	}
 	return append(dst, '}')
 }
@@ -72,8 +73,8 @@ func appendBrokerAddrs(dst []byte, m map[int64]string, f Flavour, k javahash.Kin
 	dst = append(dst, '{')
 	for i, id := range sortedLongKeys(m, f, k, buf[:]) {
 		dst = appendComma(dst, i)
-		dst = appendNumberKey(dst, id, f)
-		dst = appendString(dst, m[id], f)
+		dst = fastjson.AppendNumberKey(dst, id, f)
+		dst = fastjson.AppendString(dst, m[id], f)
 	}
 	return append(dst, '}')
 }
@@ -81,7 +82,7 @@ func appendBrokerAddrs(dst []byte, m map[int64]string, f Flavour, k javahash.Kin
 // appendQueueData appends one QueueData bean.
 func appendQueueData(dst []byte, q *route.QueueData, f Flavour) []byte {
 	dst = append(dst, `{"brokerName":`...)
-	dst = appendString(dst, q.BrokerName, f)
+	dst = fastjson.AppendString(dst, q.BrokerName, f)
 	dst = append(dst, `,"perm":`...)
 	dst = strconv.AppendInt(dst, int64(q.Perm), 10)
 	dst = append(dst, `,"readQueueNums":`...)
@@ -111,7 +112,7 @@ func appendNonNilMap[V any](dst []byte, m map[string]V, f Flavour, isNil func(V)
 		}
 		dst = appendComma(dst, n)
 		n++
-		dst = appendString(dst, k, f)
+		dst = fastjson.AppendString(dst, k, f)
 		dst = append(dst, ':')
 		dst = appendValue(dst, m[k], f)
 	}
@@ -123,7 +124,7 @@ func appendStringList(dst []byte, list []string, f Flavour) []byte {
 	dst = append(dst, '[')
 	for i, s := range list {
 		dst = appendComma(dst, i)
-		dst = appendString(dst, s, f)
+		dst = fastjson.AppendString(dst, s, f)
 	}
 	return append(dst, ']')
 }
@@ -139,7 +140,7 @@ func appendMappingTable(dst []byte, m map[string]*route.TopicQueueMappingInfo, f
 // CurrIDMap (Java null) is left out.
 func appendMappingInfo(dst []byte, m *route.TopicQueueMappingInfo, f Flavour) []byte {
 	dst = append(dst, `{"bname":`...)
-	dst = appendString(dst, m.Bname, f)
+	dst = fastjson.AppendString(dst, m.Bname, f)
 	if m.CurrIDMap != nil {
 		dst = append(dst, `,"currIdMap":`...)
 		dst = appendCurrIDMap(dst, m.CurrIDMap, f)
@@ -147,11 +148,11 @@ func appendMappingInfo(dst []byte, m *route.TopicQueueMappingInfo, f Flavour) []
 	dst = append(dst, `,"dirty":`...)
 	dst = appendBool(dst, m.Dirty)
 	dst = append(dst, `,"epoch":`...)
-	dst = appendLong(dst, m.Epoch, f)
+	dst = fastjson.AppendLong(dst, m.Epoch, f)
 	dst = append(dst, `,"scope":`...)
-	dst = appendString(dst, m.Scope, f)
+	dst = fastjson.AppendString(dst, m.Scope, f)
 	dst = append(dst, `,"topic":`...)
-	dst = appendString(dst, m.Topic, f)
+	dst = fastjson.AppendString(dst, m.Topic, f)
 	dst = append(dst, `,"totalQueues":`...)
 	dst = strconv.AppendInt(dst, int64(m.TotalQueues), 10)
 	return append(dst, '}')
@@ -163,7 +164,7 @@ func appendCurrIDMap(dst []byte, m map[int32]int32, f Flavour) []byte {
 	dst = append(dst, '{')
 	for i, k := range sortedIntKeys(m, f, javahash.ConcurrentDefault, buf[:]) {
 		dst = appendComma(dst, i)
-		dst = appendNumberKey(dst, int64(k), f)
+		dst = fastjson.AppendNumberKey(dst, int64(k), f)
 		dst = strconv.AppendInt(dst, int64(m[k]), 10)
 	}
 	return append(dst, '}')

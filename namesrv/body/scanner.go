@@ -1,11 +1,9 @@
 package body
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
-	"unicode/utf16"
-	"unicode/utf8"
+
+	"github.com/rmqgo/nameserver/internal/fastjson"
 )
 
 // maxDepth bounds JSON nesting so hostile bodies cannot exhaust the stack.
@@ -19,7 +17,7 @@ type scanner struct {
 	data  []byte
 	pos   int
 	depth int
-	buf   []byte // scratch for strings that contain escapes
+	strs  fastjson.StringReader
 }
 
 // newScanner returns a scanner over data.
@@ -30,21 +28,8 @@ func (s *scanner) fail(err error) error {
 	return fmt.Errorf("%w at offset %d", err, s.pos)
 }
 
-// skipWS skips fastjson's whitespace set. Every byte of that set is at
-// most ' ', so compact JSON takes the first test only.
-func (s *scanner) skipWS() {
-	if s.pos < len(s.data) && s.data[s.pos] > ' ' {
-		return
-	}
-	for s.pos < len(s.data) {
-		switch s.data[s.pos] {
-		case ' ', '\t', '\n', '\r', '\f', '\b':
-			s.pos++
-		default:
-			return
-		}
-	}
-}
+// skipWS skips fastjson's whitespace set.
+func (s *scanner) skipWS() { s.pos = fastjson.SkipWS(s.data, s.pos) }
 
 // peek skips whitespace and returns the next byte, 0 at the end.
 func (s *scanner) peek() byte {
@@ -186,152 +171,14 @@ func (s *scanner) key() ([]byte, error) {
 }
 
 // quoted reads a string literal at the current quote byte. The result
-// aliases the input when there are no escapes, else the scratch buffer.
+// aliases the input when there are no escapes, else the reader's buffer.
 func (s *scanner) quoted() ([]byte, error) {
-	q := s.data[s.pos]
-	start := s.pos + 1
-	for i := quoteOrEscape(s.data, start, q); i < len(s.data); i++ {
-		switch s.data[i] {
-		case q:
-			s.pos = i + 1
-			return s.data[start:i], nil
-		case '\\':
-			s.pos = start
-			return s.unescape(q)
-		}
+	text, next, err := s.strs.Read(s.data, s.pos)
+	s.pos = next
+	if err != nil {
+		return nil, s.fail(fmt.Errorf("%w: %w", ErrSyntax, err))
 	}
-	s.pos = len(s.data)
-	return nil, s.fail(ErrSyntax)
-}
-
-// Word constants of quoteOrEscape.
-const (
-	lowBits  = 0x0101010101010101
-	highBits = 0x8080808080808080
-)
-
-// quoteOrEscape returns the index of the first 8-byte word at or after
-// start holding the quote byte q or a backslash (or the start of the tail
-// shorter than a word), testing eight bytes at a time.
-func quoteOrEscape(data []byte, start int, q byte) int {
-	qs, bs := uint64(q)*lowBits, uint64('\\')*lowBits
-	i := start
-	for ; i+8 <= len(data); i += 8 {
-		w := binary.LittleEndian.Uint64(data[i:])
-		if hasZeroByte(w^qs)|hasZeroByte(w^bs) != 0 {
-			return i
-		}
-	}
-	return i
-}
-
-// hasZeroByte is non-zero when some byte of x is zero.
-func hasZeroByte(x uint64) uint64 { return (x - lowBits) &^ x & highBits }
-
-// unescape decodes a string with escapes into the scratch buffer.
-func (s *scanner) unescape(q byte) ([]byte, error) {
-	s.buf = s.buf[:0]
-	for s.pos < len(s.data) {
-		c := s.data[s.pos]
-		s.pos++
-		switch c {
-		case q:
-			return s.buf, nil
-		case '\\':
-			if err := s.escape(); err != nil {
-				return nil, err
-			}
-		default:
-			s.buf = append(s.buf, c)
-		}
-	}
-	return nil, s.fail(ErrSyntax)
-}
-
-// simpleEscapes maps escape letters to the byte they stand for.
-var simpleEscapes = [128]byte{
-	'"': '"', '\'': '\'', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'F': '\f',
-	'n': '\n', 'r': '\r', 't': '\t', 'v': '\v', '0': 0, '1': 1, '2': 2,
-	'3': 3, '4': 4, '5': 5, '6': 6, '7': 7,
-}
-
-// escape decodes one escape sequence after its backslash.
-func (s *scanner) escape() error {
-	if s.pos >= len(s.data) {
-		return s.fail(ErrSyntax)
-	}
-	c := s.data[s.pos]
-	s.pos++
-	switch {
-	case c == 'u':
-		return s.unicodeEscape()
-	case c == 'x':
-		v, ok := s.hex(2)
-		s.buf = utf8.AppendRune(s.buf, v)
-		return okOr(ok, s, ErrSyntax)
-	case c < 128 && (simpleEscapes[c] != 0 || c == '0'):
-		s.buf = append(s.buf, simpleEscapes[c])
-		return nil
-	}
-	return s.fail(ErrSyntax)
-}
-
-// okOr returns nil when ok, else err at the scanner's offset.
-func okOr(ok bool, s *scanner, err error) error {
-	if ok {
-		return nil
-	}
-	return s.fail(err)
-}
-
-// unicodeEscape decodes \uXXXX, joining a surrogate pair when one follows.
-func (s *scanner) unicodeEscape() error {
-	r, ok := s.hex(4)
-	if !ok {
-		return s.fail(ErrSyntax)
-	}
-	if utf16.IsSurrogate(r) && r < 0xDC00 && bytes.HasPrefix(s.data[s.pos:], []byte(`\u`)) {
-		save := s.pos
-		s.pos += 2
-		lo, ok := s.hex(4)
-		if pair := utf16.DecodeRune(r, lo); ok && pair != utf8.RuneError {
-			s.buf = utf8.AppendRune(s.buf, pair)
-			return nil
-		}
-		s.pos = save
-	}
-	s.buf = utf8.AppendRune(s.buf, r)
-	return nil
-}
-
-// hex reads n hex digits.
-func (s *scanner) hex(n int) (rune, bool) {
-	if len(s.data)-s.pos < n {
-		return 0, false
-	}
-	var v rune
-	for _, c := range s.data[s.pos : s.pos+n] {
-		d, ok := hexValue(c)
-		if !ok {
-			return 0, false
-		}
-		v = v<<4 | d
-	}
-	s.pos += n
-	return v, true
-}
-
-// hexValue returns the value of a hex digit.
-func hexValue(c byte) (rune, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return rune(c - '0'), true
-	case c >= 'a' && c <= 'f':
-		return rune(c - 'a' + 10), true
-	case c >= 'A' && c <= 'F':
-		return rune(c - 'A' + 10), true
-	}
-	return 0, false
+	return text, nil
 }
 
 // skip consumes one value of any type.
