@@ -183,39 +183,14 @@ func (s *jsonScanner) int32Value() (int32, error) {
 }
 
 func parseInt32(tok []byte, s *jsonScanner) (int32, error) {
-	if n, ok := atoi32(tok); ok {
-		return n, nil
+	if n, ok := fastjson.ParseDecimal(tok); ok && n >= math.MinInt32 && n <= math.MaxInt32 {
+		return int32(n), nil
 	}
 	f, err := strconv.ParseFloat(string(tok), 64)
 	if err != nil || math.IsNaN(f) || f < math.MinInt32 || f > math.MaxInt32 {
 		return 0, s.errorf("bad int %q", tok)
 	}
 	return int32(f), nil
-}
-
-// atoi32 parses a plain decimal int32 without allocating.
-func atoi32(b []byte) (int32, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || len(b) > 10 {
-		return 0, false
-	}
-	var n int64
-	for _, d := range b {
-		if d < '0' || d > '9' {
-			return 0, false
-		}
-		n = n*10 + int64(d-'0')
-	}
-	if neg {
-		n = -n
-	}
-	if n < math.MinInt32 || n > math.MaxInt32 {
-		return 0, false
-	}
-	return int32(n), true
 }
 
 // number consumes a JSON number token and returns it (maybe empty).

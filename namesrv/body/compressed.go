@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rmqgo/nameserver/internal/fastjson"
 	"github.com/rmqgo/nameserver/internal/yield"
 	"github.com/rmqgo/nameserver/namesrv/route"
 )
@@ -237,7 +238,7 @@ func parseTopicConfigLine(line string) (route.TopicConfig, error) {
 
 // parseJavaInt is Integer.parseInt for ASCII input.
 func parseJavaInt(s string) (int32, bool) {
-	v, ok := parseDecimal([]byte(s))
+	v, ok := fastjson.ParseDecimal([]byte(s))
 	if !ok || v != int64(int32(v)) {
 		return 0, false
 	}

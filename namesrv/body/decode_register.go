@@ -4,6 +4,7 @@ import (
 	"hash/crc32"
 	"sync"
 
+	"github.com/rmqgo/nameserver/internal/fastjson"
 	"github.com/rmqgo/nameserver/internal/yield"
 	"github.com/rmqgo/nameserver/namesrv/route"
 )
@@ -188,7 +189,7 @@ func (s *scanner) filterType() (string, error) {
 	if name, ok := filterTypeName(text); ok || quoted {
 		return name, nil
 	}
-	v, ok := parseDecimal(text)
+	v, ok := fastjson.ParseDecimal(text)
 	switch {
 	case ok && v == 0:
 		return FilterSingleTag, nil

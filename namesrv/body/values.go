@@ -3,6 +3,8 @@ package body
 import (
 	"math"
 	"strconv"
+
+	"github.com/rmqgo/nameserver/internal/fastjson"
 )
 
 // scalar reads a string, number or literal and returns its text; quoted
@@ -109,7 +111,7 @@ func (s *scanner) boolv() (bool, error) {
 // parseLong parses a decimal integer; a fraction or exponent is accepted
 // and truncated toward zero, as fastjson does for integral fields.
 func parseLong(b []byte) (int64, bool) {
-	if v, ok := parseDecimal(b); ok {
+	if v, ok := fastjson.ParseDecimal(b); ok {
 		return v, true
 	}
 	if !isFloatText(b) {
@@ -131,34 +133,6 @@ func isFloatText(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// parseDecimal parses [+-]digits without allocating.
-func parseDecimal(b []byte) (int64, bool) {
-	neg := false
-	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
-		neg = b[0] == '-'
-		b = b[1:]
-	}
-	if len(b) == 0 || len(b) > 19 {
-		return 0, false
-	}
-	var u uint64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		u = u*10 + uint64(c-'0')
-	}
-	return signedLong(u, neg)
-}
-
-// signedLong applies the sign and checks the int64 range.
-func signedLong(u uint64, neg bool) (int64, bool) {
-	if neg {
-		return -int64(u), u <= 1<<63
-	}
-	return int64(u), u < 1<<63
 }
 
 // stringMap reads an object of string values (scalars coerced, nulls
