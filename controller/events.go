@@ -233,21 +233,32 @@ func (e cleanBrokerDataEvent) apply(s *state) error {
 		delete(s.syncStates, e.BrokerName)
 		return nil
 	}
-	r, ss, ok := s.get(e.BrokerName)
-	if !ok {
-		return nil
-	}
-	for _, id := range e.IDs {
-		delete(r.Brokers, id)
-		ss.SyncStateSet = removeID(ss.SyncStateSet, id) // no epoch change, as in Java
-	}
-	if len(r.Brokers) == 0 {
-		delete(s.replicas, e.BrokerName)
-	}
-	if len(ss.SyncStateSet) == 0 {
-		delete(s.syncStates, e.BrokerName)
+	if r, ss, ok := s.get(e.BrokerName); ok {
+		s.dropIDs(e.BrokerName, r, ss, e.IDs, false) // no epoch change, as in Java
 	}
 	return nil
+}
+
+// dropIDs removes ids from both halves of a set and removes a half left
+// empty; keep (fenced entries, retire.go) first records the tombstone of a
+// removed half.
+func (s *state) dropIDs(name string, r *replicaInfo, ss *syncStateInfo, ids []int64, keep bool) {
+	for _, id := range ids {
+		delete(r.Brokers, id)
+		ss.SyncStateSet = removeID(ss.SyncStateSet, id)
+	}
+	if len(r.Brokers) == 0 {
+		if keep {
+			s.retireReplicas(name, r)
+		}
+		delete(s.replicas, name)
+	}
+	if len(ss.SyncStateSet) == 0 {
+		if keep {
+			s.retireSync(name, ss)
+		}
+		delete(s.syncStates, name)
+	}
 }
 
 func (e updateBrokerAddressEvent) apply(s *state) error {

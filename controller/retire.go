@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"maps"
 	"math"
 	"slices"
 
@@ -85,12 +86,7 @@ func (s *state) setRetired(brokerName string, t retiredSet) {
 
 // retiredNames lists the tombstones, sorted (for snapshots).
 func (s *state) retiredNames() []string {
-	names := make([]string, 0, len(s.retired))
-	for name := range s.retired {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
+	return slices.Sorted(maps.Keys(s.retired))
 }
 
 // applyFenced is CleanBrokerData for an entry whose fence held.
@@ -113,17 +109,6 @@ func (e cleanBrokerDataEvent) applyFenced(s *state) error {
 		ss.MasterBrokerID = wire.NoBrokerID
 		ss.MasterEpoch++
 	}
-	for _, id := range e.IDs {
-		delete(r.Brokers, id)
-		ss.SyncStateSet = removeID(ss.SyncStateSet, id)
-	}
-	if len(r.Brokers) == 0 {
-		s.retireReplicas(e.BrokerName, r)
-		delete(s.replicas, e.BrokerName)
-	}
-	if len(ss.SyncStateSet) == 0 {
-		s.retireSync(e.BrokerName, ss)
-		delete(s.syncStates, e.BrokerName)
-	}
+	s.dropIDs(e.BrokerName, r, ss, e.IDs, true)
 	return nil
 }
