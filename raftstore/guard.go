@@ -45,9 +45,9 @@ type voteGuard struct {
 
 	mu     sync.Mutex
 	mode   uint64
-	target uint64 // last log index to reach before voting again
-	floor  uint64 // votes in terms up to floor are refused
-	leader bool   // a leader's AppendEntries or snapshot arrived
+	target uint64      // last log index to reach before voting again
+	floor  uint64      // votes in terms up to floor are refused
+	leader atomic.Bool // a leader's AppendEntries or snapshot arrived
 }
 
 // newVoteGuard wraps trans and loads the persisted guard state.
@@ -197,11 +197,11 @@ func (g *voteGuard) header() raft.RPCHeader {
 		Addr: g.Transport.EncodePeer(g.id, g.Transport.LocalAddr())}
 }
 
+// sawLeader notes a current leader's contact; it runs on every
+// AppendEntries, so it takes no lock.
 func (g *voteGuard) sawLeader(current bool) {
-	if current {
-		g.mu.Lock()
-		g.leader = true
-		g.mu.Unlock()
+	if current && !g.leader.Load() {
+		g.leader.Store(true)
 	}
 }
 
@@ -211,7 +211,7 @@ func (g *voteGuard) sawLeader(current bool) {
 func (g *voteGuard) refuse(r *raft.Raft, term uint64, candidate string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.mode == modeCatchingUp && g.leader && r.LastIndex() >= g.target {
+	if g.mode == modeCatchingUp && g.leader.Load() && r.LastIndex() >= g.target {
 		floor := max(g.floor, r.CurrentTerm())
 		if err := g.persistLocked(modeVoting, 0, floor); err != nil {
 			g.logger.Error("cannot record the end of catch-up", "error", err)
