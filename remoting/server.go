@@ -81,6 +81,13 @@ type ServerConfig struct {
 	// OnPanic, if set, is called after a handler panic was recovered and
 	// logged (e.g. to count it); v is the recovered value.
 	OnPanic func(code int32, v any)
+	// ConnHooks run in order on a new connection's goroutine before its
+	// first frame is read; see ConnHook. Connections in their hooks count
+	// against MaxConnections.
+	ConnHooks []ConnHook
+	// HandshakeTimeout bounds all ConnHooks of one connection together;
+	// 0 → DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
 }
 
 // Server accepts remoting connections and dispatches requests by code.
@@ -98,6 +105,7 @@ type Server struct {
 	onClose   []func(*Conn)
 	listeners map[net.Listener]struct{}
 	conns     map[*Conn]struct{}
+	shaking   map[net.Conn]struct{} // connections in their ConnHooks
 	closing   bool
 	wg        sync.WaitGroup
 }
@@ -128,10 +136,14 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.MaxAsyncPerConn <= 0 {
 		cfg.MaxAsyncPerConn = DefaultMaxAsyncPerConn
 	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = DefaultHandshakeTimeout
+	}
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, budget: newFrameBudget(cfg.PartialFrameBudget),
 		listeners: make(map[net.Listener]struct{}),
 		conns:     make(map[*Conn]struct{}),
+		shaking:   make(map[net.Conn]struct{}),
 	}
 	s.handlers.Store(&map[int32]handler{})
 	return s

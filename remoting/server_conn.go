@@ -10,32 +10,54 @@ import (
 	"time"
 )
 
-// startConn registers an accepted connection and serves it on a goroutine.
+// startConn admits an accepted connection against MaxConnections and
+// serves it on a goroutine, after its ConnHooks if any.
 func (s *Server) startConn(nc net.Conn) {
-	c := newConn(s.nextID.Add(1), nc, connConfig{
-		maxFrame: s.cfg.MaxFrameLength, idle: s.cfg.IdleTimeout, log: s.log,
-		maxPending: s.cfg.MaxPendingResponseBytes, budget: s.budget, maxAsync: s.cfg.MaxAsyncPerConn,
-		maxHeader: s.cfg.MaxHeaderLength,
-	})
 	s.mu.Lock()
 	if s.closing {
 		s.mu.Unlock()
 		_ = nc.Close()
 		return
 	}
-	if open := len(s.conns); open >= s.cfg.MaxConnections {
+	if open := len(s.conns) + len(s.shaking); open >= s.cfg.MaxConnections {
 		s.mu.Unlock()
 		_ = nc.Close()
-		s.log.Warn("closing connection over the connection limit", "remote", c.remote, "open", open)
+		s.log.Warn("closing connection over the connection limit", "remote", nc.RemoteAddr().String(), "open", open)
 		return
 	}
-	s.conns[c] = struct{}{}
+	s.shaking[nc] = struct{}{}
 	s.wg.Add(1)
+	s.mu.Unlock()
+	go s.openConn(nc)
+}
+
+// openConn runs the ConnHooks of nc, then registers and serves the
+// connection they return; a hook error closes it.
+func (s *Server) openConn(raw net.Conn) {
+	nc, err := s.runHooks(raw)
+	s.mu.Lock()
+	delete(s.shaking, raw)
+	if err == nil && s.closing {
+		err = ErrClosed
+	}
+	if err != nil {
+		s.mu.Unlock()
+		s.wg.Done()
+		_ = nc.Close()
+		s.log.Debug("connection refused before its first frame", "remote", raw.RemoteAddr().String(), "error", err)
+		return
+	}
+	c := newConn(s.nextID.Add(1), nc, connConfig{
+		maxFrame: s.cfg.MaxFrameLength, idle: s.cfg.IdleTimeout, log: s.log,
+		maxPending: s.cfg.MaxPendingResponseBytes, budget: s.budget, maxAsync: s.cfg.MaxAsyncPerConn,
+		maxHeader: s.cfg.MaxHeaderLength,
+	})
+	s.conns[c] = struct{}{}
 	s.mu.Unlock()
 	if s.cfg.Observer != nil {
 		s.cfg.Observer.ConnOpened()
 	}
-	go s.serveConn(c)
+	s.serveConn(c)
 }
 
 // serveConn runs c, then reports its end to the hooks.
@@ -192,6 +214,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		_ = ln.Close()
 	}
 	clear(s.listeners)
+	for nc := range s.shaking {
+		_ = nc.Close() // its openConn sees the error and gives up
+	}
 	conns := make([]*Conn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)

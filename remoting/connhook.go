@@ -1,0 +1,41 @@
+package remoting
+
+import (
+	"fmt"
+	"net"
+	"time"
+)
+
+// DefaultHandshakeTimeout bounds the ConnHooks of one connection (a PROXY
+// header and a TLS handshake), like Netty's handshake timeout of 10 s.
+const DefaultHandshakeTimeout = 10 * time.Second
+
+// ConnHook prepares a new server connection before its first frame is
+// read, on that connection's goroutine. It may read a preamble (a PROXY
+// protocol header), wrap the connection (TLS), or refuse it by returning an
+// error: the connection is then closed without a reply. The returned
+// connection's RemoteAddr is the address the server reports for it. A hook
+// must not keep nc's read deadline; the server sets one for all hooks.
+type ConnHook func(nc net.Conn) (net.Conn, error)
+
+// runHooks runs the ConnHooks of raw within HandshakeTimeout and returns
+// the connection to serve (raw itself when there are none). On error the
+// returned connection is the one to close.
+func (s *Server) runHooks(raw net.Conn) (net.Conn, error) {
+	if len(s.cfg.ConnHooks) == 0 {
+		return raw, nil
+	}
+	nc := raw
+	_ = raw.SetDeadline(time.Now().Add(s.cfg.HandshakeTimeout))
+	for i, hook := range s.cfg.ConnHooks {
+		next, err := hook(nc)
+		if err != nil {
+			return nc, fmt.Errorf("remoting: connection hook %d: %w", i, err)
+		}
+		nc = next
+	}
+	if err := nc.SetDeadline(time.Time{}); err != nil {
+		return nc, fmt.Errorf("remoting: clear handshake deadline: %w", err)
+	}
+	return nc, nil
+}
