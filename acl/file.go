@@ -48,7 +48,6 @@ func (a *Accounts) Lookup(accessKey string) (*Account, bool) {
 	return acc, ok
 }
 
-
 // Parse parses accounts YAML, reporting every broken rule at once.
 func Parse(b []byte) (*Accounts, error) {
 	var d fileData
