@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha1" //nolint:gosec // ACL 1.0 signs with HMAC-SHA1 (AclSigner.DEFAULT_ALGORITHM)
 	"encoding/base64"
+	"maps"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -56,10 +57,22 @@ func Sign(req *remoting.Command, accessKey, secretKey, securityToken string) {
 }
 
 // validSignature reports in constant time whether req's Signature is the
-// one secret gives its content.
+// one secret gives its content. With a SecurityToken it also accepts
+// rocketmq-client-go's signature, which leaves the token's value out (its
+// ACLInterceptor never adds the key to its sort order); we give the token
+// no meaning, so leaving it unsigned loses nothing.
 func validSignature(req *remoting.Command, secret string) bool {
 	got, ok := req.ExtString(FieldSignature)
 	want := Signature(Content(req.ExtFields, req.Body), secret)
+	if hmac.Equal([]byte(got), []byte(want)) {
+		return ok
+	}
+	if _, token := req.ExtString(FieldSecurityToken); !token {
+		return false
+	}
+	ext := maps.Clone(req.ExtFields)
+	delete(ext, FieldSecurityToken)
+	want = Signature(Content(ext, req.Body), secret)
 	return hmac.Equal([]byte(got), []byte(want)) && ok
 }
 

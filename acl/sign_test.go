@@ -52,3 +52,13 @@ func TestSignRoundTrip(t *testing.T) {
 	delete(req.ExtFields, FieldSignature)
 	require.False(t, validSignature(req, "12345678"))
 }
+
+// TestJavaSignedTokenVerifies: Java's AclClientRPCHook signs the
+// SecurityToken value with the rest; tampering with another field fails.
+func TestJavaSignedTokenVerifies(t *testing.T) {
+	req := remoting.NewRequest(remoting.GetRouteinfoByTopic, map[string]string{"topic": "T"}, nil)
+	Sign(req, "javaKey1", "javaSecret1", "tok")
+	require.True(t, validSignature(req, "javaSecret1"))
+	req.SetExt("topic", "U")
+	require.False(t, validSignature(req, "javaSecret1"))
+}
