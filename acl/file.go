@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -105,4 +106,27 @@ func (fa fileAccount) parse() (*Account, error) {
 		acc.Allowed = p
 	}
 	return acc, nil
+}
+
+// toolsFile is Java's conf/tools.yml: the credentials mqadmin signs with.
+type toolsFile struct {
+	AccessKey string `yaml:"accessKey"`
+	SecretKey string `yaml:"secretKey"`
+}
+
+// ReadToolsFile returns the accessKey and secretKey of a tools.yml file
+// (AclUtils.getAclRPCHook).
+func ReadToolsFile(path string) (accessKey, secretKey string, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", "", fmt.Errorf("%w: %w", ErrBadFile, err)
+	}
+	var tf toolsFile
+	if err := yaml.Unmarshal(b, &tf); err != nil {
+		return "", "", fmt.Errorf("%w: %s: %v", ErrBadFile, path, err)
+	}
+	if tf.AccessKey == "" || tf.SecretKey == "" {
+		return "", "", fmt.Errorf("%w: %s: accessKey and secretKey must both be set", ErrBadFile, path)
+	}
+	return tf.AccessKey, tf.SecretKey, nil
 }
