@@ -30,7 +30,7 @@ accounts:
     whiteRemoteAddress: 127.0.0.*
 `
 
-func writeFile(t *testing.T, path, text string) {
+func writeFile(t testing.TB, path, text string) {
 	t.Helper()
 	tmp := path + ".tmp"
 	require.NoError(t, os.WriteFile(tmp, []byte(text), 0o600))
