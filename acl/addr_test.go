@@ -45,3 +45,22 @@ func TestBadPatterns(t *testing.T) {
 		require.ErrorIs(t, err, ErrBadPattern, "%q", s)
 	}
 }
+
+// FuzzParsePattern: any text parses or fails with ErrBadPattern, never
+// panics, and a parsed pattern matches without panicking.
+func FuzzParsePattern(f *testing.F) {
+	for _, s := range []string{"*", "192.168.0.*", "192.168.1.1-10", "192.168.0.{1,2}", "2::ac5:78:1-200:*",
+		"10.0.0.0/8", "::", ":::*", "{}", "1.2.3.}{4}", "-", "fe80::1%eth0"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		p, err := ParsePattern(s)
+		if err != nil {
+			require.ErrorIs(t, err, ErrBadPattern)
+			return
+		}
+		for _, a := range []string{"127.0.0.1", "::1", "192.168.0.1", "2::ac5:78:1:5"} {
+			p.Match(netip.MustParseAddr(a))
+		}
+	})
+}

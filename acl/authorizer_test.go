@@ -37,7 +37,7 @@ func writeFile(t testing.TB, path, text string) {
 	require.NoError(t, os.Rename(tmp, path))
 }
 
-func newTestAuthorizer(t *testing.T, text string, anonymousRead bool) (*Authorizer, string) {
+func newTestAuthorizer(t testing.TB, text string, anonymousRead bool) (*Authorizer, string) {
 	path := filepath.Join(t.TempDir(), "plain_acl.yml")
 	writeFile(t, path, text)
 	a, err := New(Options{Path: path, AnonymousRead: anonymousRead, Logger: testlog.New(t, "acl"),
@@ -179,4 +179,27 @@ func TestDenyLogOncePerKeyAndMinute(t *testing.T) {
 		d.shouldLog(string(rune('a'+i%26))+string(rune(i)), t0.Add(time.Minute))
 	}
 	require.LessOrEqual(t, len(d.seen), maxDenyKeys+1, "bounded")
+}
+
+// FuzzCheck: any request (code, AccessKey, Signature, SecurityToken,
+// another field, body, remote address) is allowed or denied with
+// ErrDenied, never a panic, and the remark never holds a secret.
+func FuzzCheck(f *testing.F) {
+	f.Add(int32(105), "readerKey1", "x", "", "topic", "T", []byte(nil), "10.0.0.1:1")
+	f.Add(int32(100), "adminKey1", "", "tok", "\uffff", "v", []byte("b"), "[::1]:1")
+	f.Add(int32(1002), "", "", "", "designateElect", "true", []byte{}, "garbage")
+	a, _ := newTestAuthorizer(f, testAccounts, true)
+	f.Fuzz(func(t *testing.T, code int32, ak, sig, token, k, v string, body []byte, remote string) {
+		ext := map[string]string{k: v}
+		for key, val := range map[string]string{FieldAccessKey: ak, FieldSignature: sig, FieldSecurityToken: token} {
+			if val != "" {
+				ext[key] = val
+			}
+		}
+		err := a.Check(remote, remoting.NewRequest(code, ext, body))
+		if err != nil {
+			require.ErrorIs(t, err, ErrDenied)
+			require.NotContains(t, err.Error(), "adminSecret1")
+		}
+	})
 }
