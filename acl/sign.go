@@ -4,7 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha1" //nolint:gosec // ACL 1.0 signs with HMAC-SHA1 (AclSigner.DEFAULT_ALGORITHM)
 	"encoding/base64"
-	"maps"
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf16"
@@ -23,26 +23,41 @@ const (
 // extField but Signature, in Java TreeMap order of their keys, then body
 // (AclUtils.combineRequestContent).
 func Content(ext map[string]string, body []byte) []byte {
-	keys := make([]string, 0, len(ext))
-	n := len(body)
-	for k, v := range ext {
-		if k != FieldSignature {
-			keys = append(keys, k)
-			n += len(v)
-		}
-	}
-	slices.SortFunc(keys, javaCompare)
-	out := make([]byte, 0, n)
-	for _, k := range keys {
+	var out []byte
+	for _, k := range sortedKeys(ext, "") {
 		out = append(out, ext[k]...)
 	}
 	return append(out, body...)
+}
+
+// sortedKeys returns the keys of ext but Signature and skip, in Java
+// TreeMap order.
+func sortedKeys(ext map[string]string, skip string) []string {
+	keys := make([]string, 0, len(ext))
+	for k := range ext {
+		if k != FieldSignature && (skip == "" || k != skip) {
+			keys = append(keys, k)
+		}
+	}
+	slices.SortFunc(keys, javaCompare)
+	return keys
 }
 
 // Signature returns base64(HMAC-SHA1(secret, content)) (AclSigner.calSignature).
 func Signature(content []byte, secret string) string {
 	mac := hmac.New(sha1.New, []byte(secret))
 	mac.Write(content)
+	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// signFields is Signature(Content(ext without skip, body), secret), fed to
+// the MAC piece by piece so that a large body is not copied.
+func signFields(ext map[string]string, skip string, body []byte, secret string) string {
+	mac := hmac.New(sha1.New, []byte(secret))
+	for _, k := range sortedKeys(ext, skip) {
+		_, _ = io.WriteString(mac, ext[k])
+	}
+	mac.Write(body)
 	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
 
@@ -53,7 +68,7 @@ func Sign(req *remoting.Command, accessKey, secretKey, securityToken string) {
 	if securityToken != "" {
 		req.SetExt(FieldSecurityToken, securityToken)
 	}
-	req.SetExt(FieldSignature, Signature(Content(req.ExtFields, req.Body), secretKey))
+	req.SetExt(FieldSignature, signFields(req.ExtFields, "", req.Body, secretKey))
 }
 
 // validSignature reports in constant time whether req's Signature is the
@@ -63,16 +78,14 @@ func Sign(req *remoting.Command, accessKey, secretKey, securityToken string) {
 // no meaning, so leaving it unsigned loses nothing.
 func validSignature(req *remoting.Command, secret string) bool {
 	got, ok := req.ExtString(FieldSignature)
-	want := Signature(Content(req.ExtFields, req.Body), secret)
+	want := signFields(req.ExtFields, "", req.Body, secret)
 	if hmac.Equal([]byte(got), []byte(want)) {
 		return ok
 	}
 	if _, token := req.ExtString(FieldSecurityToken); !token {
 		return false
 	}
-	ext := maps.Clone(req.ExtFields)
-	delete(ext, FieldSecurityToken)
-	want = Signature(Content(ext, req.Body), secret)
+	want = signFields(req.ExtFields, FieldSecurityToken, req.Body, secret)
 	return hmac.Equal([]byte(got), []byte(want)) && ok
 }
 
