@@ -25,12 +25,13 @@ type reloader struct {
 	modTime time.Time
 	size    int64
 	sum     [sha256.Size]byte
-	done    chan struct{}
+	done    chan struct{} // closed by stop
+	exited  chan struct{} // closed when run returns
 	once    sync.Once
 }
 
 func newReloader(path string, log hclog.Logger) (*reloader, *Accounts, error) {
-	r := &reloader{path: path, log: log, done: make(chan struct{})}
+	r := &reloader{path: path, log: log, done: make(chan struct{}), exited: make(chan struct{})}
 	b, fi, err := r.read()
 	if err != nil {
 		return nil, nil, err
@@ -67,6 +68,7 @@ func (r *reloader) read() ([]byte, os.FileInfo, error) {
 }
 
 func (r *reloader) run(every time.Duration, publish func(*Accounts)) {
+	defer close(r.exited)
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -110,4 +112,8 @@ func (r *reloader) poll() *Accounts {
 	return accs
 }
 
-func (r *reloader) stop() { r.once.Do(func() { close(r.done) }) }
+// stop ends run and waits for it.
+func (r *reloader) stop() {
+	r.once.Do(func() { close(r.done) })
+	<-r.exited
+}
