@@ -52,6 +52,9 @@ func ResponseCode(err error) (int32, bool) {
 type Options struct {
 	Timeout     time.Duration // per request; default DefaultTimeout
 	DialTimeout time.Duration // per connection attempt; default DefaultDialTimeout
+	// Sign, if set, signs every request sent (acl.Sign with mqadmin's
+	// --ak/--sk).
+	Sign func(*remoting.Command)
 }
 
 // Client sends admin requests. It keeps one connection per address and is
@@ -95,7 +98,7 @@ func (c *Client) conn(ctx context.Context, addr string) (*remoting.Client, error
 	}
 	dctx, cancel := context.WithTimeout(ctx, c.opts.DialTimeout)
 	defer cancel()
-	rc, err := remoting.Dial(dctx, addr, remoting.ClientOptions{})
+	rc, err := remoting.Dial(dctx, addr, remoting.ClientOptions{Sign: c.opts.Sign})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, addr, err)
 	}

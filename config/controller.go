@@ -52,6 +52,9 @@ type ControllerConfig struct {
 
 	NettyServer
 
+	// ACL: request signatures and roles (config/acl.go).
+	ACL
+
 	raw       map[string]string
 	blackList map[string]struct{}
 	loadErrs  []error
@@ -85,6 +88,7 @@ func controllerDefaults(port int) *ControllerConfig {
 		MetricsPromExporterPort:                  5557,
 		ConfigBlackList:                          "configBlackList;configStorePath",
 		NettyServer:                              defaultNettyServer(port),
+		ACL:                                      defaultACL(),
 		raw:                                      map[string]string{},
 		ownFile:                                  true,
 	}
@@ -103,6 +107,7 @@ func LoadController(path string) (*ControllerConfig, error) {
 	}
 	cc := controllerDefaults(19876)
 	cc.applyFile(props)
+	cc.ACL.resolve(filepath.Dir(path))
 	cc.finish()
 	if cc.ownFile = !sameFile(cc.ConfigStorePath, path); cc.ownFile {
 		if err := cc.loadOwnFile(""); err != nil {
@@ -122,6 +127,7 @@ func (cc *ControllerConfig) finish() {
 		cc.ControllerStorePath = filepath.Join(homeDir(), cc.ControllerType+"Controller")
 	}
 	cc.blackList = blackListOf(cc.ConfigBlackList, fixedBlackList)
+	cc.ACL.resolve(filepath.Dir(cc.ConfigStorePath))
 }
 
 // Clone returns a deep copy.

@@ -20,6 +20,7 @@ const MaxElectMasterMaxRetryCount = 100
 func (cc *ControllerConfig) Validate() error {
 	r := &rules{}
 	cc.NettyServer.rules(r)
+	cc.ACL.rules(r)
 	r.errs = append(r.errs, cc.ruleErrors("")...)
 	return joinUnique(r.errs)
 }

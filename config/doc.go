@@ -30,7 +30,9 @@
 // escapes values so they read back unchanged and keeps <file>.bak; the
 // embedded controller persists its updates to its own file next to the -c
 // file and named after it (EmbeddedControllerFileSuffix), read back over the
-// -c file at Load.
+// -c file at Load. The ACL keys (aclEnable, aclConfigPath, aclAnonymousRead;
+// config/acl.go) are ours, shared by the NameServer and both controllers,
+// and never updatable remotely.
 //
 // # Build tag
 //

@@ -65,6 +65,9 @@ type NamesrvConfig struct {
 
 	NettyServer
 
+	// ACL: request signatures and roles (config/acl.go).
+	ACL
+
 	// Our extras.
 
 	// FrameMaxLength caps one remoting frame (Java: 16 MiB, too small for
@@ -143,6 +146,7 @@ func defaults() *NamesrvConfig {
 		ServerMaxConnections:                 10000,
 		MetricsPromExporterPort:              5557,
 		Controller:                           *controllerDefaults(9876),
+		ACL:                                  defaultACL(),
 		raw:                                  map[string]string{},
 	}
 }
@@ -192,6 +196,8 @@ func Load(path string) (*NamesrvConfig, error) {
 func (c *NamesrvConfig) finish() {
 	c.Controller.finish()
 	c.blackList = blackListOf(c.ConfigBlackList, fixedBlackList)
+	c.ACL.resolve(filepath.Dir(c.ConfigStorePath))
+	c.Controller.ACL = c.ACL // the embedded controller checks as its NameServer does
 }
 
 // ListenAddr returns bindAddress:listenPort.

@@ -31,6 +31,7 @@ func WithMetrics(r metrics.ControllerRecorder) Option {
 		WithObserver(metricsObserver{r})(o)
 		if m, ok := r.(*metrics.Controller); ok && m != nil {
 			o.remoting = m.Remoting
+			o.aclMetrics = m.ACL
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -46,6 +47,8 @@ type options struct {
 	persist   func(*config.ControllerConfig) error
 	clock     Clock
 	remoting  remoting.Observer
+	// aclMetrics counts ACL denials (set by WithMetrics; nil counts nothing).
+	aclMetrics *metrics.ACL
 }
 
 func buildOptions(opts []Option) options {

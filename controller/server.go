@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 
+	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
@@ -42,6 +43,8 @@ type Controller struct {
 	gate     leaderGate
 	conns    sync.Map // ConnID → *remoting.Conn that carried heartbeats
 	electing sync.Map // brokerName → struct{}: a triggered election runs
+
+	acl *acl.Authorizer // nil when aclEnable is false
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -71,9 +74,15 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	c := &Controller{logger: logger.Named("controller"), opts: o}
 	c.cfg.Store(cfg.Clone())
 	c.peers, _ = cfg.DLegerPeers() // validated above
+	var err error
+	if c.acl, err = newACL(cfg, c); err != nil {
+		closeOwned(o)
+		return nil, err
+	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	if err := c.bind(cfg); err != nil {
 		c.cancel()
+		c.closeACL()
 		return nil, err
 	}
 	c.fsm = o.fsm
@@ -83,7 +92,8 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	c.hb = newHeartbeatManager(heartbeatOptions{Clock: o.clock, Logger: c.logger,
 		OnInactive: c.onBrokerInactive, CloseConn: c.closeConn})
 	c.srv = remoting.NewServer(remoting.ServerConfig{Logger: c.logger.Named("remoting"), Observer: o.remoting,
-		IdleTimeout: time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second})
+		IdleTimeout: time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,
+		Authorize:   authorizeHook(c.acl)})
 	c.srv.OnConnClose(c.onConnClose)
 	c.registerProcessors()
 	c.sched = newScheduler(schedulerQueueSize)
@@ -232,6 +242,7 @@ func (c *Controller) shutdown(ctx context.Context) error {
 	c.sched.stop()
 	c.wg.Wait()
 	c.notifier.wait()
+	c.closeACL()
 	if c.trans != nil {
 		closeOwned(options{transport: c.trans})
 	}

@@ -46,6 +46,9 @@ type Controller struct {
 	// Remoting is the remoting.Observer for the controller's
 	// broker-facing server (rocketmq_controller_requests_total, ...).
 	Remoting *Remoting
+	// ACL counts requests the ACL check denied
+	// (rocketmq_controller_acl_denied_total).
+	ACL *ACL
 
 	elections    *CounterVec
 	electionTime *HistogramVec
@@ -65,6 +68,7 @@ func NewController(reg *Registry) *Controller {
 	const p = ControllerPrefix
 	c := &Controller{
 		Remoting:     NewRemoting(reg, p),
+		ACL:          NewACL(reg, p),
 		elections:    NewCounterVec(p+"_elections_total", "Master elections, by trigger and response code (0 = elected).", "trigger", "code"),
 		electionTime: NewHistogramVec(p+"_election_duration_seconds", "Election time, by trigger.", LatencyBuckets, "trigger"),
 		notifies:     NewCounterVec(p+"_role_change_notifications_total", "NOTIFY_BROKER_ROLE_CHANGED deliveries, by result.", "result"),

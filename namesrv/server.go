@@ -41,6 +41,7 @@ type Server struct {
 	// sendNotify sends one 905 oneway (sendOneway; tests replace it).
 	sendNotify func(ctx context.Context, addr string, req *remoting.Command)
 	notes      notifications // the 905 sends in flight
+	acl        *aclCheck     // nil when aclEnable is false
 }
 
 // New validates the configuration and opens the KV store; it opens no port.
@@ -70,7 +71,13 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 		Logger:                  logger,
 		NotifyMinBrokerIDChange: s.notifyMinBrokerIDChange,
 	})
+	if s.acl, err = s.newACLCheck(); err != nil {
+		o.close()
+		_ = store.Close()
+		return nil, err
+	}
 	s.metrics = s.newMetrics(o)
+	s.acl.bindMetrics(s.metrics)
 	s.rs = remoting.NewServer(remoting.ServerConfig{
 		MaxFrameLength: cfg.FrameMaxLength,
 		IdleTimeout:    time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,
@@ -81,6 +88,7 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 		PartialFrameBudget:      cfg.ServerPartialFrameBudgetBytes,
 		MaxConnections:          cfg.ServerMaxConnections,
 		OnPanic:                 func(int32, any) { s.metrics.panic(metrics.PanicRemoting) }, // logged by remoting
+		Authorize:               s.acl.authorize(),
 	})
 	s.lane = newLane(registrationNice, s.lanePanicked)
 	s.sendNotify = s.sendOneway
@@ -151,6 +159,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			s.routes.Stop()
 		}
 		s.lane.close()
+		s.acl.close()
 		err = errors.Join(err, s.notes.close(ctx), s.stopMetrics(ctx), s.kv.Close())
 		s.log.Info("name server stopped")
 	})

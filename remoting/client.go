@@ -3,6 +3,7 @@ package remoting
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net"
 	"sync/atomic"
 	"time"
@@ -23,6 +24,10 @@ type ClientOptions struct {
 	// REQUEST_CODE_NOT_SUPPORTED. It runs on the read loop, so responses
 	// wait while it runs.
 	OnRequest func(req *Command) *Command
+	// Sign, if set, is applied to a copy (with its own ExtFields map) of
+	// every request Invoke and InvokeOneway send, e.g. to add ACL
+	// signature fields; the caller's command is not modified.
+	Sign func(req *Command)
 }
 
 // Client is one connection to a remoting server. It is safe for concurrent
@@ -84,12 +89,26 @@ func (c *Client) onRequest(req *Command) (resp *Command) {
 // Invoke sends req and waits for its response (see Conn.Invoke): req is
 // copied and gets a fresh opaque; ctx bounds the wait.
 func (c *Client) Invoke(ctx context.Context, req *Command) (*Command, error) {
-	return c.conn.Invoke(ctx, req)
+	return c.conn.Invoke(ctx, c.signed(req))
 }
 
 // InvokeOneway sends req with the oneway flag; no response is awaited.
 func (c *Client) InvokeOneway(req *Command) error {
-	return c.conn.SendOneway(req)
+	return c.conn.SendOneway(c.signed(req))
+}
+
+// signed returns req, or a signed copy of it when ClientOptions.Sign is set.
+func (c *Client) signed(req *Command) *Command {
+	if c.opts.Sign == nil {
+		return req
+	}
+	cp := *req
+	cp.ExtFields = maps.Clone(req.ExtFields)
+	if cp.ExtFields == nil {
+		cp.ExtFields = make(map[string]string, 2)
+	}
+	c.opts.Sign(&cp)
+	return &cp
 }
 
 // closeFlushTimeout bounds how long Close waits to flush queued frames.

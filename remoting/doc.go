@@ -14,8 +14,9 @@
 //     oneway handling, error replies, idle close, graceful shutdown,
 //     server-to-peer requests; memory bounds: queued response bytes per
 //     connection with back-pressure, a server-wide budget for partly read
-//     large frames) and the Client (pipelined requests matched by opaque,
-//     server-pushed requests).
+//     large frames; an optional Authorize hook run before every handler)
+//     and the Client (pipelined requests matched by opaque, server-pushed
+//     requests, an optional Sign hook applied to every request sent).
 //
 // It must not know NameServer or Controller semantics: handlers are plain
 // functions registered by code, and bodies are opaque bytes. It imports

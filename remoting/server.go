@@ -88,6 +88,12 @@ type ServerConfig struct {
 	// HandshakeTimeout bounds all ConnHooks of one connection together;
 	// 0 → DefaultHandshakeTimeout.
 	HandshakeTimeout time.Duration
+	// Authorize, if set, runs before the handler of every request (every
+	// code, RegisterAsync codes on their goroutine, the default handler);
+	// responses are not checked. A nil result lets the handler run; a
+	// non-nil one is answered instead and the handler does not run (a
+	// denied oneway request is dropped). It may be called concurrently.
+	Authorize func(c *Conn, req *Command) *Command
 }
 
 // Server accepts remoting connections and dispatches requests by code.

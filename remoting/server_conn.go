@@ -165,8 +165,8 @@ func (s *Server) dispatch(c *Conn, req *Command) *Command {
 	return fixResponse(req, resp)
 }
 
-// call runs the handler of req.Code, turning an error or panic into
-// SYSTEM_ERROR.
+// call runs ServerConfig.Authorize, then (unless it answered) the handler
+// of req.Code, turning an error or panic into SYSTEM_ERROR.
 func (s *Server) call(c *Conn, req *Command) (resp *Command) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -177,6 +177,11 @@ func (s *Server) call(c *Conn, req *Command) (resp *Command) {
 			resp = NewResponse(req, SystemError, fmt.Sprintf("panic: %v", r))
 		}
 	}()
+	if s.cfg.Authorize != nil {
+		if denied := s.cfg.Authorize(c, req); denied != nil {
+			return denied
+		}
+	}
 	resp, err := s.handler(req.Code)(c, req)
 	if err != nil {
 		c.log.Warn("handler failed", "code", req.Code, "error", err)

@@ -22,9 +22,10 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// startController starts a one-node controller on loopback and waits
-// until it leads; it returns its remoting address.
-func startController(t *testing.T) string {
+// startController starts a one-node controller on loopback with extra
+// properties lines and waits until it leads; it returns its remoting
+// address.
+func startController(t *testing.T, extra ...string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -39,7 +40,7 @@ func startController(t *testing.T) string {
 		"controllerDLegerSelfId=n0",
 		"controllerStorePath=" + filepath.Join(dir, "store"),
 		"configStorePath=" + filepath.Join(dir, "controller.properties"),
-	}, "\n") + "\n"
+	}, "\n") + "\n" + strings.Join(extra, "\n") + "\n"
 	path := filepath.Join(dir, "controller.properties")
 	require.NoError(t, os.WriteFile(path, []byte(props), 0o600))
 	cfg, err := config.LoadController(path)

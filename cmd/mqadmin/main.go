@@ -95,7 +95,11 @@ func (c command) exec(ctx context.Context, args []string, stdout, stderr io.Writ
 	if fs.NArg() > 0 {
 		return e.usageFailure(fs, usageErrorf("unexpected argument %q", fs.Arg(0)))
 	}
-	e.client = admin.New(admin.Options{})
+	sign, err := e.signer()
+	if err != nil {
+		return e.finish(fs, err)
+	}
+	e.client = admin.New(admin.Options{Sign: sign})
 	defer e.client.Close()
 	return e.finish(fs, runCmd(e))
 }

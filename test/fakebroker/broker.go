@@ -48,6 +48,9 @@ type Config struct {
 	Version int32
 	// Logger receives the broker's logs; nil discards them.
 	Logger hclog.Logger
+	// Sign, if set, signs every request to a NameServer (e.g. acl.Sign
+	// with a broker account, as a Java broker's AclClientRPCHook does).
+	Sign func(*remoting.Command)
 }
 
 // Topic returns a read-write topic config with the given number of read

@@ -1,0 +1,119 @@
+package acl
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// maxFileSize bounds the accounts file read into memory.
+const maxFileSize = 16 << 20
+
+// reloader watches the accounts file: a change of its modification time or
+// size makes it read it; a change of its content makes it parse it. A file
+// that cannot be read or parsed keeps the previous accounts (logged once
+// per content).
+type reloader struct {
+	path    string
+	log     hclog.Logger
+	modTime time.Time
+	size    int64
+	sum     [sha256.Size]byte
+	done    chan struct{} // closed by stop
+	exited  chan struct{} // closed when run returns
+	once    sync.Once
+}
+
+func newReloader(path string, log hclog.Logger) (*reloader, *Accounts, error) {
+	r := &reloader{path: path, log: log, done: make(chan struct{}), exited: make(chan struct{})}
+	b, fi, err := r.read()
+	if err != nil {
+		return nil, nil, err
+	}
+	accs, err := Parse(b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r.modTime, r.size, r.sum = fi.ModTime(), fi.Size(), sha256.Sum256(b)
+	log.Info("acl accounts loaded", "path", path, "accounts", len(accs.byKey), "global_patterns", len(accs.global))
+	return r, accs, nil
+}
+
+// read returns the file's content and its FileInfo, refusing files over
+// maxFileSize.
+func (r *reloader) read() ([]byte, os.FileInfo, error) {
+	f, err := os.Open(r.path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrBadFile, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrBadFile, err)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err == nil && len(b) > maxFileSize {
+		err = fmt.Errorf("larger than %d bytes", maxFileSize)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrBadFile, r.path, err)
+	}
+	return b, fi, nil
+}
+
+func (r *reloader) run(every time.Duration, publish func(*Accounts)) {
+	defer close(r.exited)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.done:
+			return
+		case <-t.C:
+			if accs := r.poll(); accs != nil {
+				publish(accs)
+			}
+		}
+	}
+}
+
+// poll returns the new accounts when the file changed and parses.
+func (r *reloader) poll() *Accounts {
+	fi, err := os.Stat(r.path)
+	if err == nil && fi.ModTime().Equal(r.modTime) && fi.Size() == r.size {
+		return nil
+	}
+	b, fi, err := r.read()
+	if err != nil {
+		if r.size != -1 {
+			r.log.Error("acl file unreadable, keeping the previous accounts", "path", r.path, "error", err)
+		}
+		r.modTime, r.size = time.Time{}, -1
+		return nil
+	}
+	r.modTime, r.size = fi.ModTime(), fi.Size()
+	sum := sha256.Sum256(b)
+	if bytes.Equal(sum[:], r.sum[:]) {
+		return nil
+	}
+	r.sum = sum
+	accs, err := Parse(b)
+	if err != nil {
+		r.log.Error("acl file invalid, keeping the previous accounts", "path", r.path, "error", err)
+		return nil
+	}
+	r.log.Info("acl accounts reloaded", "path", r.path, "accounts", len(accs.byKey), "global_patterns", len(accs.global))
+	return accs
+}
+
+// stop ends run and waits for it.
+func (r *reloader) stop() {
+	r.once.Do(func() { close(r.done) })
+	<-r.exited
+}

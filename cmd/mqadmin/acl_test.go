@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/acl"
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// aclAccounts has an admin and a read-only account.
+const aclAccounts = `
+accounts:
+  - {accessKey: mqAdmin01, secretKey: mqAdminSecret, admin: true}
+  - {accessKey: mqReader01, secretKey: mqReaderSecret}
+  - {accessKey: mqBroker01, secretKey: mqBrokerSecret, role: broker}
+`
+
+// startACLNS starts a NameServer with aclEnable=true; its address and the
+// accounts file's directory.
+func startACLNS(t *testing.T) (string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "plain_acl.yml"), []byte(aclAccounts), 0o600))
+	cfg := config.Default()
+	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
+	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
+	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
+	cfg.AclEnable, cfg.AclConfigPath = true, filepath.Join(dir, "plain_acl.yml")
+	srv, err := namesrv.New(cfg, nil)
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, srv.Shutdown(ctx))
+	})
+	return srv.Addr().String(), dir
+}
+
+// TestMutatingCommandsNeedAdminKeys runs every mutating NameServer command
+// without keys, with a read-only account and with an admin account
+// (--ak/--sk): only the last succeeds; reads need no keys. The broker
+// registers with a broker account.
+func TestMutatingCommandsNeedAdminKeys(t *testing.T) {
+	t.Setenv("ROCKETMQ_HOME", "")
+	ns, _ := startACLNS(t)
+	bc := topicBroker("broker-a")
+	bc.Sign = func(req *remoting.Command) { acl.Sign(req, "mqBroker01", "mqBrokerSecret", "") }
+	startBroker(t, bc, ns)
+	cmds := [][]string{
+		{"updateKvConfig", "-s", "NS", "-k", "key", "-v", "value"},
+		{"deleteKvConfig", "-s", "NS", "-k", "key"},
+		{"updateOrderConf", "-t", "T", "-m", "put", "-v", "broker-a:4"},
+		{"updateOrderConf", "-t", "T", "-m", "delete"},
+		{"updateNamesrvConfig", "-k", "enableAllTopicList", "-v", "true"},
+		{"wipeWritePerm", "-b", "broker-a"},
+		{"addWritePerm", "-b", "broker-a"},
+		{"deleteTopic", "-t", "T", "-c", "DefaultCluster"},
+	}
+	for _, args := range cmds {
+		base := append(args, "-n", ns)
+		for _, keys := range [][]string{nil, {"--ak", "mqReader01", "--sk", "mqReaderSecret"},
+			{"--ak", "mqAdmin01", "--sk", "wrongSecret"}} {
+			r := mqadmin(t, append(base, keys...)...)
+			require.Equal(t, exitFail, r.code, "%v %v: %s%s", args, keys, r.out, r.errOut)
+			require.Contains(t, r.errOut, "admin permission", "%v %v", args, keys)
+		}
+		requireOK(t, mqadmin(t, append(base, "--ak", "mqAdmin01", "--sk", "mqAdminSecret")...))
+	}
+	requireOK(t, mqadmin(t, "getNamesrvConfig", "-n", ns))
+	requireOK(t, mqadmin(t, "topicRoute", "-n", ns, "-t", "broker-a"))
+}
+
+// TestCredentialsFromEnvAndToolsFile: $ROCKETMQ_ACCESS_KEY/SECRET_KEY, or
+// else $ROCKETMQ_HOME/conf/tools.yml (Java's mqadmin), sign too; one key
+// without the other is a usage error.
+func TestCredentialsFromEnvAndToolsFile(t *testing.T) {
+	ns, _ := startACLNS(t)
+	put := []string{"updateKvConfig", "-n", ns, "-s", "NS", "-k", "key", "-v", "value"}
+	home := t.TempDir()
+	t.Setenv("ROCKETMQ_HOME", home)
+	require.Equal(t, exitFail, mqadmin(t, put...).code)
+
+	t.Setenv(envAccessKey, "mqAdmin01")
+	require.Equal(t, exitUsage, mqadmin(t, put...).code)
+	t.Setenv(envSecretKey, "mqAdminSecret")
+	requireOK(t, mqadmin(t, put...))
+
+	t.Setenv(envAccessKey, "")
+	t.Setenv(envSecretKey, "")
+	require.NoError(t, os.MkdirAll(filepath.Join(home, "conf"), 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(home, "conf", "tools.yml"),
+		[]byte("accessKey: mqAdmin01\nsecretKey: mqAdminSecret\n"), 0o600))
+	requireOK(t, mqadmin(t, put...))
+}

@@ -1,0 +1,33 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/acl"
+)
+
+// TestNewFailsOnBadACLFileAndReleasesListener: an accounts file that does
+// not parse fails New with aclConfigPath named, and the listener handed
+// over is closed.
+func TestNewFailsOnBadACLFileAndReleasesListener(t *testing.T) {
+	yml := filepath.Join(t.TempDir(), "plain_acl.yml")
+	require.NoError(t, os.WriteFile(yml, []byte("accounts: [{accessKey: short}]\n"), 0o600))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	cfg := testControllerConfig(t, "n0", "n0-"+addr, "n0-127.0.0.1:1", "aclEnable=true", "aclConfigPath="+yml)
+	_, err = New(cfg, hclog.NewNullLogger(), WithListener(ln))
+	require.ErrorIs(t, err, acl.ErrBadFile)
+	require.ErrorContains(t, err, "aclConfigPath")
+	again, err := net.Listen("tcp", addr)
+	require.NoError(t, err, "the listener was released")
+	require.NoError(t, again.Close())
+}
