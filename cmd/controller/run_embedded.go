@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -54,7 +53,7 @@ func serve(cfg *config.ControllerConfig, logger hclog.Logger) int {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
 	logger.Info("shutting down", "signal", (<-ch).String())
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.ShutdownWaitTimeSeconds)*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownBudget())
 	defer cancel()
 	if err := n.stop(ctx); err != nil {
 		logger.Error("shutdown", "error", err)

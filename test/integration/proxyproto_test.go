@@ -2,13 +2,11 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"io"
 	"net"
 	"net/netip"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,7 +17,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
-	"github.com/rmqgo/nameserver/namesrv"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -86,12 +83,12 @@ func (l *lockedBuffer) String() string {
 // trusted, logging at debug into the returned buffer too.
 func startProxied(t *testing.T, trusted string) (string, *lockedBuffer) {
 	logs := &lockedBuffer{}
-	addr := startInProcessLogged(t, hclog.New(&hclog.LoggerOptions{Name: "namesrv", Level: hclog.Debug,
+	srv := startNamesrvWith(t, hclog.New(&hclog.LoggerOptions{Name: "namesrv", Level: hclog.Debug,
 		Output: io.MultiWriter(logs, tWriter{t})}), func(c *config.NamesrvConfig) {
 		c.EnableProxyProtocol = true
 		c.ProxyProtocolTrustedSources = trusted
 	})
-	return addr, logs
+	return srv.Addr().String(), logs
 }
 
 // TestProxyProtocolRevealsClientBehindLoadBalancer: a broker (Java
@@ -134,27 +131,6 @@ func TestProxyProtocolSpoofedHeaderRefused(t *testing.T) {
 	mqs, err := newAdmin(t, ns).FetchPublishMessageQueues(ctxT(t), "DirectTopic")
 	require.NoError(t, err)
 	require.Len(t, mqs, 1)
-}
-
-// startInProcessLogged is startInProcess with the given logger; it returns
-// the listen address.
-func startInProcessLogged(t *testing.T, log hclog.Logger, mutate func(*config.NamesrvConfig)) string {
-	t.Helper()
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
-	mutate(cfg)
-	srv, err := namesrv.New(cfg, log)
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
-		defer cancel()
-		require.NoError(t, srv.Shutdown(ctx))
-	})
-	return srv.Addr().String()
 }
 
 func isTimeout(err error, ne *net.Error) bool { return errors.As(err, ne) && (*ne).Timeout() }
