@@ -205,4 +205,3 @@ func checkLoad(t *testing.T, stats *loadStats) {
 func isTopicNotExist(msg string) bool {
 	return strings.Contains(msg, "topic not exist") || strings.Contains(msg, "code: 17")
 }
-
