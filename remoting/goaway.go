@@ -26,7 +26,7 @@ func (s *Server) goAwayResponse(c *Conn, req *Command) *Command {
 	if _, ok := (*s.handlers.Load())[req.Code]; !ok {
 		return nil
 	}
-	c.log.Info("going away: answering GO_AWAY", "code", req.Code, "opaque", req.Opaque)
+	c.log.Debug("going away: answering GO_AWAY", "code", req.Code, "opaque", req.Opaque)
 	return NewResponse(req, GoAway, goAwayRemark)
 }
 
