@@ -22,3 +22,9 @@ func proxyHooks(p *config.ProxyProtocol, log hclog.Logger) []remoting.ConnHook {
 	trusted, _ := p.TrustedProxies() // validated by New
 	return []remoting.ConnHook{proxyproto.Hook(trusted, log.Named("proxyproto"))}
 }
+
+// The Controller's remoting server has no GO_AWAY phase, whatever
+// enableShutdownGracefully says: Shutdown stops serving before it closes
+// Raft, so a leader waiting there would keep the group's leadership while
+// refusing its requests. Java's ControllerManager.shutdown closes the
+// controller (DLedger) first. It drains at once, as before.

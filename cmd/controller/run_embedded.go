@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -53,7 +54,7 @@ func serve(cfg *config.ControllerConfig, logger hclog.Logger) int {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
 	logger.Info("shutting down", "signal", (<-ch).String())
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownBudget())
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.ShutdownWaitTimeSeconds)*time.Second)
 	defer cancel()
 	if err := n.stop(ctx); err != nil {
 		logger.Error("shutdown", "error", err)

@@ -50,13 +50,11 @@ func runController(cfg *config.NamesrvConfig, srv *namesrv.Server, logger hclog.
 	if m != nil {
 		ctl.ExportMetrics(m)
 	}
-	return func() { stopController(ctl, logger, cfg.Controller.GoAwayPeriod()) }, nil
+	return func() { stopController(ctl, logger) }, nil
 }
 
-// stopController stops the embedded controller within its GO_AWAY phase
-// (when enableShutdownGracefully) plus controllerStopTimeout.
-func stopController(ctl *controller.Controller, logger hclog.Logger, goAway time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), goAway+controllerStopTimeout)
+func stopController(ctl *controller.Controller, logger hclog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), controllerStopTimeout)
 	defer cancel()
 	if err := ctl.Shutdown(ctx); err != nil {
 		logger.Error("controller shutdown", "error", err)
