@@ -38,11 +38,13 @@ type loadStats struct {
 	mu    sync.Mutex
 	ok    [phases]int
 	fails [phases][]string
+	slow  [phases]time.Duration // longest call
 }
 
-func (s *loadStats) record(phase int32, err error) {
+func (s *loadStats) record(phase int32, took time.Duration, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.slow[phase] = max(s.slow[phase], took)
 	if err == nil {
 		s.ok[phase]++
 		return
@@ -67,8 +69,9 @@ func (s *loadStats) runLoad(wg *sync.WaitGroup, stop chan struct{}, fn func() er
 				return
 			default:
 			}
-			p := s.phase.Load()
-			s.record(p, fn())
+			p, start := s.phase.Load(), time.Now()
+			err := fn()
+			s.record(p, time.Since(start), err)
 		}
 	}()
 }
@@ -100,9 +103,9 @@ func gracefulNamesrv(t *testing.T, name string, port int) (addr string, stop fun
 // get TOPIC_NOT_EXIST, as from a restarted Java NameServer (routes are not
 // replicated): they are counted and logged, not failed.
 func TestRollingRestartZeroFailedLookups(t *testing.T) {
-	addrA, _ := gracefulNamesrv(t, "ns-a", 0)
+	addrA, stopA := gracefulNamesrv(t, "ns-a", 0)
 	addrB, stopB := gracefulNamesrv(t, "ns-b", 0)
-	addrC, _ := gracefulNamesrv(t, "ns-c", 0)
+	addrC, stopC := gracefulNamesrv(t, "ns-c", 0)
 	all := []string{addrA, addrB, addrC}
 	b := newBroker(t, fakebroker.Config{NameServers: all, Topics: []fakebroker.TopicConfig{fakebroker.Topic("RollTopic", 4)}})
 	require.NoError(t, b.RegisterAll(ctxT(t)))
@@ -111,7 +114,9 @@ func TestRollingRestartZeroFailedLookups(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	startLoad(t, stats, &wg, stop, all)
-	defer func() { close(stop); wg.Wait() }()
+	var stopOnce sync.Once
+	stopLoad := func() { stopOnce.Do(func() { close(stop); wg.Wait() }) }
+	defer stopLoad()
 
 	awaitLookups(t, stats, phaseWarm)
 	stats.phase.Store(phaseGoingAway)
@@ -128,12 +133,24 @@ func TestRollingRestartZeroFailedLookups(t *testing.T) {
 	stats.phase.Store(phaseEmpty)
 	_, port, _ := net.SplitHostPort(addrB)
 	p, _ := strconv.Atoi(port)
-	gracefulNamesrv(t, "ns-b2", p)
+	_, stopB2 := gracefulNamesrv(t, "ns-b2", p)
 	_, err := b.Register(ctxT(t), addrB)
 	require.NoError(t, err)
 	stats.phase.Store(phaseBack)
 	awaitLookups(t, stats, phaseBack)
+	stopLoad()
 	checkLoad(t, stats)
+	stopAll(stopA, stopB2, stopC) // each waits its GO_AWAY phase: the clients keep their connections
+}
+
+// stopAll runs the stop functions at once and waits for them.
+func stopAll(stops ...func()) {
+	var wg sync.WaitGroup
+	for _, stop := range stops {
+		wg.Add(1)
+		go func() { defer wg.Done(); stop() }()
+	}
+	wg.Wait()
 }
 
 // startLoad starts two admin lookup loops (FetchClusterList sends
@@ -193,7 +210,7 @@ func checkLoad(t *testing.T, stats *loadStats) {
 	stats.mu.Lock()
 	defer stats.mu.Unlock()
 	for p := range phases {
-		t.Logf("phase %-17s ok %5d failed %d", phaseNames[p], stats.ok[p], len(stats.fails[p]))
+		t.Logf("phase %-17s ok %6d failed %d longest %v", phaseNames[p], stats.ok[p], len(stats.fails[p]), stats.slow[p])
 		for _, f := range stats.fails[p] {
 			if p != phaseEmpty || !isTopicNotExist(f) {
 				t.Errorf("phase %s: failed call: %s", phaseNames[p], f)
