@@ -1,8 +1,9 @@
-package proxyproto_test
+package proxyproto
 
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/netip"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/rmqgo/nameserver/internal/testlog"
-	"github.com/rmqgo/nameserver/proxyproto"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/stretchr/testify/require"
 )
@@ -36,7 +36,7 @@ func (a *addrServer) remotes() []string {
 func startHookServer(t *testing.T, trusted string) *addrServer {
 	log := testlog.New(t, "proxyproto")
 	s := remoting.NewServer(remoting.ServerConfig{Logger: log, HandshakeTimeout: 500 * time.Millisecond,
-		ConnHooks: []remoting.ConnHook{proxyproto.Hook([]netip.Prefix{netip.MustParsePrefix(trusted)}, log)}})
+		ConnHooks: []remoting.ConnHook{Hook([]netip.Prefix{netip.MustParsePrefix(trusted)}, log)}})
 	as := &addrServer{}
 	s.Register(echoCode, func(c *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 		as.mu.Lock()
@@ -81,7 +81,7 @@ func TestHookTrustedSourceRevealsClient(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "192.0.2.1:56324", got)
 
-	v2 := v2Header(0x21, 0x21, v6Block("2001:db8::7", "2001:db8::1", 40000, 9876))
+	v2 := v2Header(0x21, 0x21, v6Block("2001:db8::7", "2001:db8::1", 40000, 9876), nil)
 	got, err = roundTrip(t, s.addr, v2)
 	require.NoError(t, err)
 	require.Equal(t, "[2001:db8::7]:40000", got)
@@ -92,7 +92,7 @@ func TestHookTrustedSourceRevealsClient(t *testing.T) {
 // a header keep the socket's address.
 func TestHookTrustedSourceWithoutClientAddress(t *testing.T) {
 	s := startHookServer(t, "127.0.0.0/8")
-	for _, pre := range [][]byte{nil, v2Header(0x20, 0x00, nil), []byte("PROXY UNKNOWN\r\n")} {
+	for _, pre := range [][]byte{nil, v2Header(0x20, 0x00, nil, nil), []byte("PROXY UNKNOWN\r\n")} {
 		got, err := roundTrip(t, s.addr, pre)
 		require.NoError(t, err)
 		require.Contains(t, got, "127.0.0.1:", "%q", pre)
@@ -106,7 +106,7 @@ func TestHookUntrustedSourceSpoofedHeaderCloses(t *testing.T) {
 	s := startHookServer(t, "10.0.0.0/8")
 	for _, spoof := range [][]byte{
 		[]byte("PROXY TCP4 10.9.9.9 10.0.0.1 1234 9876\r\n"),
-		v2Header(0x21, 0x11, v4Block("10.9.9.9", "10.0.0.1", 1234, 9876)),
+		v2Header(0x21, 0x11, v4Block("10.9.9.9", "10.0.0.1", 1234, 9876), nil),
 	} {
 		_, err := roundTrip(t, s.addr, spoof)
 		requireClosed(t, err)
@@ -121,7 +121,7 @@ func TestHookUntrustedSourceSpoofedHeaderCloses(t *testing.T) {
 // once. Neither reaches a handler.
 func TestHookTruncatedOrBadHeaderCloses(t *testing.T) {
 	s := startHookServer(t, "127.0.0.0/8")
-	full := v2Header(0x21, 0x11, v4Block("192.0.2.1", "198.51.100.2", 1, 2))
+	full := v2Header(0x21, 0x11, v4Block("192.0.2.1", "198.51.100.2", 1, 2), nil)
 	for _, pre := range [][]byte{
 		[]byte("PROXY TCP4 192.0.2.1 198.5"),
 		full[:20],
@@ -146,7 +146,7 @@ func requireClosed(t *testing.T, err error) {
 	t.Helper()
 	require.Error(t, err)
 	var ne net.Error
-	if ok := asNetErr(err, &ne); ok {
+	if errors.As(err, &ne) {
 		require.False(t, ne.Timeout(), "the server must close, not hang: %v", err)
 		return
 	}
