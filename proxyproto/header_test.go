@@ -127,3 +127,26 @@ func TestDetectPlainStreamKeepsBytes(t *testing.T) {
 		require.Equal(t, in, got)
 	}
 }
+
+func BenchmarkReadHeader(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		in   []byte
+	}{
+		{"v1", []byte("PROXY TCP4 192.0.2.1 198.51.100.2 56324 9876\r\n")},
+		{"v2", v2Header(0x21, 0x11, v4Block("192.0.2.1", "198.51.100.2", 56324, 9876), nil)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			src := bytes.NewReader(bc.in)
+			r := bufio.NewReaderSize(src, readerSize)
+			b.ReportAllocs()
+			for range b.N {
+				src.Reset(bc.in)
+				r.Reset(src)
+				if _, err := ReadHeader(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
