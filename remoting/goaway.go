@@ -49,6 +49,3 @@ func (s *Server) goAway(ctx context.Context, done <-chan struct{}) {
 	}
 }
 
-// GoingAway reports whether a graceful Shutdown is in its GO_AWAY phase or
-// later.
-func (s *Server) GoingAway() bool { return s.goingAway.Load() }

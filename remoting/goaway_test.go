@@ -43,7 +43,7 @@ func TestGracefulShutdownAnswersGoAway(t *testing.T) {
 	java, goClient := dial(t, addr, ClientOptions{}), dial(t, addr, ClientOptions{})
 	require.EqualValues(t, Success, invoke(t, java, withVersion(77, CurrentVersion)).Code)
 	done := shutdownAsync(s)
-	eventually(t, s.GoingAway, "going away")
+	eventually(t, s.goingAway.Load, "going away")
 
 	resp := invoke(t, java, withVersion(77, CurrentVersion))
 	require.EqualValues(t, GoAway, resp.Code)
@@ -85,7 +85,7 @@ func TestGracefulShutdownFinishesInFlight(t *testing.T) {
 	}()
 	<-entered
 	done := shutdownAsync(s)
-	eventually(t, s.GoingAway, "going away")
+	eventually(t, s.goingAway.Load, "going away")
 	close(release)
 	resp, ok := <-got
 	require.True(t, ok, "the in-flight request was answered")
@@ -108,5 +108,5 @@ func TestShutdownWithoutGoAwayPeriodDrainsAtOnce(t *testing.T) {
 	c := dial(t, addr, ClientOptions{})
 	require.EqualValues(t, Success, invoke(t, c, withVersion(77, CurrentVersion)).Code)
 	require.NoError(t, s.Shutdown(context.Background()))
-	require.False(t, s.GoingAway())
+	require.False(t, s.goingAway.Load())
 }
