@@ -48,4 +48,3 @@ func (s *Server) goAway(ctx context.Context, done <-chan struct{}) {
 	case <-done:
 	}
 }
-
