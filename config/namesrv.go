@@ -34,6 +34,9 @@ type NettyServer struct {
 	EnableShutdownGracefully           bool   `prop:"enableShutdownGracefully"`
 	ShutdownWaitTimeSeconds            int    `prop:"shutdownWaitTimeSeconds"`
 	UseEpollNativeSelector             bool   `prop:"useEpollNativeSelector"`
+
+	// ProxyProtocol holds our PROXY protocol keys (see proxy.go).
+	ProxyProtocol
 }
 
 // NamesrvConfig is the whole NameServer configuration: Java's

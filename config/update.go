@@ -29,6 +29,8 @@ var (
 		"unRegisterBrokerQueueCapacity", "clientRequestThreadPoolQueueCapacity", "defaultThreadPoolQueueCapacity",
 		"controllerRequestThreadPoolQueueCapacity", "serverOnewaySemaphoreValue", "serverAsyncSemaphoreValue",
 		"writeBufferHighWaterMark", "writeBufferLowWaterMark",
+		// who may claim another client's address (proxy.go)
+		"enableProxyProtocol", "proxyProtocolTrustedSources",
 	}
 	// protectedSuffixes close the CVE-2023-33246 class and its kin: no key
 	// naming a file, directory, home, address, port, host or peer list can

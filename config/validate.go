@@ -57,6 +57,7 @@ func (c *NamesrvConfig) namesrvRules(r *rules) {
 
 func (n *NettyServer) rules(r *rules) {
 	r.host("bindAddress", n.BindAddress)
+	n.ProxyProtocol.rules(r)
 	if n.WriteBufferHighWaterMark > 0 && n.WriteBufferLowWaterMark > n.WriteBufferHighWaterMark {
 		r.addf("writeBufferLowWaterMark (%d) must not exceed writeBufferHighWaterMark (%d)",
 			n.WriteBufferLowWaterMark, n.WriteBufferHighWaterMark)

@@ -93,7 +93,8 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 		OnInactive: c.onBrokerInactive, CloseConn: c.closeConn})
 	c.srv = remoting.NewServer(remoting.ServerConfig{Logger: c.logger.Named("remoting"), Observer: o.remoting,
 		IdleTimeout: time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,
-		Authorize:   authorizeHook(c.acl)})
+		Authorize:   authorizeHook(c.acl),
+		ConnHooks:   proxyHooks(&cfg.ProxyProtocol, c.logger)}) // no GoAwayPeriod: see listener_opts.go
 	c.srv.OnConnClose(c.onConnClose)
 	c.registerProcessors()
 	c.sched = newScheduler(schedulerQueueSize)

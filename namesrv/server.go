@@ -89,6 +89,8 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 		MaxConnections:          cfg.ServerMaxConnections,
 		OnPanic:                 func(int32, any) { s.metrics.panic(metrics.PanicRemoting) }, // logged by remoting
 		Authorize:               s.acl.authorize(),
+		ConnHooks:               proxyHooks(&cfg.ProxyProtocol, logger),
+		GoAwayPeriod:            cfg.GoAwayPeriod(),
 	})
 	s.lane = newLane(registrationNice, s.lanePanicked)
 	s.sendNotify = s.sendOneway

@@ -11,7 +11,8 @@
 //   - request, response and language codes;
 //   - the Server (per-connection read loop dispatching by request code, or
 //     on bounded goroutines for RegisterAsync codes; a batching writer;
-//     oneway handling, error replies, idle close, graceful shutdown,
+//     oneway handling, error replies, idle close, graceful shutdown (with
+//     Java's GO_AWAY phase when GoAwayPeriod is set), connection hooks,
 //     server-to-peer requests; memory bounds: queued response bytes per
 //     connection with back-pressure, a server-wide budget for partly read
 //     large frames; an optional Authorize hook run before every handler)

@@ -94,6 +94,12 @@ type ServerConfig struct {
 	// non-nil one is answered instead and the handler does not run (a
 	// denied oneway request is dropped). It may be called concurrently.
 	Authorize func(c *Conn, req *Command) *Command
+	// GoAwayPeriod > 0 makes Shutdown graceful as Java's
+	// enableShutdownGracefully: after the listeners close, connections are
+	// served for up to this long (or until they all closed), requests of
+	// peers after 5.3.1 answered GO_AWAY (see GoAwayAfterVersion), before
+	// the drain. 0: drain at once.
+	GoAwayPeriod time.Duration
 }
 
 // Server accepts remoting connections and dispatches requests by code.
@@ -113,6 +119,7 @@ type Server struct {
 	conns     map[*Conn]struct{}
 	shaking   map[net.Conn]struct{} // connections in their ConnHooks
 	closing   bool
+	goingAway atomic.Bool // graceful Shutdown: answer GO_AWAY
 	wg        sync.WaitGroup
 }
 

@@ -148,7 +148,10 @@ func (s *Server) dispatch(c *Conn, req *Command) *Command {
 	if s.cfg.Observer != nil {
 		start = time.Now()
 	}
-	resp := s.call(c, req)
+	resp := s.goAwayResponse(c, req)
+	if resp == nil {
+		resp = s.call(c, req)
+	}
 	if resp != nil && req.IsOneway() {
 		resp = nil
 	}
@@ -209,29 +212,21 @@ func notSupported(c *Conn, req *Command) (*Command, error) {
 
 // Shutdown stops accepting, lets every connection finish the request it is
 // handling and flush what is queued, closes the connections and waits for
-// their goroutines. If ctx ends first, the connections are closed at once,
-// async handlers still running are not waited for (their responses are
-// discarded) and ctx.Err() is returned.
+// their goroutines. With GoAwayPeriod set, the connections are first kept
+// serving for that period (see goAway). If ctx ends first, the connections
+// are closed at once, async handlers still running are not waited for
+// (their responses are discarded) and ctx.Err() is returned.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.mu.Lock()
-	s.closing = true
-	for ln := range s.listeners {
-		_ = ln.Close()
+	s.stopAccepting()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	if s.cfg.GoAwayPeriod > 0 && ctx.Err() == nil {
+		s.goAway(ctx, done)
 	}
-	clear(s.listeners)
-	for nc := range s.shaking {
-		_ = nc.Close() // its openConn sees the error and gives up
-	}
-	conns := make([]*Conn, 0, len(s.conns))
-	for c := range s.conns {
-		conns = append(conns, c)
-	}
-	s.mu.Unlock()
+	conns := s.openConns()
 	for _, c := range conns {
 		c.beginDrain()
 	}
-	done := make(chan struct{})
-	go func() { s.wg.Wait(); close(done) }()
 	select {
 	case <-done:
 		return nil
@@ -242,6 +237,32 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	<-done
 	return ctx.Err()
+}
+
+// stopAccepting closes the listeners and the connections still in their
+// ConnHooks; later connections are refused.
+func (s *Server) stopAccepting() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closing = true
+	for ln := range s.listeners {
+		_ = ln.Close()
+	}
+	clear(s.listeners)
+	for nc := range s.shaking {
+		_ = nc.Close() // its openConn sees the error and gives up
+	}
+}
+
+// openConns returns the registered connections.
+func (s *Server) openConns() []*Conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	conns := make([]*Conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	return conns
 }
 
 // Close closes the listeners and all connections at once and waits for

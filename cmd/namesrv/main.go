@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -122,8 +121,7 @@ func waitForSignal(logger hclog.Logger) {
 }
 
 func shutdown(srv *namesrv.Server, logger hclog.Logger) int {
-	wait := time.Duration(srv.Config().ShutdownWaitTimeSeconds) * time.Second
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	ctx, cancel := context.WithTimeout(context.Background(), srv.Config().ShutdownBudget())
 	defer cancel()
 	if err := srv.Shutdown(ctx); err != nil {
 		logger.Error("shutdown", "error", err)

@@ -1,0 +1,113 @@
+package proxyproto
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"net/netip"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// readerSize is the buffer of the header read; what it holds past the
+// header is handed to the connection's next reader.
+const readerSize = 512
+
+// Hook returns a connection hook (remoting.ConnHook) that reads a PROXY
+// header. From a source inside trusted, a header present (version 1 or 2)
+// makes the revealed client address the connection's RemoteAddr (a LOCAL
+// or UNKNOWN header keeps the socket's), and a connection without one is
+// served as it is. From any other source a header refuses the connection
+// (ErrUntrusted, logged as a warning) and a plain connection is served as
+// it is. A bad or truncated header refuses the connection; the server's
+// handshake timeout bounds the wait for the first bytes.
+func Hook(trusted []netip.Prefix, logger hclog.Logger) func(net.Conn) (net.Conn, error) {
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	h := &hook{trusted: trusted, log: logger}
+	return h.run
+}
+
+type hook struct {
+	trusted []netip.Prefix
+	log     hclog.Logger
+}
+
+func (h *hook) run(nc net.Conn) (net.Conn, error) {
+	r := bufio.NewReaderSize(nc, readerSize)
+	v, err := Detect(r)
+	if err != nil {
+		return nil, err
+	}
+	if v == 0 {
+		return wrap(nc, r, nil), nil
+	}
+	if !h.isTrusted(nc.RemoteAddr()) {
+		h.log.Warn("refusing a proxy protocol header from an untrusted source", "remote", nc.RemoteAddr().String(), "version", v)
+		return nil, fmt.Errorf("%w: %s", ErrUntrusted, nc.RemoteAddr())
+	}
+	hdr, err := ReadHeader(r)
+	if err != nil {
+		h.log.Warn("refusing a bad proxy protocol header", "remote", nc.RemoteAddr().String(), "error", err)
+		return nil, err
+	}
+	if hdr.Local {
+		return wrap(nc, r, nil), nil
+	}
+	h.log.Debug("proxy protocol header", "proxy", nc.RemoteAddr().String(), "client", hdr.Source.String(), "version", v)
+	return wrap(nc, r, net.TCPAddrFromAddrPort(hdr.Source)), nil
+}
+
+// isTrusted reports whether a is an IP address inside a trusted prefix.
+func (h *hook) isTrusted(a net.Addr) bool {
+	ta, ok := a.(*net.TCPAddr)
+	if !ok {
+		return false
+	}
+	ip, ok := netip.AddrFromSlice(ta.IP)
+	if !ok {
+		return false
+	}
+	ip = ip.Unmap()
+	for _, p := range h.trusted {
+		if p.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// wrap returns nc reading first what r buffered past the header, and
+// reporting remote (when not nil) as its RemoteAddr.
+func wrap(nc net.Conn, r *bufio.Reader, remote net.Addr) net.Conn {
+	rest, _ := r.Peek(r.Buffered())
+	if len(rest) == 0 && remote == nil {
+		return nc
+	}
+	if remote == nil {
+		remote = nc.RemoteAddr()
+	}
+	return &conn{Conn: nc, rest: append([]byte(nil), rest...), remote: remote}
+}
+
+// conn is a connection whose header was read: it replays the bytes read
+// past the header and reports the revealed client address.
+type conn struct {
+	net.Conn
+	rest   []byte
+	remote net.Addr
+}
+
+// Read returns the replayed bytes first, then reads the connection.
+func (c *conn) Read(p []byte) (int, error) {
+	if len(c.rest) > 0 {
+		n := copy(p, c.rest)
+		c.rest = c.rest[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}
+
+// RemoteAddr is the client address the PROXY header revealed.
+func (c *conn) RemoteAddr() net.Addr { return c.remote }

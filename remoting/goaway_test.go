@@ -1,0 +1,112 @@
+package remoting
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// goAwayServer serves code 77 (SUCCESS) with a one-minute GoAwayPeriod.
+func goAwayServer(t *testing.T) (*Server, string) {
+	s, addr := newTestServer(t, ServerConfig{GoAwayPeriod: time.Minute})
+	s.Register(77, func(c *Conn, req *Command) (*Command, error) {
+		return NewResponse(req, Success, ""), nil
+	})
+	return s, addr
+}
+
+// shutdownAsync runs a graceful Shutdown and returns its result channel.
+func shutdownAsync(s *Server) chan error {
+	done := make(chan error, 1)
+	go func() { done <- s.Shutdown(context.Background()) }()
+	return done
+}
+
+// withVersion returns a request of code as a peer of that MQVersion
+// ordinal sends it.
+func withVersion(code, version int32) *Command {
+	req := NewRequest(code, nil, nil)
+	req.Version = version
+	return req
+}
+
+// While going away, a 5.3.2+ peer (version 479) gets GO_AWAY 1500 "please
+// go away" as Java's NettyRemotingAbstract answers, an older peer
+// (rocketmq-client-go sends 317) is served, an unknown code is still
+// REQUEST_CODE_NOT_SUPPORTED, and new connections are refused. Shutdown
+// ends once every peer closed, well before the one-minute period.
+func TestGracefulShutdownAnswersGoAway(t *testing.T) {
+	s, addr := goAwayServer(t)
+	java, goClient := dial(t, addr, ClientOptions{}), dial(t, addr, ClientOptions{})
+	require.EqualValues(t, Success, invoke(t, java, withVersion(77, CurrentVersion)).Code)
+	done := shutdownAsync(s)
+	eventually(t, s.goingAway.Load, "going away")
+
+	resp := invoke(t, java, withVersion(77, CurrentVersion))
+	require.EqualValues(t, GoAway, resp.Code)
+	require.Equal(t, "please go away", resp.Remark)
+	require.EqualValues(t, Success, invoke(t, java, withVersion(77, GoAwayAfterVersion)).Code)
+	require.EqualValues(t, Success, invoke(t, goClient, withVersion(77, 317)).Code)
+	require.EqualValues(t, RequestCodeNotSupported, invoke(t, java, withVersion(78, CurrentVersion)).Code)
+	_, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.Error(t, err, "the listener is closed while going away")
+
+	require.NoError(t, java.Close())
+	require.NoError(t, goClient.Close())
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("shutdown did not end when the last connection closed")
+	}
+}
+
+// A request in flight when the shutdown starts completes with its real
+// answer; the connection is closed after the period.
+func TestGracefulShutdownFinishesInFlight(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	s, addr := newTestServer(t, ServerConfig{GoAwayPeriod: 50 * time.Millisecond})
+	s.Register(77, func(c *Conn, req *Command) (*Command, error) {
+		close(entered)
+		<-release
+		return NewResponse(req, Success, "done"), nil
+	})
+	c := dial(t, addr, ClientOptions{})
+	got := make(chan *Command, 1)
+	go func() {
+		resp, err := c.Invoke(context.Background(), withVersion(77, CurrentVersion))
+		if err == nil {
+			got <- resp
+		}
+		close(got)
+	}()
+	<-entered
+	done := shutdownAsync(s)
+	eventually(t, s.goingAway.Load, "going away")
+	close(release)
+	resp, ok := <-got
+	require.True(t, ok, "the in-flight request was answered")
+	require.Equal(t, "done", resp.Remark)
+	require.NoError(t, <-done)
+	require.Eventually(t, func() bool {
+		select {
+		case <-c.conn.Done():
+			return true
+		default:
+			return false
+		}
+	}, 5*time.Second, 5*time.Millisecond, "the connection is closed after the drain")
+}
+
+// Without GoAwayPeriod nothing is answered GO_AWAY: Shutdown drains at once.
+func TestShutdownWithoutGoAwayPeriodDrainsAtOnce(t *testing.T) {
+	s, addr := newTestServer(t, ServerConfig{})
+	s.Register(77, func(c *Conn, req *Command) (*Command, error) { return NewResponse(req, Success, ""), nil })
+	c := dial(t, addr, ClientOptions{})
+	require.EqualValues(t, Success, invoke(t, c, withVersion(77, CurrentVersion)).Code)
+	require.NoError(t, s.Shutdown(context.Background()))
+	require.False(t, s.goingAway.Load())
+}
