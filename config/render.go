@@ -130,7 +130,7 @@ func writeAtomicFile(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	tmp, err := createTempFor(path)
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func keepBackup(path string) error {
 		return err
 	}
 	bak := path + ".bak"
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(bak)+".tmp-*")
+	tmp, err := createTempFor(bak)
 	if err != nil {
 		return err
 	}
