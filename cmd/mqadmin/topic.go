@@ -177,29 +177,6 @@ func setupTopicClusterList(fs *flag.FlagSet) runFunc {
 	}
 }
 
-func setupDeleteTopic(fs *flag.FlagSet) runFunc {
-	var topic, cluster string
-	strFlag(fs, &topic, "t", "topic", "topic name")
-	strFlag(fs, &cluster, "c", "clusterName", "delete topic from which cluster")
-	return func(e *env) error {
-		ns, err := e.nameServers()
-		if err == nil {
-			err = required(opt("t", &topic), opt("c", &cluster))
-		}
-		if err != nil {
-			return err
-		}
-		res, err := fanOut(ns, each(func(a string) error { return e.client.DeleteTopic(e.ctx, a, topic, cluster) }))
-		if e.json {
-			return fanOutJSON(e, map[string]any{"topic": topic, "cluster": cluster}, res, err)
-		}
-		if err == nil {
-			e.printf("delete topic [%s] from NameServer success.\n", topic)
-		}
-		return failedOn(res, err)
-	}
-}
-
 func setupUpdateOrderConf(fs *flag.FlagSet) runFunc {
 	var topic, conf, method string
 	strFlag(fs, &topic, "t", "topic", "topic name")

@@ -96,7 +96,7 @@ func TestDeleteTopicOnEveryNameServer(t *testing.T) {
 	nss := startNSs(t, 2)
 	startBroker(t, topicBroker("broker-a", fakebroker.Topic("T", 4)), nss...)
 	out := requireOK(t, mqadmin(t, "deleteTopic", "-n", nsList(nss...), "-t", "T", "-c", "DefaultCluster"))
-	require.Equal(t, "delete topic [T] from NameServer success.\n", out)
+	require.Equal(t, "delete topic [T] from cluster [DefaultCluster] success.\ndelete topic [T] from NameServer success.\n", out)
 	c := admin.New(admin.Options{})
 	defer c.Close()
 	for _, ns := range nss {
@@ -131,4 +131,57 @@ func TestJavaFormatting(t *testing.T) {
 	require.Equal(t, "abc", frontStringAtLeast("abcdef", 3))
 	require.Equal(t, "ab", frontStringAtLeast("ab", 3))
 	require.InDelta(t, 12.5, firstFloat("12.5 11.0 10.0"), 1e-9)
+}
+
+// deleteTopic is DeleteTopicSubCommand: DELETE_TOPIC_IN_BROKER (215) to
+// every master of the cluster first, then DELETE_TOPIC_IN_NAMESRV (216) to
+// every NameServer.
+func TestDeleteTopicFromBrokersThenNameServers(t *testing.T) {
+	t.Parallel()
+	nss := startNSs(t, 2)
+	master := startBroker(t, topicBroker("broker-a", fakebroker.Topic("T", 4)), nss...)
+	slave := startBroker(t, fakebroker.Config{BrokerName: "broker-a", BrokerID: 1,
+		Topics: []fakebroker.TopicConfig{fakebroker.Topic("T", 4)}}, nss...)
+	other := startBroker(t, fakebroker.Config{ClusterName: "C2", BrokerName: "broker-c",
+		Topics: []fakebroker.TopicConfig{fakebroker.Topic("T", 4)}}, nss...)
+	out := requireOK(t, mqadmin(t, "deleteTopic", "-n", nsList(nss...), "-t", "T", "-c", "DefaultCluster"))
+	require.Equal(t, "delete topic [T] from cluster [DefaultCluster] success.\n"+
+		"delete topic [T] from NameServer success.\n", out)
+	req, err := master.WaitRequest(testCtx(t), fakebroker.DeleteTopicInBroker)
+	require.NoError(t, err)
+	require.Equal(t, "T", req.ExtFields["topic"])
+	require.NotContains(t, master.TopicConfigs(), "T")
+	require.Zero(t, slave.RequestCount(fakebroker.DeleteTopicInBroker), "slaves are not asked")
+	require.Zero(t, other.RequestCount(fakebroker.DeleteTopicInBroker), "other clusters are not asked")
+	require.Contains(t, slave.TopicConfigs(), "T")
+}
+
+// A broker that cannot delete stops the command before any NameServer is
+// asked, as Java's (deleteTopicInBroker throws first).
+func TestDeleteTopicBrokerFailureLeavesNameServers(t *testing.T) {
+	t.Parallel()
+	ns := startNS(t)
+	b, err := fakebroker.New(topicBroker("broker-a", fakebroker.Topic("T", 4)))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	registerAs(t, b, ns, closedAddr(t))
+	r := mqadmin(t, "deleteTopic", "-n", ns, "-t", "T", "-c", "DefaultCluster")
+	require.Equal(t, exitFail, r.code, r.out)
+	require.NotContains(t, r.out, "from NameServer success")
+	c := admin.New(admin.Options{})
+	defer c.Close()
+	_, err = c.TopicRoute(testCtx(t), ns, "T")
+	require.NoError(t, err, "the NameServer still has the topic")
+}
+
+// An unknown cluster prints Java's CommandUtil error and still deletes the
+// topic from the NameServers.
+func TestDeleteTopicUnknownCluster(t *testing.T) {
+	t.Parallel()
+	ns := startNS(t)
+	startBroker(t, topicBroker("broker-a", fakebroker.Topic("T", 4)), ns)
+	out := requireOK(t, mqadmin(t, "deleteTopic", "-n", ns, "-t", "T", "-c", "Nope"))
+	require.Equal(t, "[error] Make sure the specified clusterName exists or the name server connected to is correct."+
+		"delete topic [T] from cluster [Nope] success.\n"+
+		"delete topic [T] from NameServer success.\n", out)
 }

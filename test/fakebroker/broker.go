@@ -48,6 +48,10 @@ type Config struct {
 	Version int32
 	// Logger receives the broker's logs; nil discards them.
 	Logger hclog.Logger
+	// RuntimeInfo is the GET_BROKER_RUNTIME_INFO (28) table
+	// (AdminBrokerProcessor.prepareRuntimeInfo's keys); nil answers
+	// REQUEST_CODE_NOT_SUPPORTED.
+	RuntimeInfo map[string]string
 }
 
 // Topic returns a read-write topic config with the given number of read
