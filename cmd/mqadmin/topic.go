@@ -11,6 +11,7 @@ import (
 
 	"github.com/rmqgo/nameserver/admin"
 	"github.com/rmqgo/nameserver/internal/fastjson"
+	"github.com/rmqgo/nameserver/internal/javahash"
 	"github.com/rmqgo/nameserver/namesrv/body"
 	"github.com/rmqgo/nameserver/namesrv/route"
 )
@@ -83,6 +84,7 @@ func setupTopicList(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		topics = decodedSetOrder(topics)
 		if clusterModel {
 			return topicListClusters(e, ns, topics)
 		}
@@ -94,6 +96,12 @@ func setupTopicList(fs *flag.FlagSet) runFunc {
 		}
 		return nil
 	}
+}
+
+// decodedSetOrder orders a TopicList as Java's mqadmin iterates it:
+// fastjson decodes the body's list into a HashSet, in body order.
+func decodedSetOrder(topics []string) []string {
+	return javahash.InsertionOrder(topics, javahash.HashMapDefault, javahash.StringHash)
 }
 
 // topicCluster is one line of topicList -c.
