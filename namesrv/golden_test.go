@@ -8,8 +8,8 @@ import (
 	"io"
 	"net"
 	"regexp"
-	"strings"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
