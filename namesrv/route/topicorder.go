@@ -29,10 +29,20 @@ func (t *mutation) noteNewTopic(e *topicEntry) {
 // reverses parts of bins in Java, only the buckets are.
 func (m *Manager) tableOrder(es []*topicEntry) []*topicEntry {
 	mask := uint32(topicQueueTable.Buckets(m.topicPeak) - 1)
-	bucket := func(e *topicEntry) uint32 { return javahash.Spread(javahash.StringHash(e.name)) & mask }
-	slices.SortFunc(es, func(a, b *topicEntry) int {
-		return cmp.Or(cmp.Compare(bucket(a), bucket(b)), cmp.Compare(a.seq, b.seq), javahash.Compare(a.name, b.name))
+	type row struct {
+		bucket uint32
+		e      *topicEntry
+	}
+	rows := make([]row, len(es))
+	for i, e := range es {
+		rows[i] = row{javahash.Spread(javahash.StringHash(e.name)) & mask, e}
+	}
+	slices.SortFunc(rows, func(a, b row) int {
+		return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.e.seq, b.e.seq), javahash.Compare(a.e.name, b.e.name))
 	})
+	for i := range rows {
+		es[i] = rows[i].e
+	}
 	return es
 }
 
