@@ -91,6 +91,9 @@ type NamesrvConfig struct {
 	// ReadyAfterBrokerRegistrationSeconds delays readiness after start.
 	ReadyAfterBrokerRegistrationSeconds int `prop:"readyAfterBrokerRegistrationSeconds"`
 
+	// AddrService: the NameServer list served to clients by domain (nsaddr.go).
+	AddrService
+
 	// Controller is the embedded controller's config, filled from the same
 	// file; only used when EnableControllerInNamesrv is true.
 	Controller ControllerConfig `prop:"-"`

@@ -45,6 +45,7 @@ func (c *NamesrvConfig) Validate() error {
 	boundRules(r, bindings(c))
 	c.NettyServer.rules(r)
 	c.extraRules(r)
+	c.addrServiceRules(r)
 	r.errs = append(r.errs, validateController(c)...)
 	return joinUnique(r.errs)
 }
