@@ -173,11 +173,15 @@ func Default() *NamesrvConfig {
 // keys are kept and shown by Render. As in Java, configStorePath becomes the
 // -c path whatever the file says. Per-key parse errors (listenPort=abc) do
 // not fail Load; Validate reports them.
-func Load(path string) (*NamesrvConfig, error) {
+func Load(path string) (*NamesrvConfig, error) { return load(path, nil) }
+
+// load is Load with over (environment properties) applied over the file.
+func load(path string, over map[string]string) (*NamesrvConfig, error) {
 	props, err := readPropertiesFile(path)
 	if err != nil {
 		return nil, err
 	}
+	maps.Copy(props, over)
 	c := defaults()
 	c.raw = props
 	c.loadErrs = applyProps(bindings(c), props)
