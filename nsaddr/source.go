@@ -7,7 +7,6 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -35,17 +34,13 @@ type Source struct {
 	stamp fileStamp // of the file list was read from
 }
 
-// fileStamp identifies one version of a file.
-type fileStamp struct {
-	info    os.FileInfo
-	mod     time.Time
-	size    int64
-	invalid bool // this version was read and refused
-}
+// fileStamp identifies one version of a file: its identity (inode),
+// modification time and size.
+type fileStamp struct{ info os.FileInfo }
 
 // changed reports whether st is another version than s.
 func (s fileStamp) changed(st os.FileInfo) bool {
-	return s.info == nil || !os.SameFile(s.info, st) || !s.mod.Equal(st.ModTime()) || s.size != st.Size()
+	return s.info == nil || !os.SameFile(s.info, st) || !s.info.ModTime().Equal(st.ModTime()) || s.info.Size() != st.Size()
 }
 
 // New returns a Source serving list (nsAddrList) or the file at path
@@ -95,11 +90,10 @@ func (s *Source) reload() error {
 	if !s.stamp.changed(st) {
 		return nil
 	}
-	stamp := fileStamp{info: st, mod: st.ModTime(), size: st.Size()}
+	stamp := fileStamp{info: st}
 	addrs, err := config.ReadNsAddrFile(s.path)
 	if err != nil {
-		stamp.invalid = true
-		s.stamp = stamp
+		s.stamp = stamp // not read (nor reported) again until it changes
 		return err
 	}
 	list := strings.Join(addrs, ";")
