@@ -1,11 +1,11 @@
-# Targets: build, run, test, test-long, bench, fuzz, cluster, clean. See README.md.
+# Targets: build, run, test, test-long, bench, fuzz, cluster, image, clean. See README.md.
 GO        ?= go
 BIN       := bin
 TAGS_CTRL := embedded_controller
 PKGS      := ./...
 RACE      ?= -race
 
-.PHONY: all build build-controller run test test-long vet fmt-check deps-check unit unit-controller bench fuzz cluster clean
+.PHONY: all build build-controller run test test-long vet fmt-check deps-check unit unit-controller bench fuzz cluster image clean
 
 all: build
 
@@ -88,6 +88,19 @@ ifeq ($(CLUSTER_CMD),)
 else
 	deploy/local-cluster.sh $(CLUSTER_CMD)
 endif
+
+## image: both targets of the Dockerfile, $(IMAGE_REPO)/namesrv and
+## $(IMAGE_REPO)/namesrv-controller tagged $(IMAGE_TAG); says so and
+## succeeds when no container engine answers (docker info fails)
+DOCKER     ?= docker
+IMAGE_REPO ?= rmqgo
+IMAGE_TAG  ?= latest
+image:
+	@if ! $(DOCKER) info >/dev/null 2>&1; then \
+		echo "make image: no container engine answers ('$(DOCKER) info' failed): nothing built"; exit 0; fi; \
+	set -e; \
+	$(DOCKER) build --target namesrv -t $(IMAGE_REPO)/namesrv:$(IMAGE_TAG) .; \
+	$(DOCKER) build --target namesrv-controller -t $(IMAGE_REPO)/namesrv-controller:$(IMAGE_TAG) .
 
 clean:
 	rm -rf $(BIN)

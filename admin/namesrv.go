@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/rmqgo/nameserver/namesrv/body"
@@ -149,6 +150,33 @@ func (c *Client) DeleteTopic(ctx context.Context, addr, topic, cluster string) e
 	}
 	_, err := c.call(ctx, addr, remoting.DeleteTopicInNamesrv, ext, nil)
 	return err
+}
+
+// deleteTopicInBroker is DELETE_TOPIC_IN_BROKER (215), a broker code.
+const deleteTopicInBroker int32 = 215
+
+// DeleteTopicInBroker asks a broker DELETE_TOPIC_IN_BROKER (215)
+// (MQClientAPIImpl.deleteTopicInBroker, DeleteTopicRequestHeader).
+func (c *Client) DeleteTopicInBroker(ctx context.Context, brokerAddr, topic string) error {
+	_, err := c.call(ctx, brokerAddr, deleteTopicInBroker, map[string]string{"topic": topic}, nil)
+	return err
+}
+
+// MasterAddrs returns the master (id 0) address of every broker name of
+// cluster, sorted, and whether ci knows the cluster
+// (CommandUtil.fetchMasterAddrByClusterName).
+func MasterAddrs(ci *route.ClusterInfo, cluster string) ([]string, bool) {
+	names, ok := ci.ClusterAddrTable[cluster]
+	var addrs []string
+	for _, name := range names {
+		if bd, found := ci.BrokerAddrTable[name]; found {
+			if a, isSet := bd.BrokerAddrs[0]; isSet && !slices.Contains(addrs, a) {
+				addrs = append(addrs, a)
+			}
+		}
+	}
+	slices.Sort(addrs)
+	return addrs, ok
 }
 
 // BrokerRuntimeStats asks a broker GET_BROKER_RUNTIME_INFO (28), the

@@ -100,11 +100,16 @@ func controllerDefaults(port int) *ControllerConfig {
 // controllerDLegerPeers (SelfRemotingAddr). When configStorePath is not the
 // -c file, the updates persisted there are applied over it (loadOwnFile);
 // when it is, updates rewrite the -c file whole.
-func LoadController(path string) (*ControllerConfig, error) {
+func LoadController(path string) (*ControllerConfig, error) { return loadController(path, nil) }
+
+// loadController is LoadController with over (environment properties)
+// applied over the -c file.
+func loadController(path string, over map[string]string) (*ControllerConfig, error) {
 	props, err := readPropertiesFile(path)
 	if err != nil {
 		return nil, err
 	}
+	maps.Copy(props, over)
 	cc := controllerDefaults(19876)
 	cc.applyFile(props)
 	cc.ACL.resolve(filepath.Dir(path))

@@ -97,6 +97,9 @@ type NamesrvConfig struct {
 	// ReadyAfterBrokerRegistrationSeconds delays readiness after start.
 	ReadyAfterBrokerRegistrationSeconds int `prop:"readyAfterBrokerRegistrationSeconds"`
 
+	// AddrService: the NameServer list served to clients by domain (nsaddr.go).
+	AddrService
+
 	// Controller is the embedded controller's config, filled from the same
 	// file; only used when EnableControllerInNamesrv is true.
 	Controller ControllerConfig `prop:"-"`
@@ -177,11 +180,15 @@ func Default() *NamesrvConfig {
 // keys are kept and shown by Render. As in Java, configStorePath becomes the
 // -c path whatever the file says. Per-key parse errors (listenPort=abc) do
 // not fail Load; Validate reports them.
-func Load(path string) (*NamesrvConfig, error) {
+func Load(path string) (*NamesrvConfig, error) { return load(path, nil) }
+
+// load is Load with over (environment properties) applied over the file.
+func load(path string, over map[string]string) (*NamesrvConfig, error) {
 	props, err := readPropertiesFile(path)
 	if err != nil {
 		return nil, err
 	}
+	maps.Copy(props, over)
 	c := defaults()
 	c.raw = props
 	c.loadErrs = applyProps(bindings(c), props)

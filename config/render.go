@@ -38,8 +38,17 @@ func (cc *ControllerConfig) renderMap() map[string]string {
 	if _, port, err := net.SplitHostPort(cc.SelfRemotingAddr()); err == nil {
 		out["listenPort"] = port
 	}
+	out["jraftConfig"] = JraftConfigValue
 	return out
 }
+
+// JraftConfigValue is what GET_CONTROLLER_CONFIG shows for jraftConfig.
+// Java's ControllerConfig always holds a JraftConfig object and
+// MixAll.object2Properties prints its Object.toString ("class@hash"), so
+// every Java answer has the key; ours has no JRaft settings and shows the
+// class name with a zero hash. It is never read back: Java's
+// properties2Object skips a setter taking an object, and ours ignores it.
+const JraftConfigValue = "org.apache.rocketmq.common.JraftConfig@0"
 
 // Persist writes the config (Render's keys, values escaped so they read back
 // unchanged) to configStorePath atomically: temp file, fsync, rename, fsync
@@ -130,7 +139,7 @@ func writeAtomicFile(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp-*")
+	tmp, err := createTempFor(path)
 	if err != nil {
 		return err
 	}
@@ -158,7 +167,7 @@ func keepBackup(path string) error {
 		return err
 	}
 	bak := path + ".bak"
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(bak)+".tmp-*")
+	tmp, err := createTempFor(bak)
 	if err != nil {
 		return err
 	}

@@ -46,6 +46,7 @@ func (c *NamesrvConfig) Validate() error {
 	c.NettyServer.rules(r)
 	c.extraRules(r)
 	c.ACL.rules(r)
+	c.addrServiceRules(r)
 	r.errs = append(r.errs, validateController(c)...)
 	return joinUnique(r.errs)
 }

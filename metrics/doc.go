@@ -13,6 +13,9 @@
 //   - /readyz: 200 when every readiness check passes, 503 with the first
 //     failing check's reason otherwise.
 //
+// EndpointConfig.Routes mounts further handlers on the same listener (the
+// NameServer's address service, package nsaddr).
+//
 // Families:
 //
 //   - NewRemoting (prefix rocketmq_namesrv or rocketmq_controller): the

@@ -23,6 +23,9 @@ type EndpointConfig struct {
 	Registry *Registry
 	// Logger receives errors; nil discards them.
 	Logger hclog.Logger
+	// Routes are further handlers by http.ServeMux pattern (the
+	// NameServer's address service, package nsaddr).
+	Routes map[string]http.Handler
 }
 
 // Endpoint is the HTTP listener of /metrics, /healthz and /readyz.
@@ -59,7 +62,11 @@ func Listen(cfg EndpointConfig) (*Endpoint, error) {
 	if reg == nil {
 		reg = NewRegistry()
 	}
-	e.srv = &http.Server{Handler: e.mux(reg.Handler(e.log)), ReadHeaderTimeout: 5 * time.Second,
+	mux := e.mux(reg.Handler(e.log))
+	for pattern, h := range cfg.Routes {
+		mux.Handle(pattern, h)
+	}
+	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
 	go e.serve()
 	return e, nil

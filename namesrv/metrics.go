@@ -89,8 +89,16 @@ func (s *Server) startMetrics() error {
 	if m == nil {
 		return nil
 	}
+	routes, err := s.addrRoutes()
+	if err != nil {
+		if m.ln != nil {
+			_ = m.ln.Close()
+			m.ln = nil
+		}
+		return err
+	}
 	ep, err := metrics.Listen(metrics.EndpointConfig{Addr: s.cfg.Load().MetricsAddr(),
-		Listener: m.ln, Registry: m.reg, Logger: s.log.Named("metrics")})
+		Listener: m.ln, Registry: m.reg, Logger: s.log.Named("metrics"), Routes: routes})
 	m.ln = nil
 	if err != nil {
 		return err

@@ -11,6 +11,9 @@
 //	                                      ask each controller for its metadata
 //	                                      (1005) and wait for a ready leader
 //
+// CONTROLLER_<KEY>=value environment variables set keys over the -c file
+// (any case, underscores ignored; see config.EnvProps).
+//
 // The controller itself is compiled only with -tags embedded_controller;
 // the default build keeps -probe and otherwise exits 1.
 package main

@@ -22,7 +22,7 @@ func runController(opts options, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mqcontroller: -c <controller.properties> is required (controllerDLegerPeers, controllerRaftPeers, controllerDLegerSelfId)")
 		return 2
 	}
-	cfg, err := config.LoadController(opts.configFile)
+	cfg, err := config.LoadControllerWithEnv(opts.configFile, os.Environ())
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rmqgo/nameserver/internal/javahash"
 	"github.com/rmqgo/nameserver/namesrv/route"
 )
 
@@ -67,9 +68,12 @@ func clusterListOnce(e *env, ns []string, cluster string, more bool) error {
 }
 
 // clusterRows lists every broker address of the selected clusters (all
-// when cluster is empty) in name order, with its runtime stats.
+// when cluster is empty) with its runtime stats: clusters in the order of
+// the HashMap fastjson decodes clusterAddrTable into (same-bucket names by
+// name), broker names sorted (Java's TreeSet), ids ascending.
 func clusterRows(e *env, ci *route.ClusterInfo, cluster string) []clusterRow {
-	names := slices.Sorted(maps.Keys(ci.ClusterAddrTable))
+	names := slices.Collect(maps.Keys(ci.ClusterAddrTable))
+	javahash.Sort(names, javahash.HashMapDefault, javahash.StringHash, javahash.Compare)
 	if cluster != "" {
 		names = []string{cluster}
 	}
@@ -142,21 +146,47 @@ func newBrokerStats(m map[string]string) brokerStats {
 		}
 		return def
 	}
-	s := brokerStats{version: m["brokerVersionDesc"], sendQueue: m["sendThreadPoolQueueSize"],
-		sendWait: m["sendThreadPoolQueueHeadWaitTimeMills"], pullQueue: m["pullThreadPoolQueueSize"],
-		pullWait: m["pullThreadPoolQueueHeadWaitTimeMills"], ackQueue: or("ackThreadPoolQueueSize", "N"),
-		ackWait: or("ackThreadPoolQueueHeadWaitTimeMills", "N"), pageCacheLock: m["pageCacheLockTimeMills"]}
+	get := func(k string) string { return or(k, "null") } // Java's %s of a null String
+	s := brokerStats{version: get("brokerVersionDesc"), sendQueue: get("sendThreadPoolQueueSize"),
+		sendWait: get("sendThreadPoolQueueHeadWaitTimeMills"), pullQueue: get("pullThreadPoolQueueSize"),
+		pullWait: get("pullThreadPoolQueueHeadWaitTimeMills"), ackQueue: or("ackThreadPoolQueueSize", "N"),
+		ackWait: or("ackThreadPoolQueueHeadWaitTimeMills", "N"), pageCacheLock: get("pageCacheLockTimeMills")}
 	s.in, s.out = firstFloat(m["putTps"]), firstFloat(m["getTransferredTps"])
-	s.timerReadBehind, _ = strconv.ParseInt(m["timerReadBehind"], 10, 64)
-	s.timerOffsetBehind, _ = strconv.ParseInt(m["timerOffsetBehind"], 10, 64)
-	s.timerCongest, _ = strconv.ParseInt(m["timerCongestNum"], 10, 64)
-	s.timerEnqueueTps, s.timerDequeueTps = firstFloat(m["timerEnqueueTps"]), firstFloat(m["timerDequeueTps"])
+	s.parseTimer(m)
 	s.active, _ = strconv.ParseBool(m["brokerActive"])
 	if ts, err := strconv.ParseInt(m["earliestMessageTimeStamp"], 10, 64); err == nil {
 		s.hour = float64(time.Now().UnixMilli()-ts) / 1000 / 60 / 60
 	}
 	s.space = firstFloat(m["commitLogDiskRatio"])
 	return s
+}
+
+// parseTimer reads the timer figures in Java's order, stopping at the
+// first that does not parse: ClusterListSubCommand parses them in one try
+// block, so that one and those after it stay 0.
+func (s *brokerStats) parseTimer(m map[string]string) {
+	ints := []struct {
+		key string
+		dst *int64
+	}{{"timerReadBehind", &s.timerReadBehind}, {"timerOffsetBehind", &s.timerOffsetBehind}, {"timerCongestNum", &s.timerCongest}}
+	for _, f := range ints {
+		n, err := strconv.ParseInt(m[f.key], 10, 64)
+		if err != nil {
+			return
+		}
+		*f.dst = n
+	}
+	floats := []struct {
+		key string
+		dst *float64
+	}{{"timerEnqueueTps", &s.timerEnqueueTps}, {"timerDequeueTps", &s.timerDequeueTps}}
+	for _, f := range floats {
+		v, err := strconv.ParseFloat(m[f.key], 32) // Float.parseFloat
+		if err != nil {
+			return
+		}
+		*f.dst = v
+	}
 }
 
 // firstFloat parses the first space-separated token of s (0 if none).

@@ -5,8 +5,9 @@
 //	mqadmin <command> [-n "host:port;host:port"] [options] [--json]
 //
 // NameServer commands (-n, or $NAMESRV_ADDR): clusterList, topicRoute,
-// topicList, topicClusterList, deleteTopic (the NameServer part:
-// DELETE_TOPIC_IN_NAMESRV on every -n address), updateOrderConf,
+// topicList, topicClusterList, deleteTopic (DELETE_TOPIC_IN_BROKER on
+// every master of the -c cluster, then DELETE_TOPIC_IN_NAMESRV on every -n
+// address), updateOrderConf,
 // updateKvConfig, deleteKvConfig, getNamesrvConfig, updateNamesrvConfig,
 // wipeWritePerm, addWritePerm. Reads go to the first reachable NameServer;
 // writes go to every listed one and report each.

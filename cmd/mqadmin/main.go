@@ -39,7 +39,7 @@ var commands = []command{
 	{"topicRoute", "Examine topic route info.", setupTopicRoute},
 	{"topicList", "Fetch all topic list from name server.", setupTopicList},
 	{"topicClusterList", "Get cluster info for topic.", setupTopicClusterList},
-	{"deleteTopic", "Delete topic from NameServer.", setupDeleteTopic},
+	{"deleteTopic", "Delete topic from broker and NameServer.", setupDeleteTopic},
 	{"updateOrderConf", "Create or update or delete order conf.", setupUpdateOrderConf},
 	{"updateKvConfig", "Create or update KV config.", setupUpdateKvConfig},
 	{"deleteKvConfig", "Delete KV config.", setupDeleteKvConfig},

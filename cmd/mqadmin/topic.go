@@ -11,6 +11,7 @@ import (
 
 	"github.com/rmqgo/nameserver/admin"
 	"github.com/rmqgo/nameserver/internal/fastjson"
+	"github.com/rmqgo/nameserver/internal/javahash"
 	"github.com/rmqgo/nameserver/namesrv/body"
 	"github.com/rmqgo/nameserver/namesrv/route"
 )
@@ -83,6 +84,7 @@ func setupTopicList(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
+		topics = decodedSetOrder(topics)
 		if clusterModel {
 			return topicListClusters(e, ns, topics)
 		}
@@ -94,6 +96,12 @@ func setupTopicList(fs *flag.FlagSet) runFunc {
 		}
 		return nil
 	}
+}
+
+// decodedSetOrder orders a TopicList as Java's mqadmin iterates it:
+// fastjson decodes the body's list into a HashSet, in body order.
+func decodedSetOrder(topics []string) []string {
+	return javahash.InsertionOrder(topics, javahash.HashMapDefault, javahash.StringHash)
 }
 
 // topicCluster is one line of topicList -c.
@@ -174,29 +182,6 @@ func setupTopicClusterList(fs *flag.FlagSet) runFunc {
 			e.printf("%s\n", c)
 		}
 		return nil
-	}
-}
-
-func setupDeleteTopic(fs *flag.FlagSet) runFunc {
-	var topic, cluster string
-	strFlag(fs, &topic, "t", "topic", "topic name")
-	strFlag(fs, &cluster, "c", "clusterName", "delete topic from which cluster")
-	return func(e *env) error {
-		ns, err := e.nameServers()
-		if err == nil {
-			err = required(opt("t", &topic), opt("c", &cluster))
-		}
-		if err != nil {
-			return err
-		}
-		res, err := fanOut(ns, each(func(a string) error { return e.client.DeleteTopic(e.ctx, a, topic, cluster) }))
-		if e.json {
-			return fanOutJSON(e, map[string]any{"topic": topic, "cluster": cluster}, res, err)
-		}
-		if err == nil {
-			e.printf("delete topic [%s] from NameServer success.\n", topic)
-		}
-		return failedOn(res, err)
 	}
 }
 

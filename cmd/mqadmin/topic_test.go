@@ -20,8 +20,10 @@ func TestClusterList(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	require.Len(t, lines, 3)
 	require.True(t, strings.HasPrefix(lines[0], "#Cluster Name           #Broker Name            #BID  #Addr"))
-	require.Regexp(t, `^DefaultCluster\s+broker-a\s+0\s+`+a.Addr()+`\s+0\.00\(,ms\)`, lines[1])
-	require.True(t, strings.HasPrefix(lines[2], "OtherCluster"))
+	// Java iterates the decoded clusterAddrTable, a HashMap: OtherCluster
+	// (bucket 8 of 16) before DefaultCluster (15).
+	require.True(t, strings.HasPrefix(lines[1], "OtherCluster"))
+	require.Regexp(t, `^DefaultCluster\s+broker-a\s+0\s+`+a.Addr()+`\s+0\.00\(,ms\)`, lines[2])
 
 	out = requireOK(t, mqadmin(t, "clusterList", "-n", ns, "-c", "OtherCluster", "-m"))
 	require.Contains(t, out, "#InTotalYest")
@@ -31,8 +33,8 @@ func TestClusterList(t *testing.T) {
 	var rows []clusterRow
 	require.NoError(t, json.Unmarshal([]byte(requireOK(t, mqadmin(t, "clusterList", "-n", ns, "--json"))), &rows))
 	require.Len(t, rows, 2)
-	require.Equal(t, a.Addr(), rows[0].Addr)
-	require.NotEmpty(t, rows[0].StatsError, "the fake broker does not serve runtime info")
+	require.Equal(t, a.Addr(), rows[1].Addr)
+	require.NotEmpty(t, rows[1].StatsError, "the fake broker does not serve runtime info")
 }
 
 func TestTopicRoute(t *testing.T) {
@@ -96,7 +98,7 @@ func TestDeleteTopicOnEveryNameServer(t *testing.T) {
 	nss := startNSs(t, 2)
 	startBroker(t, topicBroker("broker-a", fakebroker.Topic("T", 4)), nss...)
 	out := requireOK(t, mqadmin(t, "deleteTopic", "-n", nsList(nss...), "-t", "T", "-c", "DefaultCluster"))
-	require.Equal(t, "delete topic [T] from NameServer success.\n", out)
+	require.Equal(t, "delete topic [T] from cluster [DefaultCluster] success.\ndelete topic [T] from NameServer success.\n", out)
 	c := admin.New(admin.Options{})
 	defer c.Close()
 	for _, ns := range nss {
@@ -131,4 +133,57 @@ func TestJavaFormatting(t *testing.T) {
 	require.Equal(t, "abc", frontStringAtLeast("abcdef", 3))
 	require.Equal(t, "ab", frontStringAtLeast("ab", 3))
 	require.InDelta(t, 12.5, firstFloat("12.5 11.0 10.0"), 1e-9)
+}
+
+// deleteTopic is DeleteTopicSubCommand: DELETE_TOPIC_IN_BROKER (215) to
+// every master of the cluster first, then DELETE_TOPIC_IN_NAMESRV (216) to
+// every NameServer.
+func TestDeleteTopicFromBrokersThenNameServers(t *testing.T) {
+	t.Parallel()
+	nss := startNSs(t, 2)
+	master := startBroker(t, topicBroker("broker-a", fakebroker.Topic("T", 4)), nss...)
+	slave := startBroker(t, fakebroker.Config{BrokerName: "broker-a", BrokerID: 1,
+		Topics: []fakebroker.TopicConfig{fakebroker.Topic("T", 4)}}, nss...)
+	other := startBroker(t, fakebroker.Config{ClusterName: "C2", BrokerName: "broker-c",
+		Topics: []fakebroker.TopicConfig{fakebroker.Topic("T", 4)}}, nss...)
+	out := requireOK(t, mqadmin(t, "deleteTopic", "-n", nsList(nss...), "-t", "T", "-c", "DefaultCluster"))
+	require.Equal(t, "delete topic [T] from cluster [DefaultCluster] success.\n"+
+		"delete topic [T] from NameServer success.\n", out)
+	req, err := master.WaitRequest(testCtx(t), fakebroker.DeleteTopicInBroker)
+	require.NoError(t, err)
+	require.Equal(t, "T", req.ExtFields["topic"])
+	require.NotContains(t, master.TopicConfigs(), "T")
+	require.Zero(t, slave.RequestCount(fakebroker.DeleteTopicInBroker), "slaves are not asked")
+	require.Zero(t, other.RequestCount(fakebroker.DeleteTopicInBroker), "other clusters are not asked")
+	require.Contains(t, slave.TopicConfigs(), "T")
+}
+
+// A broker that cannot delete stops the command before any NameServer is
+// asked, as Java's (deleteTopicInBroker throws first).
+func TestDeleteTopicBrokerFailureLeavesNameServers(t *testing.T) {
+	t.Parallel()
+	ns := startNS(t)
+	b, err := fakebroker.New(topicBroker("broker-a", fakebroker.Topic("T", 4)))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+	registerAs(t, b, ns, closedAddr(t))
+	r := mqadmin(t, "deleteTopic", "-n", ns, "-t", "T", "-c", "DefaultCluster")
+	require.Equal(t, exitFail, r.code, r.out)
+	require.NotContains(t, r.out, "from NameServer success")
+	c := admin.New(admin.Options{})
+	defer c.Close()
+	_, err = c.TopicRoute(testCtx(t), ns, "T")
+	require.NoError(t, err, "the NameServer still has the topic")
+}
+
+// An unknown cluster prints Java's CommandUtil error and still deletes the
+// topic from the NameServers.
+func TestDeleteTopicUnknownCluster(t *testing.T) {
+	t.Parallel()
+	ns := startNS(t)
+	startBroker(t, topicBroker("broker-a", fakebroker.Topic("T", 4)), ns)
+	out := requireOK(t, mqadmin(t, "deleteTopic", "-n", ns, "-t", "T", "-c", "Nope"))
+	require.Equal(t, "[error] Make sure the specified clusterName exists or the name server connected to is correct."+
+		"delete topic [T] from cluster [Nope] success.\n"+
+		"delete topic [T] from NameServer success.\n", out)
 }

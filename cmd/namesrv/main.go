@@ -1,6 +1,12 @@
 // Command namesrv runs a RocketMQ NameServer (mqnamesrv). Built with
 // -tags embedded_controller it can also run the Controller in the same
 // process (enableControllerInNamesrv=true).
+//
+// Configuration: the -c properties file (Java's defaults without one),
+// then NAMESRV_<KEY>=value environment variables over it (any case,
+// underscores ignored: NAMESRV_LISTEN_PORT=9876 sets listenPort; see
+// config.EnvProps). -p prints the result; -healthcheck asks its metrics
+// listener's /healthz and exits 0 or 1 (a container's HEALTHCHECK).
 package main
 
 import (
@@ -21,9 +27,10 @@ import (
 
 // options are the command-line flags of mqnamesrv.
 type options struct {
-	configFile string
-	printOnly  bool
-	namesrv    string
+	configFile  string
+	printOnly   bool
+	namesrv     string
+	healthcheck bool
 }
 
 func main() {
@@ -47,6 +54,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		_, _ = stdout.Write(cfg.Render())
 		return 0
 	}
+	if opts.healthcheck {
+		return healthcheck(cfg, stderr)
+	}
 	logger := newLogger(stderr)
 	stop, err := startServers(cfg, logger)
 	if err != nil {
@@ -64,14 +74,14 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.configFile, "c", "", "Name server config properties file")
 	fs.BoolVar(&o.printOnly, "p", false, "Print all config items and exit")
 	fs.StringVar(&o.namesrv, "n", "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876' (accepted, unused)")
+	fs.BoolVar(&o.healthcheck, "healthcheck", false, "GET /healthz of this configuration's metrics listener and exit 0 (200) or 1")
 	return o, fs.Parse(args)
 }
 
+// loadConfig reads the -c file (Java's defaults without one) with the
+// NAMESRV_<KEY> environment variables over it.
 func loadConfig(o options) (*config.NamesrvConfig, error) {
-	if o.configFile == "" {
-		return config.Default(), nil
-	}
-	return config.Load(o.configFile)
+	return config.LoadWithEnv(o.configFile, os.Environ())
 }
 
 func newLogger(w io.Writer) hclog.Logger {

@@ -104,41 +104,54 @@ func (m *Manager) ClusterInfo() ClusterInfo {
 	return ci
 }
 
-// AllTopics lists every topic of topicQueueTable.
+// AllTopics lists every topic of topicQueueTable, in the order of Java's
+// TopicList filled from its key set (getAllTopicList).
 func (m *Manager) AllTopics() TopicList {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	return topicList(appendKeys(make([]string, 0, len(m.topics)), m.topics))
+	return newTopicList(rowNames(m.allRows()))
 }
 
 // TopicsByCluster lists the topics with a queue on any broker group of
-// cluster; an unknown cluster gives an empty list.
+// cluster; an unknown cluster gives an empty list. Java's getTopicsByCluster
+// adds, for each broker name of the cluster's set, the topics of
+// topicQueueTable that have its QueueData.
 func (m *Manager) TopicsByCluster(cluster string) TopicList {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	set := map[string]struct{}{}
-	for name := range m.clusters[cluster] {
-		for e := range m.byBroker[name] {
-			set[e.name] = struct{}{}
+	var names []string
+	seen := map[*topicEntry]struct{}{}
+	for _, b := range javaSetOrder(slices.Collect(maps.Keys(m.clusters[cluster]))) {
+		for _, e := range m.tableOrder(slices.Collect(maps.Keys(m.byBroker[b]))) {
+			if _, dup := seen[e]; !dup {
+				seen[e] = struct{}{}
+				names = append(names, e.name)
+			}
 		}
 	}
-	return topicList(appendKeys(make([]string, 0, len(set)), set))
+	return newTopicList(names)
 }
 
 // SystemTopics answers GET_SYSTEM_TOPIC_LIST_FROM_NS: every cluster name
-// and broker name, and the lowest-id address of the first broker group
+// and broker name (added as Java's getSystemTopicList adds them: each
+// cluster of clusterAddrTable, then its broker names), and the lowest-id address of the first broker group
 // that has one, in the iteration order of Java's brokerAddrTable.
 func (m *Manager) SystemTopics() TopicList {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	set := map[string]struct{}{}
-	for c, names := range m.clusters {
-		set[c] = struct{}{}
-		for n := range names {
-			set[n] = struct{}{}
+	var added []string
+	seen := map[string]struct{}{}
+	clusters := slices.Collect(maps.Keys(m.clusters))
+	javahash.Sort(clusters, javahash.ClusterAddrTable, javahash.StringHash, javahash.Compare)
+	for _, c := range clusters {
+		for _, n := range append([]string{c}, javaSetOrder(slices.Collect(maps.Keys(m.clusters[c])))...) {
+			if _, dup := seen[n]; !dup {
+				seen[n] = struct{}{}
+				added = append(added, n)
+			}
 		}
 	}
-	tl := topicList(slices.Collect(maps.Keys(set)))
+	tl := newTopicList(added)
 	names := slices.Collect(maps.Keys(m.brokers))
 	javahash.Sort(names, javahash.BrokerAddrTable, javahash.StringHash, javahash.Compare)
 	for _, name := range names {
@@ -171,13 +184,13 @@ func (m *Manager) HasUnitSubUnUnitTopics() TopicList {
 func (m *Manager) topicsByFlag(match func(int32) bool) TopicList {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	tl := TopicList{TopicList: []string{}}
-	for topic, e := range m.topics {
+	names := []string{}
+	for _, e := range m.allRows() {
 		if len(e.queues) > 0 && match(e.queues[0].TopicSysFlag) {
-			tl.TopicList = append(tl.TopicList, topic)
+			names = append(names, e.name)
 		}
 	}
-	return topicList(tl.TopicList)
+	return newTopicList(names)
 }
 
 // BrokerMemberGroup answers GET_BROKER_MEMBER_GROUP: the addresses of the
@@ -197,14 +210,6 @@ func appendKeys[V any](dst []string, m map[string]V) []string {
 		dst = append(dst, k)
 	}
 	return dst
-}
-
-// topicList orders topic names as Java's TopicList set iterates them
-// (a ConcurrentHashMap key set), so lists come out as the Java NameServer
-// writes them.
-func topicList(topics []string) TopicList {
-	javahash.SortStrings(topics, 16, true)
-	return TopicList{TopicList: topics}
 }
 
 // javaSetOrder orders broker names as a Java HashSet iterates them.

@@ -28,8 +28,10 @@ type Manager struct {
 	filters  map[addrKey][]string                         // filterServerTable
 	mappings map[string]map[string]*TopicQueueMappingInfo // topicQueueMappingInfoTable, copy-on-write per topic
 
-	removals uint64 // bumped whenever a QueueData is removed (see coverage)
-	edits    uint64 // bumped whenever a QueueData is added, changed or removed (see applied)
+	mutations uint64 // bumped by every mutation (topic insertion order, see tableOrder)
+	topicPeak int    // most rows topicQueueTable ever held (its Java table size)
+	removals  uint64 // bumped whenever a QueueData is removed (see coverage)
+	edits     uint64 // bumped whenever a QueueData is added, changed or removed (see applied)
 
 	shared shareTable // BrokerData lists shared between snapshots
 	pub    published  // what Lookup reads

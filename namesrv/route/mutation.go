@@ -48,6 +48,7 @@ func (m *Manager) apply(fn func(t *mutation)) []MinBrokerIDChange {
 	defer m.mu.Unlock()
 	t := &m.mut
 	t.settings = m.opts.Settings()
+	m.mutations++
 	fn(t)
 	return t.commit()
 }

@@ -20,9 +20,10 @@ type topicEntry struct {
 	// queues is sorted by BrokerName, one QueueData per broker. Published
 	// snapshots share it, so it is replaced, never modified, unless fresh.
 	queues  []QueueData
-	fresh   bool // queues was allocated in the current mutation
-	dirty   bool // queued for republication in the current mutation
-	removed bool // dropped from topicQueueTable
+	fresh   bool   // queues was allocated in the current mutation
+	dirty   bool   // queued for republication in the current mutation
+	removed bool   // dropped from topicQueueTable
+	seq     uint64 // Manager.mutations when added to topicQueueTable (see tableOrder)
 	snap    atomic.Pointer[TopicSnapshot]
 }
 
@@ -109,6 +110,7 @@ func (t *mutation) entry(topic string, create bool) *topicEntry {
 	}
 	e := &topicEntry{name: topic, fresh: true}
 	m.topics[topic] = e
+	t.noteNewTopic(e)
 	t.added = append(t.added, e)
 	t.markTopic(e)
 	return e

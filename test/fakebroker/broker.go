@@ -51,6 +51,10 @@ type Config struct {
 	// Sign, if set, signs every request to a NameServer (e.g. acl.Sign
 	// with a broker account, as a Java broker's AclClientRPCHook does).
 	Sign func(*remoting.Command)
+	// RuntimeInfo is the GET_BROKER_RUNTIME_INFO (28) table
+	// (AdminBrokerProcessor.prepareRuntimeInfo's keys); nil answers
+	// REQUEST_CODE_NOT_SUPPORTED.
+	RuntimeInfo map[string]string
 }
 
 // Topic returns a read-write topic config with the given number of read

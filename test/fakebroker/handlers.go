@@ -17,6 +17,7 @@ func (b *Broker) registerHandlers() {
 	b.srv.Register(HeartBeat, b.handleAck)
 	b.srv.Register(UnregisterClient, b.handleAck)
 	b.srv.Register(remoting.NotifyMinBrokerIDChange, b.handleAck)
+	b.registerAdminHandlers()
 	b.srv.SetDefaultHandler(b.handleOther)
 }
 

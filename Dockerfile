@@ -1,0 +1,56 @@
+# syntax=docker/dockerfile:1
+#
+# The NameServer image, in two targets (make image builds both):
+#
+#   docker build --target namesrv            -t rmqgo/namesrv .             # default build
+#   docker build --target namesrv-controller -t rmqgo/namesrv-controller .  # -tags embedded_controller
+#
+# Static binaries (CGO_ENABLED=0) on distroless/static, run as the
+# nonroot user 65532. No shell in the image: the entrypoint is the binary
+# and HEALTHCHECK runs `namesrv -healthcheck`, which asks /healthz of the
+# metrics listener its configuration names.
+#
+# Configuration: /etc/rocketmq/namesrv.properties (deploy/container/,
+# replace it with a mount) and NAMESRV_<KEY>=value variables over it
+# (NAMESRV_LISTEN_PORT=9876 sets listenPort; see README "Container image").
+# State (kvConfig.db, the controller's Raft store) under /data.
+
+ARG GO_VERSION=1.26
+ARG BASE=gcr.io/distroless/static-debian12:nonroot
+
+FROM golang:${GO_VERSION} AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+ENV CGO_ENABLED=0
+RUN go build -trimpath -ldflags="-s -w" -o /out/plain/ ./cmd/namesrv ./cmd/mqadmin
+RUN go build -trimpath -ldflags="-s -w" -tags embedded_controller -o /out/controller/ ./cmd/namesrv ./cmd/controller ./cmd/mqadmin
+# The writable tree of the runtime user: the -c file's directory (updates
+# rewrite the file beside a .bak) and the data directory.
+RUN mkdir -p /rootfs/etc/rocketmq /rootfs/data \
+ && cp deploy/container/namesrv.properties /rootfs/etc/rocketmq/namesrv.properties
+
+FROM ${BASE} AS namesrv-controller
+COPY --from=build /out/controller/ /usr/local/bin/
+COPY --from=build --chown=65532:65532 /rootfs/ /
+USER 65532:65532
+ENV HOME=/data
+VOLUME ["/data"]
+EXPOSE 9876 9878 9879 5557
+HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 \
+  CMD ["/usr/local/bin/namesrv", "-c", "/etc/rocketmq/namesrv.properties", "-healthcheck"]
+ENTRYPOINT ["/usr/local/bin/namesrv"]
+CMD ["-c", "/etc/rocketmq/namesrv.properties"]
+
+FROM ${BASE} AS namesrv
+COPY --from=build /out/plain/ /usr/local/bin/
+COPY --from=build --chown=65532:65532 /rootfs/ /
+USER 65532:65532
+ENV HOME=/data
+VOLUME ["/data"]
+EXPOSE 9876 5557
+HEALTHCHECK --interval=10s --timeout=5s --start-period=15s --retries=3 \
+  CMD ["/usr/local/bin/namesrv", "-c", "/etc/rocketmq/namesrv.properties", "-healthcheck"]
+ENTRYPOINT ["/usr/local/bin/namesrv"]
+CMD ["-c", "/etc/rocketmq/namesrv.properties"]

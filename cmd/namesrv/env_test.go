@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/testlog"
+	"github.com/rmqgo/nameserver/namesrv"
+)
+
+func runMain(args ...string) (int, string, string) {
+	var out, errOut bytes.Buffer
+	code := run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// NAMESRV_<KEY> variables set properties over the -c file; -p shows them.
+func TestEnvironmentSetsProperties(t *testing.T) {
+	t.Setenv("NAMESRV_LISTENPORT", "9877")
+	t.Setenv("NAMESRV_ORDER_MESSAGE_ENABLE", "true")
+	t.Setenv("NAMESRV_LOG_LEVEL", "debug")
+	code, out, errOut := runMain("-p")
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, out, "listenPort=9877\n")
+	require.Contains(t, out, "orderMessageEnable=true\n")
+
+	t.Setenv("NAMESRV_LISTEN_PROT", "1")
+	code, _, errOut = runMain("-p")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "NAMESRV_LISTEN_PROT names no key")
+}
+
+// freeAddr returns a loopback address that was free a moment ago.
+func freeAddr(t *testing.T) *net.TCPAddr {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().(*net.TCPAddr)
+	require.NoError(t, ln.Close())
+	return addr
+}
+
+// -healthcheck asks /healthz of the configured metrics port, on loopback
+// for a wildcard bind address: 0 while the NameServer runs, 1 after.
+func TestHealthcheck(t *testing.T) {
+	metricsAddr := freeAddr(t)
+	cfg := config.Default()
+	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
+	cfg.KVConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
+	cfg.ConfigStorePath = filepath.Join(t.TempDir(), "namesrv.properties")
+	cfg.MetricsExporterType, cfg.MetricsPromExporterPort = "PROM", metricsAddr.Port
+	srv, err := namesrv.New(cfg, testlog.New(t, "namesrv"))
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+
+	code, _, errOut := runMain("-healthcheck")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "needs metricsExporterType=PROM")
+
+	t.Setenv("NAMESRV_METRICSEXPORTERTYPE", "PROM")
+	t.Setenv("NAMESRV_BINDADDRESS", "0.0.0.0")
+	t.Setenv("NAMESRV_METRICSPROMEXPORTERPORT", strconv.Itoa(metricsAddr.Port))
+	code, _, errOut = runMain("-healthcheck")
+	require.Equal(t, 0, code, errOut)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, srv.Shutdown(ctx))
+	code, _, errOut = runMain("-healthcheck")
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "healthcheck:")
+}
+
+func TestLocalAddr(t *testing.T) {
+	require.Equal(t, "127.0.0.1:5557", localAddr("0.0.0.0:5557"))
+	require.Equal(t, "127.0.0.1:5557", localAddr(":5557"))
+	require.Equal(t, "[::1]:5557", localAddr("[::]:5557"))
+	require.Equal(t, "10.0.0.1:5557", localAddr("10.0.0.1:5557"))
+}
