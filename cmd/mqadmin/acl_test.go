@@ -71,7 +71,9 @@ func TestMutatingCommandsNeedAdminKeys(t *testing.T) {
 			{"--ak", "mqAdmin01", "--sk", "wrongSecret"}} {
 			r := mqadmin(t, append(base, keys...)...)
 			require.Equal(t, exitFail, r.code, "%v %v: %s%s", args, keys, r.out, r.errOut)
-			require.Contains(t, r.errOut, "admin permission", "%v %v", args, keys)
+			// deleteTopic reads the cluster first (code 106), where a
+			// wrong secret is already refused as a signature mismatch
+			require.Regexp(t, "admin permission|signature mismatch", r.errOut, "%v %v", args, keys)
 		}
 		requireOK(t, mqadmin(t, append(base, "--ak", "mqAdmin01", "--sk", "mqAdminSecret")...))
 	}
