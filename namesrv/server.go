@@ -16,6 +16,7 @@ import (
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/namesrv/route"
 	"github.com/rmqgo/nameserver/remoting"
+	"github.com/rmqgo/nameserver/tlsconf"
 )
 
 // Server is a running NameServer: the remoting listener, the route tables,
@@ -41,6 +42,7 @@ type Server struct {
 	// sendNotify sends one 905 oneway (sendOneway; tests replace it).
 	sendNotify func(ctx context.Context, addr string, req *remoting.Command)
 	notes      notifications // the 905 sends in flight
+	tls        *tlsconf.Manager // nil: plaintext only (WithTLS)
 }
 
 // New validates the configuration and opens the KV store; it opens no port.
@@ -59,7 +61,7 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 		return nil, fmt.Errorf("open kv store: %w", err)
 	}
 	s := &Server{cfg: config.NewHolder(cfg), log: logger, kv: &meteredKV{Store: store}, started: time.Now(),
-		readyWait: newStartupWait(cfg.ReadyAfterBrokerRegistrationSeconds)}
+		readyWait: newStartupWait(cfg.ReadyAfterBrokerRegistrationSeconds), tls: o.tls}
 	if cfg.NeedWaitForService {
 		s.serviceWait = newStartupWait(cfg.WaitSecondsForService)
 	}
@@ -81,6 +83,7 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 		PartialFrameBudget:      cfg.ServerPartialFrameBudgetBytes,
 		MaxConnections:          cfg.ServerMaxConnections,
 		OnPanic:                 func(int32, any) { s.metrics.panic(metrics.PanicRemoting) }, // logged by remoting
+		ConnHooks:               s.connHooks(),
 	})
 	s.lane = newLane(registrationNice, s.lanePanicked)
 	s.sendNotify = s.sendOneway

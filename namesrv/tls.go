@@ -1,0 +1,31 @@
+package namesrv
+
+import (
+	"net"
+
+	"github.com/rmqgo/nameserver/remoting"
+	"github.com/rmqgo/nameserver/tlsconf"
+)
+
+// WithTLS applies m (the tls.* settings) to the server: the remoting
+// listener sniffs each connection's first byte and serves TLS or plaintext
+// as tls.server.mode says, the metrics listener likewise, and the 905
+// notifications dial brokers with TLS when tls.enable is true. The caller
+// keeps ownership of m (and closes it after Shutdown).
+func WithTLS(m *tlsconf.Manager) Option { return func(o *options) { o.tls = m } }
+
+// connHooks are the remoting listener's ConnHooks: the TLS sniff, if any.
+func (s *Server) connHooks() []remoting.ConnHook {
+	if s.tls == nil {
+		return nil
+	}
+	return []remoting.ConnHook{s.tls.Hook()}
+}
+
+// wrapMetricsListener sniffs metrics connections like remoting ones.
+func (s *Server) wrapMetricsListener(ln net.Listener) net.Listener {
+	if s.tls == nil {
+		return ln
+	}
+	return s.tls.Listener(ln)
+}
