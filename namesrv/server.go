@@ -41,7 +41,7 @@ type Server struct {
 	serviceWait, readyWait *startupWait
 	// sendNotify sends one 905 oneway (sendOneway; tests replace it).
 	sendNotify func(ctx context.Context, addr string, req *remoting.Command)
-	notes      notifications // the 905 sends in flight
+	notes      notifications    // the 905 sends in flight
 	tls        *tlsconf.Manager // nil: plaintext only (WithTLS)
 }
 
