@@ -11,6 +11,7 @@ import (
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
+	"github.com/rmqgo/nameserver/tlsconf"
 )
 
 // Timing of the leader-side machinery (docs/controller.md sections 1.1,
@@ -46,6 +47,7 @@ type options struct {
 	persist   func(*config.ControllerConfig) error
 	clock     Clock
 	remoting  remoting.Observer
+	tls       *tlsconf.Manager // nil: plaintext only (WithTLS)
 }
 
 func buildOptions(opts []Option) options {

@@ -83,11 +83,12 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	c.hb = newHeartbeatManager(heartbeatOptions{Clock: o.clock, Logger: c.logger,
 		OnInactive: c.onBrokerInactive, CloseConn: c.closeConn})
 	c.srv = remoting.NewServer(remoting.ServerConfig{Logger: c.logger.Named("remoting"), Observer: o.remoting,
-		IdleTimeout: time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second})
+		IdleTimeout: time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second, ConnHooks: o.connHooks()})
 	c.srv.OnConnClose(c.onConnClose)
 	c.registerProcessors()
 	c.sched = newScheduler(schedulerQueueSize)
 	c.notifier = newNotifier(c.ctx, c.logger, o.observer, o.version)
+	c.notifier.tls = o.tls.Client
 	return c, nil
 }
 
