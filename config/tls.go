@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 )
@@ -110,14 +111,18 @@ func readTLSFile(path string, explicit bool) (map[string]string, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, nil
 	}
-	props, err := readPropertiesFile(path)
-	if err == nil {
-		return props, nil
-	}
+	data, err := os.ReadFile(path)
 	if !explicit && errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return nil, fmt.Errorf("%w: %s (%s): %w", ErrLoad, TLSConfigFileKey, path, err)
+	var props map[string]string
+	if err == nil {
+		props, err = parseProperties(data)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s (%s): %w", ErrLoad, TLSConfigFileKey, path, err)
+	}
+	return props, nil
 }
 
 // ServerCertConfigured reports whether a server certificate and key are named.
@@ -154,3 +159,7 @@ func redactSecrets(props map[string]string) map[string]string {
 // tlsKeyPrefix starts every TLS key; no remote update may change one
 // (certificates, keys, passwords and modes are what a node is).
 const tlsKeyPrefix = "tls."
+
+// RawProperties returns a copy of the properties read from the -c file
+// (LoadTLS reads the tls.* keys among them).
+func (cc *ControllerConfig) RawProperties() map[string]string { return maps.Clone(cc.raw) }

@@ -68,6 +68,7 @@ func (b *Broker) dial(ctx context.Context, ns string) (*remoting.Client, error) 
 	return remoting.Dial(ctx, ns, remoting.ClientOptions{
 		Logger:    b.log.Named("ns"),
 		OnRequest: b.onPushed,
+		TLS:       b.cfg.TLS,
 	})
 }
 
