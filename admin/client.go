@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"strings"
@@ -52,6 +53,9 @@ func ResponseCode(err error) (int32, bool) {
 type Options struct {
 	Timeout     time.Duration // per request; default DefaultTimeout
 	DialTimeout time.Duration // per connection attempt; default DefaultDialTimeout
+	// TLS, when set, makes every connection (NameServers, controllers and
+	// the brokers diagnose probes) TLS; nil is plaintext.
+	TLS *tls.Config
 }
 
 // Client sends admin requests. It keeps one connection per address and is
@@ -95,7 +99,7 @@ func (c *Client) conn(ctx context.Context, addr string) (*remoting.Client, error
 	}
 	dctx, cancel := context.WithTimeout(ctx, c.opts.DialTimeout)
 	defer cancel()
-	rc, err := remoting.Dial(dctx, addr, remoting.ClientOptions{})
+	rc, err := remoting.Dial(dctx, addr, remoting.ClientOptions{TLS: c.opts.TLS})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, addr, err)
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 )
 
@@ -26,5 +27,28 @@ func SplitJavaProps(args []string) (rest []string, props map[string]string, err 
 		}
 		props[k] = v
 	}
+	return rest, props, nil
+}
+
+// JavaOptEnv is the environment variable Java's start scripts (runserver.sh,
+// tools.sh) extend with JVM options; its -D properties are read too.
+const JavaOptEnv = "JAVA_OPT"
+
+// JavaProps returns SplitJavaProps(args) with, under them, the -Dkey=value
+// words of javaOpt (the JAVA_OPT environment variable: `export
+// JAVA_OPT=-Dtls.enable=true` as with Java's scripts); a -D on the command
+// line wins. Other words of javaOpt (-Xmx1g, -server) are ignored.
+func JavaProps(args []string, javaOpt string) (rest []string, props map[string]string, err error) {
+	rest, cmd, err := SplitJavaProps(args)
+	if err != nil {
+		return nil, nil, err
+	}
+	props = map[string]string{}
+	for _, w := range strings.Fields(javaOpt) {
+		if k, v, _ := strings.Cut(strings.TrimPrefix(w, "-D"), "="); strings.HasPrefix(w, "-D") && k != "" {
+			props[k] = v
+		}
+	}
+	maps.Copy(props, cmd)
 	return rest, props, nil
 }

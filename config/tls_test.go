@@ -72,3 +72,11 @@ func TestTLSKeysNeverUpdatedRemotelyNorShown(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "secret", back.RawProperties()["tls.server.keyPassword"], "persisting keeps the password")
 }
+
+func TestJavaPropsMergesJavaOpt(t *testing.T) {
+	rest, props, err := JavaProps([]string{"-c", "f", "-Dtls.server.mode=enforcing"},
+		"-server -Xmx1g -Dtls.enable=true -Dtls.server.mode=disabled -D")
+	require.NoError(t, err)
+	require.Equal(t, []string{"-c", "f"}, rest)
+	require.Equal(t, map[string]string{"tls.enable": "true", "tls.server.mode": "enforcing"}, props)
+}

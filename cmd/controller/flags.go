@@ -10,6 +10,8 @@
 //	controller -probe "a:p;b:p" [-wait 30s]
 //	                                      ask each controller for its metadata
 //	                                      (1005) and wait for a ready leader
+//	-Dtls.key=value                       Java-style TLS properties (see README);
+//	                                      with -probe, -Dtls.enable=true dials TLS
 //
 // The controller itself is compiled only with -tags embedded_controller;
 // the default build keeps -probe and otherwise exits 1.
@@ -27,6 +29,7 @@ type options struct {
 	printOnly  bool
 	probe      string
 	wait       time.Duration
+	javaProps  map[string]string // -Dkey=value arguments (tls.*)
 }
 
 // parseFlags parses mqcontroller's flags; -h prints the usage and returns

@@ -33,7 +33,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	args, javaProps, err := config.SplitJavaProps(args)
+	args, javaProps, err := config.JavaProps(args, os.Getenv(config.JavaOptEnv))
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
