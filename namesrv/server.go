@@ -73,6 +73,7 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 		NotifyMinBrokerIDChange: s.notifyMinBrokerIDChange,
 	})
 	s.metrics = s.newMetrics(o)
+	s.registerTLSMetrics()
 	s.rs = remoting.NewServer(remoting.ServerConfig{
 		MaxFrameLength: cfg.FrameMaxLength,
 		IdleTimeout:    time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,

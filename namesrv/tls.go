@@ -3,6 +3,7 @@ package namesrv
 import (
 	"net"
 
+	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
@@ -28,4 +29,19 @@ func (s *Server) wrapMetricsListener(ln net.Listener) net.Listener {
 		return ln
 	}
 	return s.tls.Listener(ln)
+}
+
+// registerTLSMetrics exports the certificate reloads (successful and
+// failed) when both TLS and metrics are on.
+func (s *Server) registerTLSMetrics() {
+	if s.tls == nil || s.metrics == nil {
+		return
+	}
+	s.metrics.reg.Register(
+		metrics.NewCounterFunc(metrics.NamesrvPrefix+"_tls_reloads_total",
+			"TLS certificate and key reloads after their files changed.",
+			func() float64 { return float64(s.tls.Reloads()) }),
+		metrics.NewCounterFunc(metrics.NamesrvPrefix+"_tls_reload_failures_total",
+			"TLS reloads that failed; the previous certificates are kept.",
+			func() float64 { return float64(s.tls.ReloadFailures()) }))
 }

@@ -3,6 +3,7 @@ package namesrv
 import (
 	"context"
 	"crypto/tls"
+	"io"
 	"net"
 	"net/http"
 	"sync/atomic"
@@ -69,6 +70,12 @@ func TestMetricsListenerFollowsTLSMode(t *testing.T) {
 			require.NoError(t, err)
 			_ = resp.Body.Close()
 			require.Equal(t, http.StatusOK, resp.StatusCode)
+			resp, err = secure.Get("https://" + addr + "/metrics")
+			require.NoError(t, err)
+			body, err := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			require.NoError(t, err)
+			require.Contains(t, string(body), "rocketmq_namesrv_tls_reload_failures_total 0")
 			plain := &http.Client{Timeout: 10 * time.Second}
 			resp, err = plain.Get("http://" + addr + "/healthz")
 			if mode == config.TLSModeEnforcing {
