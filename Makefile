@@ -72,6 +72,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeInflatedRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
 	$(GO) test -run '^$$' -fuzz FuzzConfigUpdate -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzFlavour -fuzztime $(FUZZTIME) ./internal/fastjson
+	$(GO) test -run '^$$' -fuzz FuzzParseKey -fuzztime $(FUZZTIME) ./tlsconf
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzControllerRequest -fuzztime $(FUZZTIME) ./controller
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzDecodeEntry -fuzztime $(FUZZTIME) ./controller
 

@@ -2,11 +2,17 @@ package tlsconf
 
 import (
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"math/big"
 	"os"
+	"time"
 )
 
 // loadKeyPair reads a PEM certificate chain and its private key (see
@@ -120,4 +126,36 @@ func asSigner[K any](k K, err error) (crypto.Signer, error) {
 		return nil, fmt.Errorf("%w: key type %T cannot sign", ErrMaterial, k)
 	}
 	return s, nil
+}
+
+// selfSigned makes the test-mode certificate (Java: Netty's
+// SelfSignedCertificate under tls.test.mode.enable): ECDSA P-256, in
+// memory only, valid from an hour ago for a year, named after the host.
+func selfSigned(host string) (*tls.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("%w: test certificate key: %w", ErrMaterial, err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return nil, fmt.Errorf("%w: test certificate serial: %w", ErrMaterial, err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: host, Organization: []string{"rmqgo test certificate"}},
+		DNSNames:     []string{host},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: test certificate: %w", ErrMaterial, err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, fmt.Errorf("%w: test certificate: %w", ErrMaterial, err)
+	}
+	return &tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
 }

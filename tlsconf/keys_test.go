@@ -92,3 +92,20 @@ func requireNames(t *testing.T, err error, names ...string) {
 		require.Contains(t, err.Error(), n)
 	}
 }
+
+// FuzzParseKey: no key file, however malformed, panics the loader; its
+// seeds are the fixtures (run in make test).
+func FuzzParseKey(f *testing.F) {
+	for _, name := range []string{"ec-sec1.key", "ec-pkcs8.key", "ec-aes256-sha256.key", "ec-des3.key", "ec-pbes1.key",
+		"ec-legacy-encrypted.key", "rsa-pkcs1.key"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		require.NoError(f, err)
+		f.Add(b, "changeit")
+	}
+	f.Fuzz(func(t *testing.T, data []byte, password string) {
+		k, err := parseKey(data, password)
+		if err == nil {
+			require.NotNil(t, k)
+		}
+	})
+}
