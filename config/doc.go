@@ -32,6 +32,15 @@
 // file and named after it (EmbeddedControllerFileSuffix), read back over the
 // -c file at Load.
 //
+// # TLS
+//
+// TLS (Java's TlsSystemConfig keys, tls.*) is loaded apart from the server
+// configs by LoadTLS: from the -c file, the file named by tls.config.file
+// and Java-style -Dkey=value arguments and $JAVA_OPT words (JavaProps), in
+// that order of precedence, with its own Validate. No tls.* key can be
+// updated remotely, and Render masks every *Password value. Package tlsconf
+// turns a TLS into listeners and clients.
+//
 // # Build tag
 //
 // The embedded controller exists only in binaries built with

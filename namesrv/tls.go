@@ -16,6 +16,8 @@ import (
 func WithTLS(m *tlsconf.Manager) Option { return func(o *options) { o.tls = m } }
 
 // connHooks are the remoting listener's ConnHooks: the TLS sniff, if any.
+// A PROXY-protocol hook, which reads a header sent before the ClientHello,
+// must come before it.
 func (s *Server) connHooks() []remoting.ConnHook {
 	if s.tls == nil {
 		return nil

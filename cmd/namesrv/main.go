@@ -1,6 +1,8 @@
 // Command namesrv runs a RocketMQ NameServer (mqnamesrv). Built with
 // -tags embedded_controller it can also run the Controller in the same
-// process (enableControllerInNamesrv=true).
+// process (enableControllerInNamesrv=true). TLS comes from the tls.* keys
+// of the -c file, of tls.config.file, of $JAVA_OPT and of -Dkey=value
+// arguments, as Java's start scripts pass them.
 package main
 
 import (
