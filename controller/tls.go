@@ -14,9 +14,4 @@ import (
 // affected. The caller keeps ownership of m.
 func WithTLS(m *tlsconf.Manager) Option { return func(o *options) { o.tls = m } }
 
-func (o options) connHooks() []remoting.ConnHook {
-	if o.tls == nil {
-		return nil
-	}
-	return []remoting.ConnHook{o.tls.Hook()}
-}
+func (o options) connHooks() []remoting.ConnHook { return o.tls.ConnHooks() }

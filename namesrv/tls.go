@@ -15,23 +15,13 @@ import (
 // keeps ownership of m (and closes it after Shutdown).
 func WithTLS(m *tlsconf.Manager) Option { return func(o *options) { o.tls = m } }
 
-// connHooks are the remoting listener's ConnHooks: the TLS sniff, if any.
-// A PROXY-protocol hook, which reads a header sent before the ClientHello,
-// must come before it.
-func (s *Server) connHooks() []remoting.ConnHook {
-	if s.tls == nil {
-		return nil
-	}
-	return []remoting.ConnHook{s.tls.Hook()}
-}
+// connHooks are the remoting listener's ConnHooks: the TLS sniff when TLS
+// is served. A PROXY-protocol hook, which reads a header sent before the
+// ClientHello, must come before it.
+func (s *Server) connHooks() []remoting.ConnHook { return s.tls.ConnHooks() }
 
 // wrapMetricsListener sniffs metrics connections like remoting ones.
-func (s *Server) wrapMetricsListener(ln net.Listener) net.Listener {
-	if s.tls == nil {
-		return ln
-	}
-	return s.tls.Listener(ln)
-}
+func (s *Server) wrapMetricsListener(ln net.Listener) net.Listener { return s.tls.Listener(ln) }
 
 // registerTLSMetrics exports the certificate reloads (successful and
 // failed) when both TLS and metrics are on.

@@ -113,3 +113,19 @@ func TestNotifyDialsBrokerWithTLS(t *testing.T) {
 	srv.sendOneway(context.Background(), ln.Addr().String(), remoting.NewRequest(remoting.NotifyMinBrokerIDChange, nil, nil))
 	require.Eventually(t, func() bool { return got.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
 }
+
+// TestDisabledAndCertlessServePlaintextOnly: with tls.server.mode=disabled
+// (or no certificate) the listener runs no hook, serves plaintext as
+// before, and a TLS client is closed (its ClientHello read as an oversized
+// frame).
+func TestDisabledAndCertlessServePlaintextOnly(t *testing.T) {
+	f := newTLSFixture(t, config.TLSModeDisabled)
+	srv := startServerWith(t, func(*config.NamesrvConfig) {}, WithTLS(f.manager(t)))
+	c := dial(t, srv)
+	resp := invoke(t, c, remoting.NewRequest(remoting.GetRouteinfoByTopic, map[string]string{"topic": "x"}, nil))
+	require.EqualValues(t, remoting.TopicNotExist, resp.Code)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := remoting.Dial(ctx, srv.Addr().String(), remoting.ClientOptions{TLS: f.client()})
+	require.Error(t, err)
+}

@@ -25,6 +25,18 @@ const tlsHandshakeByte = 0x16
 // before it).
 func (m *Manager) Hook() remoting.ConnHook { return m.accept }
 
+// ConnHooks returns the ConnHooks of a remoting listener: Hook when this
+// process serves TLS, none when it serves plaintext only (no certificate,
+// or tls.server.mode disabled), so that plaintext-only servers behave
+// exactly as without TLS support (a TLS ClientHello is then closed by the
+// frame decoder as an oversized frame). Nil-safe.
+func (m *Manager) ConnHooks() []remoting.ConnHook {
+	if m == nil || !m.ServesTLS() {
+		return nil
+	}
+	return []remoting.ConnHook{m.Hook()}
+}
+
 func (m *Manager) accept(nc net.Conn) (net.Conn, error) {
 	var b [1]byte
 	if _, err := io.ReadFull(nc, b[:]); err != nil {
@@ -69,7 +81,14 @@ func (c *prefixConn) Read(p []byte) (int, error) {
 // Listener wraps ln (the metrics and health listener) so that each
 // accepted connection is sniffed like the remoting ones, on its first Read
 // or Write rather than in Accept (which must not block on one client).
-func (m *Manager) Listener(ln net.Listener) net.Listener { return &sniffListener{Listener: ln, m: m} }
+// Like ConnHooks, it returns ln itself when this process serves plaintext
+// only (and for a nil Manager).
+func (m *Manager) Listener(ln net.Listener) net.Listener {
+	if m == nil || !m.ServesTLS() {
+		return ln
+	}
+	return &sniffListener{Listener: ln, m: m}
+}
 
 type sniffListener struct {
 	net.Listener

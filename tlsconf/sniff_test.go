@@ -49,6 +49,11 @@ func requireServed(t *testing.T, want bool, err error, what string) {
 func TestPermissiveWithoutCertificateIsPlaintextOnly(t *testing.T) {
 	m := newManager(t, config.DefaultTLS())
 	require.False(t, m.ServesTLS())
+	require.Nil(t, m.ConnHooks(), "a plaintext-only server runs no hook")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	require.Same(t, ln, m.Listener(ln))
 	addr := startEcho(t, m)
 	require.NoError(t, echo(t, addr, nil))
 	require.Error(t, echo(t, addr, trusting(newPKI(t).ca)))
