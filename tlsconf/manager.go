@@ -117,6 +117,7 @@ func (m *Manager) Close() {
 }
 
 func (m *Manager) logStart() {
+	m.log.Debug("tls settings", "settings", m.cfg.Properties())
 	mat := m.cur.Load()
 	switch {
 	case m.test != nil && !m.cfg.ServerCertConfigured() && mat.server != nil:
