@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"strings"
@@ -55,6 +56,9 @@ type Options struct {
 	// Sign, if set, signs every request sent (acl.Sign with mqadmin's
 	// --ak/--sk).
 	Sign func(*remoting.Command)
+	// TLS, when set, makes every connection (NameServers, controllers and
+	// the brokers diagnose probes) TLS; nil is plaintext.
+	TLS *tls.Config
 }
 
 // Client sends admin requests. It keeps one connection per address and is
@@ -98,7 +102,7 @@ func (c *Client) conn(ctx context.Context, addr string) (*remoting.Client, error
 	}
 	dctx, cancel := context.WithTimeout(ctx, c.opts.DialTimeout)
 	defer cancel()
-	rc, err := remoting.Dial(dctx, addr, remoting.ClientOptions{Sign: c.opts.Sign})
+	rc, err := remoting.Dial(dctx, addr, remoting.ClientOptions{Sign: c.opts.Sign, TLS: c.opts.TLS})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrUnreachable, addr, err)
 	}

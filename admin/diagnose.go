@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"maps"
@@ -114,7 +115,7 @@ func (c *Client) gatherFacts(ctx context.Context, opts DiagnoseOptions) *topicFa
 		c.gatherNameServer(ctx, f, ns)
 	}
 	f.merge()
-	f.probes = probeAll(ctx, f.addresses(), opts.ProbeTimeout)
+	f.probes = probeAll(ctx, f.addresses(), opts.ProbeTimeout, c.opts.TLS)
 	return f
 }
 
@@ -199,8 +200,9 @@ type Probe struct {
 
 // ProbeBroker connects to a broker endpoint and sends it one request
 // (GET_BROKER_RUNTIME_INFO). Any reply, even an error code, counts as an
-// answer. Each step waits at most timeout.
-func ProbeBroker(ctx context.Context, addr string, timeout time.Duration) Probe {
+// answer. Each step waits at most timeout. tlsCfg, when set, makes the
+// request go over TLS.
+func ProbeBroker(ctx context.Context, addr string, timeout time.Duration, tlsCfg *tls.Config) Probe {
 	p := Probe{Addr: addr}
 	var d net.Dialer
 	dctx, cancel := context.WithTimeout(ctx, timeout)
@@ -212,7 +214,7 @@ func ProbeBroker(ctx context.Context, addr string, timeout time.Duration) Probe 
 	}
 	_ = nc.Close()
 	p.AcceptsTCP = true
-	if err := askBroker(ctx, addr, timeout); err != nil {
+	if err := askBroker(ctx, addr, timeout, tlsCfg); err != nil {
 		p.Error = err.Error()
 		return p
 	}
@@ -221,10 +223,10 @@ func ProbeBroker(ctx context.Context, addr string, timeout time.Duration) Probe 
 }
 
 // askBroker sends one request over a fresh connection and waits for any reply.
-func askBroker(ctx context.Context, addr string, timeout time.Duration) error {
+func askBroker(ctx context.Context, addr string, timeout time.Duration, tlsCfg *tls.Config) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	rc, err := remoting.Dial(ctx, addr, remoting.ClientOptions{})
+	rc, err := remoting.Dial(ctx, addr, remoting.ClientOptions{TLS: tlsCfg})
 	if err != nil {
 		return err
 	}
@@ -237,10 +239,10 @@ func askBroker(ctx context.Context, addr string, timeout time.Duration) error {
 }
 
 // probeAll probes addrs concurrently.
-func probeAll(ctx context.Context, addrs []string, timeout time.Duration) map[string]Probe {
+func probeAll(ctx context.Context, addrs []string, timeout time.Duration, tlsCfg *tls.Config) map[string]Probe {
 	out := make(map[string]Probe, len(addrs))
 	res := make([]Probe, len(addrs))
-	forEach(len(addrs), 16, func(i int) { res[i] = ProbeBroker(ctx, addrs[i], timeout) })
+	forEach(len(addrs), 16, func(i int) { res[i] = ProbeBroker(ctx, addrs[i], timeout, tlsCfg) })
 	for _, p := range res {
 		out[p.Addr] = p
 	}

@@ -34,6 +34,15 @@
 // config/acl.go) are ours, shared by the NameServer and both controllers,
 // and never updatable remotely.
 //
+// # TLS
+//
+// TLS (Java's TlsSystemConfig keys, tls.*) is loaded apart from the server
+// configs by LoadTLS: from the -c file, the file named by tls.config.file
+// and Java-style -Dkey=value arguments and $JAVA_OPT words (JavaProps), in
+// that order of precedence, with its own Validate. No tls.* key can be
+// updated remotely, and Render masks every *Password value. Package tlsconf
+// turns a TLS into listeners and clients.
+//
 // # Build tag
 //
 // The embedded controller exists only in binaries built with

@@ -14,9 +14,10 @@ import (
 
 // Render returns the GET_NAMESRV_CONFIG body: "key=value\n" lines sorted by
 // key, covering every NamesrvConfig and NettyServerConfig key, our extras,
-// and every property of the -c file (typed values win over raw ones). As in
+// and every property of the -c file (typed values win over raw ones), with
+// any *Password value masked (a TLS key password in the -c file). As in
 // Java, values are not escaped.
-func (c *NamesrvConfig) Render() []byte { return formatLines(c.renderMap(), false) }
+func (c *NamesrvConfig) Render() []byte { return formatLines(redactSecrets(c.renderMap()), false) }
 
 // ControllerProperties returns the GET_CONTROLLER_CONFIG body of the embedded
 // controller.
@@ -24,7 +25,9 @@ func (c *NamesrvConfig) ControllerProperties() []byte { return c.Controller.Rend
 
 // Render returns the GET_CONTROLLER_CONFIG body. listenPort shows the self
 // peer's port of controllerDLegerPeers, as DLedger overwrites it in Java.
-func (cc *ControllerConfig) Render() []byte { return formatLines(cc.renderMap(), false) }
+func (cc *ControllerConfig) Render() []byte {
+	return formatLines(redactSecrets(cc.renderMap()), false)
+}
 
 func (c *NamesrvConfig) renderMap() map[string]string {
 	out := maps.Clone(c.raw)

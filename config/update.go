@@ -56,6 +56,9 @@ func isBlackListed(bl map[string]struct{}, key string) bool {
 		return true
 	}
 	lower := strings.ToLower(strings.TrimSpace(key))
+	if strings.HasPrefix(lower, tlsKeyPrefix) {
+		return true
+	}
 	return slices.ContainsFunc(protectedSuffixes, func(s string) bool {
 		return strings.HasSuffix(lower, s)
 	})

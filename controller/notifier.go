@@ -4,6 +4,7 @@ package controller
 
 import (
 	"context"
+	"crypto/tls"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -20,6 +21,7 @@ type notifier struct {
 	logger   hclog.Logger
 	observer Observer
 	version  int32
+	tls      func() *tls.Config // the client side of WithTLS; nil → plaintext
 
 	mu       sync.Mutex
 	inflight map[string]*delivery
@@ -73,7 +75,11 @@ func (n *notifier) deliver(ctx context.Context, addr string, e roleChangeNotifyE
 }
 
 func (n *notifier) sendOneway(ctx context.Context, addr string, e roleChangeNotifyEntry) error {
-	client, err := remoting.Dial(ctx, addr, remoting.ClientOptions{Logger: n.logger})
+	opts := remoting.ClientOptions{Logger: n.logger}
+	if n.tls != nil {
+		opts.TLS = n.tls()
+	}
+	client, err := remoting.Dial(ctx, addr, opts)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
+	"github.com/rmqgo/nameserver/tlsconf"
 )
 
 // Timing of the leader-side machinery (docs/controller.md sections 1.1,
@@ -49,6 +50,7 @@ type options struct {
 	remoting  remoting.Observer
 	// aclMetrics counts ACL denials (set by WithMetrics; nil counts nothing).
 	aclMetrics *metrics.ACL
+	tls        *tlsconf.Manager // nil: plaintext only (WithTLS)
 }
 
 func buildOptions(opts []Option) options {

@@ -94,11 +94,14 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	c.srv = remoting.NewServer(remoting.ServerConfig{Logger: c.logger.Named("remoting"), Observer: o.remoting,
 		IdleTimeout: time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,
 		Authorize:   authorizeHook(c.acl),
-		ConnHooks:   proxyHooks(&cfg.ProxyProtocol, c.logger)}) // no GoAwayPeriod: see listener_opts.go
+		// PROXY header first (HAProxy sends it before the TLS ClientHello);
+		// no GoAwayPeriod: see listener_opts.go
+		ConnHooks: append(proxyHooks(&cfg.ProxyProtocol, c.logger), o.connHooks()...)})
 	c.srv.OnConnClose(c.onConnClose)
 	c.registerProcessors()
 	c.sched = newScheduler(schedulerQueueSize)
 	c.notifier = newNotifier(c.ctx, c.logger, o.observer, o.version)
+	c.notifier.tls = o.tls.Client
 	return c, nil
 }
 

@@ -26,6 +26,8 @@ type EndpointConfig struct {
 	// Routes are further handlers by http.ServeMux pattern (the
 	// NameServer's address service, package nsaddr).
 	Routes map[string]http.Handler
+	// Wrap, when set, wraps the listener before it is served (TLS).
+	Wrap func(net.Listener) net.Listener
 }
 
 // Endpoint is the HTTP listener of /metrics, /healthz and /readyz.
@@ -53,6 +55,9 @@ func Listen(cfg EndpointConfig) (*Endpoint, error) {
 		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
 			return nil, fmt.Errorf("metrics: cannot listen on %s: %w", cfg.Addr, err)
 		}
+	}
+	if cfg.Wrap != nil {
+		ln = cfg.Wrap(ln)
 	}
 	e := &Endpoint{ln: ln, log: cfg.Logger, served: make(chan struct{})}
 	if e.log == nil {

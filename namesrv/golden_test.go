@@ -26,15 +26,21 @@ import (
 // byte for byte and on the connection it came over, and compares the replies
 // (codes, remarks, header fields, bodies; hash-ordered lists as sets).
 func TestGoldenReplay(t *testing.T) {
+	replayGolden(t, startServer(t, func(c *config.NamesrvConfig) {}),
+		func(addr string) (net.Conn, error) { return net.Dial("tcp", addr) })
+}
+
+// replayGolden replays the golden exchanges against srv over connections
+// opened by dial.
+func replayGolden(t *testing.T, srv *Server, dial func(addr string) (net.Conn, error)) {
 	exchanges := goldenfile.Load(t, goldenfile.Namesrv)
-	srv := startServer(t, func(c *config.NamesrvConfig) {})
 	conns := map[string]net.Conn{}
 	for i, ex := range exchanges {
 		srv.Routes().WaitIdle()
 		conn := conns[ex.Connection]
 		if conn == nil {
 			var err error
-			conn, err = net.Dial("tcp", srv.Addr().String())
+			conn, err = dial(srv.Addr().String())
 			require.NoError(t, err)
 			defer conn.Close()
 			conns[ex.Connection] = conn

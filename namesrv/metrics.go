@@ -10,6 +10,7 @@ import (
 	"github.com/rmqgo/nameserver/kv"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/remoting"
+	"github.com/rmqgo/nameserver/tlsconf"
 )
 
 // Option adjusts a Server built by New.
@@ -17,6 +18,7 @@ type Option func(*options)
 
 type options struct {
 	metricsListener net.Listener
+	tls             *tlsconf.Manager // nil: plaintext only
 }
 
 // WithMetricsListener serves the metrics endpoint on ln (tests on port 0)
@@ -98,7 +100,7 @@ func (s *Server) startMetrics() error {
 		return err
 	}
 	ep, err := metrics.Listen(metrics.EndpointConfig{Addr: s.cfg.Load().MetricsAddr(),
-		Listener: m.ln, Registry: m.reg, Logger: s.log.Named("metrics"), Routes: routes})
+		Listener: m.ln, Registry: m.reg, Logger: s.log.Named("metrics"), Routes: routes, Wrap: s.wrapMetricsListener})
 	m.ln = nil
 	if err != nil {
 		return err

@@ -86,7 +86,7 @@ func (s *Server) notifyMinBrokerIDChange(n route.MinBrokerIDChange) {
 func (s *Server) sendOneway(ctx context.Context, addr string, req *remoting.Command) {
 	ctx, cancel := context.WithTimeout(ctx, notifyTimeout)
 	defer cancel()
-	c, err := remoting.Dial(ctx, addr, remoting.ClientOptions{Logger: s.log.Named("notify")})
+	c, err := remoting.Dial(ctx, addr, remoting.ClientOptions{Logger: s.log.Named("notify"), TLS: s.tls.Client()})
 	if err != nil {
 		s.log.Warn("notify broker failed", "addr", addr, "code", req.Code, "error", err)
 		return

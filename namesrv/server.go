@@ -16,6 +16,7 @@ import (
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/namesrv/route"
 	"github.com/rmqgo/nameserver/remoting"
+	"github.com/rmqgo/nameserver/tlsconf"
 )
 
 // Server is a running NameServer: the remoting listener, the route tables,
@@ -40,8 +41,9 @@ type Server struct {
 	serviceWait, readyWait *startupWait
 	// sendNotify sends one 905 oneway (sendOneway; tests replace it).
 	sendNotify func(ctx context.Context, addr string, req *remoting.Command)
-	notes      notifications // the 905 sends in flight
-	acl        *aclCheck     // nil when aclEnable is false
+	notes      notifications    // the 905 sends in flight
+	acl        *aclCheck        // nil when aclEnable is false
+	tls        *tlsconf.Manager // nil: plaintext only (WithTLS)
 }
 
 // New validates the configuration and opens the KV store; it opens no port.
@@ -60,7 +62,7 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 		return nil, fmt.Errorf("open kv store: %w", err)
 	}
 	s := &Server{cfg: config.NewHolder(cfg), log: logger, kv: &meteredKV{Store: store}, started: time.Now(),
-		readyWait: newStartupWait(cfg.ReadyAfterBrokerRegistrationSeconds)}
+		readyWait: newStartupWait(cfg.ReadyAfterBrokerRegistrationSeconds), tls: o.tls}
 	if cfg.NeedWaitForService {
 		s.serviceWait = newStartupWait(cfg.WaitSecondsForService)
 	}
@@ -78,6 +80,7 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 	}
 	s.metrics = s.newMetrics(o)
 	s.acl.bindMetrics(s.metrics)
+	s.registerTLSMetrics()
 	s.rs = remoting.NewServer(remoting.ServerConfig{
 		MaxFrameLength: cfg.FrameMaxLength,
 		IdleTimeout:    time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,
@@ -89,8 +92,9 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 		MaxConnections:          cfg.ServerMaxConnections,
 		OnPanic:                 func(int32, any) { s.metrics.panic(metrics.PanicRemoting) }, // logged by remoting
 		Authorize:               s.acl.authorize(),
-		ConnHooks:               proxyHooks(&cfg.ProxyProtocol, logger),
-		GoAwayPeriod:            cfg.GoAwayPeriod(),
+		// PROXY header first: HAProxy sends it before the TLS ClientHello
+		ConnHooks:    append(proxyHooks(&cfg.ProxyProtocol, logger), s.connHooks()...),
+		GoAwayPeriod: cfg.GoAwayPeriod(),
 	})
 	s.lane = newLane(registrationNice, s.lanePanicked)
 	s.sendNotify = s.sendOneway

@@ -2,6 +2,7 @@ package remoting
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"maps"
 	"net"
@@ -28,6 +29,9 @@ type ClientOptions struct {
 	// every request Invoke and InvokeOneway send, e.g. to add ACL
 	// signature fields; the caller's command is not modified.
 	Sign func(req *Command)
+	// TLS, when set, makes Dial run a TLS handshake (bounded by the dial
+	// context) before the first frame; nil is plaintext.
+	TLS *tls.Config
 }
 
 // Client is one connection to a remoting server. It is safe for concurrent
@@ -46,6 +50,11 @@ func Dial(ctx context.Context, addr string, opts ClientOptions) (*Client, error)
 	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("remoting: dial %s: %w", addr, err)
+	}
+	if opts.TLS != nil {
+		if nc, err = handshake(ctx, nc, opts.TLS); err != nil {
+			return nil, fmt.Errorf("remoting: tls handshake with %s: %w", addr, err)
+		}
 	}
 	c := &Client{opts: opts}
 	c.conn = newConn(clientIDs.Add(1), nc, connConfig{
@@ -129,3 +138,17 @@ func (c *Client) Done() <-chan struct{} { return c.conn.dead }
 
 // LocalAddr returns the client's local address.
 func (c *Client) LocalAddr() string { return c.conn.nc.LocalAddr().String() }
+
+// handshake runs a client TLS handshake on nc; nc is closed on failure.
+func handshake(ctx context.Context, nc net.Conn, cfg *tls.Config) (net.Conn, error) {
+	if cfg.ServerName == "" && !cfg.InsecureSkipVerify {
+		cfg = cfg.Clone()
+		cfg.ServerName, _, _ = net.SplitHostPort(nc.RemoteAddr().String())
+	}
+	tc := tls.Client(nc, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		_ = nc.Close()
+		return nil, err
+	}
+	return tc, nil
+}

@@ -10,6 +10,8 @@
 //	controller -probe "a:p;b:p" [-wait 30s]
 //	                                      ask each controller for its metadata
 //	                                      (1005) and wait for a ready leader
+//	-Dtls.key=value                       Java-style TLS properties (see README);
+//	                                      with -probe, -Dtls.enable=true dials TLS
 //
 // CONTROLLER_<KEY>=value environment variables set keys over the -c file
 // (any case, underscores ignored; see config.EnvProps).
@@ -30,6 +32,7 @@ type options struct {
 	printOnly  bool
 	probe      string
 	wait       time.Duration
+	javaProps  map[string]string // -Dkey=value arguments (tls.*)
 }
 
 // parseFlags parses mqcontroller's flags; -h prints the usage and returns

@@ -89,7 +89,7 @@ func readyLeader(states []nodeState) (string, bool) {
 func call(addr string, req *remoting.Command) (*remoting.Command, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), probeCallTimeout)
 	defer cancel()
-	c, err := remoting.Dial(ctx, addr, remoting.ClientOptions{})
+	c, err := remoting.Dial(ctx, addr, remoting.ClientOptions{TLS: probeTLS})
 	if err != nil {
 		return nil, err
 	}

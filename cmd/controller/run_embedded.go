@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/controller"
+	"github.com/rmqgo/nameserver/metrics"
 )
 
 // runController loads the -c file and runs the controller until a signal.
@@ -31,7 +33,15 @@ func runController(opts options, stdout, stderr io.Writer) int {
 		_, _ = stdout.Write(cfg.Render())
 		return 0
 	}
-	return serve(cfg, newLogger(stderr))
+	logger := newLogger(stderr)
+	tlsm, err := loadTLS(cfg.RawProperties(), opts.javaProps, logger)
+	if err != nil {
+		logger.Error("start failed", "error", err)
+		return 1
+	}
+	defer tlsm.Close()
+	return serve(cfg, logger, nodeOptions{controller: []controller.Option{controller.WithTLS(tlsm)},
+		metrics: metrics.EndpointConfig{Wrap: tlsm.Listener}})
 }
 
 func newLogger(w io.Writer) hclog.Logger {
@@ -45,8 +55,8 @@ func newLogger(w io.Writer) hclog.Logger {
 // serve runs the controller (and, with metricsExporterType=PROM, its
 // metrics endpoint) until SIGTERM or SIGINT, then stops it gracefully
 // within shutdownWaitTimeSeconds.
-func serve(cfg *config.ControllerConfig, logger hclog.Logger) int {
-	n, err := startNode(cfg, logger, nodeOptions{})
+func serve(cfg *config.ControllerConfig, logger hclog.Logger, o nodeOptions) int {
+	n, err := startNode(cfg, logger, o)
 	if err != nil {
 		logger.Error("start failed", "error", err)
 		return 1

@@ -25,6 +25,7 @@ type env struct {
 	namesrv string // -n as given
 	json    bool   // --json
 	creds   credentials
+	tls     bool // --tls
 }
 
 // declareCommon declares the flags every command takes.
@@ -32,6 +33,7 @@ func (e *env) declareCommon(fs *flag.FlagSet) {
 	strFlag(fs, &e.namesrv, "n", "namesrvAddr", "NameServer addresses, \"host:port;host:port\" (default $NAMESRV_ADDR)")
 	fs.BoolVar(&e.json, "json", false, "print the result as JSON")
 	e.declareCredentials(fs)
+	e.declareTLS(fs)
 }
 
 // nameServers returns -n (or $NAMESRV_ADDR) split on ';'; none is a usage

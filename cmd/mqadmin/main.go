@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/rmqgo/nameserver/admin"
+	"github.com/rmqgo/nameserver/config"
 )
 
 // Exit statuses.
@@ -81,6 +82,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // exec parses the command's flags and runs it.
 func (c command) exec(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	args, javaProps, err := config.JavaProps(args, os.Getenv(config.JavaOptEnv))
+	if err != nil {
+		fmt.Fprintf(stderr, "mqadmin %s: %v\n", c.name, err)
+		return exitUsage
+	}
 	fs := flag.NewFlagSet("mqadmin "+c.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	e := &env{ctx: ctx, out: stdout, errOut: stderr, name: c.name}
@@ -99,7 +105,12 @@ func (c command) exec(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return e.finish(fs, err)
 	}
-	e.client = admin.New(admin.Options{Sign: sign})
+	tlsCfg, err := e.clientTLS(javaProps)
+	if err != nil {
+		fmt.Fprintf(stderr, "mqadmin %s: %v\n", c.name, err)
+		return exitFail
+	}
+	e.client = admin.New(admin.Options{Sign: sign, TLS: tlsCfg})
 	defer e.client.Close()
 	return e.finish(fs, runCmd(e))
 }

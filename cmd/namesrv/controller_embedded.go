@@ -12,6 +12,7 @@ import (
 	"github.com/rmqgo/nameserver/controller"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/tlsconf"
 )
 
 // controllerStopTimeout bounds the embedded controller's graceful stop.
@@ -23,8 +24,8 @@ const controllerStopTimeout = 10 * time.Second
 // With metricsExporterType=PROM its families join the NameServer's
 // registry, served on the NameServer's endpoint. The returned func stops
 // it.
-func startController(cfg *config.NamesrvConfig, srv *namesrv.Server, logger hclog.Logger) (func(), error) {
-	return runController(cfg, srv, logger)
+func startController(cfg *config.NamesrvConfig, srv *namesrv.Server, tlsm *tlsconf.Manager, logger hclog.Logger) (func(), error) {
+	return runController(cfg, srv, logger, controller.WithTLS(tlsm))
 }
 
 // runController is startController with extra controller options (tests

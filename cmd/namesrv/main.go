@@ -6,7 +6,9 @@
 // then NAMESRV_<KEY>=value environment variables over it (any case,
 // underscores ignored: NAMESRV_LISTEN_PORT=9876 sets listenPort; see
 // config.EnvProps). -p prints the result; -healthcheck asks its metrics
-// listener's /healthz and exits 0 or 1 (a container's HEALTHCHECK).
+// listener's /healthz and exits 0 or 1 (a container's HEALTHCHECK). TLS
+// comes from the tls.* keys of the -c file, of tls.config.file, of
+// $JAVA_OPT and of -Dkey=value arguments, as Java's start scripts pass them.
 package main
 
 import (
@@ -23,6 +25,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/tlsconf"
 )
 
 // options are the command-line flags of mqnamesrv.
@@ -38,6 +41,11 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	args, javaProps, err := config.JavaProps(args, os.Getenv(config.JavaOptEnv))
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
 	opts, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -58,7 +66,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return healthcheck(cfg, stderr)
 	}
 	logger := newLogger(stderr)
-	stop, err := startServers(cfg, logger)
+	tlsm, err := startTLS(cfg, javaProps, logger)
+	if err != nil {
+		logger.Error("start failed", "error", err)
+		return 1
+	}
+	defer tlsm.Close()
+	stop, err := startServers(cfg, tlsm, logger)
 	if err != nil {
 		logger.Error("start failed", "error", err)
 		return 1
@@ -75,6 +89,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.printOnly, "p", false, "Print all config items and exit")
 	fs.StringVar(&o.namesrv, "n", "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876' (accepted, unused)")
 	fs.BoolVar(&o.healthcheck, "healthcheck", false, "GET /healthz of this configuration's metrics listener and exit 0 (200) or 1")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: namesrv [-c file] [-p] [-Dtls.key=value ...]")
+		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "  -Dkey=value\n    \tJava-style property; tls.* keys set TLS (they win over the -c file and tls.config.file)")
+	}
 	return o, fs.Parse(args)
 }
 
@@ -95,12 +114,12 @@ func newLogger(w io.Writer) hclog.Logger {
 // startServers starts the NameServer and, when compiled in and enabled, the
 // Controller. It returns a function that stops them in reverse order and
 // gives the exit status.
-func startServers(cfg *config.NamesrvConfig, logger hclog.Logger) (func() int, error) {
-	srv, err := startNamesrv(cfg, logger)
+func startServers(cfg *config.NamesrvConfig, tlsm *tlsconf.Manager, logger hclog.Logger) (func() int, error) {
+	srv, err := startNamesrv(cfg, logger, namesrv.WithTLS(tlsm))
 	if err != nil {
 		return nil, err
 	}
-	stopCtl, err := startController(cfg, srv, logger)
+	stopCtl, err := startController(cfg, srv, tlsm, logger)
 	if err != nil {
 		_ = srv.Shutdown(context.Background())
 		return nil, err
@@ -111,8 +130,8 @@ func startServers(cfg *config.NamesrvConfig, logger hclog.Logger) (func() int, e
 	}, nil
 }
 
-func startNamesrv(cfg *config.NamesrvConfig, logger hclog.Logger) (*namesrv.Server, error) {
-	srv, err := namesrv.New(cfg, logger)
+func startNamesrv(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...namesrv.Option) (*namesrv.Server, error) {
+	srv, err := namesrv.New(cfg, logger, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func TestEmbeddedUpdateThenRestart(t *testing.T) {
 	again, err := config.Load(path)
 	require.NoError(t, err)
 	require.NoError(t, again.Validate(), "the node must start again from its own files")
-	stopAll, err := startServers(again, logger)
+	stopAll, err := startServers(again, nil, logger)
 	require.NoError(t, err)
 	defer stopAll()
 	waitLeader(t, ctlAddr)

@@ -55,10 +55,16 @@ func makeLeader(t *testing.T, c *cluster, nd *node) {
 // the NameServer-embedded Java controller. notifyBrokerRoleChanged is off
 // because the capture's broker addresses are made up.
 func TestGoldenReplayOnCluster(t *testing.T) {
+	replayGoldenOnCluster(t, remoting.ClientOptions{})
+}
+
+// replayGoldenOnCluster runs the replay with clients dialled with copts
+// and every node built with opts.
+func replayGoldenOnCluster(t *testing.T, copts remoting.ClientOptions, opts ...controller.Option) {
 	lines := goldenfile.Load(t, goldenfile.Controller)
-	c := startCluster(t, 3, []string{"notifyBrokerRoleChanged=false"}, controller.WithResponseVersion(0))
+	c := startCluster(t, 3, []string{"notifyBrokerRoleChanged=false"}, append(opts, controller.WithResponseVersion(0))...)
 	makeLeader(t, c, c.nodes[0])
-	conns := map[string]*remoting.Client{"leader": dialNode(t, c.nodes[0]), "follower": dialNode(t, c.nodes[1])}
+	conns := map[string]*remoting.Client{"leader": dialNode(t, c.nodes[0], copts), "follower": dialNode(t, c.nodes[1], copts)}
 	addrs := strings.NewReplacer("127.0.0.1:9878", c.nodes[0].remoting,
 		"127.0.0.1:9868", c.nodes[1].remoting, "127.0.0.1:9858", c.nodes[2].remoting)
 	for _, ex := range lines {
@@ -84,11 +90,11 @@ func TestGoldenReplayOnCluster(t *testing.T) {
 	t.Logf("%d golden controller exchanges replayed against a 3-node cluster", len(lines))
 }
 
-func dialNode(t *testing.T, nd *node) *remoting.Client {
+func dialNode(t *testing.T, nd *node, opts remoting.ClientOptions) *remoting.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	cl, err := remoting.Dial(ctx, nd.remoting, remoting.ClientOptions{})
+	cl, err := remoting.Dial(ctx, nd.remoting, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = cl.Close() })
 	return cl

@@ -1,6 +1,7 @@
 package fakebroker
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"maps"
@@ -55,6 +56,11 @@ type Config struct {
 	// (AdminBrokerProcessor.prepareRuntimeInfo's keys); nil answers
 	// REQUEST_CODE_NOT_SUPPORTED.
 	RuntimeInfo map[string]string
+	// ConnHooks run on the broker's listener (a TLS sniff: clients that
+	// speak TLS to brokers).
+	ConnHooks []remoting.ConnHook
+	// TLS, when set, makes the broker's connections to NameServers TLS.
+	TLS *tls.Config
 }
 
 // Topic returns a read-write topic config with the given number of read
@@ -103,7 +109,7 @@ func New(cfg Config) (*Broker, error) {
 		dv:      route.DataVersion{Counter: 1, Timestamp: time.Now().UnixMilli()},
 	}
 	b.topics = b.initialTopics()
-	b.srv = remoting.NewServer(remoting.ServerConfig{Logger: cfg.Logger.Named("server")})
+	b.srv = remoting.NewServer(remoting.ServerConfig{Logger: cfg.Logger.Named("server"), ConnHooks: cfg.ConnHooks})
 	b.registerHandlers()
 	go func() {
 		if err := b.srv.Serve(ln); err != nil {

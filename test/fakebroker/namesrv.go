@@ -69,6 +69,7 @@ func (b *Broker) dial(ctx context.Context, ns string) (*remoting.Client, error) 
 		Logger:    b.log.Named("ns"),
 		OnRequest: b.onPushed,
 		Sign:      b.cfg.Sign,
+		TLS:       b.cfg.TLS,
 	})
 }
 

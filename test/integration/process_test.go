@@ -97,14 +97,16 @@ type nsProcess struct {
 	cfgPath string
 	addr    string
 	cmd     *exec.Cmd
+	args    []string      // after -c FILE (e.g. -Dtls.server.mode=enforcing)
 	done    chan struct{} // closed when cmd.Wait returned
 	waitErr error
 }
 
 // startBinary writes a config (bindAddress 127.0.0.1, a free listenPort,
 // state in a temp dir, plus extra) and starts the binary with -c, waiting
-// until it accepts connections. The process is killed at cleanup.
-func startBinary(t testing.TB, extra map[string]string) *nsProcess {
+// until it accepts connections; args follow -c FILE. The process is killed
+// at cleanup.
+func startBinary(t testing.TB, extra map[string]string, args ...string) *nsProcess {
 	t.Helper()
 	dir := t.TempDir()
 	props := map[string]string{
@@ -118,7 +120,7 @@ func startBinary(t testing.TB, extra map[string]string) *nsProcess {
 	}
 	p := &nsProcess{
 		t: t, bin: namesrvBinary(t), cfgPath: filepath.Join(dir, "namesrv.properties"),
-		addr: "127.0.0.1:" + props["listenPort"],
+		addr: "127.0.0.1:" + props["listenPort"], args: args,
 	}
 	writeProps(t, p.cfgPath, props)
 	t.Cleanup(p.kill)
@@ -129,7 +131,7 @@ func startBinary(t testing.TB, extra map[string]string) *nsProcess {
 // start launches the process and waits until its port accepts.
 func (p *nsProcess) start() {
 	p.t.Helper()
-	p.cmd = exec.Command(p.bin, "-c", p.cfgPath)
+	p.cmd = exec.Command(p.bin, append([]string{"-c", p.cfgPath}, p.args...)...)
 	p.cmd.Stdout = tWriter{p.t}
 	p.cmd.Stderr = tWriter{p.t}
 	require.NoError(p.t, p.cmd.Start())

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"crypto/tls"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/tlsconf"
+)
+
+// probeTLS is the client TLS of -probe (nil: plaintext), set once by run
+// from the -D flags before probing.
+var probeTLS *tls.Config
+
+// probeClientTLS returns the tls.client.* side of the -D flags when
+// tls.enable is true (read once; the probe is short-lived).
+func probeClientTLS(javaProps map[string]string) (*tls.Config, error) {
+	m, err := loadTLS(nil, javaProps, hclog.NewNullLogger(), tlsconf.WithReloadInterval(0))
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	return m.Client(), nil
+}
+
+// loadTLS loads the tls.* settings (the -c file, tls.config.file, then
+// the -D flags) and every file they name.
+func loadTLS(fileProps, javaProps map[string]string, logger hclog.Logger, opts ...tlsconf.Option) (*tlsconf.Manager, error) {
+	tc, err := config.LoadTLS(fileProps, javaProps)
+	if err != nil {
+		return nil, err
+	}
+	return tlsconf.New(tc, logger, opts...)
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/testcerts"
+	"github.com/rmqgo/nameserver/internal/testlog"
+	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/tlsconf"
+)
+
+// startEnforcingNS starts a NameServer whose listener enforces TLS with a
+// certificate of a fresh CA, and returns its address and the CA file.
+func startEnforcingNS(t *testing.T) (addr, caFile string) {
+	ca := testcerts.NewCA(t, "mqadmin-ca")
+	files := ca.Issue(t, testcerts.LeafOptions{}).WriteFiles(t, t.TempDir(), "server", ca)
+	tc := config.DefaultTLS()
+	tc.ServerMode, tc.ServerCertPath, tc.ServerKeyPath = config.TLSModeEnforcing, files.Cert, files.Key
+	m, err := tlsconf.New(tc, testlog.New(t, "tls"))
+	require.NoError(t, err)
+	t.Cleanup(m.Close)
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
+	cfg.KVConfigPath, cfg.ConfigStorePath = filepath.Join(dir, "kvConfig.json"), filepath.Join(dir, "namesrv.properties")
+	srv, err := namesrv.New(cfg, nil, namesrv.WithTLS(m))
+	require.NoError(t, err)
+	require.NoError(t, srv.Start())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		require.NoError(t, srv.Shutdown(ctx))
+	})
+	return srv.Addr().String(), files.CA
+}
+
+// TestTLSFlags: against an enforcing NameServer, plaintext fails; --tls,
+// -Dtls.enable=true and JAVA_OPT=-Dtls.enable=true work (Java's default
+// client trusts any server); with tls.client.authServer the chain is
+// checked against tls.client.trustCertPath.
+func TestTLSFlags(t *testing.T) {
+	ns, caFile := startEnforcingNS(t)
+	put := []string{"updateKvConfig", "-n", ns, "-s", "NS", "-k", "key", "-v", "value"}
+	require.Equal(t, exitFail, mqadmin(t, put...).code, "plaintext is refused")
+	requireOK(t, mqadmin(t, append(put, "--tls")...))
+	requireOK(t, mqadmin(t, append(put, "-Dtls.enable=true")...))
+	verify := []string{"-Dtls.enable=true", "-Dtls.client.authServer=true"}
+	requireOK(t, mqadmin(t, append(put, append(verify, "-Dtls.client.trustCertPath="+caFile)...)...))
+	_, otherCA := startEnforcingNS(t)
+	r := mqadmin(t, append(put, append(verify, "-Dtls.client.trustCertPath="+otherCA)...)...)
+	require.Equal(t, exitFail, r.code, r.errOut)
+
+	t.Setenv(config.JavaOptEnv, "-Xmx1g -Dtls.enable=true")
+	requireOK(t, mqadmin(t, put...))
+}

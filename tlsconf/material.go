@@ -1,0 +1,144 @@
+package tlsconf
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+
+	"github.com/rmqgo/nameserver/config"
+)
+
+// material is one load of every file: the server and client TLS configs
+// handed to new connections until the next successful reload.
+type material struct {
+	server *tls.Config // nil: this process cannot serve TLS
+	client *tls.Config // the tls.client.* side, whatever tls.enable says
+}
+
+// baseConfig is TLS 1.2 and 1.3 with Go's default cipher suites.
+func baseConfig() *tls.Config { return &tls.Config{MinVersion: tls.VersionTLS12} }
+
+// loadMaterial reads every file t names. test is the test-mode
+// certificate, served when no server certificate is configured.
+func loadMaterial(t *config.TLS, test *tls.Certificate) (*material, error) {
+	srv, errS := serverConfig(t, test)
+	cli, errC := clientConfig(t)
+	if err := errors.Join(errS, errC); err != nil {
+		return nil, err
+	}
+	return &material{server: srv, client: cli}, nil
+}
+
+// serverConfig follows Java's TlsHelper.buildSslContext(false), except that
+// a configured certificate wins over test mode (Java serves the generated
+// one whenever test mode is on).
+func serverConfig(t *config.TLS, test *tls.Certificate) (*tls.Config, error) {
+	if t.Mode() == config.TLSModeDisabled {
+		return nil, nil
+	}
+	cfg := baseConfig()
+	if !t.ServerCertConfigured() {
+		if test == nil {
+			return nil, nil
+		}
+		// Netty's ClientAuth.OPTIONAL with the JVM's default trust.
+		cfg.Certificates, cfg.ClientAuth = []tls.Certificate{*test}, tls.VerifyClientCertIfGiven
+		return cfg, nil
+	}
+	cert, err := loadKeyPair("tls.server.certPath", t.ServerCertPath, "tls.server.keyPath", t.ServerKeyPath, t.ServerKeyPassword)
+	if err != nil {
+		return nil, withPasswordHint(err, "tls.server.keyPassword")
+	}
+	cfg.Certificates = []tls.Certificate{*cert}
+	cfg.ClientAuth = clientAuthType(t.ClientAuth(), t.ServerAuthClient)
+	if t.ServerAuthClient && t.ServerTrustCertPath != "" {
+		if cfg.ClientCAs, err = readPool("tls.server.trustCertPath", t.ServerTrustCertPath); err != nil {
+			return nil, err
+		}
+	}
+	return cfg, nil
+}
+
+// clientAuthType maps tls.server.need.client.auth and tls.server.authClient
+// (verify the client's chain; Java's InsecureTrustManagerFactory when
+// false) to Go's ClientAuthType.
+func clientAuthType(need string, verify bool) tls.ClientAuthType {
+	switch {
+	case need == config.TLSClientAuthRequire && verify:
+		return tls.RequireAndVerifyClientCert
+	case need == config.TLSClientAuthRequire:
+		return tls.RequireAnyClientCert
+	case need == config.TLSClientAuthOptional && verify:
+		return tls.VerifyClientCertIfGiven
+	case need == config.TLSClientAuthOptional:
+		return tls.RequestClientCert
+	}
+	return tls.NoClientCert
+}
+
+// clientConfig follows Java's TlsHelper.buildSslContext(true): test mode
+// or tls.client.authServer=false trusts any server certificate; otherwise
+// the chain is verified against tls.client.trustCertPath (the system roots
+// when unset). Like Java's Netty client, the host name is not checked:
+// brokers are dialled by the IP they registered.
+func clientConfig(t *config.TLS) (*tls.Config, error) {
+	cfg := baseConfig()
+	cfg.InsecureSkipVerify = true // the chain is checked below when asked
+	if t.TestModeEnable {
+		return cfg, nil
+	}
+	if t.ClientAuthServer {
+		roots, err := clientRoots(t)
+		if err != nil {
+			return nil, err
+		}
+		cfg.VerifyPeerCertificate = verifyChain(roots)
+	}
+	if t.ClientCertPath != "" && t.ClientKeyPath != "" {
+		cert, err := loadKeyPair("tls.client.certPath", t.ClientCertPath, "tls.client.keyPath", t.ClientKeyPath, t.ClientKeyPassword)
+		if err != nil {
+			return nil, withPasswordHint(err, "tls.client.keyPassword")
+		}
+		cfg.Certificates = []tls.Certificate{*cert}
+	}
+	return cfg, nil
+}
+
+func clientRoots(t *config.TLS) (*x509.CertPool, error) {
+	if t.ClientTrustCertPath == "" {
+		return x509.SystemCertPool()
+	}
+	return readPool("tls.client.trustCertPath", t.ClientTrustCertPath)
+}
+
+// verifyChain checks the server's chain against roots, without a host name.
+func verifyChain(roots *x509.CertPool) func([][]byte, [][]*x509.Certificate) error {
+	return func(raw [][]byte, _ [][]*x509.Certificate) error {
+		certs := make([]*x509.Certificate, 0, len(raw))
+		for _, der := range raw {
+			c, err := x509.ParseCertificate(der)
+			if err != nil {
+				return fmt.Errorf("tls: bad server certificate: %w", err)
+			}
+			certs = append(certs, c)
+		}
+		if len(certs) == 0 {
+			return errors.New("tls: server sent no certificate")
+		}
+		opts := x509.VerifyOptions{Roots: roots, Intermediates: x509.NewCertPool(),
+			KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+		for _, c := range certs[1:] {
+			opts.Intermediates.AddCert(c)
+		}
+		_, err := certs[0].Verify(opts)
+		return err
+	}
+}
+
+func withPasswordHint(err error, passwordKey string) error {
+	if errors.Is(err, ErrKeyPassword) {
+		return fmt.Errorf("%w (check %s)", err, passwordKey)
+	}
+	return err
+}

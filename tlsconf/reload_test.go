@@ -1,0 +1,105 @@
+package tlsconf
+
+import (
+	"context"
+	"crypto/tls"
+	"math/big"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/testcerts"
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// seenSerial returns a client config trusting ca that records the serial
+// of each server certificate it is shown.
+func seenSerial(ca *testcerts.CA, last *atomic.Pointer[big.Int]) *tls.Config {
+	c := trusting(ca)
+	c.VerifyConnection = func(cs tls.ConnectionState) error {
+		last.Store(cs.PeerCertificates[0].SerialNumber)
+		return nil
+	}
+	return c
+}
+
+// TestReloadUnderLoad: while clients open TLS connections and send
+// requests without pause, the certificate and key files are replaced
+// twice (the pair written one file after the other, as an operator
+// would); no request fails, the long-lived connection is not dropped,
+// and new connections see the new serial.
+func TestReloadUnderLoad(t *testing.T) {
+	p := newPKI(t)
+	m := newManager(t, p.serverTLS(config.TLSModeEnforcing), WithReloadInterval(20*time.Millisecond))
+	addr := startEcho(t, m)
+	var last atomic.Pointer[big.Int]
+	long, err := remoting.Dial(ctxT(t), addr, remoting.ClientOptions{TLS: trusting(p.ca)})
+	require.NoError(t, err)
+	defer long.Close()
+
+	ctx, stop := context.WithCancel(context.Background())
+	var ok, failed atomic.Int64
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Go(func() { hammer(ctx, t, addr, seenSerial(p.ca, &last), long, &ok, &failed) })
+	}
+	require.Eventually(t, func() bool { return ok.Load() >= 100 }, 30*time.Second, 10*time.Millisecond)
+	for range 2 {
+		next := p.ca.Issue(t, testcerts.LeafOptions{})
+		next.WriteFiles(t, p.dir, "server", p.ca)
+		require.Eventually(t, func() bool { s := last.Load(); return s != nil && s.Cmp(next.Cert.SerialNumber) == 0 },
+			10*time.Second, 10*time.Millisecond, "new connections see serial %s", next.Cert.SerialNumber)
+	}
+	require.Eventually(t, func() bool { return ok.Load() >= 300 }, 30*time.Second, 10*time.Millisecond)
+	stop()
+	wg.Wait()
+	t.Logf("requests ok=%d failed=%d reloads=%d failed reloads=%d", ok.Load(), failed.Load(), m.Reloads(), m.ReloadFailures())
+	require.Zero(t, failed.Load())
+	require.Positive(t, ok.Load())
+	require.GreaterOrEqual(t, m.Reloads(), uint64(2))
+}
+
+// hammer alternates a request on a fresh TLS connection with one on the
+// long-lived connection until ctx ends.
+func hammer(ctx context.Context, t *testing.T, addr string, cfg *tls.Config, long *remoting.Client, ok, failed *atomic.Int64) {
+	for ctx.Err() == nil {
+		for _, err := range []error{echo(t, addr, cfg), invokeOn(t, long)} {
+			if err != nil {
+				failed.Add(1)
+				t.Errorf("request failed during reload: %v", err)
+				continue
+			}
+			ok.Add(1)
+		}
+	}
+}
+
+func invokeOn(t *testing.T, c *remoting.Client) error {
+	_, err := c.Invoke(ctxT(t), remoting.NewRequest(echoCode, nil, nil))
+	return err
+}
+
+// TestReloadFailureKeepsOldCertificate: a broken file is logged and
+// counted, the previous certificate is served, and a fixed file is picked
+// up.
+func TestReloadFailureKeepsOldCertificate(t *testing.T) {
+	p := newPKI(t)
+	m := newManager(t, p.serverTLS(config.TLSModeEnforcing), WithReloadInterval(20*time.Millisecond))
+	addr := startEcho(t, m)
+	require.NoError(t, os.WriteFile(p.files.Cert, []byte("broken"), 0o600))
+	require.Eventually(t, func() bool { return m.ReloadFailures() == 1 }, 10*time.Second, 10*time.Millisecond)
+	var last atomic.Pointer[big.Int]
+	require.NoError(t, echo(t, addr, seenSerial(p.ca, &last)))
+	require.Zero(t, last.Load().Cmp(p.leaf.Cert.SerialNumber), "the old certificate is still served")
+
+	next := p.ca.Issue(t, testcerts.LeafOptions{})
+	next.WriteFiles(t, p.dir, "server", p.ca)
+	require.Eventually(t, func() bool {
+		return echo(t, addr, seenSerial(p.ca, &last)) == nil && last.Load().Cmp(next.Cert.SerialNumber) == 0
+	}, 10*time.Second, 10*time.Millisecond)
+}
