@@ -55,6 +55,7 @@ func tlsBroker(t *testing.T, p *tlsPKI, ns string, topics ...fakebroker.TopicCon
 // plaintext works on the permissive one and is refused by the enforcing
 // one.
 func TestClientGoOverTLS(t *testing.T) {
+	t.Cleanup(clientGoPlaintextAgain)
 	for _, mode := range []string{config.TLSModePermissive, config.TLSModeEnforcing} {
 		t.Run(mode, func(t *testing.T) {
 			p := newTLSPKI(t)
@@ -81,6 +82,18 @@ func TestClientGoOverTLS(t *testing.T) {
 			}
 			require.NoError(t, err)
 		})
+	}
+}
+
+// clientGoPlaintextAgain undoes WithTls(true): rocketmq-client-go's
+// WithTls writes through a pointer to its package-level
+// remote.DefaultRemotingClientConfig, so without this every later client in
+// the process would speak TLS (TestClientGoResolvesNameServerDomain sent a
+// ClientHello to a plaintext server when it ran after this file's tests).
+func clientGoPlaintextAgain() {
+	adm, err := admin.NewAdmin(admin.WithResolver(primitive.NewPassthroughResolver([]string{"127.0.0.1:1"})), admin.WithTls(false))
+	if err == nil {
+		_ = adm.Close()
 	}
 }
 
