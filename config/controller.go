@@ -50,6 +50,8 @@ type ControllerConfig struct {
 	// addresses, same ids and form as ControllerDLegerPeers.
 	ControllerRaftPeers string `prop:"controllerRaftPeers,omitempty"`
 
+	RaftTLS // controllerRaftTls*: controller_raft_tls.go
+
 	NettyServer
 
 	raw       map[string]string
