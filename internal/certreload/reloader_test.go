@@ -121,3 +121,23 @@ func TestTLSVersionsOnly12And13(t *testing.T) {
 	require.Error(t, serr)
 	require.Error(t, cerr)
 }
+
+// TestTrustReloadAdmitsNewCA: appending a second CA to the trust file
+// admits its peers at the next handshake (a CA rotation's first step).
+func TestTrustReloadAdmitsNewCA(t *testing.T) {
+	ca, next := testcerts.NewCA(t, "raft-ca"), testcerts.NewCA(t, "raft-ca-2")
+	dir := t.TempDir()
+	f := ca.Issue(t, testcerts.LeafOptions{}).WriteFiles(t, dir, "n0", ca)
+	member, err := New(f.Cert, f.Key, f.CA, testlog.New(t, "member"))
+	require.NoError(t, err)
+	member.SetCheckInterval(0)
+	newcomer := newReloader(t, next, ca, testcerts.LeafOptions{})
+	serr, _ := handshake(t, member.ServerConfig(), newcomer.ClientConfig())
+	require.ErrorIs(t, serr, ErrUntrustedPeer)
+
+	require.NoError(t, writeReplace(f.CA, append(append([]byte{}, ca.PEM...), next.PEM...)))
+	serr, cerr := handshake(t, member.ServerConfig(), newcomer.ClientConfig())
+	require.NoError(t, serr)
+	require.NoError(t, cerr)
+	require.EqualValues(t, 1, member.Reloads())
+}
