@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
@@ -37,10 +38,14 @@ func TestRaftTransportUsesTLSWhenEnabled(t *testing.T) {
 	leaf := ca.Issue(t, testcerts.LeafOptions{})
 	f := leaf.WriteFiles(t, t.TempDir(), "n0", ca)
 	_, peers := listenPeers(t, []string{"n0"})
-	cfg := testControllerConfig(t, "n0", peers, "n0-"+freeRaftAddr(t), "controllerRaftTlsEnable=true",
-		"controllerRaftTlsCertPath="+f.Cert, "controllerRaftTlsKeyPath="+f.Key, "controllerRaftTlsTrustCertPath="+f.CA)
-	tr, err := newRaftTransport(cfg, testLogger(t))
-	require.NoError(t, err)
+	var tr raft.Transport
+	require.Eventually(t, func() bool { // a port free a moment ago may be taken
+		cfg := testControllerConfig(t, "n0", peers, "n0-"+freeRaftAddr(t), "controllerRaftTlsEnable=true",
+			"controllerRaftTlsCertPath="+f.Cert, "controllerRaftTlsKeyPath="+f.Key, "controllerRaftTlsTrustCertPath="+f.CA)
+		var err error
+		tr, err = newRaftTransport(cfg, testLogger(t))
+		return err == nil
+	}, 10*time.Second, 10*time.Millisecond)
 	defer tr.(raft.WithClose).Close()
 	client := ca.Issue(t, testcerts.LeafOptions{}).TLS(t)
 	conn, err := tls.Dial("tcp", string(tr.LocalAddr()), &tls.Config{Certificates: []tls.Certificate{client},

@@ -10,40 +10,58 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/certreload"
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/raftstore"
 )
 
 // startTLSCluster starts one controller per leaf signer in signers, each
 // with controllerRaftTlsEnable=true, a leaf of its signer and trust as
-// the trusted CA; every controller binds its own Raft transport from its
-// properties (free loopback ports picked a moment before).
+// the trusted CA. Each Raft transport is bound on port 0 first from the
+// node's files, as the controller binds it from its keys (that path:
+// controller's TestRaftTransportUsesTLSWhenEnabled), so no port races.
 func startTLSCluster(t *testing.T, trust *testcerts.CA, signers ...*testcerts.CA) *cluster {
 	c := &cluster{t: t, logger: raftstore.TestLogger(t, "cluster")}
 	lns := make([]net.Listener, len(signers))
+	trans := make([]raft.Transport, len(signers))
+	files := make([]testcerts.Files, len(signers))
 	var peers, raftPeers []string
-	for i := range signers {
-		var err error
-		lns[i], err = net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		nd := &node{id: fmt.Sprintf("n%d", i), remoting: lns[i].Addr().String(), raft: freeAddr(t)}
+	for i, signer := range signers {
+		id := fmt.Sprintf("n%d", i)
+		files[i] = signer.Issue(t, testcerts.LeafOptions{CommonName: id}).WriteFiles(t, t.TempDir(), id, trust)
+		lns[i], trans[i] = listenTLS(t, files[i], c.logger.Named(id))
+		nd := &node{id: id, remoting: lns[i].Addr().String(), raft: string(trans[i].LocalAddr())}
 		c.nodes = append(c.nodes, nd)
 		peers = append(peers, nd.id+"-"+nd.remoting)
 		raftPeers = append(raftPeers, nd.id+"-"+nd.raft)
 	}
 	dir := t.TempDir()
 	for i, nd := range c.nodes {
-		f := signers[i].Issue(t, testcerts.LeafOptions{CommonName: nd.id}).WriteFiles(t, t.TempDir(), nd.id, trust)
+		f := files[i]
 		props := append([]string{"controllerRaftTlsEnable=true", "controllerRaftTlsCertPath=" + f.Cert,
 			"controllerRaftTlsKeyPath=" + f.Key, "controllerRaftTlsTrustCertPath=" + f.CA}, fastProps...)
 		nd.path = writeProps(t, filepath.Join(dir, nd.id), nd.id, strings.Join(peers, ";"),
 			strings.Join(raftPeers, ";"), props)
-		c.start(nd, lns[i], nil)
+		c.start(nd, lns[i], trans[i])
 	}
 	t.Cleanup(c.stopAll)
 	return c
+}
+
+// listenTLS binds a remoting listener and a mutual-TLS Raft transport
+// serving files, both on loopback port 0.
+func listenTLS(t *testing.T, f testcerts.Files, logger hclog.Logger) (net.Listener, raft.Transport) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	rl, err := certreload.New(f.Cert, f.Key, f.CA, logger)
+	require.NoError(t, err)
+	tr, err := raftstore.NewTLSTransport("127.0.0.1:0", "", rl.ServerConfig(), rl.ClientConfig(), logger)
+	require.NoError(t, err)
+	return ln, tr
 }
 
 // TestRaftTLSClusterReplicates: three controllers whose Raft transport
