@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"os"
 	"testing"
 	"time"
 
@@ -227,4 +228,32 @@ func TestTLSStalledPeerDoesNotBlockAccept(t *testing.T) {
 	require.NoError(t, stalled.SetReadDeadline(time.Now().Add(tlsWait)))
 	_, err = stalled.Read(make([]byte, 1))
 	require.Error(t, err, "the stalled connection is still open")
+}
+
+// TestTLSWipedNodeRejoins: the join probe and the vote guard work over
+// TLS: a wiped node asks its peers, joins without bootstrapping and is
+// caught up.
+func TestTLSWipedNodeRejoins(t *testing.T) {
+	ca := testcerts.NewCA(t, "raft-ca")
+	c, members := newTLSCluster(t, ca, 3)
+	leader := waitServing(t, c.running())
+	wiped := c.peers[0].ID
+	if wiped == leader.ID() {
+		wiped = c.peers[1].ID
+	}
+	c.kill(wiped)
+	require.NoError(t, os.RemoveAll(c.dirs[wiped]))
+	m := members[wiped]
+	var err error
+	require.Eventually(t, func() bool {
+		m.layer, err = NewTLSStreamLayer(c.addr(wiped), "", m.rl.ServerConfig(), m.rl.ClientConfig(), c.logger)
+		return err == nil
+	}, tlsWait, 10*time.Millisecond, "rebind %s: %v", wiped, err)
+
+	n := c.open(wiped, m.layer.Transport(c.logger.Named(wiped)))
+	require.Equal(t, int64(2), applyN(t, leader, 1))
+	eventuallyValue(t, c.fsms[wiped], 2)
+	require.False(t, n.Bootstrapped(), "a wiped node must not bootstrap again")
+	// Joined through the probe; it votes again at the next vote request.
+	require.Contains(t, []string{"catching-up", "voting"}, n.Stats()["vote_guard"])
 }
