@@ -110,20 +110,41 @@ func (l *TLSStreamLayer) Close() error { return l.ln.Close() }
 // Addr is the advertised address.
 func (l *TLSStreamLayer) Addr() net.Addr { return l.advertise }
 
-// Dial connects to a peer and completes the handshake within timeout.
+// Dial connects to a peer and completes the handshake within timeout
+// (at most the handshake timeout). TCP errors are returned as they are;
+// a failed handshake is also logged, naming the peer.
 func (l *TLSStreamLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
 	if limit := l.handshakeTimeout(); timeout <= 0 || timeout > limit {
 		timeout = limit
 	}
-	d := &tls.Dialer{NetDialer: &net.Dialer{Timeout: timeout}, Config: l.client}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	c, err := d.DialContext(ctx, "tcp", string(address))
+	raw, err := (&net.Dialer{}).DialContext(ctx, "tcp", string(address))
 	if err != nil {
+		return nil, err
+	}
+	c := tls.Client(raw, l.clientFor(string(address)))
+	if err := c.HandshakeContext(ctx); err != nil {
+		_ = raw.Close()
 		l.logger.Warn("raft peer refused: tls handshake failed", "peer", address, "direction", "out", "error", err)
 		return nil, err
 	}
 	return c, nil
+}
+
+// clientFor is the client config, with ServerName set from address when
+// empty (as tls.Dial does; a config that verifies host names needs it).
+func (l *TLSStreamLayer) clientFor(address string) *tls.Config {
+	if l.client.ServerName != "" {
+		return l.client
+	}
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return l.client
+	}
+	cfg := l.client.Clone()
+	cfg.ServerName = host
+	return cfg
 }
 
 // serverConn is an accepted *tls.Conn that handshakes, bounded, before
