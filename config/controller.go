@@ -50,6 +50,8 @@ type ControllerConfig struct {
 	// addresses, same ids and form as ControllerDLegerPeers.
 	ControllerRaftPeers string `prop:"controllerRaftPeers,omitempty"`
 
+	RaftTLS // controllerRaftTls*: controller_raft_tls.go
+
 	NettyServer
 
 	// ACL: request signatures and roles (config/acl.go).

@@ -24,6 +24,7 @@ var (
 		"metricsExporterType", "metricsPromExporterHost", "metricsPromExporterPort", "metricsGrpcExporterTarget",
 		"enableControllerInNamesrv", "controllerType", "controllerDLegerGroup",
 		"controllerDLegerPeers", "controllerDLegerSelfId", "controllerRaftPeers",
+		"controllerRaftTlsEnable", // and its three ...Path keys by suffix
 		"serverChannelMaxPendingResponseBytes", "serverPartialFrameBudgetBytes", "serverChannelMaxIdleTimeSeconds",
 		"serverMaxConnections",
 		"unRegisterBrokerQueueCapacity", "clientRequestThreadPoolQueueCapacity", "defaultThreadPoolQueueCapacity",

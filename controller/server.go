@@ -132,10 +132,10 @@ func (c *Controller) bind(cfg *config.ControllerConfig) error {
 		c.trans = c.opts.transport
 		return nil
 	}
-	t, err := raftstore.NewTCPTransport(cfg.SelfRaftAddr(), "", c.logger)
+	t, err := newRaftTransport(cfg, c.logger)
 	if err != nil {
 		_ = c.ln.Close()
-		return fmt.Errorf("controller: cannot listen on raft address %s: %w", cfg.SelfRaftAddr(), err)
+		return err
 	}
 	c.trans = t
 	return nil

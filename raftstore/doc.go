@@ -1,7 +1,9 @@
 // Package raftstore wires hashicorp/raft for the embedded controller.
 //
 // It owns the Raft plumbing and nothing else: the BoltDB log and stable
-// store (raft-boltdb/v2), the file snapshot store, the TCP transport,
+// store (raft-boltdb/v2), the file snapshot store, the TCP transport and
+// its mutual-TLS variant (a raft.StreamLayer over crypto/tls, handshakes
+// bounded and off the accept loop; certificates come from the caller),
 // first-start bootstrap of the configured peers (once a majority of them
 // answered empty), the vote guard that keeps a node restarted with a wiped
 // data directory from voting until it is caught up, the Node handle that
