@@ -278,14 +278,15 @@ func TestWaitRouteTimesOut(t *testing.T) {
 	t.Parallel()
 	nss := startNSs(t, 2)
 	startBroker(t, topicBroker("broker-a", fakebroker.Topic("T", 4)), nss[0])
-	r := mqadmin(t, "waitRoute", "-n", nsList(nss...), "-t", "T", "--timeout", "3s", "--interval", "50ms")
+	r := mqadmin(t, "waitRoute", "-n", nsList(nss...), "-t", "T", "--timeout", "6s", "--interval", "50ms")
 	require.Equal(t, exitFail, r.code)
 	require.Regexp(t, nss[0]+`\s+ready\s+route names brokers \[broker-a\]`, r.out)
 	require.Regexp(t, nss[1]+`\s+waiting\s+.*code 17`, r.out)
-	require.Contains(t, r.errOut, "timed out after 3s waiting for the route of T")
+	require.Contains(t, r.errOut, "timed out after 6s waiting for the route of T")
 }
 
-// The timeouts leave room for a loaded machine: the verdict is only read
+// The timeouts leave room for a loaded machine (a -race process under a
+// load of 8 on two cores stalled 3 s before its first lookup): the verdict is only read
 // after the time-out, so a slow first lookup must still be answered.
 func TestWaitRouteWritableTimesOutOnReadOnlyRoute(t *testing.T) {
 	t.Parallel()
@@ -294,7 +295,7 @@ func TestWaitRouteWritableTimesOutOnReadOnlyRoute(t *testing.T) {
 	ro.Perm = route.PermRead
 	startBroker(t, topicBroker("broker-a", ro), ns)
 	requireOK(t, mqadmin(t, "waitRoute", "-n", ns, "-t", "T", "--timeout", "1"))
-	r := mqadmin(t, "waitRoute", "-n", ns, "-t", "T", "--writable", "--timeout", "3s", "--interval", "50ms")
+	r := mqadmin(t, "waitRoute", "-n", ns, "-t", "T", "--writable", "--timeout", "6s", "--interval", "50ms")
 	require.Equal(t, exitFail, r.code)
 	require.Contains(t, r.out, "route has no writable queue on a master")
 }
