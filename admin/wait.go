@@ -54,8 +54,13 @@ func (c *Client) WaitRoute(ctx context.Context, opts WaitOptions) *WaitResult {
 	defer cancel()
 	res := &WaitResult{}
 	for {
-		res.Rounds++
-		res.Statuses, res.Ready = c.waitRound(ctx, opts)
+		st, ready := c.waitRound(ctx, opts)
+		// a round the time-out cut short does not replace a complete one:
+		// its lookups failed on our deadline, not on the NameServer
+		if ready || ctx.Err() == nil || res.Rounds == 0 {
+			res.Statuses, res.Ready = st, ready
+			res.Rounds++
+		}
 		res.Elapsed = time.Since(start)
 		if res.Ready || !sleepCtx(ctx, opts.Interval) {
 			return res
