@@ -120,7 +120,7 @@ func TestNextCommandWaitsForInFlightApply(t *testing.T) {
 
 	g := gated[leader.Node().ID()]
 	g.arm()
-	first := leader.schedule(leader.electBuild(adminTriggerElect("c", "b", 2)), 200*time.Millisecond)
+	first := leader.schedule(leader.electBuild(adminTriggerElect("c", "b", 2)), 2*time.Second) // long enough to be built and submitted on a loaded machine; the gate holds its apply
 	require.Equal(t, codeSystemError, codeOf(first.err), "the election's caller times out: %v", first.err)
 
 	var built atomic.Bool
