@@ -6,6 +6,9 @@
 // source tables and then publishes an immutable TopicSnapshot for each
 // affected topic. Lookup reads a published snapshot with atomic loads only:
 // it never takes the coordinator and never joins tables that are changing.
+// The topic -> snapshot index is an open-addressed table of atomic slots
+// (pubtable.go): publishing a topic is one slot store, so a registration
+// costs what it carries whatever the size of the table.
 // Snapshots on the same broker groups share one BrokerData list. A
 // BodyCache keeps the processors' encoded route bodies in the snapshots'
 // typed slots against a byte budget; the Manager uncounts them when it
