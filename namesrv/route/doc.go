@@ -19,6 +19,9 @@
 // is the one last applied, with no QueueData changed since, changes
 // nothing and is not re-applied. Long loops under the coordinator yield
 // the processor to waiting goroutines every few hundred topics.
+// A live entry remembers the digest of the body last applied for it
+// (unchanged.go): a byte-identical re-registration that provably changes
+// nothing but liveness is applied by RegisterUnchanged without the body.
 // Liveness lives in its own small table with an expiry heap so heartbeats
 // do not wait behind registrations, and unregistrations are applied in
 // batches by one worker, fenced by the generation of the live entry they
