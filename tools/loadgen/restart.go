@@ -46,6 +46,12 @@ func (e *env) runRestart() (*restartResult, error) {
 		return nil, err
 	}
 	defer ns.stop()
+	hb, err := e.dial(ns.addr)
+	if err != nil {
+		return nil, err
+	}
+	defer hb.Close()
+	defer keepAlive(hb, topo)()
 	st, err := e.storm(ns, topo, bodies)
 	defer closeAll(st.brokers)
 	if err != nil {

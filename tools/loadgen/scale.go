@@ -84,6 +84,7 @@ func (e *env) runScaleRow(row scaleRow) (*scaleResult, error) {
 		return nil, err
 	}
 	defer reg.Close()
+	defer keepAlive(reg, topo)()
 	res := &scaleResult{scaleRow: row}
 	spent, err := registerAll(reg, topo)
 	if err != nil {
