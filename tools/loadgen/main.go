@@ -40,6 +40,7 @@ type options struct {
 	churnRate  float64
 	churnEdit  bool
 	scale1M    bool
+	scaleOnly  int
 	verbose    bool
 
 	// hidden child modes
@@ -98,6 +99,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.Float64Var(&o.churnRate, "churn-rate", 0, "churn: paced lookups/s (0 = from the writer's flat-out rate)")
 	fs.BoolVar(&o.churnEdit, "churn-edit", false, "churn: each re-registration also changes every topic's write queue count (4 <-> 5), so every topic is rebuilt")
 	fs.BoolVar(&o.scale1M, "scale-1m", false, "scale and restart: add the 1M-topic row and storm 1M topics (as BENCH_SCALE=1m); takes minutes")
+	fs.IntVar(&o.scaleOnly, "scale-topics", 0, "scale: run only the row with this many topics (0 = every row)")
 	fs.IntVar(&o.rounds, "rounds", 5, "small: alternate NameServer and limit server in this many slices of -duration")
 	fs.BoolVar(&o.verbose, "v", false, "debug logs")
 	fs.BoolVar(&o.serveLimit, "serve-limit", false, "internal: run the transport-limit server")

@@ -58,7 +58,10 @@ type scaleResult struct {
 // runScale measures every row.
 func (e *env) runScale() ([]*scaleResult, error) {
 	var out []*scaleResult
-	for _, row := range scaleRows(e.o.bigScale()) {
+	for _, row := range scaleRows(e.o.bigScale() || e.o.scaleOnly >= 1_000_000) {
+		if e.o.scaleOnly != 0 && row.Topics != e.o.scaleOnly {
+			continue
+		}
 		res, err := e.runScaleRow(row)
 		if err != nil {
 			return out, fmt.Errorf("scale %d topics: %w", row.Topics, err)
