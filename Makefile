@@ -54,7 +54,8 @@ test-long:
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'WritesSurviveKill9' ./test/integration/
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'TestSoak' ./test/soak/
 
-## bench: Go benchmarks plus the end-to-end load tool; figures go to BENCHMARKS.md
+## bench: Go benchmarks plus the end-to-end load tool; figures go to BENCHMARKS.md.
+## BENCH_SCALE=1m adds the 1M-topic benchmark, scale row and restart storm (minutes).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s -timeout 10m ./remoting/... ./namesrv/...
 	mkdir -p $(BIN)

@@ -6,6 +6,9 @@
 // source tables and then publishes an immutable TopicSnapshot for each
 // affected topic. Lookup reads a published snapshot with atomic loads only:
 // it never takes the coordinator and never joins tables that are changing.
+// The topic -> snapshot index is an open-addressed table of atomic slots
+// (pubtable.go): publishing a topic is one slot store, so a registration
+// costs what it carries whatever the size of the table.
 // Snapshots on the same broker groups share one BrokerData list. A
 // BodyCache keeps the processors' encoded route bodies in the snapshots'
 // typed slots against a byte budget; the Manager uncounts them when it
@@ -16,6 +19,9 @@
 // is the one last applied, with no QueueData changed since, changes
 // nothing and is not re-applied. Long loops under the coordinator yield
 // the processor to waiting goroutines every few hundred topics.
+// A live entry remembers the digest of the body last applied for it
+// (unchanged.go): a byte-identical re-registration that provably changes
+// nothing but liveness is applied by RegisterUnchanged without the body.
 // Liveness lives in its own small table with an expiry heap so heartbeats
 // do not wait behind registrations, and unregistrations are applied in
 // batches by one worker, fenced by the generation of the live entry they

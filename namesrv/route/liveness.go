@@ -16,11 +16,12 @@ type liveEntry struct {
 	dv       DataVersion
 	ha       string
 	ch       Channel
-	gen      uint64 // session generation, new on every registration
-	timeout  int64  // nanoseconds
-	last     int64  // unix nanoseconds of the last refresh
-	deadline int64  // last + timeout
-	idx      int    // position in the expiry heap, -1 when not in it
+	gen      uint64   // session generation, new on every registration
+	timeout  int64    // nanoseconds
+	last     int64    // unix nanoseconds of the last refresh
+	deadline int64    // last + timeout
+	idx      int      // position in the expiry heap, -1 when not in it
+	memo     bodyMemo // the body last applied (coordinator only)
 }
 
 // liveTable is brokerLiveTable with a channel index and an expiry

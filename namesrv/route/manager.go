@@ -48,6 +48,7 @@ type counters struct {
 	topics, brokers, clusters                        atomic.Int64
 	registrations, expiries, drops, unregistrations  atomic.Uint64
 	staleUnregistrations, publications, expiryVisits atomic.Uint64
+	unchanged                                        atomic.Uint64
 }
 
 // NewManager returns an empty Manager. Call Start to run the expiry scan
@@ -113,16 +114,17 @@ func (m *Manager) runScanner() {
 func (m *Manager) Stats() Stats {
 	c := &m.counts
 	return Stats{
-		Topics:               int(c.topics.Load()),
-		Brokers:              int(c.brokers.Load()),
-		Clusters:             int(c.clusters.Load()),
-		LiveBrokers:          m.live.size(),
-		UnregisterQueueDepth: len(m.unreg.ch),
-		UnregisterDrops:      c.drops.Load(),
-		Registrations:        c.registrations.Load(),
-		Expiries:             c.expiries.Load(),
-		Unregistrations:      c.unregistrations.Load(),
-		StaleUnregistrations: c.staleUnregistrations.Load(),
-		Publications:         c.publications.Load(),
+		Topics:                 int(c.topics.Load()),
+		Brokers:                int(c.brokers.Load()),
+		Clusters:               int(c.clusters.Load()),
+		LiveBrokers:            m.live.size(),
+		UnregisterQueueDepth:   len(m.unreg.ch),
+		UnregisterDrops:        c.drops.Load(),
+		Registrations:          c.registrations.Load(),
+		Expiries:               c.expiries.Load(),
+		Unregistrations:        c.unregistrations.Load(),
+		StaleUnregistrations:   c.staleUnregistrations.Load(),
+		Publications:           c.publications.Load(),
+		UnchangedRegistrations: c.unchanged.Load(),
 	}
 }

@@ -88,6 +88,9 @@ type RegisterRequest struct {
 	EnableActingMaster                                          *bool // nil = old-version broker
 	Body                                                        *RegisterBody
 	Channel                                                     Channel
+	// BodyDigest, when set, is recorded with the live entry so that a
+	// byte-identical re-registration can use RegisterUnchanged.
+	BodyDigest BodyDigest
 }
 
 // RegisterResult is what REGISTER_BROKER answers in its header; empty
@@ -107,9 +110,10 @@ type Stats struct {
 	Topics, Brokers, Clusters, LiveBrokers int
 	UnregisterQueueDepth                   int
 	UnregisterDrops                        uint64 // Unregister refused: queue full
-	Registrations                          uint64 // RegisterBroker calls
+	Registrations                          uint64 // RegisterBroker calls and RegisterUnchanged successes
 	Expiries                               uint64 // live entries found expired
 	Unregistrations                        uint64 // unregister requests applied
 	StaleUnregistrations                   uint64 // skipped: the live entry has a newer generation
 	Publications                           uint64 // topic snapshots rebuilt or withdrawn
+	UnchangedRegistrations                 uint64 // registrations applied by RegisterUnchanged
 }

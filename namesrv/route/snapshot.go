@@ -1,7 +1,6 @@
 package route
 
 import (
-	"hash/maphash"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -10,10 +9,6 @@ import (
 // syncBrokerMemberPrefix marks topics the acting-master rewrite skips
 // (TopicValidator.SYNC_BROKER_MEMBER_GROUP_PREFIX).
 const syncBrokerMemberPrefix = "rmq_sys_SYNC_BROKER_MEMBER_"
-
-// pubShards is the number of copy-on-write shards of the published topic
-// map: about 100 topics per shard at 100,000 topics.
-const pubShards = 1024
 
 // emptyFilters is the shared FilterServerTable of routes without filter
 // servers. Published data is immutable, so sharing it is safe.
@@ -47,64 +42,6 @@ func (s *TopicSnapshot) RouteFor(supportActingMaster bool) *TopicRouteData {
 type snapAlloc struct {
 	snap  TopicSnapshot
 	route TopicRouteData
-}
-
-// published is the lock-free topic -> entry map lookups read. Each shard
-// is an immutable map replaced as a whole by the coordinator; an entry's
-// snapshot pointer changes without touching the map.
-type published struct {
-	seed   maphash.Seed
-	shards [pubShards]atomic.Pointer[map[string]*topicEntry]
-}
-
-func (p *published) shard(topic string) int {
-	return int(maphash.String(p.seed, topic) & (pubShards - 1))
-}
-
-func (p *published) get(topic string) *topicEntry {
-	if m := p.shards[p.shard(topic)].Load(); m != nil {
-		return (*m)[topic]
-	}
-	return nil
-}
-
-// apply publishes added topics and withdraws removed ones, copying each
-// touched shard once. Only the coordinator calls it.
-func (p *published) apply(added, removed []*topicEntry) {
-	if len(added)+len(removed) == 0 {
-		return
-	}
-	next := map[int]map[string]*topicEntry{}
-	open := func(topic string) map[string]*topicEntry {
-		i := p.shard(topic)
-		if m, ok := next[i]; ok {
-			return m
-		}
-		var m map[string]*topicEntry
-		if cur := p.shards[i].Load(); cur != nil {
-			m = make(map[string]*topicEntry, len(*cur)+1)
-			for k, v := range *cur {
-				m[k] = v
-			}
-		} else {
-			m = map[string]*topicEntry{}
-		}
-		next[i] = m
-		return m
-	}
-	for _, e := range removed {
-		if m := open(e.name); m[e.name] == e {
-			delete(m, e.name)
-		}
-	}
-	for _, e := range added {
-		if !e.removed {
-			open(e.name)[e.name] = e
-		}
-	}
-	for i, m := range next {
-		p.shards[i].Store(&m)
-	}
 }
 
 // Lookup returns the published route snapshot of topic, or nil when the topic

@@ -147,6 +147,15 @@ func startLimit(self, dir, bodyPath, cpuProfile string, log hclog.Logger) (*chil
 	})
 }
 
+// startLean starts this binary (self) in -serve-lean mode answering with
+// the body in bodyPath.
+func startLean(self, dir, bodyPath, cpuProfile string, log hclog.Logger) (*child, error) {
+	return startOnFreePort("lean", self, dir, log, func(port int) ([]string, error) {
+		return []string{"-serve-lean", "-limit-body", bodyPath, "-cpuprofile", cpuProfile,
+			"-listen", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))}, nil
+	})
+}
+
 // startOnFreePort starts a server child on a free loopback port, retrying
 // when the port was taken meanwhile; argsFor gives its arguments.
 func startOnFreePort(name, bin, dir string, log hclog.Logger, argsFor func(port int) ([]string, error)) (*child, error) {

@@ -72,16 +72,26 @@ func (c *lookupConn) request(topic string) []byte {
 // roundTrip sends one lookup of topic and checks the answer: a JSON header
 // starting with code 0, the request's opaque, and a body.
 func (c *lookupConn) roundTrip(topic string) error {
-	_ = c.nc.SetDeadline(time.Now().Add(ioTimeout))
-	if _, err := c.nc.Write(c.request(topic)); err != nil {
-		return err
-	}
-	frame, err := remoting.ReadFrame(c.r, 0, c.rbuf)
+	frame, err := c.exchange(topic)
 	if err != nil {
 		return err
 	}
-	c.rbuf = frame[:0]
 	return checkResponse(frame, c.opaque)
+}
+
+// exchange sends one lookup of topic and returns the response frame
+// (length field stripped), valid until the next exchange.
+func (c *lookupConn) exchange(topic string) ([]byte, error) {
+	_ = c.nc.SetDeadline(time.Now().Add(ioTimeout))
+	if _, err := c.nc.Write(c.request(topic)); err != nil {
+		return nil, err
+	}
+	frame, err := remoting.ReadFrame(c.r, 0, c.rbuf)
+	if err != nil {
+		return nil, err
+	}
+	c.rbuf = frame[:0]
+	return frame, nil
 }
 
 // checkResponse validates a response frame (length field stripped) cheaply.

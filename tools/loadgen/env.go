@@ -134,6 +134,12 @@ func (e *env) runSelected(rep *report) error {
 	if err == nil && want("rss") {
 		rep.RSS, err = e.runRSS()
 	}
+	if err == nil && want("scale") {
+		rep.Scale, err = e.runScale()
+	}
+	if err == nil && want("restart") {
+		rep.Restart, err = e.runRestart()
+	}
 	return err
 }
 

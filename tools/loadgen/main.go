@@ -39,10 +39,13 @@ type options struct {
 	churnBrk   int
 	churnRate  float64
 	churnEdit  bool
+	scale1M    bool
+	scaleOnly  int
 	verbose    bool
 
 	// hidden child modes
 	serveLimit   bool
+	serveLean    bool
 	serveNamesrv bool
 	limitBody    string
 	configFile   string
@@ -64,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case o.serveLimit:
 		err = serveLimit(o, stdout, log)
+	case o.serveLean:
+		err = serveLean(o, stdout, log)
 	case o.serveNamesrv:
 		err = serveNamesrv(o, stdout, log)
 	default:
@@ -80,7 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.workload, "workload", "all", "small | churn | rss | all")
+	fs.StringVar(&o.workload, "workload", "all", "small | churn | rss | scale | restart | all")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time of each lookup phase")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "warm-up before each lookup phase")
 	fs.IntVar(&o.conns, "conns", 16, "closed-loop lookup connections")
@@ -93,9 +98,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.churnBrk, "churn-brokers", churnBrokers, "churn: brokers sharing the 20,000 topics (4 per topic)")
 	fs.Float64Var(&o.churnRate, "churn-rate", 0, "churn: paced lookups/s (0 = from the writer's flat-out rate)")
 	fs.BoolVar(&o.churnEdit, "churn-edit", false, "churn: each re-registration also changes every topic's write queue count (4 <-> 5), so every topic is rebuilt")
+	fs.BoolVar(&o.scale1M, "scale-1m", false, "scale and restart: add the 1M-topic row and storm 1M topics (as BENCH_SCALE=1m); takes minutes")
+	fs.IntVar(&o.scaleOnly, "scale-topics", 0, "scale: run only the row with this many topics (0 = every row)")
 	fs.IntVar(&o.rounds, "rounds", 5, "small: alternate NameServer and limit server in this many slices of -duration")
 	fs.BoolVar(&o.verbose, "v", false, "debug logs")
 	fs.BoolVar(&o.serveLimit, "serve-limit", false, "internal: run the transport-limit server")
+	fs.BoolVar(&o.serveLean, "serve-lean", false, "internal: run the lean transport-limit server")
 	fs.BoolVar(&o.serveNamesrv, "serve-namesrv", false, "internal: run a NameServer in-process (profiling)")
 	fs.StringVar(&o.limitBody, "limit-body", "", "internal: canned route body file of -serve-limit")
 	fs.StringVar(&o.configFile, "c", "", "internal: config file of -serve-namesrv")
@@ -110,7 +118,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 // validate checks the flag values that would make a run meaningless.
 func (o options) validate() error {
 	switch o.workload {
-	case "small", "churn", "rss", "all":
+	case "small", "churn", "rss", "scale", "restart", "all":
 	default:
 		return fmt.Errorf("unknown workload %q", o.workload)
 	}

@@ -45,12 +45,14 @@ type target struct {
 
 // report is everything one run measured.
 type report struct {
-	Machine  machine      `json:"machine"`
-	Settings settings     `json:"settings"`
-	Small    *smallResult `json:"small,omitempty"`
-	Churn    *churnResult `json:"churn,omitempty"`
-	RSS      *rssResult   `json:"rss,omitempty"`
-	Targets  []target     `json:"targets"`
+	Machine  machine        `json:"machine"`
+	Settings settings       `json:"settings"`
+	Small    *smallResult   `json:"small,omitempty"`
+	Churn    *churnResult   `json:"churn,omitempty"`
+	RSS      *rssResult     `json:"rss,omitempty"`
+	Scale    []*scaleResult `json:"scale,omitempty"`
+	Restart  *restartResult `json:"restart,omitempty"`
+	Targets  []target       `json:"targets"`
 }
 
 // evaluate fills Targets from the workloads that ran.
@@ -70,6 +72,7 @@ func (r *report) evaluate() {
 		add("rss: bytes per topic route (after registration)", m.PerTopicB, fmt.Sprintf("<= %d", targetPerTopicB), m.PerTopicB <= targetPerTopicB)
 		add("rss: bytes per topic route (after lookups)", m.PerTopicLookupsB, fmt.Sprintf("<= %d", targetPerTopicB), m.PerTopicLookupsB <= targetPerTopicB)
 	}
+	r.evaluateScale(add)
 }
 
 // printTable writes the human-readable report.
@@ -93,6 +96,7 @@ func (r *report) printTable(w io.Writer) {
 	}
 	_ = tw.Flush()
 	r.printDetails(w)
+	r.printScale(w)
 	r.printTargets(w)
 }
 

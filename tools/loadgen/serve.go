@@ -44,6 +44,11 @@ func serveLimit(o options, _ io.Writer, log hclog.Logger) error {
 		resp.Body = canned
 		return resp, nil
 	})
+	// Registrations (the scale workload's re-registrations) are answered
+	// without reading their body.
+	srv.Register(remoting.RegisterBroker, func(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+		return remoting.NewResponse(req, remoting.Success, ""), nil
+	})
 	return withProfile(o.cpuProfile, func() error {
 		go func() { _ = srv.Serve(ln) }()
 		waitTerm()

@@ -120,11 +120,17 @@ type loadTarget struct {
 	wall    time.Duration
 	cpu     float64
 	mem     memStatus
+	rereg   *reregWriter // re-registers during the measured slices; may be nil
 }
 
 // newTarget opens the lookup connections to srv and warms them up.
 func (e *env) newTarget(name string, srv *child, topics []string) (*loadTarget, error) {
-	load, err := openLoad(srv.addr, e.o.conns, topics, e.o.seed)
+	return e.newTargetConns(name, srv, topics, e.o.conns)
+}
+
+// newTargetConns is newTarget with conns connections.
+func (e *env) newTargetConns(name string, srv *child, topics []string, conns int) (*loadTarget, error) {
+	load, err := openLoad(srv.addr, conns, topics, e.o.seed)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +165,12 @@ func (e *env) interleave(ts ...*loadTarget) error {
 // server CPU; it reads the server's memory afterwards.
 func (t *loadTarget) measure(d time.Duration) error {
 	cpu0 := cpuSeconds(t.srv.pid())
-	samples, wall, err := t.load.run(d, 0, true)
+	var samples []int64
+	var wall time.Duration
+	err := t.rereg.during(func() (err error) {
+		samples, wall, err = t.load.run(d, 0, true)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", t.name, err)
 	}

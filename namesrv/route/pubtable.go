@@ -1,0 +1,145 @@
+package route
+
+import (
+	"hash/maphash"
+	"sync/atomic"
+
+	"github.com/rmqgo/nameserver/internal/yield"
+)
+
+// pubMinSlots is the smallest slot count of the published table.
+const pubMinSlots = 1024
+
+// tombstone marks a slot whose topic was withdrawn: probes go past it.
+var tombstone = &topicEntry{name: "\x00tombstone"}
+
+// published is the lock-free topic -> entry map lookups read: an
+// open-addressed hash table with linear probing whose slots are atomic
+// pointers. Only the coordinator writes it, one slot store per published
+// or withdrawn topic, so publishing costs what a mutation carries and not
+// what the table holds (a copy-on-write map of shards copied every touched
+// shard whole: O(all topics) for a registration of new topics at 1M).
+// When the table fills, the coordinator builds a larger one and swaps it
+// in; a reader still on the old table sees the state of just before.
+// An entry's snapshot pointer changes without touching the table.
+type published struct {
+	seed  maphash.Seed
+	table atomic.Pointer[pubTable]
+	live  int // entries in the current table (coordinator only)
+	used  int // entries plus tombstones (coordinator only)
+}
+
+// pubTable is one generation of slots; len(slots) is a power of two.
+type pubTable struct {
+	mask  uint64
+	slots []atomic.Pointer[topicEntry]
+}
+
+func newPubTable(n int) *pubTable {
+	return &pubTable{mask: uint64(n - 1), slots: make([]atomic.Pointer[topicEntry], n)}
+}
+
+func (p *published) hash(topic string) uint64 { return maphash.String(p.seed, topic) }
+
+// get returns the published entry of topic, or nil. It takes no lock.
+func (p *published) get(topic string) *topicEntry {
+	t := p.table.Load()
+	if t == nil {
+		return nil
+	}
+	for i := p.hash(topic) & t.mask; ; i = (i + 1) & t.mask {
+		e := t.slots[i].Load()
+		if e == nil {
+			return nil
+		}
+		if e != tombstone && e.name == topic {
+			return e
+		}
+	}
+}
+
+// apply withdraws removed topics and publishes added ones. Only the
+// coordinator calls it.
+func (p *published) apply(added, removed []*topicEntry) {
+	for _, e := range removed {
+		p.withdraw(e)
+	}
+	for i, e := range added {
+		yield.At(i)
+		if !e.removed {
+			p.reserve(1)
+			p.insert(p.table.Load(), e, true)
+		}
+	}
+}
+
+// withdraw replaces e's slot with a tombstone, if e is published.
+func (p *published) withdraw(e *topicEntry) {
+	t := p.table.Load()
+	if t == nil {
+		return
+	}
+	for i := p.hash(e.name) & t.mask; ; i = (i + 1) & t.mask {
+		switch t.slots[i].Load() {
+		case nil:
+			return
+		case e:
+			t.slots[i].Store(tombstone)
+			p.live--
+			return
+		}
+	}
+}
+
+// insert stores e in the first free slot of its probe sequence, after
+// making sure no entry of that name is published (the coordinator
+// withdraws a topic's old row before it publishes a new one, so one found
+// is replaced in place). reuse lets a tombstone be taken.
+func (p *published) insert(t *pubTable, e *topicEntry, reuse bool) {
+	free := -1
+	for i := p.hash(e.name) & t.mask; ; i = (i + 1) & t.mask {
+		cur := t.slots[i].Load()
+		switch {
+		case cur == nil:
+			if free < 0 {
+				free = int(i)
+				p.used++
+			}
+			t.slots[free].Store(e)
+			p.live++
+			return
+		case cur == tombstone:
+			if free < 0 && reuse {
+				free = int(i)
+			}
+		case cur.name == e.name:
+			t.slots[i].Store(e)
+			return
+		}
+	}
+}
+
+// reserve rebuilds the table when n more entries would fill more than
+// 5/8 of its slots (tombstones count), sized so that the live entries and
+// n fill at most half of the new one.
+func (p *published) reserve(n int) {
+	t := p.table.Load()
+	if t != nil && (p.used+n)*8 <= len(t.slots)*5 {
+		return
+	}
+	size := pubMinSlots
+	for size < 2*(p.live+n) {
+		size *= 2
+	}
+	next := newPubTable(size)
+	p.live, p.used = 0, 0
+	if t != nil {
+		for i := range t.slots {
+			yield.At(i)
+			if e := t.slots[i].Load(); e != nil && e != tombstone {
+				p.insert(next, e, false)
+			}
+		}
+	}
+	p.table.Store(next)
+}
