@@ -78,8 +78,9 @@ type ServerConfig struct {
 	// running at once; over it the connection is not read. 0 →
 	// DefaultMaxAsyncPerConn.
 	MaxAsyncPerConn int
-	// OnPanic, if set, is called after a handler panic was recovered and
-	// logged (e.g. to count it); v is the recovered value.
+	// OnPanic, if set, is called after a handler or ConnHook panic was
+	// recovered and logged (e.g. to count it); code is the request code,
+	// -1 for a ConnHook; v is the recovered value.
 	OnPanic func(code int32, v any)
 	// ConnHooks run in order on a new connection's goroutine before its
 	// first frame is read; see ConnHook. Connections in their hooks count

@@ -1,0 +1,66 @@
+package remoting
+
+import (
+	"io"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestAttackPanickingConnHook: a ConnHook that panics (a bug in a PROXY
+// parser or a TLS hook, reached by whatever bytes a stranger sends first)
+// runs on the connection's own goroutine, outside any recover: it killed
+// the whole process. It must close that connection only, free its slot,
+// be reported through OnPanic (code -1), and leave other clients served.
+func TestAttackPanickingConnHook(t *testing.T) {
+	var panics atomic.Int32
+	hook := func(nc net.Conn) (net.Conn, error) {
+		b := make([]byte, 1)
+		if _, err := io.ReadFull(nc, b); err != nil {
+			return nil, err
+		}
+		if b[0] == 0xff {
+			panic("hook bug")
+		}
+		return &replayConn{Conn: nc, first: b}, nil
+	}
+	s, addr := newTestServer(t, ServerConfig{MaxConnections: 1, ConnHooks: []ConnHook{hook},
+		OnPanic: func(code int32, _ any) {
+			if code == -1 {
+				panics.Add(1)
+			}
+		}})
+	s.Register(77, func(_ *Conn, req *Command) (*Command, error) { return NewResponse(req, Success, ""), nil })
+	for range 3 { // each one must give its slot back (MaxConnections is 1)
+		nc, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		_, err = nc.Write([]byte{0xff})
+		require.NoError(t, err)
+		_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err = nc.Read(make([]byte, 1))
+		require.ErrorIs(t, err, io.EOF, "the panicking connection is closed")
+		_ = nc.Close()
+		eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.shaking) == 0 }, "slot freed")
+	}
+	require.EqualValues(t, 3, panics.Load())
+	resp := invoke(t, dial(t, addr, ClientOptions{}), NewRequest(77, nil, nil))
+	require.EqualValues(t, Success, resp.Code, "other clients are still served")
+}
+
+// replayConn gives back the bytes a hook read before the connection's own.
+type replayConn struct {
+	net.Conn
+	first []byte
+}
+
+func (c *replayConn) Read(p []byte) (int, error) {
+	if len(c.first) > 0 {
+		n := copy(p, c.first)
+		c.first = c.first[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}
