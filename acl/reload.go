@@ -18,14 +18,16 @@ import (
 const maxFileSize = 16 << 20
 
 // reloader watches the accounts file: a change of its modification time or
-// size makes it read it; a change of its content makes it parse it. A file
-// that cannot be read or parsed keeps the previous accounts (logged once
-// per content).
+// size that holds still for one poll (a file rewritten in place is read
+// once written, not half-way) makes it read it; a change of its content
+// makes it parse it. A file that cannot be read or parsed keeps the
+// previous accounts (logged once per version).
 type reloader struct {
 	path    string
 	log     hclog.Logger
-	modTime time.Time
+	modTime time.Time // of the version read last
 	size    int64
+	pending stamp // a changed version seen by the last poll, not read yet
 	sum     [sha256.Size]byte
 	done    chan struct{} // closed by stop
 	exited  chan struct{} // closed when run returns
@@ -76,12 +78,26 @@ func (r *reloader) run(every time.Duration, publish func(*Accounts)) {
 	}
 }
 
-// poll returns the new accounts when the file changed and parses.
+// stamp is a file version as a poll sees it.
+type stamp struct {
+	modTime time.Time
+	size    int64
+}
+
+// poll returns the new accounts when the file changed, held still since
+// the previous poll, and parses.
 func (r *reloader) poll() *Accounts {
 	defer r.polls.Add(1)
 	fi, err := os.Stat(r.path)
-	if err == nil && fi.ModTime().Equal(r.modTime) && fi.Size() == r.size {
-		return nil
+	if err == nil {
+		st := stamp{fi.ModTime(), fi.Size()}
+		if st == (stamp{r.modTime, r.size}) {
+			return nil
+		}
+		if st != r.pending {
+			r.pending = st // changed: read it once it held still
+			return nil
+		}
 	}
 	b, fi, err := r.read()
 	if err != nil {
