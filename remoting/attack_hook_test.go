@@ -1,6 +1,7 @@
 package remoting
 
 import (
+	"context"
 	"io"
 	"net"
 	"sync/atomic"
@@ -63,4 +64,39 @@ func (c *replayConn) Read(p []byte) (int, error) {
 		return n, nil
 	}
 	return c.Conn.Read(p)
+}
+
+// TestAttackShutdownWhileHooksBlock: connections that sent nothing hold
+// their hooks (reading, under a one-minute handshake timeout) when
+// Shutdown starts; Shutdown closes them and returns without waiting for
+// the timeout, and every slot is free.
+func TestAttackShutdownWhileHooksBlock(t *testing.T) {
+	hook := func(nc net.Conn) (net.Conn, error) {
+		_, err := nc.Read(make([]byte, 1))
+		return nc, err
+	}
+	s := NewServer(ServerConfig{Logger: testLogger(t), HandshakeTimeout: time.Minute, ConnHooks: []ConnHook{hook}})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	served := make(chan error, 1)
+	go func() { served <- s.Serve(ln) }()
+	for range 5 {
+		nc, err := net.Dial("tcp", ln.Addr().String())
+		require.NoError(t, err)
+		defer nc.Close()
+	}
+	eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.shaking) == 5 }, "all in their hooks")
+	done := make(chan error, 1)
+	go func() { done <- s.Shutdown(context.Background()) }()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("Shutdown waits for the handshake timeout")
+	}
+	require.NoError(t, <-served)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	require.Empty(t, s.shaking)
+	require.Empty(t, s.conns)
 }
