@@ -4,10 +4,13 @@ import (
 	"context"
 	"io"
 	"net"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 )
 
@@ -99,4 +102,57 @@ func TestAttackShutdownWhileHooksBlock(t *testing.T) {
 	defer s.mu.Unlock()
 	require.Empty(t, s.shaking)
 	require.Empty(t, s.conns)
+}
+
+// TestAttackOverLimitLogBounded: every connection refused over
+// MaxConnections logged a warning, so a connection flood wrote a log line
+// per connection. The refusals are logged at most once a second, the next
+// line counting those left out.
+func TestAttackOverLimitLogBounded(t *testing.T) {
+	var logs lockedLog
+	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	var clock sync.Mutex
+	s := NewServer(ServerConfig{MaxConnections: 1,
+		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn})})
+	s.now = func() time.Time { clock.Lock(); defer clock.Unlock(); return now }
+	addr := startServer(t, s)
+	c := dial(t, addr, ClientOptions{})
+	require.EqualValues(t, RequestCodeNotSupported, invoke(t, c, NewRequest(77, nil, nil)).Code)
+	refused := func() {
+		nc, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		defer nc.Close()
+		_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err = nc.Read(make([]byte, 1))
+		require.ErrorIs(t, err, io.EOF)
+	}
+	for range 50 {
+		refused()
+	}
+	eventually(t, func() bool { return strings.Contains(logs.String(), "over the connection limit") }, "a warning")
+	require.Equal(t, 1, strings.Count(logs.String(), "over the connection limit"), logs.String())
+	clock.Lock()
+	now = now.Add(time.Second)
+	clock.Unlock()
+	refused()
+	eventually(t, func() bool { return strings.Contains(logs.String(), "suppressed=49") }, "the next warning")
+	require.Equal(t, 2, strings.Count(logs.String(), "over the connection limit"), logs.String())
+}
+
+// lockedLog is a log sink safe for concurrent writes.
+type lockedLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/internal/lograte"
 )
 
 // DefaultIdleTimeout is Java's serverChannelMaxIdleTimeSeconds (120 s).
@@ -122,7 +124,13 @@ type Server struct {
 	closing   bool
 	goingAway atomic.Bool // graceful Shutdown: answer GO_AWAY
 	wg        sync.WaitGroup
+	now       func() time.Time // the clock of rate-limited logs
+	overLimit lograte.Limiter  // warnings of connections over MaxConnections
 }
+
+// refusalLogEvery bounds the warnings about connections refused before
+// their first frame: anyone can cause one per connection.
+const refusalLogEvery = time.Second
 
 // NewServer returns a server; register handlers, then call Serve.
 func NewServer(cfg ServerConfig) *Server {
@@ -158,6 +166,8 @@ func NewServer(cfg ServerConfig) *Server {
 		listeners: make(map[net.Listener]struct{}),
 		conns:     make(map[*Conn]struct{}),
 		shaking:   make(map[net.Conn]struct{}),
+		now:       time.Now,
+		overLimit: lograte.Limiter{Every: refusalLogEvery},
 	}
 	s.handlers.Store(&map[int32]handler{})
 	return s

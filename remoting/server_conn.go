@@ -22,7 +22,10 @@ func (s *Server) startConn(nc net.Conn) {
 	if open := len(s.conns) + len(s.shaking); open >= s.cfg.MaxConnections {
 		s.mu.Unlock()
 		_ = nc.Close()
-		s.log.Warn("closing connection over the connection limit", "remote", nc.RemoteAddr().String(), "open", open)
+		if ok, n := s.overLimit.Allow(s.now()); ok {
+			s.log.Warn("closing connection over the connection limit", "remote", nc.RemoteAddr().String(),
+				"open", open, "suppressed", n)
+		}
 		return
 	}
 	s.shaking[nc] = struct{}{}
