@@ -1,6 +1,7 @@
 package proxyproto
 
 import (
+	"bufio"
 	"bytes"
 	"net"
 	"net/netip"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // syncBuffer is a log sink safe for concurrent writes.
@@ -61,4 +64,43 @@ func TestAttackUntrustedHeadersLogBounded(t *testing.T) {
 	require.ErrorIs(t, runHookOnPipe(t, h, "PROXY UNKNOWN\r\n"), ErrUntrusted)
 	require.Equal(t, 2, strings.Count(logs.String(), "untrusted source"), logs.String())
 	require.Contains(t, logs.String(), "suppressed=99")
+}
+
+// TestAttackHeaderSplitOrFollowedByLargeFrame: a header that arrives a
+// byte at a time, and one followed in the same write by a frame far
+// larger than the hook's read buffer, both reveal the client and lose no
+// byte of the frame.
+func TestAttackHeaderSplitOrFollowedByLargeFrame(t *testing.T) {
+	s := startHookServer(t, "127.0.0.0/8")
+	header := []byte("PROXY TCP4 192.0.2.1 198.51.100.2 56324 9876\r\n")
+	big := remoting.NewRequest(echoCode, map[string]string{"k": "v"}, bytes.Repeat([]byte("x"), 200<<10))
+	for _, tc := range []struct {
+		name   string
+		writes [][]byte
+	}{
+		{"byte by byte", append(splitBytes(header), remoting.EncodeFrame(nil, remoting.NewRequest(echoCode, nil, nil)))},
+		{"with a 200 KiB frame", [][]byte{remoting.EncodeFrame(append([]byte(nil), header...), big)}},
+	} {
+		nc, err := net.Dial("tcp", s.addr)
+		require.NoError(t, err)
+		_ = nc.SetDeadline(time.Now().Add(10 * time.Second))
+		for _, w := range tc.writes {
+			_, err := nc.Write(w)
+			require.NoError(t, err, tc.name)
+		}
+		frame, err := remoting.ReadFrame(bufio.NewReader(nc), 0, nil)
+		require.NoError(t, err, tc.name)
+		resp, err := remoting.DecodeFrame(frame)
+		require.NoError(t, err)
+		require.Equal(t, "192.0.2.1:56324", resp.Remark, tc.name)
+		_ = nc.Close()
+	}
+}
+
+func splitBytes(b []byte) [][]byte {
+	out := make([][]byte, len(b))
+	for i := range b {
+		out[i] = b[i : i+1]
+	}
+	return out
 }
