@@ -101,7 +101,7 @@ type ServerConfig struct {
 	// enableShutdownGracefully: after the listeners close, connections are
 	// served for up to this long (or until they all closed), requests of
 	// peers after 5.3.1 answered GO_AWAY (see GoAwayAfterVersion), before
-	// the drain. 0: drain at once.
+	// the drain. 0: drain at once. SetGoAwayPeriod changes it later.
 	GoAwayPeriod time.Duration
 }
 
@@ -123,9 +123,11 @@ type Server struct {
 	shaking   map[net.Conn]struct{} // connections in their ConnHooks
 	closing   bool
 	goingAway atomic.Bool // graceful Shutdown: answer GO_AWAY
-	wg        sync.WaitGroup
-	now       func() time.Time // the clock of rate-limited logs
-	overLimit lograte.Limiter  // warnings of connections over MaxConnections
+	// goAwayPeriod is GoAwayPeriod, or what SetGoAwayPeriod set (nanoseconds).
+	goAwayPeriod atomic.Int64
+	wg           sync.WaitGroup
+	now          func() time.Time // the clock of rate-limited logs
+	overLimit    lograte.Limiter  // warnings of connections over MaxConnections
 }
 
 // refusalLogEvery bounds the warnings about connections refused before
@@ -170,6 +172,7 @@ func NewServer(cfg ServerConfig) *Server {
 		overLimit: lograte.Limiter{Every: refusalLogEvery},
 	}
 	s.handlers.Store(&map[int32]handler{})
+	s.goAwayPeriod.Store(int64(max(cfg.GoAwayPeriod, 0)))
 	return s
 }
 

@@ -223,8 +223,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopAccepting()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
-	if s.cfg.GoAwayPeriod > 0 && ctx.Err() == nil {
-		s.goAway(ctx, done)
+	if period := time.Duration(s.goAwayPeriod.Load()); period > 0 && ctx.Err() == nil {
+		s.goAway(ctx, done, period)
 	}
 	conns := s.openConns()
 	for _, c := range conns {
