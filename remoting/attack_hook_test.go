@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
 // TestAttackPanickingConnHook: a ConnHook that panics (a bug in a PROXY
@@ -109,11 +110,10 @@ func TestAttackShutdownWhileHooksBlock(t *testing.T) {
 // per connection. The refusals are logged at most once a second, the next
 // line counting those left out.
 func TestAttackOverLimitLogBounded(t *testing.T) {
-	var logs lockedLog
+	logger, logs := testlog.Capture(t, "remoting", hclog.Warn)
 	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
 	var clock sync.Mutex
-	s := NewServer(ServerConfig{MaxConnections: 1,
-		Logger: hclog.New(&hclog.LoggerOptions{Output: &logs, Level: hclog.Warn})})
+	s := NewServer(ServerConfig{MaxConnections: 1, Logger: logger})
 	s.now = func() time.Time { clock.Lock(); defer clock.Unlock(); return now }
 	addr := startServer(t, s)
 	c := dial(t, addr, ClientOptions{})
@@ -129,30 +129,12 @@ func TestAttackOverLimitLogBounded(t *testing.T) {
 	for range 50 {
 		refused()
 	}
-	eventually(t, func() bool { return strings.Contains(logs.String(), "over the connection limit") }, "a warning")
-	require.Equal(t, 1, strings.Count(logs.String(), "over the connection limit"), logs.String())
+	eventually(t, func() bool { return logs.Has("over the connection limit") }, "a warning")
+	require.Equal(t, 1, logs.Count("over the connection limit"), logs.String())
 	clock.Lock()
 	now = now.Add(time.Second)
 	clock.Unlock()
 	refused()
-	eventually(t, func() bool { return strings.Contains(logs.String(), "suppressed=49") }, "the next warning")
-	require.Equal(t, 2, strings.Count(logs.String(), "over the connection limit"), logs.String())
-}
-
-// lockedLog is a log sink safe for concurrent writes.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	eventually(t, func() bool { return logs.Has("suppressed=49") }, "the next warning")
+	require.Equal(t, 2, logs.Count("over the connection limit"), logs.String())
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/apache/rocketmq-client-go/v2/admin"
@@ -14,26 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
-
-// logSink keeps a server's log lines for the test to wait on.
-type logSink struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *logSink) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logSink) has(s string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return strings.Contains(l.b.String(), s)
-}
 
 // TestAttackACLFileRewrittenInPlace: an operator rewrites plain_acl.yml in
 // place (as `cat > file` or an editor does): the file is empty until the
@@ -44,8 +25,8 @@ func (l *logSink) has(s string) bool {
 func TestAttackACLFileRewrittenInPlace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plain_acl.yml")
 	require.NoError(t, os.WriteFile(path, []byte(aclAccounts), 0o600))
-	logs := &logSink{}
-	srv := startNamesrvWith(t, hclog.New(&hclog.LoggerOptions{Output: logs, Level: hclog.Info}),
+	logger, logs := testlog.Capture(t, "namesrv", hclog.Info)
+	srv := startNamesrvWith(t, logger,
 		func(c *config.NamesrvConfig) { c.AclEnable, c.AclConfigPath, c.AclAnonymousRead = true, path, false })
 	addr := srv.Addr().String()
 	b := newBroker(t, fakebroker.Config{NameServers: []string{addr},
@@ -64,7 +45,7 @@ func TestAttackACLFileRewrittenInPlace(t *testing.T) {
 
 	require.NoError(t, os.Truncate(path, 0)) // the writer opened it with O_TRUNC
 	waitFor(t, "the reloader to judge the empty file", func() error {
-		if logs.has("no YAML document") || logs.has("accounts=0") {
+		if logs.Has("no YAML document") || logs.Has("accounts=0") {
 			return nil
 		}
 		return errors.New("not yet")
@@ -74,7 +55,7 @@ func TestAttackACLFileRewrittenInPlace(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(path, []byte(aclAccounts+"  - {accessKey: itLate001, secretKey: itLateSecret}\n"), 0o600))
 	waitFor(t, "the rewritten file", func() error {
-		if logs.has("accounts=4") {
+		if logs.Has("accounts=4") {
 			return nil
 		}
 		return errors.New("not reloaded yet")
