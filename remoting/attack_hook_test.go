@@ -138,3 +138,27 @@ func TestAttackOverLimitLogBounded(t *testing.T) {
 	eventually(t, func() bool { return logs.Has("suppressed=49") }, "the next warning")
 	require.Equal(t, 2, logs.Count("over the connection limit"), logs.String())
 }
+
+// TestAttackBadFrameLogBounded: every connection closed on a bad frame
+// logged a warning, so anyone could write a log line per connection by
+// sending four bytes. The closes are still counted one by one
+// (Observer.FrameRejected) but logged at most once a second.
+func TestAttackBadFrameLogBounded(t *testing.T) {
+	logger, logs := testlog.Capture(t, "remoting", hclog.Warn)
+	now := time.Date(2026, 1, 1, 10, 0, 0, 0, time.UTC)
+	s := NewServer(ServerConfig{Logger: logger})
+	s.now = func() time.Time { return now }
+	addr := startServer(t, s)
+	for range 30 {
+		nc, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		_, err = nc.Write([]byte{0xff, 0xff, 0xff, 0xff}) // a negative frame length
+		require.NoError(t, err)
+		_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err = nc.Read(make([]byte, 1))
+		require.Error(t, err)
+		_ = nc.Close()
+	}
+	eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.conns) == 0 }, "all closed")
+	require.Equal(t, 1, logs.Count("closing connection on bad frame"), logs.String())
+}

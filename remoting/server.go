@@ -128,6 +128,7 @@ type Server struct {
 	wg           sync.WaitGroup
 	now          func() time.Time // the clock of rate-limited logs
 	overLimit    lograte.Limiter  // warnings of connections over MaxConnections
+	badFrames    lograte.Limiter  // warnings of connections closed on a bad frame
 }
 
 // refusalLogEvery bounds the warnings about connections refused before
@@ -170,6 +171,7 @@ func NewServer(cfg ServerConfig) *Server {
 		shaking:   make(map[net.Conn]struct{}),
 		now:       time.Now,
 		overLimit: lograte.Limiter{Every: refusalLogEvery},
+		badFrames: lograte.Limiter{Every: refusalLogEvery},
 	}
 	s.handlers.Store(&map[int32]handler{})
 	s.goAwayPeriod.Store(int64(max(cfg.GoAwayPeriod, 0)))

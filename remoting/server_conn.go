@@ -90,10 +90,13 @@ func (s *Server) safeHook(c *Conn, fn func(*Conn)) {
 	fn(c)
 }
 
-// logConnEnd logs why a connection ended and reports rejected frames.
+// logConnEnd logs why a connection ended (a bad frame at most once per
+// refusalLogEvery: any stranger can send one) and reports rejected frames.
 func (s *Server) logConnEnd(c *Conn, err error) {
 	if reason := rejectReason(err); reason != "" {
-		c.log.Warn("closing connection on bad frame", "reason", reason, "error", err)
+		if ok, n := s.badFrames.Allow(s.now()); ok {
+			c.log.Warn("closing connection on bad frame", "reason", reason, "error", err, "suppressed", n)
+		}
 		if s.cfg.Observer != nil {
 			s.cfg.Observer.FrameRejected(reason)
 		}
