@@ -13,7 +13,8 @@ import (
 )
 
 // DefaultPollInterval is how often the accounts file is checked for
-// changes; a revoked key stops working within it plus the time to parse.
+// changes; a changed file is read at the check after (once it held still),
+// so a revoked key stops working within two of it plus the time to parse.
 const DefaultPollInterval = 250 * time.Millisecond
 
 // maxShownKey bounds how much of a presented access key a remark or log

@@ -157,7 +157,9 @@ accounts:
 	require.NotContains(t, err.Error(), "12345678")
 	_, err = Parse([]byte("accounts: {"))
 	require.ErrorIs(t, err, ErrBadFile)
-	accs, err := Parse(nil)
+	_, err = Parse([]byte("# nothing yet\n"))
+	require.ErrorIs(t, err, ErrBadFile, "no document: a file being written")
+	accs, err := Parse([]byte("accounts: []"))
 	require.NoError(t, err)
 	require.Empty(t, accs.byKey)
 }

@@ -49,11 +49,15 @@ func (a *Accounts) Lookup(accessKey string) (*Account, bool) {
 	return acc, ok
 }
 
-// Parse parses accounts YAML, reporting every broken rule at once.
+// Parse parses accounts YAML, reporting every broken rule at once. Text
+// without a YAML document (empty, or only comments) is an error.
 func Parse(b []byte) (*Accounts, error) {
 	var d fileData
 	dec := yaml.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&d); err != nil && !errors.Is(err, io.EOF) {
+	if err := dec.Decode(&d); errors.Is(err, io.EOF) {
+		// empty, or comments only: a file being written, most likely
+		return nil, fmt.Errorf("%w: no YAML document (accounts: [] serves no account)", ErrBadFile)
+	} else if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
 	a := &Accounts{byKey: make(map[string]*Account, len(d.Accounts))}

@@ -4,30 +4,36 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"fmt"
-	"io"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/internal/watchedfile"
 )
 
 // maxFileSize bounds the accounts file read into memory.
 const maxFileSize = 16 << 20
 
 // reloader watches the accounts file: a change of its modification time or
-// size makes it read it; a change of its content makes it parse it. A file
-// that cannot be read or parsed keeps the previous accounts (logged once
-// per content).
+// size that holds still for one poll (a file rewritten in place is read
+// once written, not half-way) makes it read it; a change of its content
+// makes it parse it. A file that cannot be read or parsed keeps the
+// previous accounts (logged once per version).
 type reloader struct {
 	path    string
 	log     hclog.Logger
-	modTime time.Time
+	modTime time.Time // of the version read last
 	size    int64
+	pending stamp // a changed version seen by the last poll, not read yet
 	sum     [sha256.Size]byte
 	done    chan struct{} // closed by stop
 	exited  chan struct{} // closed when run returns
 	once    sync.Once
+	polls   atomic.Int64 // polls done (tests)
+	reads   atomic.Int64 // reads of the file (tests)
 }
 
 func newReloader(path string, log hclog.Logger) (*reloader, *Accounts, error) {
@@ -45,24 +51,13 @@ func newReloader(path string, log hclog.Logger) (*reloader, *Accounts, error) {
 	return r, accs, nil
 }
 
-// read returns the file's content and its FileInfo, refusing files over
-// maxFileSize.
+// read returns the file's content and its FileInfo (nil when it cannot be
+// opened), refusing anything but a regular file of at most maxFileSize.
 func (r *reloader) read() ([]byte, os.FileInfo, error) {
-	f, err := os.Open(r.path)
+	r.reads.Add(1)
+	b, fi, err := watchedfile.Read(r.path, maxFileSize)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrBadFile, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrBadFile, err)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err == nil && len(b) > maxFileSize {
-		err = fmt.Errorf("larger than %d bytes", maxFileSize)
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %s: %w", ErrBadFile, r.path, err)
+		return nil, fi, fmt.Errorf("%w: %w", ErrBadFile, err)
 	}
 	return b, fi, nil
 }
@@ -83,18 +78,30 @@ func (r *reloader) run(every time.Duration, publish func(*Accounts)) {
 	}
 }
 
-// poll returns the new accounts when the file changed and parses.
+// stamp is a file version as a poll sees it.
+type stamp struct {
+	modTime time.Time
+	size    int64
+}
+
+// poll returns the new accounts when the file changed, held still since
+// the previous poll, and parses.
 func (r *reloader) poll() *Accounts {
+	defer r.polls.Add(1)
 	fi, err := os.Stat(r.path)
-	if err == nil && fi.ModTime().Equal(r.modTime) && fi.Size() == r.size {
-		return nil
+	if err == nil {
+		st := stamp{fi.ModTime(), fi.Size()}
+		if st == (stamp{r.modTime, r.size}) {
+			return nil
+		}
+		if st != r.pending {
+			r.pending = st // changed: read it once it held still
+			return nil
+		}
 	}
 	b, fi, err := r.read()
 	if err != nil {
-		if r.size != -1 {
-			r.log.Error("acl file unreadable, keeping the previous accounts", "path", r.path, "error", err)
-		}
-		r.modTime, r.size = time.Time{}, -1
+		r.refuse(fi, err)
 		return nil
 	}
 	r.modTime, r.size = fi.ModTime(), fi.Size()
@@ -110,6 +117,20 @@ func (r *reloader) poll() *Accounts {
 	}
 	r.log.Info("acl accounts reloaded", "path", r.path, "accounts", len(accs.byKey), "global_patterns", len(accs.global))
 	return accs
+}
+
+// refuse logs a file that could not be read and remembers its version
+// (fi; nil when it could not be opened), so that the same version is
+// neither read nor logged again until it changes.
+func (r *reloader) refuse(fi os.FileInfo, err error) {
+	modTime, size := time.Time{}, int64(-1)
+	if fi != nil {
+		modTime, size = fi.ModTime(), fi.Size()
+	}
+	if fi != nil || r.size != -1 {
+		r.log.Error("acl file unreadable, keeping the previous accounts", "path", r.path, "error", err)
+	}
+	r.modTime, r.size = modTime, size
 }
 
 // stop ends run and waits for it.

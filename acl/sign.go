@@ -1,6 +1,7 @@
 package acl
 
 import (
+	"cmp"
 	"crypto/hmac"
 	"crypto/sha1" //nolint:gosec // ACL 1.0 signs with HMAC-SHA1 (AclSigner.DEFAULT_ALGORITHM)
 	"encoding/base64"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -90,12 +92,52 @@ func validSignature(req *remoting.Command, secret string) bool {
 }
 
 // javaCompare orders strings as Java's String.compareTo: by UTF-16 code
-// units. It equals byte order unless a string holds a rune from U+E000 up.
+// units. It equals byte order unless a string holds a rune from U+E000 up;
+// then it skips the common prefix bytewise and compares rune by rune from
+// the last rune start before the first difference, without allocating
+// (invalid UTF-8 counts as U+FFFD, as a conversion to UTF-16 makes it).
 func javaCompare(a, b string) int {
 	if !hasHighRune(a) && !hasHighRune(b) {
 		return strings.Compare(a, b)
 	}
-	return slices.Compare(utf16.Encode([]rune(a)), utf16.Encode([]rune(b)))
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i > 0 { // a[:i] == b[:i]: a rune start before i is one in both
+		i--
+		for i > 0 && !utf8.RuneStart(a[i]) {
+			i--
+		}
+	}
+	for a, b = a[i:], b[i:]; a != "" && b != ""; {
+		ra, na := utf8.DecodeRuneInString(a)
+		rb, nb := utf8.DecodeRuneInString(b)
+		if ra != rb {
+			return compareUTF16(ra, rb)
+		}
+		a, b = a[na:], b[nb:]
+	}
+	return cmp.Compare(len(a), len(b)) // the one left over is longer
+}
+
+// compareUTF16 orders two different runes by their UTF-16 code units: a
+// rune above U+FFFF is a surrogate pair, whose first unit (U+D800 to
+// U+DBFF) sorts below U+E000 to U+FFFF.
+func compareUTF16(a, b rune) int {
+	a1, a2 := utf16Units(a)
+	b1, b2 := utf16Units(b)
+	if c := cmp.Compare(a1, b1); c != 0 {
+		return c
+	}
+	return cmp.Compare(a2, b2)
+}
+
+func utf16Units(r rune) (rune, rune) {
+	if r < 0x10000 {
+		return r, 0
+	}
+	return utf16.EncodeRune(r)
 }
 
 func hasHighRune(s string) bool {

@@ -31,6 +31,7 @@ type ResponseError struct {
 	Remark string
 }
 
+// Error names the address, the code and the remark ("(no remark)" when empty).
 func (e *ResponseError) Error() string {
 	remark := strings.TrimSpace(e.Remark)
 	if remark == "" {

@@ -1,8 +1,9 @@
 package config
 
 import (
-	"os"
 	"path/filepath"
+
+	"github.com/rmqgo/nameserver/internal/watchedfile"
 )
 
 // DefaultACLFileName is the accounts file looked for in the -c file's
@@ -39,19 +40,19 @@ func (a *ACL) resolve(dir string) {
 	}
 }
 
-// rules: with aclEnable, aclConfigPath must name a readable file (its
-// content is checked when the server starts, by package acl).
+// rules: with aclEnable, aclConfigPath must name a readable regular file
+// (its content is checked when the server starts, by package acl).
 func (a *ACL) rules(r *rules) {
 	if !a.AclEnable {
 		return
 	}
-	if fi, err := os.Stat(a.AclConfigPath); err != nil {
-		r.addf("aclConfigPath (%s) must be a readable file when aclEnable is true: %v", a.AclConfigPath, err)
-	} else if fi.IsDir() {
+	f, fi, err := watchedfile.Open(a.AclConfigPath)
+	switch {
+	case fi != nil && fi.IsDir():
 		r.addf("aclConfigPath (%s) must be a file, not a directory, when aclEnable is true", a.AclConfigPath)
-	} else if f, err := os.Open(a.AclConfigPath); err != nil {
+	case err != nil:
 		r.addf("aclConfigPath (%s) must be a readable file when aclEnable is true: %v", a.AclConfigPath, err)
-	} else {
+	default:
 		_ = f.Close()
 	}
 }

@@ -3,11 +3,11 @@ package config
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/rmqgo/nameserver/internal/watchedfile"
 )
 
 // AddrService holds the keys of the address service (ours): the
@@ -57,20 +57,12 @@ func ParseNsAddrList(key, s string) ([]string, error) {
 	return addrs, nil
 }
 
-// ReadNsAddrFile reads and parses the list held by path, at most
-// NsAddrMaxFileBytes of it.
+// ReadNsAddrFile reads and parses the list held by path, a regular file
+// of at most NsAddrMaxFileBytes.
 func ReadNsAddrFile(path string) ([]string, error) {
-	f, err := os.Open(path)
+	data, _, err := watchedfile.Read(path, NsAddrMaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("%w: nsAddrFile: %w", ErrInvalid, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, NsAddrMaxFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("%w: nsAddrFile: %s: %w", ErrInvalid, path, err)
-	}
-	if len(data) > NsAddrMaxFileBytes {
-		return nil, fmt.Errorf("%w: nsAddrFile: %s is larger than %d bytes", ErrInvalid, path, NsAddrMaxFileBytes)
 	}
 	return ParseNsAddrList("nsAddrFile "+path, string(data))
 }

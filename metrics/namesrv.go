@@ -48,7 +48,8 @@ func NewNamesrv(reg *Registry, src NamesrvSource) *Namesrv {
 
 // Where a panic was recovered (the where label of panics_total).
 const (
-	// PanicRemoting is the remoting server's handler call.
+	// PanicRemoting is the remoting server's handler call (and its
+	// connection hooks).
 	PanicRemoting = "remoting"
 	// PanicRegistrationLane is the broker registration lane.
 	PanicRegistrationLane = "registration_lane"

@@ -160,6 +160,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.stop.Do(func() {
 		s.stopping.Store(true)
 		if s.ln != nil {
+			// The GO_AWAY phase follows the live config, as the budget
+			// callers derive from it does (ShutdownBudget).
+			s.rs.SetGoAwayPeriod(s.cfg.Load().GoAwayPeriod())
 			err = s.rs.Shutdown(ctx)
 			<-s.served
 			s.routes.Stop()

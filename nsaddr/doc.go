@@ -17,8 +17,9 @@
 //
 // A Source serves the list from nsAddrList (fixed) or nsAddrFile (re-read
 // when its modification time, size or identity changes, checked on each
-// request; a file that becomes unreadable or invalid leaves the last good
-// list served, with a warning). Handler answers GET /rocketmq/nsaddr and
+// request; a file that becomes unreadable, invalid or other than a
+// regular file leaves the last good list served, with a warning when the
+// failure starts or changes, not at every request). Handler answers GET /rocketmq/nsaddr and
 // /rocketmq/nsaddr-{unit} (queries ignored) with the list as text, and
 // 404 for other subgroups. The NameServer mounts it on its metrics
 // listener (package metrics); without either key the path is not mounted

@@ -29,9 +29,10 @@ type Source struct {
 	path string
 	log  hclog.Logger
 
-	mu    sync.Mutex
-	list  string    // last good list, "host:port;host:port"
-	stamp fileStamp // of the file list was read from
+	mu      sync.Mutex
+	list    string    // last good list, "host:port;host:port"
+	stamp   fileStamp // of the file list was read from
+	lastErr string    // the failure logged last; "" after a good read
 }
 
 // fileStamp identifies one version of a file: its identity (inode),
@@ -68,14 +69,21 @@ func New(list, path string, log hclog.Logger) (*Source, error) {
 }
 
 // List returns the list to serve, re-reading the file first when it
-// changed since it was last read.
+// changed since it was last read. A failure is logged when it starts or
+// changes, not at every request.
 func (s *Source) List() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.path != "" {
-		if err := s.reload(); err != nil {
-			s.log.Warn("keeping the last good name server list", "file", s.path, "list", s.list, "error", err)
-		}
+	if s.path == "" {
+		return s.list
+	}
+	err := s.reload()
+	switch {
+	case err == nil:
+		s.lastErr = ""
+	case err.Error() != s.lastErr: // once per failure, not per request
+		s.lastErr = err.Error()
+		s.log.Warn("keeping the last good name server list", "file", s.path, "list", s.list, "error", err)
 	}
 	return s.list
 }

@@ -5,8 +5,11 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/internal/lograte"
 )
 
 // readerSize is the buffer of the header read; what it holds past the
@@ -20,18 +23,35 @@ const readerSize = 512
 // served as it is. From any other source a header refuses the connection
 // (ErrUntrusted, logged as a warning) and a plain connection is served as
 // it is. A bad or truncated header refuses the connection; the server's
-// handshake timeout bounds the wait for the first bytes.
+// handshake timeout bounds the wait for the first bytes. Refusals are
+// logged at most once a second, with the count of those left out.
 func Hook(trusted []netip.Prefix, logger hclog.Logger) func(net.Conn) (net.Conn, error) {
+	return newHook(trusted, logger).run
+}
+
+func newHook(trusted []netip.Prefix, logger hclog.Logger) *hook {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	h := &hook{trusted: trusted, log: logger}
-	return h.run
+	return &hook{trusted: trusted, log: logger, now: time.Now, warned: lograte.Limiter{Every: refusalLogEvery}}
 }
+
+// refusalLogEvery bounds the warnings about refused headers: any client
+// can send one per connection.
+const refusalLogEvery = time.Second
 
 type hook struct {
 	trusted []netip.Prefix
 	log     hclog.Logger
+	now     func() time.Time
+	warned  lograte.Limiter // refusal warnings
+}
+
+// warn logs a refused header, at most once per refusalLogEvery.
+func (h *hook) warn(msg string, args ...any) {
+	if ok, n := h.warned.Allow(h.now()); ok {
+		h.log.Warn(msg, append(args, "suppressed", n)...)
+	}
 }
 
 func (h *hook) run(nc net.Conn) (net.Conn, error) {
@@ -44,12 +64,12 @@ func (h *hook) run(nc net.Conn) (net.Conn, error) {
 		return wrap(nc, r, nil), nil
 	}
 	if !h.isTrusted(nc.RemoteAddr()) {
-		h.log.Warn("refusing a proxy protocol header from an untrusted source", "remote", nc.RemoteAddr().String(), "version", v)
+		h.warn("refusing a proxy protocol header from an untrusted source", "remote", nc.RemoteAddr().String(), "version", v)
 		return nil, fmt.Errorf("%w: %s", ErrUntrusted, nc.RemoteAddr())
 	}
 	hdr, err := ReadHeader(r)
 	if err != nil {
-		h.log.Warn("refusing a bad proxy protocol header", "remote", nc.RemoteAddr().String(), "error", err)
+		h.warn("refusing a bad proxy protocol header", "remote", nc.RemoteAddr().String(), "error", err)
 		return nil, err
 	}
 	if hdr.Local {

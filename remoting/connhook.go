@@ -3,6 +3,7 @@ package remoting
 import (
 	"fmt"
 	"net"
+	"runtime/debug"
 	"time"
 )
 
@@ -28,9 +29,9 @@ func (s *Server) runHooks(raw net.Conn) (net.Conn, error) {
 	nc := raw
 	_ = raw.SetDeadline(time.Now().Add(s.cfg.HandshakeTimeout))
 	for i, hook := range s.cfg.ConnHooks {
-		next, err := hook(nc)
+		next, err := s.runHook(i, hook, nc)
 		if err != nil {
-			return nc, fmt.Errorf("remoting: connection hook %d: %w", i, err)
+			return nc, err
 		}
 		nc = next
 	}
@@ -38,4 +39,28 @@ func (s *Server) runHooks(raw net.Conn) (net.Conn, error) {
 		return nc, fmt.Errorf("remoting: clear handshake deadline: %w", err)
 	}
 	return nc, nil
+}
+
+// runHook runs hook i on nc. A panic, or a nil connection without an
+// error, refuses the connection instead of killing the process; a panic is
+// logged with its stack and reported to OnPanic with code -1.
+func (s *Server) runHook(i int, hook ConnHook, nc net.Conn) (next net.Conn, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			s.log.Error("connection hook panicked", "hook", i, "remote", nc.RemoteAddr().String(),
+				"panic", r, "stack", string(debug.Stack()))
+			if s.cfg.OnPanic != nil {
+				s.cfg.OnPanic(-1, r)
+			}
+			next, err = nil, fmt.Errorf("%w: connection hook %d panicked: %v", ErrBadHook, i, r)
+		}
+	}()
+	next, err = hook(nc)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("remoting: connection hook %d: %w", i, err)
+	case next == nil:
+		return nil, fmt.Errorf("%w: connection hook %d returned no connection", ErrBadHook, i)
+	}
+	return next, nil
 }

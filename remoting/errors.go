@@ -36,4 +36,7 @@ var (
 	// ErrBadExtField: an extFields value could not be parsed as the
 	// requested type.
 	ErrBadExtField = errors.New("remoting: bad ext field")
+	// ErrBadHook: a ConnHook panicked or returned no connection; the
+	// connection was refused.
+	ErrBadHook = errors.New("remoting: connection hook failed")
 )

@@ -37,10 +37,10 @@ func (s *Server) goAwayResponse(c *Conn, req *Command) *Command {
 // Java's NettyRemotingServer.shutdown sleeps shutdownWaitTimeSeconds
 // with its listener still open; ours refuses new connections at once, so
 // a client that dials again goes to another NameServer.
-func (s *Server) goAway(ctx context.Context, done <-chan struct{}) {
+func (s *Server) goAway(ctx context.Context, done <-chan struct{}, period time.Duration) {
 	s.goingAway.Store(true)
-	s.log.Info("going away: new connections refused, peers after 5.3.1 answered GO_AWAY", "period", s.cfg.GoAwayPeriod)
-	t := time.NewTimer(s.cfg.GoAwayPeriod)
+	s.log.Info("going away: new connections refused, peers after 5.3.1 answered GO_AWAY", "period", period)
+	t := time.NewTimer(period)
 	defer t.Stop()
 	select {
 	case <-t.C:
@@ -48,3 +48,9 @@ func (s *Server) goAway(ctx context.Context, done <-chan struct{}) {
 	case <-done:
 	}
 }
+
+// SetGoAwayPeriod replaces ServerConfig.GoAwayPeriod for the Shutdowns to
+// come, so that a period the owner reads from live config at shutdown (as
+// Java's NettyRemotingServer.shutdown reads enableShutdownGracefully and
+// shutdownWaitTimeSeconds) is the one used; d <= 0 drains at once.
+func (s *Server) SetGoAwayPeriod(d time.Duration) { s.goAwayPeriod.Store(int64(max(d, 0))) }

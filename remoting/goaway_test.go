@@ -110,3 +110,13 @@ func TestShutdownWithoutGoAwayPeriodDrainsAtOnce(t *testing.T) {
 	require.NoError(t, s.Shutdown(context.Background()))
 	require.False(t, s.goingAway.Load())
 }
+
+// SetGoAwayPeriod replaces the configured period for later Shutdowns.
+func TestSetGoAwayPeriodReplacesTheConfiguredOne(t *testing.T) {
+	s, addr := goAwayServer(t) // one minute
+	c := dial(t, addr, ClientOptions{})
+	require.EqualValues(t, Success, invoke(t, c, withVersion(77, CurrentVersion)).Code)
+	s.SetGoAwayPeriod(0)
+	require.NoError(t, s.Shutdown(context.Background()), "drains at once with the connection open")
+	require.False(t, s.goingAway.Load())
+}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/internal/lograte"
 )
 
 // DefaultIdleTimeout is Java's serverChannelMaxIdleTimeSeconds (120 s).
@@ -78,8 +80,9 @@ type ServerConfig struct {
 	// running at once; over it the connection is not read. 0 →
 	// DefaultMaxAsyncPerConn.
 	MaxAsyncPerConn int
-	// OnPanic, if set, is called after a handler panic was recovered and
-	// logged (e.g. to count it); v is the recovered value.
+	// OnPanic, if set, is called after a handler or ConnHook panic was
+	// recovered and logged (e.g. to count it); code is the request code,
+	// -1 for a ConnHook; v is the recovered value.
 	OnPanic func(code int32, v any)
 	// ConnHooks run in order on a new connection's goroutine before its
 	// first frame is read; see ConnHook. Connections in their hooks count
@@ -98,7 +101,7 @@ type ServerConfig struct {
 	// enableShutdownGracefully: after the listeners close, connections are
 	// served for up to this long (or until they all closed), requests of
 	// peers after 5.3.1 answered GO_AWAY (see GoAwayAfterVersion), before
-	// the drain. 0: drain at once.
+	// the drain. 0: drain at once. SetGoAwayPeriod changes it later.
 	GoAwayPeriod time.Duration
 }
 
@@ -120,8 +123,17 @@ type Server struct {
 	shaking   map[net.Conn]struct{} // connections in their ConnHooks
 	closing   bool
 	goingAway atomic.Bool // graceful Shutdown: answer GO_AWAY
-	wg        sync.WaitGroup
+	// goAwayPeriod is GoAwayPeriod, or what SetGoAwayPeriod set (nanoseconds).
+	goAwayPeriod atomic.Int64
+	wg           sync.WaitGroup
+	now          func() time.Time // the clock of rate-limited logs
+	overLimit    lograte.Limiter  // warnings of connections over MaxConnections
+	badFrames    lograte.Limiter  // warnings of connections closed on a bad frame
 }
+
+// refusalLogEvery bounds the warnings about connections refused before
+// their first frame: anyone can cause one per connection.
+const refusalLogEvery = time.Second
 
 // NewServer returns a server; register handlers, then call Serve.
 func NewServer(cfg ServerConfig) *Server {
@@ -157,8 +169,12 @@ func NewServer(cfg ServerConfig) *Server {
 		listeners: make(map[net.Listener]struct{}),
 		conns:     make(map[*Conn]struct{}),
 		shaking:   make(map[net.Conn]struct{}),
+		now:       time.Now,
+		overLimit: lograte.Limiter{Every: refusalLogEvery},
+		badFrames: lograte.Limiter{Every: refusalLogEvery},
 	}
 	s.handlers.Store(&map[int32]handler{})
+	s.goAwayPeriod.Store(int64(max(cfg.GoAwayPeriod, 0)))
 	return s
 }
 

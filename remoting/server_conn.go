@@ -22,7 +22,10 @@ func (s *Server) startConn(nc net.Conn) {
 	if open := len(s.conns) + len(s.shaking); open >= s.cfg.MaxConnections {
 		s.mu.Unlock()
 		_ = nc.Close()
-		s.log.Warn("closing connection over the connection limit", "remote", nc.RemoteAddr().String(), "open", open)
+		if ok, n := s.overLimit.Allow(s.now()); ok {
+			s.log.Warn("closing connection over the connection limit", "remote", nc.RemoteAddr().String(),
+				"open", open, "suppressed", n)
+		}
 		return
 	}
 	s.shaking[nc] = struct{}{}
@@ -87,10 +90,13 @@ func (s *Server) safeHook(c *Conn, fn func(*Conn)) {
 	fn(c)
 }
 
-// logConnEnd logs why a connection ended and reports rejected frames.
+// logConnEnd logs why a connection ended (a bad frame at most once per
+// refusalLogEvery: any stranger can send one) and reports rejected frames.
 func (s *Server) logConnEnd(c *Conn, err error) {
 	if reason := rejectReason(err); reason != "" {
-		c.log.Warn("closing connection on bad frame", "reason", reason, "error", err)
+		if ok, n := s.badFrames.Allow(s.now()); ok {
+			c.log.Warn("closing connection on bad frame", "reason", reason, "error", err, "suppressed", n)
+		}
 		if s.cfg.Observer != nil {
 			s.cfg.Observer.FrameRejected(reason)
 		}
@@ -220,8 +226,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.stopAccepting()
 	done := make(chan struct{})
 	go func() { s.wg.Wait(); close(done) }()
-	if s.cfg.GoAwayPeriod > 0 && ctx.Err() == nil {
-		s.goAway(ctx, done)
+	if period := time.Duration(s.goAwayPeriod.Load()); period > 0 && ctx.Err() == nil {
+		s.goAway(ctx, done, period)
 	}
 	conns := s.openConns()
 	for _, c := range conns {

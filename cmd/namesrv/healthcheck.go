@@ -15,6 +15,11 @@ import (
 // default timeout is 30 s; the answer comes at once or not at all).
 const healthTimeout = 3 * time.Second
 
+// healthClient asks the NameServer directly: a container's HTTP_PROXY
+// must not carry a check of its own NameServer (http.DefaultClient would
+// send it there for any host but loopback).
+var healthClient = &http.Client{Transport: &http.Transport{Proxy: nil}}
+
 // healthcheck is -healthcheck: GET /healthz of the metrics listener the
 // configuration (-c file and NAMESRV_ variables) names, on loopback when
 // it listens on every address; 0 on 200, 1 otherwise. A static image has
@@ -32,7 +37,7 @@ func healthcheck(cfg *config.NamesrvConfig, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "healthcheck:", err)
 		return 1
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := healthClient.Do(req)
 	if err != nil {
 		fmt.Fprintln(stderr, "healthcheck:", err)
 		return 1

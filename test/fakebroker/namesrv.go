@@ -22,6 +22,7 @@ type ResponseError struct {
 	Remark string
 }
 
+// Error names the operation, the code and the remark.
 func (e *ResponseError) Error() string {
 	return fmt.Sprintf("fakebroker: %s: code %d: %s", e.Op, e.Code, e.Remark)
 }

@@ -1,0 +1,6 @@
+// Package watchedfile reads the small files a server re-reads while it
+// runs (the ACL accounts file, nsAddrFile): only regular files, opened
+// without blocking (a named pipe put in a file's place would otherwise
+// block the open until a writer comes) and read up to a bound, so that
+// whatever is put at the path costs at most that bound.
+package watchedfile
