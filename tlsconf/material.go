@@ -77,17 +77,16 @@ func clientAuthType(need string, verify bool) tls.ClientAuthType {
 	return tls.NoClientCert
 }
 
-// clientConfig follows Java's TlsHelper.buildSslContext(true): test mode
-// or tls.client.authServer=false trusts any server certificate; otherwise
-// the chain is verified against tls.client.trustCertPath (the system roots
+// clientConfig follows Java's TlsHelper.buildSslContext(true):
+// tls.client.authServer=false trusts any server certificate; otherwise the
+// chain is verified against tls.client.trustCertPath (the system roots
 // when unset). Like Java's Netty client, the host name is not checked:
-// brokers are dialled by the IP they registered.
+// brokers are dialled by the IP they registered. Unlike Java, test mode
+// does not override the tls.client.* keys (Java then trusts any server and
+// presents no certificate): what is configured wins, as on the server side.
 func clientConfig(t *config.TLS) (*tls.Config, error) {
 	cfg := baseConfig()
 	cfg.InsecureSkipVerify = true // the chain is checked below when asked
-	if t.TestModeEnable {
-		return cfg, nil
-	}
 	if t.ClientAuthServer {
 		roots, err := clientRoots(t)
 		if err != nil {
