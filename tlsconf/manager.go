@@ -140,3 +140,10 @@ func (m *Manager) warnValidity(notBefore, notAfter time.Time) {
 			"not_before", notBefore, "not_after", notAfter)
 	}
 }
+
+// NewClient is New for a process that only opens connections (mqadmin,
+// `controller -probe`): it validates and loads tls.enable and the
+// tls.client.* keys only (config.TLS.ClientSide) and watches nothing.
+func NewClient(cfg *config.TLS, logger hclog.Logger) (*Manager, error) {
+	return New(cfg.ClientSide(), logger, WithReloadInterval(0))
+}
