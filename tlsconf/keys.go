@@ -11,8 +11,9 @@ import (
 	"encoding/pem"
 	"fmt"
 	"math/big"
-	"os"
 	"time"
+
+	"github.com/rmqgo/nameserver/config"
 )
 
 // loadKeyPair reads a PEM certificate chain and its private key (see
@@ -22,7 +23,7 @@ func loadKeyPair(certKey, certPath, keyKey, keyPath, password string) (*tls.Cert
 	if err != nil {
 		return nil, err
 	}
-	keyPEM, err := os.ReadFile(keyPath)
+	keyPEM, err := config.ReadTLSFile(keyPath)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s (%s): %w", ErrMaterial, keyKey, keyPath, err)
 	}
@@ -44,7 +45,7 @@ func loadKeyPair(certKey, certPath, keyKey, keyPath, password string) (*tls.Cert
 
 // readCerts returns every CERTIFICATE block of a PEM file, at least one.
 func readCerts(key, path string) ([]*x509.Certificate, error) {
-	data, err := os.ReadFile(path)
+	data, err := config.ReadTLSFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s (%s): %w", ErrMaterial, key, path, err)
 	}
