@@ -128,8 +128,19 @@ func (m *Manager) logStart() {
 		m.log.Info("tls enabled", "mode", m.Mode(), "client_auth", m.cfg.ClientAuth(),
 			"subject", leaf.Subject.String(), "serial", leaf.SerialNumber.String(), "not_after", leaf.NotAfter)
 		m.warnValidity(leaf.NotBefore, leaf.NotAfter)
+		m.warnUnverifiedClients()
 	case m.Mode() == config.TLSModePermissive:
 		m.log.Info("tls permissive without a certificate: only plaintext is served (set tls.server.certPath and tls.server.keyPath to accept tls)")
+	}
+}
+
+// warnUnverifiedClients warns when client certificates are asked for but
+// not verified (Java's InsecureTrustManagerFactory): with require, any
+// certificate, a self-signed one included, lets a client in.
+func (m *Manager) warnUnverifiedClients() {
+	if need := m.cfg.ClientAuth(); need != config.TLSClientAuthNone && !m.cfg.ServerAuthClient {
+		m.log.Warn("tls.server.authClient=false accepts any client certificate, a self-signed one included; "+
+			"set tls.server.authClient=true and tls.server.trustCertPath to verify them", "need_client_auth", need)
 	}
 }
 

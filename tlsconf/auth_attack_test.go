@@ -1,0 +1,79 @@
+package tlsconf
+
+import (
+	"bytes"
+	"crypto/x509"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/testcerts"
+)
+
+// TestAttackClientCertificatesRefused: with need.client.auth=require and
+// authClient=true, a client certificate of our CA that has expired, is
+// not yet valid, or is for servers only (no clientAuth extended key
+// usage) is refused like one of another CA; a good one is served.
+func TestAttackClientCertificatesRefused(t *testing.T) {
+	p := newPKI(t)
+	c := p.serverTLS(config.TLSModeEnforcing)
+	c.ServerNeedClientAuth, c.ServerAuthClient, c.ServerTrustCertPath = config.TLSClientAuthRequire, true, p.files.CA
+	addr := startEcho(t, newManager(t, c))
+	now := time.Now()
+	for name, opts := range map[string]testcerts.LeafOptions{
+		"expired":     {NotBefore: now.Add(-48 * time.Hour), NotAfter: now.Add(-time.Hour)},
+		"not yet":     {NotBefore: now.Add(time.Hour), NotAfter: now.Add(48 * time.Hour)},
+		"server only": {ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}},
+	} {
+		require.Error(t, echo(t, addr, withCert(t, p.ca, p.ca.Issue(t, opts))), name)
+	}
+	require.NoError(t, echo(t, addr, withCert(t, p.ca, p.ca.Issue(t, testcerts.LeafOptions{}))))
+}
+
+// TestAttackRequireWithoutAuthClientWarns: need.client.auth=require with
+// authClient=false accepts any client certificate, a self-signed one
+// included (Java's InsecureTrustManagerFactory); as that is rarely what
+// an operator setting require means, startup says so at WARN.
+func TestAttackRequireWithoutAuthClientWarns(t *testing.T) {
+	p := newPKI(t)
+	for _, tc := range []struct {
+		need   string
+		verify bool
+		warn   bool
+	}{
+		{config.TLSClientAuthRequire, false, true},
+		{config.TLSClientAuthOptional, false, true},
+		{config.TLSClientAuthRequire, true, false},
+		{config.TLSClientAuthNone, false, false},
+	} {
+		c := p.serverTLS(config.TLSModeEnforcing)
+		c.ServerNeedClientAuth, c.ServerAuthClient, c.ServerTrustCertPath = tc.need, tc.verify, p.files.CA
+		var buf syncBuffer
+		m, err := New(c, hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Info}), WithReloadInterval(0))
+		require.NoError(t, err)
+		m.Close()
+		require.Equal(t, tc.warn, bytes.Contains(buf.Bytes(), []byte("tls.server.authClient=false accepts any client certificate")),
+			"%s authClient=%v: %s", tc.need, tc.verify, buf.Bytes())
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) Bytes() []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return bytes.Clone(s.b.Bytes())
+}
