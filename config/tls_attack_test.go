@@ -64,3 +64,25 @@ func TestAttackTLSValidateRefusesSpecialFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestAttackRemoteTLSUpdateVariants: no spelling of a tls.* key gets
+// through UPDATE_NAMESRV_CONFIG or UPDATE_CONTROLLER_CONFIG (case, white
+// space around key and separator, escapes that Java's Properties.load
+// decodes), and a refused update leaves the -c file's password intact.
+func TestAttackRemoteTLSUpdateVariants(t *testing.T) {
+	c, err := Load(writeFile(t, "n.properties", "tls.server.keyPassword=secret\ntls.server.mode=enforcing\n"))
+	require.NoError(t, err)
+	for _, body := range []string{
+		"TLS.SERVER.MODE=disabled\n", "  tls.server.mode = disabled\n", "\ttls.server.mode:disabled\n",
+		"tls.server.mode disabled\n", `\u0074ls.server.mode=disabled` + "\n", `tls\.server\.mode=disabled` + "\n",
+		"tls.server.keyPassword=******\n", "Tls.Enable=false\n", "tls.config.file=/tmp/x\n",
+		"listenPort2=1\ntls.server.mode=disabled\n",
+	} {
+		_, err := c.ApplyUpdate([]byte(body))
+		require.ErrorIs(t, err, ErrBlackListed, "%q", body)
+		_, err = c.ApplyControllerUpdate([]byte(body))
+		require.ErrorIs(t, err, ErrBlackListed, "controller: %q", body)
+	}
+	require.Equal(t, "secret", c.RawProperties()["tls.server.keyPassword"])
+	require.Equal(t, "enforcing", c.RawProperties()["tls.server.mode"])
+}
