@@ -112,3 +112,22 @@ func unblockFIFO(fifo string) {
 		_ = syscall.Close(fd)
 	}
 }
+
+// TestAttackUnusableKeyRefusedAtStartup: a key Go's TLS cannot sign with
+// (RSA under 1024 bits, refused by crypto/rsa) used to load fine and then
+// fail every handshake, logged at DEBUG only; it is now a startup error
+// naming the key and file, on the server and the client side.
+func TestAttackUnusableKeyRefusedAtStartup(t *testing.T) {
+	crt, key := filepath.Join("testdata", "rsa512.crt"), filepath.Join("testdata", "rsa512.key")
+	c := config.DefaultTLS()
+	c.ServerMode, c.ServerCertPath, c.ServerKeyPath = config.TLSModeEnforcing, crt, key
+	_, err := New(c, testLogger(t), WithReloadInterval(0))
+	require.ErrorIs(t, err, ErrMaterial)
+	require.ErrorContains(t, err, "tls.server.keyPath ("+key+")")
+
+	cc := config.DefaultTLS()
+	cc.Enable, cc.ClientCertPath, cc.ClientKeyPath = true, crt, key
+	_, err = New(cc, testLogger(t), WithReloadInterval(0))
+	require.ErrorIs(t, err, ErrMaterial)
+	require.ErrorContains(t, err, "tls.client.keyPath ("+key+")")
+}
