@@ -2,6 +2,7 @@ package tlsconf
 
 import (
 	"bytes"
+	"crypto/tls"
 	"crypto/x509"
 	"sync"
 	"testing"
@@ -76,4 +77,28 @@ func (s *syncBuffer) Bytes() []byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return bytes.Clone(s.b.Bytes())
+}
+
+// TestAttackTestModeHonoursRequire: a test-mode server (generated
+// certificate) with need.client.auth=require refuses a client without a
+// certificate, as any server with require does (Java's test mode asks
+// for one but lets every client in); the certificate is then checked as
+// tls.server.authClient says.
+func TestAttackTestModeHonoursRequire(t *testing.T) {
+	p := newPKI(t)
+	c := config.DefaultTLS()
+	c.TestModeEnable, c.ServerMode, c.ServerNeedClientAuth = true, config.TLSModeEnforcing, config.TLSClientAuthRequire
+	insecure := func() *tls.Config { return &tls.Config{InsecureSkipVerify: true, MinVersion: tls.VersionTLS12} } //nolint:gosec // test mode
+	addr := startEcho(t, newManager(t, c))
+	require.Error(t, echo(t, addr, insecure()), "no client certificate")
+	mine := p.ca.Issue(t, testcerts.LeafOptions{CommonName: "client"})
+	withMine := insecure()
+	cert := mine.TLS(t)
+	withMine.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &cert, nil }
+	require.NoError(t, echo(t, addr, withMine), "any certificate (authClient=false)")
+
+	c.ServerAuthClient, c.ServerTrustCertPath = true, p.files.CA
+	addr = startEcho(t, newManager(t, c))
+	require.Error(t, echo(t, addr, insecure()), "no client certificate")
+	require.NoError(t, echo(t, addr, withMine), "a certificate of tls.server.trustCertPath")
 }

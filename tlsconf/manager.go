@@ -123,6 +123,7 @@ func (m *Manager) logStart() {
 	case m.test != nil && !m.cfg.ServerCertConfigured() && mat.server != nil:
 		m.log.Warn("serving a generated self-signed test certificate (tls.test.mode.enable=true); clients cannot verify it, do not use it in production",
 			"mode", m.Mode(), "serial", m.test.Leaf.SerialNumber.String())
+		m.warnUnverifiedClients()
 	case mat.server != nil:
 		leaf := mat.server.Certificates[0].Leaf
 		m.log.Info("tls enabled", "mode", m.Mode(), "client_auth", m.cfg.ClientAuth(),
