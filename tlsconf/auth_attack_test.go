@@ -37,28 +37,35 @@ func TestAttackClientCertificatesRefused(t *testing.T) {
 
 // TestAttackRequireWithoutAuthClientWarns: need.client.auth=require with
 // authClient=false accepts any client certificate, a self-signed one
-// included (Java's InsecureTrustManagerFactory); as that is rarely what
-// an operator setting require means, startup says so at WARN.
+// included (Java's InsecureTrustManagerFactory), and authClient=true
+// without tls.server.trustCertPath any certificate of a public CA (the
+// system roots, Java's default trust); as neither is likely what an
+// operator setting require means, startup says so at WARN.
 func TestAttackRequireWithoutAuthClientWarns(t *testing.T) {
 	p := newPKI(t)
+	const anyCert, publicCA = "tls.server.authClient=false accepts any client certificate", "verified against the system roots"
 	for _, tc := range []struct {
 		need   string
 		verify bool
-		warn   bool
+		trust  string
+		warn   string
 	}{
-		{config.TLSClientAuthRequire, false, true},
-		{config.TLSClientAuthOptional, false, true},
-		{config.TLSClientAuthRequire, true, false},
-		{config.TLSClientAuthNone, false, false},
+		{config.TLSClientAuthRequire, false, p.files.CA, anyCert},
+		{config.TLSClientAuthOptional, false, "", anyCert},
+		{config.TLSClientAuthRequire, true, "", publicCA},
+		{config.TLSClientAuthRequire, true, p.files.CA, ""},
+		{config.TLSClientAuthNone, false, "", ""},
 	} {
 		c := p.serverTLS(config.TLSModeEnforcing)
-		c.ServerNeedClientAuth, c.ServerAuthClient, c.ServerTrustCertPath = tc.need, tc.verify, p.files.CA
+		c.ServerNeedClientAuth, c.ServerAuthClient, c.ServerTrustCertPath = tc.need, tc.verify, tc.trust
 		var buf syncBuffer
 		m, err := New(c, hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Info}), WithReloadInterval(0))
 		require.NoError(t, err)
 		m.Close()
-		require.Equal(t, tc.warn, bytes.Contains(buf.Bytes(), []byte("tls.server.authClient=false accepts any client certificate")),
-			"%s authClient=%v: %s", tc.need, tc.verify, buf.Bytes())
+		for _, w := range []string{anyCert, publicCA} {
+			require.Equal(t, w == tc.warn, bytes.Contains(buf.Bytes(), []byte(w)),
+				"%s authClient=%v trust=%q: %s", tc.need, tc.verify, tc.trust, buf.Bytes())
+		}
 	}
 }
 

@@ -136,12 +136,21 @@ func (m *Manager) logStart() {
 }
 
 // warnUnverifiedClients warns when client certificates are asked for but
-// not verified (Java's InsecureTrustManagerFactory): with require, any
-// certificate, a self-signed one included, lets a client in.
+// not verified (Java's InsecureTrustManagerFactory: any certificate, a
+// self-signed one included, lets a client in), or verified against the
+// system roots (any certificate of a public CA does).
 func (m *Manager) warnUnverifiedClients() {
-	if need := m.cfg.ClientAuth(); need != config.TLSClientAuthNone && !m.cfg.ServerAuthClient {
+	need := m.cfg.ClientAuth()
+	if need == config.TLSClientAuthNone {
+		return
+	}
+	switch {
+	case !m.cfg.ServerAuthClient:
 		m.log.Warn("tls.server.authClient=false accepts any client certificate, a self-signed one included; "+
 			"set tls.server.authClient=true and tls.server.trustCertPath to verify them", "need_client_auth", need)
+	case m.cfg.ServerTrustCertPath == "":
+		m.log.Warn("client certificates are verified against the system roots, so any public CA's certificate gets in; "+
+			"set tls.server.trustCertPath to your CA", "need_client_auth", need)
 	}
 }
 
