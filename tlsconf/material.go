@@ -46,14 +46,22 @@ func serverConfig(t *config.TLS, test *tls.Certificate) (*tls.Config, error) {
 		}
 		// Netty's ClientAuth.OPTIONAL with the JVM's default trust.
 		cfg.Certificates = []tls.Certificate{*test}
-		return cfg, clientAuth(cfg, t, tls.VerifyClientCertIfGiven)
+		return withClientAuth(cfg, t, tls.VerifyClientCertIfGiven)
 	}
 	cert, err := loadKeyPair("tls.server.certPath", t.ServerCertPath, "tls.server.keyPath", t.ServerKeyPath, t.ServerKeyPassword)
 	if err != nil {
 		return nil, withPasswordHint(err, "tls.server.keyPassword")
 	}
 	cfg.Certificates = []tls.Certificate{*cert}
-	return cfg, clientAuth(cfg, t, tls.NoClientCert)
+	return withClientAuth(cfg, t, tls.NoClientCert)
+}
+
+// withClientAuth returns cfg with clientAuth applied, nil on error.
+func withClientAuth(cfg *tls.Config, t *config.TLS, unset tls.ClientAuthType) (*tls.Config, error) {
+	if err := clientAuth(cfg, t, unset); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }
 
 // clientAuth sets cfg's client-certificate demand from
