@@ -41,3 +41,20 @@ func createTempFor(target string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// narrowMode takes from f's mode every permission the file at source
+// lacks.
+func narrowMode(f *os.File, source string) error {
+	src, err := os.Stat(source)
+	if err != nil {
+		return err
+	}
+	own, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if want := own.Mode().Perm() & src.Mode().Perm(); want != own.Mode().Perm() {
+		return f.Chmod(want)
+	}
+	return nil
+}

@@ -29,7 +29,8 @@ func fileMode(t *testing.T, path string) fs.FileMode {
 
 // A config file written by an update gets the mode Java's
 // MixAll.string2File gives it: a new file 0666 less the umask (0644 under
-// the usual 022), an existing file (and its .bak) keeps its mode.
+// the usual 022), an existing file (and its .bak) keeps its mode; a .bak
+// is never wider than the file it copies.
 func TestPersistFileModeFollowsUmask(t *testing.T) {
 	for _, tc := range []struct {
 		umask int
@@ -54,7 +55,7 @@ func TestPersistKeepsExistingMode(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, c.Persist())
 		require.Equal(t, fs.FileMode(0o640), fileMode(t, path))
-		require.Equal(t, fs.FileMode(0o644), fileMode(t, path+".bak"), "a new .bak follows the umask")
+		require.Equal(t, fs.FileMode(0o640), fileMode(t, path+".bak"), "a new .bak is no wider than the file it copies")
 		require.NoError(t, os.Chmod(path+".bak", 0o600))
 		require.NoError(t, c.Persist())
 		require.Equal(t, fs.FileMode(0o600), fileMode(t, path+".bak"))

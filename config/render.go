@@ -160,7 +160,11 @@ func writeAtomicFile(path string, data []byte) error {
 }
 
 // keepBackup copies the current file at path (if any) to <path>.bak,
-// itself atomically.
+// itself atomically. The copy is never more readable than the file it
+// copies (it holds the same secrets: a tls.server.keyPassword): a new
+// .bak gets the file's mode, an existing one keeps what of its own mode
+// the file also has (Java's MixAll.string2File gives a new .bak 0666 less
+// the umask whatever the file's mode).
 func keepBackup(path string) error {
 	prev, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -175,6 +179,10 @@ func keepBackup(path string) error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
+	if err := narrowMode(tmp, path); err != nil {
+		_ = tmp.Close()
+		return err
+	}
 	if err := writeSync(tmp, prev); err != nil {
 		return err
 	}

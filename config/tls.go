@@ -111,7 +111,7 @@ func readTLSFile(path string, explicit bool) (map[string]string, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := ReadTLSFile(path)
 	if !explicit && errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -204,6 +204,10 @@ func pairRule(r *rules, side, cert, key string) {
 
 func readableRule(r *rules, key, path string) {
 	if path == "" {
+		return
+	}
+	if err := checkTLSFile(path); err != nil {
+		r.addf("%s (%s) cannot be read: %v", key, path, err)
 		return
 	}
 	f, err := os.Open(path)

@@ -178,9 +178,16 @@ func (c *Conn) awaitAsync() {
 	}
 }
 
-// abandon closes the connection without waiting for its async handlers.
+// abandon closes the connection without waiting for its async handlers,
+// nor for room to send a TLS close_notify: the transport under a TLS
+// connection is closed first (tls.Conn.Close would wait up to 5 s on a
+// peer that stopped reading, and Shutdown abandons one connection after
+// the other).
 func (c *Conn) abandon() {
 	c.abandonOnce.Do(func() { close(c.abandoned) })
+	if tc, ok := c.nc.(interface{ NetConn() net.Conn }); ok {
+		_ = tc.NetConn().Close()
+	}
 	_ = c.Close()
 }
 

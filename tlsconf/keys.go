@@ -3,16 +3,19 @@ package tlsconf
 import (
 	"crypto"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
 	"math/big"
-	"os"
 	"time"
+
+	"github.com/rmqgo/nameserver/config"
 )
 
 // loadKeyPair reads a PEM certificate chain and its private key (see
@@ -22,7 +25,7 @@ func loadKeyPair(certKey, certPath, keyKey, keyPath, password string) (*tls.Cert
 	if err != nil {
 		return nil, err
 	}
-	keyPEM, err := os.ReadFile(keyPath)
+	keyPEM, err := config.ReadTLSFile(keyPath)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s (%s): %w", ErrMaterial, keyKey, keyPath, err)
 	}
@@ -35,6 +38,9 @@ func loadKeyPair(certKey, certPath, keyKey, keyPath, password string) (*tls.Cert
 	if !ok || !pub.Equal(chain[0].PublicKey) {
 		return nil, fmt.Errorf("%w: %s (%s) does not hold the key of %s (%s)", ErrMaterial, keyKey, keyPath, certKey, certPath)
 	}
+	if err := canSign(key); err != nil {
+		return nil, fmt.Errorf("%w: %s (%s) cannot sign a TLS handshake: %w", ErrMaterial, keyKey, keyPath, err)
+	}
 	c := &tls.Certificate{PrivateKey: key, Leaf: chain[0]}
 	for _, x := range chain {
 		c.Certificate = append(c.Certificate, x.Raw)
@@ -42,9 +48,23 @@ func loadKeyPair(certKey, certPath, keyKey, keyPath, password string) (*tls.Cert
 	return c, nil
 }
 
+// canSign signs a test digest with key, as every handshake will: a key
+// the crypto packages refuse (RSA under 1024 bits) would otherwise load
+// and then fail each handshake.
+func canSign(key crypto.Signer) error {
+	digest := sha256.Sum256([]byte("rmqgo tls key check"))
+	var err error
+	if _, ok := key.(ed25519.PrivateKey); ok {
+		_, err = key.Sign(rand.Reader, digest[:], crypto.Hash(0))
+	} else {
+		_, err = key.Sign(rand.Reader, digest[:], crypto.SHA256)
+	}
+	return err
+}
+
 // readCerts returns every CERTIFICATE block of a PEM file, at least one.
 func readCerts(key, path string) ([]*x509.Certificate, error) {
-	data, err := os.ReadFile(path)
+	data, err := config.ReadTLSFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s (%s): %w", ErrMaterial, key, path, err)
 	}

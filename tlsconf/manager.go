@@ -123,13 +123,34 @@ func (m *Manager) logStart() {
 	case m.test != nil && !m.cfg.ServerCertConfigured() && mat.server != nil:
 		m.log.Warn("serving a generated self-signed test certificate (tls.test.mode.enable=true); clients cannot verify it, do not use it in production",
 			"mode", m.Mode(), "serial", m.test.Leaf.SerialNumber.String())
+		m.warnUnverifiedClients()
 	case mat.server != nil:
 		leaf := mat.server.Certificates[0].Leaf
 		m.log.Info("tls enabled", "mode", m.Mode(), "client_auth", m.cfg.ClientAuth(),
 			"subject", leaf.Subject.String(), "serial", leaf.SerialNumber.String(), "not_after", leaf.NotAfter)
 		m.warnValidity(leaf.NotBefore, leaf.NotAfter)
+		m.warnUnverifiedClients()
 	case m.Mode() == config.TLSModePermissive:
 		m.log.Info("tls permissive without a certificate: only plaintext is served (set tls.server.certPath and tls.server.keyPath to accept tls)")
+	}
+}
+
+// warnUnverifiedClients warns when client certificates are asked for but
+// not verified (Java's InsecureTrustManagerFactory: any certificate, a
+// self-signed one included, lets a client in), or verified against the
+// system roots (any certificate of a public CA does).
+func (m *Manager) warnUnverifiedClients() {
+	need := m.cfg.ClientAuth()
+	if need == config.TLSClientAuthNone {
+		return
+	}
+	switch {
+	case !m.cfg.ServerAuthClient:
+		m.log.Warn("tls.server.authClient=false accepts any client certificate, a self-signed one included; "+
+			"set tls.server.authClient=true and tls.server.trustCertPath to verify them", "need_client_auth", need)
+	case m.cfg.ServerTrustCertPath == "":
+		m.log.Warn("client certificates are verified against the system roots, so any public CA's certificate gets in; "+
+			"set tls.server.trustCertPath to your CA", "need_client_auth", need)
 	}
 }
 
@@ -139,4 +160,11 @@ func (m *Manager) warnValidity(notBefore, notAfter time.Time) {
 		m.log.Warn("the server certificate is outside its validity period; clients that verify it will refuse it",
 			"not_before", notBefore, "not_after", notAfter)
 	}
+}
+
+// NewClient is New for a process that only opens connections (mqadmin,
+// `controller -probe`): it validates and loads tls.enable and the
+// tls.client.* keys only (config.TLS.ClientSide) and watches nothing.
+func NewClient(cfg *config.TLS, logger hclog.Logger) (*Manager, error) {
+	return New(cfg.ClientSide(), logger, WithReloadInterval(0))
 }

@@ -32,7 +32,9 @@ func loadMaterial(t *config.TLS, test *tls.Certificate) (*material, error) {
 
 // serverConfig follows Java's TlsHelper.buildSslContext(false), except that
 // a configured certificate wins over test mode (Java serves the generated
-// one whenever test mode is on).
+// one whenever test mode is on), and so does a configured
+// tls.server.need.client.auth (Java's test mode asks for a certificate
+// but lets every client in).
 func serverConfig(t *config.TLS, test *tls.Certificate) (*tls.Config, error) {
 	if t.Mode() == config.TLSModeDisabled {
 		return nil, nil
@@ -43,21 +45,39 @@ func serverConfig(t *config.TLS, test *tls.Certificate) (*tls.Config, error) {
 			return nil, nil
 		}
 		// Netty's ClientAuth.OPTIONAL with the JVM's default trust.
-		cfg.Certificates, cfg.ClientAuth = []tls.Certificate{*test}, tls.VerifyClientCertIfGiven
-		return cfg, nil
+		cfg.Certificates = []tls.Certificate{*test}
+		return withClientAuth(cfg, t, tls.VerifyClientCertIfGiven)
 	}
 	cert, err := loadKeyPair("tls.server.certPath", t.ServerCertPath, "tls.server.keyPath", t.ServerKeyPath, t.ServerKeyPassword)
 	if err != nil {
 		return nil, withPasswordHint(err, "tls.server.keyPassword")
 	}
 	cfg.Certificates = []tls.Certificate{*cert}
-	cfg.ClientAuth = clientAuthType(t.ClientAuth(), t.ServerAuthClient)
-	if t.ServerAuthClient && t.ServerTrustCertPath != "" {
-		if cfg.ClientCAs, err = readPool("tls.server.trustCertPath", t.ServerTrustCertPath); err != nil {
-			return nil, err
-		}
+	return withClientAuth(cfg, t, tls.NoClientCert)
+}
+
+// withClientAuth returns cfg with clientAuth applied, nil on error.
+func withClientAuth(cfg *tls.Config, t *config.TLS, unset tls.ClientAuthType) (*tls.Config, error) {
+	if err := clientAuth(cfg, t, unset); err != nil {
+		return nil, err
 	}
 	return cfg, nil
+}
+
+// clientAuth sets cfg's client-certificate demand from
+// tls.server.need.client.auth (none: unset), and the trust pool of
+// tls.server.trustCertPath when tls.server.authClient verifies.
+func clientAuth(cfg *tls.Config, t *config.TLS, unset tls.ClientAuthType) error {
+	cfg.ClientAuth = unset
+	if t.ClientAuth() != config.TLSClientAuthNone {
+		cfg.ClientAuth = clientAuthType(t.ClientAuth(), t.ServerAuthClient)
+	}
+	if !t.ServerAuthClient || t.ServerTrustCertPath == "" {
+		return nil
+	}
+	var err error
+	cfg.ClientCAs, err = readPool("tls.server.trustCertPath", t.ServerTrustCertPath)
+	return err
 }
 
 // clientAuthType maps tls.server.need.client.auth and tls.server.authClient
@@ -77,17 +97,16 @@ func clientAuthType(need string, verify bool) tls.ClientAuthType {
 	return tls.NoClientCert
 }
 
-// clientConfig follows Java's TlsHelper.buildSslContext(true): test mode
-// or tls.client.authServer=false trusts any server certificate; otherwise
-// the chain is verified against tls.client.trustCertPath (the system roots
+// clientConfig follows Java's TlsHelper.buildSslContext(true):
+// tls.client.authServer=false trusts any server certificate; otherwise the
+// chain is verified against tls.client.trustCertPath (the system roots
 // when unset). Like Java's Netty client, the host name is not checked:
-// brokers are dialled by the IP they registered.
+// brokers are dialled by the IP they registered. Unlike Java, test mode
+// does not override the tls.client.* keys (Java then trusts any server and
+// presents no certificate): what is configured wins, as on the server side.
 func clientConfig(t *config.TLS) (*tls.Config, error) {
 	cfg := baseConfig()
 	cfg.InsecureSkipVerify = true // the chain is checked below when asked
-	if t.TestModeEnable {
-		return cfg, nil
-	}
 	if t.ClientAuthServer {
 		roots, err := clientRoots(t)
 		if err != nil {

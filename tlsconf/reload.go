@@ -10,7 +10,9 @@ import (
 
 // stamp identifies one version of a file: a replaced file (renamed over,
 // a Kubernetes secret's symlink swapped) is another inode, an edited one
-// another size or modification time.
+// another size or modification time, one whose permissions were fixed
+// after a failed reload another mode or change time (chmod and chown
+// leave the modification time alone).
 type stamp struct {
 	path string
 	info os.FileInfo // nil: missing or unreadable
@@ -20,7 +22,8 @@ func (a stamp) same(b stamp) bool {
 	if a.info == nil || b.info == nil {
 		return a.info == nil && b.info == nil
 	}
-	return os.SameFile(a.info, b.info) && a.info.Size() == b.info.Size() && a.info.ModTime().Equal(b.info.ModTime())
+	return os.SameFile(a.info, b.info) && a.info.Size() == b.info.Size() && a.info.ModTime().Equal(b.info.ModTime()) &&
+		a.info.Mode() == b.info.Mode() && changeTime(a.info) == changeTime(b.info)
 }
 
 // watcher remembers the stamps of the files of the last load.

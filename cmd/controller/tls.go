@@ -16,7 +16,11 @@ var probeTLS *tls.Config
 // probeClientTLS returns the tls.client.* side of the -D flags when
 // tls.enable is true (read once; the probe is short-lived).
 func probeClientTLS(javaProps map[string]string) (*tls.Config, error) {
-	m, err := loadTLS(nil, javaProps, hclog.NewNullLogger(), tlsconf.WithReloadInterval(0))
+	tc, err := config.LoadTLS(nil, javaProps)
+	if err != nil {
+		return nil, err
+	}
+	m, err := tlsconf.NewClient(tc, hclog.NewNullLogger())
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func (e *env) clientTLS(javaProps map[string]string) (*tls.Config, error) {
 	if !tc.Enable {
 		return nil, nil
 	}
-	m, err := tlsconf.New(tc, hclog.NewNullLogger(), tlsconf.WithReloadInterval(0))
+	m, err := tlsconf.NewClient(tc, hclog.NewNullLogger())
 	if err != nil {
 		return nil, err
 	}

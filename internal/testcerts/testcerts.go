@@ -45,6 +45,8 @@ type LeafOptions struct {
 	DNSNames   []string // nil → localhost
 	NotBefore  time.Time
 	NotAfter   time.Time
+	// ExtKeyUsage nil → server and client authentication.
+	ExtKeyUsage []x509.ExtKeyUsage
 }
 
 // NewCA returns a fresh self-signed authority named name.
@@ -78,7 +80,7 @@ func (ca *CA) Issue(t testing.TB, opts LeafOptions) *Leaf {
 		IPAddresses:  opts.IPs,
 		DNSNames:     opts.DNSNames,
 		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		ExtKeyUsage:  opts.ExtKeyUsage,
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.Key)
 	require.NoError(t, err)
@@ -137,6 +139,9 @@ func (o LeafOptions) withDefaults() LeafOptions {
 	}
 	if o.NotAfter.IsZero() {
 		o.NotAfter = time.Now().Add(24 * time.Hour)
+	}
+	if o.ExtKeyUsage == nil {
+		o.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}
 	}
 	return o
 }
