@@ -100,7 +100,7 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 	s.lane = newLane(registrationNice, s.lanePanicked)
 	s.sendNotify = s.sendOneway
 	s.notes.init()
-	s.warm = newWarmup(cfg, logger.Named("warmup"), s.tls.Client)
+	s.warm = newWarmup(cfg, logger.Named("warmup"), s.tls.Client, o)
 	s.registerWarmupMetrics()
 	s.registerProcessors()
 	s.rs.OnConnClose(func(c *remoting.Conn) { s.routes.OnChannelClose(c) })

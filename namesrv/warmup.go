@@ -51,18 +51,25 @@ type warmup struct {
 	cancel   context.CancelFunc
 	timer    *time.Timer
 
+	peerTimeout, budget time.Duration // peerTimeout and forwardBudget; tests change them
+
 	forwarded, answered, failed atomic.Uint64
 }
 
 // newWarmup returns nil when warm-up forwarding is off.
-func newWarmup(cfg *config.NamesrvConfig, log hclog.Logger, dialTLS peerTLS) *warmup {
+func newWarmup(cfg *config.NamesrvConfig, log hclog.Logger, dialTLS peerTLS, o options) *warmup {
 	peers, _ := cfg.WarmupPeers() // validated by New
 	if !cfg.WarmupEnabled() || len(peers) == 0 {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &warmup{log: log, peerList: peers, window: cfg.WarmupWindow(), dialTLS: dialTLS,
-		slots: make(chan struct{}, maxForwards), ctx: ctx, cancel: cancel}
+	w := &warmup{log: log, peerList: peers, window: cfg.WarmupWindow(), dialTLS: dialTLS,
+		slots: make(chan struct{}, maxForwards), ctx: ctx, cancel: cancel,
+		peerTimeout: peerTimeout, budget: forwardBudget}
+	if t := o.warmupTimeouts; t[0] > 0 {
+		w.peerTimeout, w.budget = t[0], t[1]
+	}
+	return w
 }
 
 // register installs the lookup handler: on its own goroutine per request
@@ -144,7 +151,7 @@ func (w *warmup) forward(req *remoting.Command) *remoting.Command {
 		return nil
 	}
 	w.forwarded.Add(1)
-	ctx, cancel := context.WithTimeout(w.ctx, forwardBudget)
+	ctx, cancel := context.WithTimeout(w.ctx, w.budget)
 	defer cancel()
 	fwd, first := forwardCopy(req), int(w.next.Add(1))
 	for i := range w.peers {
@@ -163,7 +170,7 @@ func (w *warmup) forward(req *remoting.Command) *remoting.Command {
 
 // ask sends fwd to one peer within peerTimeout; nil unless it says SUCCESS.
 func (w *warmup) ask(ctx context.Context, p *peerConn, fwd *remoting.Command) *remoting.Command {
-	ctx, cancel := context.WithTimeout(ctx, peerTimeout)
+	ctx, cancel := context.WithTimeout(ctx, w.peerTimeout)
 	defer cancel()
 	resp, err := p.invoke(ctx, fwd)
 	switch {
