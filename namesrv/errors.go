@@ -26,7 +26,8 @@ var (
 	ErrNullKey = errors.New("namespace or key is null")
 	// ErrWarmupClosed means a warm-up forward was tried after shutdown began.
 	ErrWarmupClosed = errors.New("warm-up forwarding closed")
-	// ErrPeerUnreachable means a warm-up peer is skipped after a failed dial.
+	// ErrPeerUnreachable means a warm-up peer is skipped after a failed dial
+	// or a timeout.
 	ErrPeerUnreachable = errors.New("warm-up peer unreachable")
 )
 

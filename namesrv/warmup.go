@@ -28,7 +28,8 @@ const (
 	// peerTimeout bounds one peer's answer.
 	peerTimeout = time.Second
 	// forwardBudget bounds all peers of one lookup together, well under the
-	// clients' 3 s request timeout.
+	// clients' request timeouts (Java's ClientConfig.mqClientApiTimeout 3 s,
+	// rocketmq-client-go's 6 s).
 	forwardBudget = 1500 * time.Millisecond
 	// maxForwards bounds the forwards in flight across all connections;
 	// over it a lookup is answered locally.

@@ -14,8 +14,8 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// peerRedialPause is how long a peer that could not be dialled is skipped,
-// so that lookups do not each wait for a dead peer's connect.
+// peerRedialPause is how long a peer that could not be dialled, or did not
+// answer in time, is skipped, so that lookups do not each wait for it.
 const peerRedialPause = time.Second
 
 // peerTLS returns the tls.client.* material current at dial time (nil:
@@ -30,7 +30,7 @@ type peerConn struct {
 	tls     peerTLS
 	mu      sync.Mutex
 	c       *remoting.Client
-	skipTil time.Time // after a failed dial
+	skipTil time.Time // after a failed dial or a timeout
 	closed  bool
 }
 
@@ -41,10 +41,21 @@ func (p *peerConn) invoke(ctx context.Context, req *remoting.Command) (*remoting
 		return nil, err
 	}
 	resp, err := c.Invoke(ctx, req)
-	if err != nil && ctx.Err() == nil {
-		p.drop(c) // a broken connection; a timeout leaves it in use
+	switch {
+	case err == nil:
+	case ctx.Err() != nil: // a peer this slow is skipped for a while; its connection stays
+		p.pause()
+	default: // a broken connection
+		p.drop(c)
 	}
 	return resp, err
+}
+
+// pause skips the peer for peerRedialPause.
+func (p *peerConn) pause() {
+	p.mu.Lock()
+	p.skipTil = time.Now().Add(peerRedialPause)
+	p.mu.Unlock()
 }
 
 // client returns the live connection, dialling one when there is none.
@@ -54,10 +65,10 @@ func (p *peerConn) client(ctx context.Context) (*remoting.Client, error) {
 	switch {
 	case p.closed:
 		return nil, ErrWarmupClosed
-	case p.c != nil && !isDone(p.c.Done()):
-		return p.c, nil
 	case time.Now().Before(p.skipTil):
 		return nil, ErrPeerUnreachable
+	case p.c != nil && !isDone(p.c.Done()):
+		return p.c, nil
 	}
 	c, err := remoting.Dial(ctx, p.addr, remoting.ClientOptions{Logger: p.log, TLS: p.tls()})
 	if err != nil {

@@ -120,8 +120,8 @@ func TestWarmupForwardedNotForwardedAgain(t *testing.T) {
 }
 
 // TestWarmupPeersDown: with one peer refusing connections and one that
-// accepts but never answers, a lookup is answered 17 within a client's
-// 3 s timeout (rocketmq-client-go's and Java's default).
+// accepts but never answers, a lookup is answered 17 within a Java
+// client's 3 s timeout (ClientConfig.mqClientApiTimeout).
 func TestWarmupPeersDown(t *testing.T) {
 	refused, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
