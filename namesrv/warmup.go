@@ -98,6 +98,11 @@ func (w *warmup) start(listen net.Addr) {
 		}
 		w.peers = append(w.peers, &peerConn{addr: addr, log: w.log.Named("peer"), tls: w.dialTLS})
 	}
+	if len(w.peers) == 0 { // only this node listed
+		w.rs.Register(remoting.GetRouteinfoByTopic, w.local)
+		w.log.Warn("warm-up forwarding off: warmupForwardPeers names only this node")
+		return
+	}
 	w.until = time.Now().Add(w.window)
 	w.timer = time.AfterFunc(w.window, func() {
 		w.rs.Register(remoting.GetRouteinfoByTopic, w.local)
