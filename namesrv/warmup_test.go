@@ -152,3 +152,20 @@ func acceptSilently(ln net.Listener) {
 		defer c.Close()
 	}
 }
+
+// TestWarmupOwnEntryIgnored: a list naming only this node forwards nothing.
+func TestWarmupOwnEntryIgnored(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	require.NoError(t, ln.Close())
+	srv := startServer(t, func(c *config.NamesrvConfig) {
+		_, port, _ := net.SplitHostPort(addr)
+		c.ListenPort, err = strconv.Atoi(port)
+		require.NoError(t, err)
+		c.WarmupForwardPeers, c.WarmupForwardSeconds = addr+";localhost:"+port, 600
+	})
+	require.Equal(t, remoting.TopicNotExist, invoke(t, dial(t, srv), lookupReq("T", remoting.CurrentVersion)).Code)
+	require.Empty(t, srv.warm.peers)
+	require.Zero(t, srv.warm.forwarded.Load())
+}
