@@ -110,10 +110,11 @@ func isDone(ch <-chan struct{}) bool {
 }
 
 // isSelf reports whether the peer entry addr names this node listening on
-// listen: same port, and a host that is the bind address, or (bound to a
-// wildcard) a loopback or local interface address, localhost or this
-// machine's host name. Other host names are not resolved; a forwarded
-// lookup reaching this node is answered locally, never forwarded again.
+// listen: same port, and this machine's host name, localhost (bound to a
+// wildcard or loopback address), or an IP that is the bind address or
+// (bound to a wildcard) a loopback or local interface address. Other host
+// names are not resolved; a forwarded lookup reaching this node is
+// answered locally, never forwarded again.
 func isSelf(addr string, listen net.Addr) bool {
 	host, port, err := net.SplitHostPort(addr)
 	lhost, lport, lerr := net.SplitHostPort(listen.String())
@@ -121,11 +122,14 @@ func isSelf(addr string, listen net.Addr) bool {
 		return false
 	}
 	bind, ip := net.ParseIP(lhost), net.ParseIP(host)
-	if bind != nil && !bind.IsUnspecified() {
-		return ip != nil && ip.Equal(bind)
-	}
-	if ip == nil {
+	wildcard := bind == nil || bind.IsUnspecified()
+	switch {
+	case strings.EqualFold(host, "localhost"):
+		return wildcard || bind.IsLoopback()
+	case ip == nil:
 		return isOwnHostName(host)
+	case !wildcard:
+		return ip.Equal(bind)
 	}
 	return ip.IsLoopback() || ip.IsUnspecified() || isLocalIP(ip)
 }
@@ -135,7 +139,7 @@ func isOwnHostName(host string) bool {
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	name = strings.ToLower(name)
 	short, _, _ := strings.Cut(host, ".")
-	return host == "localhost" || (name != "" && (host == name || short == name))
+	return name != "" && (host == name || short == name)
 }
 
 func isLocalIP(ip net.IP) bool {

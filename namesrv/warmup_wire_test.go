@@ -129,6 +129,8 @@ func TestWarmupIsSelf(t *testing.T) {
 		{"ns-2.example:9876", wild, false},
 		{"10.1.2.3:9876", bound, true},
 		{"127.0.0.1:9876", bound, false},
+		{"localhost:9876", bound, false},
+		{"localhost:9876", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9876}, true},
 	} {
 		require.Equal(t, tc.self, isSelf(tc.addr, tc.listen), "%s on %s", tc.addr, tc.listen)
 	}
