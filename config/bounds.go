@@ -45,6 +45,8 @@ var numericBounds = map[string]bound{
 	"serverMaxConnections":                 {1, 1 << 20},
 	"metricsPromExporterPort":              {0, 65535},
 	"readyAfterBrokerRegistrationSeconds":  {0, 600},
+	// warmup.go
+	"warmupForwardSeconds": {0, 600},
 	// ControllerConfig.
 	"controllerThreadPoolNums":                 {1, 1024},
 	"controllerRequestThreadPoolQueueCapacity": {1, 1_000_000},

@@ -100,6 +100,9 @@ type NamesrvConfig struct {
 	// AddrService: the NameServer list served to clients by domain (nsaddr.go).
 	AddrService
 
+	// Warmup: lookups forwarded to peers after a restart (warmup.go).
+	Warmup
+
 	// Controller is the embedded controller's config, filled from the same
 	// file; only used when EnableControllerInNamesrv is true.
 	Controller ControllerConfig `prop:"-"`
@@ -153,6 +156,7 @@ func defaults() *NamesrvConfig {
 		MetricsPromExporterPort:              5557,
 		Controller:                           *controllerDefaults(9876),
 		ACL:                                  defaultACL(),
+		Warmup:                               defaultWarmup(),
 		raw:                                  map[string]string{},
 	}
 }

@@ -47,6 +47,7 @@ func (c *NamesrvConfig) Validate() error {
 	c.extraRules(r)
 	c.ACL.rules(r)
 	c.addrServiceRules(r)
+	c.Warmup.rules(r)
 	r.errs = append(r.errs, validateController(c)...)
 	return joinUnique(r.errs)
 }

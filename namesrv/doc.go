@@ -8,4 +8,9 @@
 // and build the response. They never touch route tables directly, and the
 // route tables never see bytes. Domain errors become response codes in one
 // table (errors.go).
+//
+// After a restart, with warmupForwardPeers set, route lookups of topics
+// not known yet are forwarded to the other NameServers for
+// warmupForwardSeconds (warmup.go, warmup_peer.go); it owns those peer
+// connections.
 package namesrv

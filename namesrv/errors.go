@@ -24,6 +24,11 @@ var (
 	ErrUnregisterQueueFull = errors.New("unregister queue full")
 	// ErrNullKey means a KV put without namespace or key.
 	ErrNullKey = errors.New("namespace or key is null")
+	// ErrWarmupClosed means a warm-up forward was tried after shutdown began.
+	ErrWarmupClosed = errors.New("warm-up forwarding closed")
+	// ErrPeerUnreachable means a warm-up peer is skipped after a failed dial
+	// or a timeout.
+	ErrPeerUnreachable = errors.New("warm-up peer unreachable")
 )
 
 // errorCodes is the one table that maps domain errors to response codes and

@@ -19,6 +19,7 @@ type Option func(*options)
 type options struct {
 	metricsListener net.Listener
 	tls             *tlsconf.Manager // nil: plaintext only
+	warmupTimeouts  [2]time.Duration // tests: per peer, per lookup (warmup.go)
 }
 
 // WithMetricsListener serves the metrics endpoint on ln (tests on port 0)

@@ -22,7 +22,6 @@ func (s *Server) registerProcessors() {
 		remoting.UnregisterBroker:              bp.unregister,
 		remoting.BrokerHeartbeat:               bp.heartbeat,
 		remoting.QueryDataVersion:              bp.queryDataVersion,
-		remoting.GetRouteinfoByTopic:           rp.getRouteInfo,
 		remoting.GetBrokerClusterInfo:          ap.clusterInfo,
 		remoting.WipeWritePermOfBroker:         ap.wipeWritePerm,
 		remoting.AddWritePermOfBroker:          ap.addWritePerm,
@@ -41,4 +40,5 @@ func (s *Server) registerProcessors() {
 	for code, h := range handlers {
 		s.rs.Register(code, h)
 	}
+	s.warm.register(s.rs, rp.getRouteInfo) // GET_ROUTEINFO_BY_TOPIC (warmup.go)
 }

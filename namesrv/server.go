@@ -44,6 +44,7 @@ type Server struct {
 	notes      notifications    // the 905 sends in flight
 	acl        *aclCheck        // nil when aclEnable is false
 	tls        *tlsconf.Manager // nil: plaintext only (WithTLS)
+	warm       *warmup          // nil: no warm-up forwarding (warmup.go)
 }
 
 // New validates the configuration and opens the KV store; it opens no port.
@@ -99,6 +100,8 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 	s.lane = newLane(registrationNice, s.lanePanicked)
 	s.sendNotify = s.sendOneway
 	s.notes.init()
+	s.warm = newWarmup(cfg, logger.Named("warmup"), s.tls.Client, o)
+	s.registerWarmupMetrics()
 	s.registerProcessors()
 	s.rs.OnConnClose(func(c *remoting.Conn) { s.routes.OnChannelClose(c) })
 	return s, nil
@@ -135,6 +138,7 @@ func (s *Server) Start() error {
 	s.ln = ln
 	s.served = make(chan error, 1)
 	s.routes.Start()
+	s.warm.start(ln.Addr())
 	go func() { s.served <- s.rs.Serve(ln) }()
 	now := time.Now()
 	s.serving.Store(&now)
@@ -167,6 +171,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			<-s.served
 			s.routes.Stop()
 		}
+		s.warm.close()
 		s.lane.close()
 		s.acl.close()
 		err = errors.Join(err, s.notes.close(ctx), s.stopMetrics(ctx), s.kv.Close())
