@@ -158,6 +158,9 @@ func (p *routeProcessor) cachedBody(snap *route.TopicSnapshot, slot route.BodySl
 	}
 	b := encodeRoute(r, f)
 	p.cache.Put(snap, slot, b)
+	if held := p.cache.Get(snap, slot); held != nil {
+		return held // an equal body held for another topic: b is garbage now
+	}
 	return b
 }
 

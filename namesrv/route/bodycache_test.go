@@ -62,3 +62,23 @@ func TestBodyCacheBudget(t *testing.T) {
 	require.Nil(t, none.Get(h.Lookup("t2"), BodyStandard), "a negative budget caches nothing")
 	require.Zero(t, none.Used())
 }
+
+func TestBodyCacheHoldsEqualBodiesOnce(t *testing.T) {
+	h := newHarness(t, false)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2", "t3")))
+	c := NewBodyCache(8)
+	c.Put(h.Lookup("t1"), BodyDefault, []byte("same"))
+	c.Put(h.Lookup("t2"), BodyDefault, []byte("same"))
+	c.Put(h.Lookup("t2"), BodyStandard, []byte("same"))
+	require.Same(t, &c.Get(h.Lookup("t1"), BodyDefault)[0], &c.Get(h.Lookup("t2"), BodyStandard)[0])
+	require.Equal(t, int64(4), c.Used(), "counted once")
+	c.Put(h.Lookup("t3"), BodyDefault, []byte("other"))
+	require.Nil(t, c.Get(h.Lookup("t3"), BodyDefault), "a new body must fit the budget")
+
+	h.DeleteTopic("t1", "")
+	require.Equal(t, int64(4), c.Used(), "still held by t2")
+	h.DeleteTopic("t2", "")
+	require.Zero(t, c.Used(), "uncounted with the last holder")
+	c.Put(h.Lookup("t3"), BodyDefault, []byte("other"))
+	require.Equal(t, int64(5), c.Used(), "the budget is free again")
+}
