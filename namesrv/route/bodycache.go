@@ -35,14 +35,45 @@ const (
 type BodyCache struct {
 	budget int64 // < 0 = cache nothing
 	used   atomic.Int64
-	mu     sync.Mutex             // guards bodies and every sharedBody.refs
-	bodies map[string]*sharedBody // the distinct bodies held, by content
+	mu     sync.Mutex               // guards bodies, routes and every sharedBody.refs
+	bodies map[string]*sharedBody   // the distinct bodies held, by content
+	routes map[routeKey]*sharedBody // the same, by the route they encode (when it has a key)
 }
 
 // sharedBody is one distinct body and the number of slots holding it.
 type sharedBody struct {
-	b    []byte
-	refs int
+	b     []byte
+	refs  int
+	route routeKey // zero when the body was put for a route without a key
+}
+
+// keyQueues is the most queue data a routeKey holds.
+const keyQueues = 4
+
+// routeKey identifies what a slot's body encodes without encoding it: the
+// published BrokerData list (shared by every route on the same broker
+// groups, immutable, with its filter view), the queue data, and the slot
+// (view and flavour). Routes with static-topic mappings or more than
+// keyQueues queue data have no key.
+type routeKey struct {
+	brokers *BrokerData
+	nb, nq  int
+	queues  [keyQueues]QueueData
+	slot    BodySlot
+}
+
+// keyOf returns the routeKey of slot of s; ok is false when it has none.
+func keyOf(s *TopicSnapshot, slot BodySlot) (k routeKey, ok bool) {
+	r := s.Route
+	if slot >= BodyActingDefault {
+		r = s.ActingMaster
+	}
+	if r == nil || len(r.BrokerDatas) == 0 || len(r.QueueDatas) > keyQueues || r.TopicQueueMappingByBroker != nil {
+		return k, false
+	}
+	k = routeKey{brokers: &r.BrokerDatas[0], nb: len(r.BrokerDatas), nq: len(r.QueueDatas), slot: slot}
+	copy(k.queues[:], r.QueueDatas)
+	return k, true
 }
 
 // key is the content of b as a map key, without a copy: cached bodies are
@@ -55,7 +86,7 @@ func NewBodyCache(budget int64) *BodyCache {
 	if budget == 0 {
 		budget = DefaultBodyCacheBytes
 	}
-	return &BodyCache{budget: budget, bodies: map[string]*sharedBody{}}
+	return &BodyCache{budget: budget, bodies: map[string]*sharedBody{}, routes: map[routeKey]*sharedBody{}}
 }
 
 // cachedBody is what a snapshot's slot holds: an encoded body and the
@@ -82,6 +113,24 @@ func (c *BodyCache) Get(s *TopicSnapshot, slot BodySlot) []byte {
 	return nil
 }
 
+// Shared fills slot of s with the body already held for an equal route
+// (the same BrokerData list and queue data, see routeKey) and returns it,
+// so that the caller need not encode; nil when there is none.
+func (c *BodyCache) Shared(s *TopicSnapshot, slot BodySlot) []byte {
+	k, ok := keyOf(s, slot)
+	if !ok || c.budget < 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sb := c.routes[k]
+	if sb == nil || !s.bodies[slot].CompareAndSwap(nil, &cachedBody{body: sb, owner: c}) {
+		return nil
+	}
+	sb.refs++
+	return sb.b
+}
+
 // Put keeps b, or the equal body already held, in slot of s, unless the
 // slot already holds a body, s was retired, or b is new and the budget has
 // no room for it. The caller must not modify b afterwards; Get returns what
@@ -106,6 +155,10 @@ func (c *BodyCache) Put(s *TopicSnapshot, slot BodySlot, b []byte) {
 		c.bodies[key(sb.b)] = sb
 		c.used.Add(int64(len(sb.b)))
 	}
+	if k, ok := keyOf(s, slot); ok && sb.route == (routeKey{}) && c.routes[k] == nil {
+		sb.route = k
+		c.routes[k] = sb
+	}
 	sb.refs++
 }
 
@@ -115,6 +168,9 @@ func (c *BodyCache) release(sb *sharedBody) {
 	defer c.mu.Unlock()
 	if sb.refs--; sb.refs == 0 {
 		delete(c.bodies, key(sb.b))
+		if c.routes[sb.route] == sb {
+			delete(c.routes, sb.route)
+		}
 		c.used.Add(-int64(len(sb.b)))
 	}
 }
