@@ -156,8 +156,14 @@ func (p *routeProcessor) cachedBody(snap *route.TopicSnapshot, slot route.BodySl
 	if b := p.cache.Get(snap, slot); b != nil {
 		return b
 	}
+	if b := p.cache.Shared(snap, slot); b != nil {
+		return b // another topic's equal route: no encoding
+	}
 	b := encodeRoute(r, f)
 	p.cache.Put(snap, slot, b)
+	if held := p.cache.Get(snap, slot); held != nil {
+		return held // an equal body held for another topic: b is garbage now
+	}
 	return b
 }
 

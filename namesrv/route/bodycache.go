@@ -1,6 +1,10 @@
 package route
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
 
 // DefaultBodyCacheBytes is the default budget of a BodyCache: about 70,000
 // route bodies of four broker groups.
@@ -20,15 +24,61 @@ const (
 )
 
 // BodyCache keeps the encoded route bodies a processor answers with in the
-// published snapshots themselves, counted against a byte budget. A body is
-// counted when a snapshot's slot takes it and uncounted when the Manager
-// replaces or withdraws that snapshot (TopicSnapshot.retireBodies), so Used
-// follows what published snapshots hold. The package only stores the
-// bytes; it never reads them.
+// published snapshots themselves, counted against a byte budget. Equal
+// bodies are held once: topics on the same broker groups with the same
+// queues have byte-identical routes (the topic name is not in the body),
+// so a cluster's many topics share a few bodies. A distinct body is counted
+// when a first slot takes it and uncounted when the Manager has replaced or
+// withdrawn (TopicSnapshot.retireBodies) the last snapshot holding it, so
+// Used follows the distinct bodies published snapshots hold. The package
+// only stores the bytes; it never reads them.
 type BodyCache struct {
 	budget int64 // < 0 = cache nothing
 	used   atomic.Int64
+	mu     sync.Mutex               // guards bodies, routes and every sharedBody.refs
+	bodies map[string]*sharedBody   // the distinct bodies held, by content
+	routes map[routeKey]*sharedBody // the same, by the route they encode (when it has a key)
 }
+
+// sharedBody is one distinct body and the number of slots holding it.
+type sharedBody struct {
+	b     []byte
+	refs  int
+	route routeKey // zero when the body was put for a route without a key
+}
+
+// keyQueues is the most queue data a routeKey holds.
+const keyQueues = 4
+
+// routeKey identifies what a slot's body encodes without encoding it: the
+// published BrokerData list (shared by every route on the same broker
+// groups, immutable, with its filter view), the queue data, and the slot
+// (view and flavour). Routes with static-topic mappings or more than
+// keyQueues queue data have no key.
+type routeKey struct {
+	brokers *BrokerData
+	nb, nq  int
+	queues  [keyQueues]QueueData
+	slot    BodySlot
+}
+
+// keyOf returns the routeKey of slot of s; ok is false when it has none.
+func keyOf(s *TopicSnapshot, slot BodySlot) (k routeKey, ok bool) {
+	r := s.Route
+	if slot >= BodyActingDefault {
+		r = s.ActingMaster
+	}
+	if r == nil || len(r.BrokerDatas) == 0 || len(r.QueueDatas) > keyQueues || r.TopicQueueMappingByBroker != nil {
+		return k, false
+	}
+	k = routeKey{brokers: &r.BrokerDatas[0], nb: len(r.BrokerDatas), nq: len(r.QueueDatas), slot: slot}
+	copy(k.queues[:], r.QueueDatas)
+	return k, true
+}
+
+// key is the content of b as a map key, without a copy: cached bodies are
+// never modified.
+func key(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // NewBodyCache returns a cache with the given budget in bytes: 0 means
 // DefaultBodyCacheBytes, a negative budget caches nothing.
@@ -36,13 +86,13 @@ func NewBodyCache(budget int64) *BodyCache {
 	if budget == 0 {
 		budget = DefaultBodyCacheBytes
 	}
-	return &BodyCache{budget: budget}
+	return &BodyCache{budget: budget, bodies: map[string]*sharedBody{}, routes: map[routeKey]*sharedBody{}}
 }
 
 // cachedBody is what a snapshot's slot holds: an encoded body and the
 // cache that counted it.
 type cachedBody struct {
-	b     []byte
+	body  *sharedBody
 	owner *BodyCache
 }
 
@@ -58,25 +108,70 @@ func (c *BodyCache) Get(s *TopicSnapshot, slot BodySlot) []byte {
 		return nil
 	}
 	if cb := s.bodies[slot].Load(); cb != nil && cb != retiredBody {
-		return cb.b
+		return cb.body.b
 	}
 	return nil
 }
 
-// Put keeps b in slot of s and counts it, unless the budget has no room,
-// the slot already holds a body or s was retired. The caller must not
-// modify b afterwards.
+// Shared fills slot of s with the body already held for an equal route
+// (the same BrokerData list and queue data, see routeKey) and returns it,
+// so that the caller need not encode; nil when there is none.
+func (c *BodyCache) Shared(s *TopicSnapshot, slot BodySlot) []byte {
+	k, ok := keyOf(s, slot)
+	if !ok || c.budget < 0 {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sb := c.routes[k]
+	if sb == nil || !s.bodies[slot].CompareAndSwap(nil, &cachedBody{body: sb, owner: c}) {
+		return nil
+	}
+	sb.refs++
+	return sb.b
+}
+
+// Put keeps b, or the equal body already held, in slot of s, unless the
+// slot already holds a body, s was retired, or b is new and the budget has
+// no room for it. The caller must not modify b afterwards; Get returns what
+// the slot holds.
 func (c *BodyCache) Put(s *TopicSnapshot, slot BodySlot, b []byte) {
-	n := int64(len(b))
-	if slot >= BodySlots || c.budget < 0 {
+	if slot >= BodySlots || c.budget < 0 || len(b) == 0 {
 		return
 	}
-	if c.used.Add(n) > c.budget {
-		c.used.Add(-n)
-		return
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sb := c.bodies[key(b)]
+	if sb == nil {
+		if c.used.Load()+int64(len(b)) > c.budget {
+			return
+		}
+		sb = &sharedBody{b: b}
 	}
-	if !s.bodies[slot].CompareAndSwap(nil, &cachedBody{b: b, owner: c}) {
-		c.used.Add(-n) // another lookup cached it first, or s was retired
+	if !s.bodies[slot].CompareAndSwap(nil, &cachedBody{body: sb, owner: c}) {
+		return // another lookup cached it first, or s was retired
+	}
+	if sb.refs == 0 {
+		c.bodies[key(sb.b)] = sb
+		c.used.Add(int64(len(sb.b)))
+	}
+	if k, ok := keyOf(s, slot); ok && sb.route == (routeKey{}) && c.routes[k] == nil {
+		sb.route = k
+		c.routes[k] = sb
+	}
+	sb.refs++
+}
+
+// release drops one slot's hold on sb, uncounting it with the last.
+func (c *BodyCache) release(sb *sharedBody) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sb.refs--; sb.refs == 0 {
+		delete(c.bodies, key(sb.b))
+		if c.routes[sb.route] == sb {
+			delete(c.routes, sb.route)
+		}
+		c.used.Add(-int64(len(sb.b)))
 	}
 }
 
@@ -87,7 +182,7 @@ func (c *BodyCache) Put(s *TopicSnapshot, slot BodySlot, b []byte) {
 func (s *TopicSnapshot) retireBodies() {
 	for i := range s.bodies {
 		if cb := s.bodies[i].Swap(retiredBody); cb != nil && cb != retiredBody {
-			cb.owner.used.Add(-int64(len(cb.b)))
+			cb.owner.release(cb.body)
 		}
 	}
 }

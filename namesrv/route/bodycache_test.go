@@ -62,3 +62,48 @@ func TestBodyCacheBudget(t *testing.T) {
 	require.Nil(t, none.Get(h.Lookup("t2"), BodyStandard), "a negative budget caches nothing")
 	require.Zero(t, none.Used())
 }
+
+func TestBodyCacheHoldsEqualBodiesOnce(t *testing.T) {
+	h := newHarness(t, false)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2", "t3")))
+	c := NewBodyCache(8)
+	c.Put(h.Lookup("t1"), BodyDefault, []byte("same"))
+	c.Put(h.Lookup("t2"), BodyDefault, []byte("same"))
+	c.Put(h.Lookup("t2"), BodyStandard, []byte("same"))
+	require.Same(t, &c.Get(h.Lookup("t1"), BodyDefault)[0], &c.Get(h.Lookup("t2"), BodyStandard)[0])
+	require.Equal(t, int64(4), c.Used(), "counted once")
+	c.Put(h.Lookup("t3"), BodyDefault, []byte("other"))
+	require.Nil(t, c.Get(h.Lookup("t3"), BodyDefault), "a new body must fit the budget")
+
+	h.DeleteTopic("t1", "")
+	require.Equal(t, int64(4), c.Used(), "still held by t2")
+	h.DeleteTopic("t2", "")
+	require.Zero(t, c.Used(), "uncounted with the last holder")
+	c.Put(h.Lookup("t3"), BodyDefault, []byte("other"))
+	require.Equal(t, int64(5), c.Used(), "the budget is free again")
+}
+
+func TestBodyCacheSharedByRoute(t *testing.T) {
+	h := newHarness(t, false)
+	b := body(1, "t1", "t2", "t3")
+	tc := b.TopicConfigs["t3"]
+	tc.WriteQueueNums = 2
+	b.TopicConfigs["t3"] = tc
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, b))
+	c := NewBodyCache(0)
+	require.Nil(t, c.Shared(h.Lookup("t2"), BodyDefault), "nothing held yet")
+	c.Put(h.Lookup("t1"), BodyDefault, []byte("body-of-t1"))
+	got := c.Shared(h.Lookup("t2"), BodyDefault)
+	require.Equal(t, []byte("body-of-t1"), got, "same groups, same queues: the held body, not encoded")
+	require.Same(t, &got[0], &c.Get(h.Lookup("t2"), BodyDefault)[0], "and the slot holds it")
+	require.Nil(t, c.Shared(h.Lookup("t2"), BodyStandard), "another flavour is another body")
+	require.Nil(t, c.Shared(h.Lookup("t3"), BodyDefault), "other queues are another body")
+	require.Equal(t, int64(10), c.Used())
+
+	h.DeleteTopic("t1", "")
+	h.DeleteTopic("t2", "")
+	require.Zero(t, c.Used())
+	require.Empty(t, c.routes, "released with the last holder")
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(2, "t1", "t2")))
+	require.Nil(t, c.Shared(h.Lookup("t2"), BodyDefault))
+}

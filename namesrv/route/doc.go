@@ -11,8 +11,9 @@
 // costs what it carries whatever the size of the table.
 // Snapshots on the same broker groups share one BrokerData list. A
 // BodyCache keeps the processors' encoded route bodies in the snapshots'
-// typed slots against a byte budget; the Manager uncounts them when it
-// replaces or withdraws a snapshot.
+// typed slots against a byte budget, equal bodies held (and counted) once;
+// the Manager uncounts them when it has replaced or withdrawn the last
+// snapshot holding them.
 //
 // A registration is fingerprinted (TopicsPrint, filled by the decoders)
 // before the coordinator is taken: a new DataVersion whose topic content
