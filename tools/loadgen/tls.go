@@ -46,7 +46,8 @@ func tlsVariants(pki *benchPKI) []tlsVariant {
 type tlsServer struct {
 	tlsVariant
 	srv *child
-	reg *remoting.Client // the brokers' connection; they stay registered while it lives
+	reg *remoting.Client // the brokers' connection
+	hb  func()           // stops the brokers' heartbeats
 }
 
 // runTLS measures route lookups against a NameServer without TLS, with TLS
@@ -121,11 +122,16 @@ func (e *env) startTLSServer(v tlsVariant, topo *topology) (*tlsServer, error) {
 		s.stop()
 		return nil, fmt.Errorf("%s: %w", v.name, err)
 	}
+	// a run of several minutes outlives the 120 s broker timeout
+	s.hb = keepAlive(s.reg, topo)
 	return s, nil
 }
 
 // stop closes the brokers' connection and stops the server.
 func (s *tlsServer) stop() {
+	if s.hb != nil {
+		s.hb()
+	}
 	if s.reg != nil {
 		_ = s.reg.Close()
 	}
