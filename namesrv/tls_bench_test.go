@@ -86,7 +86,9 @@ func (s *benchTLSServer) lookup(b testing.TB, c *remoting.Client, req *remoting.
 // "steady" reuses one connection per goroutine (per-record cost), "connect"
 // opens a connection per lookup (handshake cost). Compare ns/op across
 // the sub-benchmarks; tools/loadgen -workload tls gives the end-to-end
-// figures.
+// figures. Besides ns/op (wall time, which other processes on a shared
+// machine inflate) it reports cpu-ns/op: this process's CPU time, client
+// and server together, per lookup.
 func BenchmarkLookupPlainVsTLS(b *testing.B) {
 	variants := []struct {
 		name, mode string
@@ -101,23 +103,35 @@ func BenchmarkLookupPlainVsTLS(b *testing.B) {
 	for _, v := range variants {
 		b.Run("steady/"+v.name, func(b *testing.B) {
 			s := startBenchTLSServer(b, v.mode, v.tls)
-			b.RunParallel(func(pb *testing.PB) {
-				c := s.dial(b)
-				defer c.Close()
-				for pb.Next() {
-					s.lookup(b, c, req)
-				}
+			withCPUMetric(b, func() {
+				b.RunParallel(func(pb *testing.PB) {
+					c := s.dial(b)
+					defer c.Close()
+					for pb.Next() {
+						s.lookup(b, c, req)
+					}
+				})
 			})
 		})
 		b.Run("connect/"+v.name, func(b *testing.B) {
 			s := startBenchTLSServer(b, v.mode, v.tls)
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					c := s.dial(b)
-					s.lookup(b, c, req)
-					_ = c.Close()
-				}
+			withCPUMetric(b, func() {
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						c := s.dial(b)
+						s.lookup(b, c, req)
+						_ = c.Close()
+					}
+				})
 			})
 		})
 	}
+}
+
+// withCPUMetric runs fn and reports the process CPU time per b.N as
+// cpu-ns/op.
+func withCPUMetric(b *testing.B, fn func()) {
+	cpu0 := processCPU()
+	fn()
+	b.ReportMetric(float64(processCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 }
