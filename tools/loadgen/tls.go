@@ -75,7 +75,7 @@ func (e *env) runTLS() (*tlsResult, error) {
 		servers = append(servers, s)
 	}
 	res := &tlsResult{KeyType: e.o.tlsKey, Topics: smallTopics, Brokers: smallBrokers, ReconnectEvery: e.o.tlsEvery}
-	if res.Handshake, err = describeHandshake(servers[1]); err != nil {
+	if res.Handshake, err = describeHandshake(servers[1]); err != nil { // tlsVariants: plain, tls, permissive
 		return nil, err
 	}
 	return res, e.measureTLS(res, servers, topo)
