@@ -54,12 +54,13 @@ test-long:
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'WritesSurviveKill9' ./test/integration/
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'TestSoak' ./test/soak/
 
-## bench: Go benchmarks plus the end-to-end load tool; figures go to BENCHMARKS.md.
+## bench: Go benchmarks plus the end-to-end load tool (all workloads, then the TLS cost); figures go to BENCHMARKS.md.
 ## BENCH_SCALE=1m adds the 1M-topic benchmark, scale row and restart storm (minutes).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s -timeout 10m ./remoting/... ./namesrv/...
 	mkdir -p $(BIN)
 	$(GO) run ./tools/loadgen -workload all -out $(BIN)/loadgen.json
+	$(GO) run ./tools/loadgen -workload tls -duration 6s -rounds 3 -warmup 1s -out $(BIN)/loadgen-tls.json
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -bench . -benchtime 5x -timeout 10m ./test/controller/
 
 ## fuzz: run each fuzz target for FUZZTIME (seed corpora already run in `make test`)

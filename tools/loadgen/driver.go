@@ -42,9 +42,21 @@ type lookupConn struct {
 	lat    []int64 // nanoseconds, one per completed lookup
 }
 
+// dialFunc opens the transport of a lookup connection (plain TCP by
+// default; the tls workload adds a handshake).
+type dialFunc func(addr string) (net.Conn, error)
+
+// dialTCP is the plain dialFunc.
+func dialTCP(addr string) (net.Conn, error) { return net.DialTimeout("tcp", addr, ioTimeout) }
+
 // dialLookup opens a lookup connection to addr; seed picks its topics.
 func dialLookup(addr string, seed uint64) (*lookupConn, error) {
-	nc, err := net.DialTimeout("tcp", addr, ioTimeout)
+	return dialLookupWith(dialTCP, addr, seed)
+}
+
+// dialLookupWith is dialLookup over dial.
+func dialLookupWith(dial dialFunc, addr string, seed uint64) (*lookupConn, error) {
+	nc, err := dial(addr)
 	if err != nil {
 		return nil, err
 	}
@@ -169,9 +181,14 @@ type lookupLoad struct {
 
 // openLoad dials n connections to addr.
 func openLoad(addr string, n int, topics []string, seed int64) (*lookupLoad, error) {
+	return openLoadWith(dialTCP, addr, n, topics, seed)
+}
+
+// openLoadWith is openLoad over dial.
+func openLoadWith(dial dialFunc, addr string, n int, topics []string, seed int64) (*lookupLoad, error) {
 	l := &lookupLoad{topics: topics}
 	for i := 0; i < n; i++ {
-		c, err := dialLookup(addr, uint64(seed)+uint64(i)*7919)
+		c, err := dialLookupWith(dial, addr, uint64(seed)+uint64(i)*7919)
 		if err != nil {
 			l.close()
 			return nil, err

@@ -140,6 +140,9 @@ func (e *env) runSelected(rep *report) error {
 	if err == nil && want("restart") {
 		rep.Restart, err = e.runRestart()
 	}
+	if err == nil && e.o.workload == "tls" {
+		rep.TLS, err = e.runTLS()
+	}
 	return err
 }
 

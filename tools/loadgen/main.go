@@ -42,6 +42,8 @@ type options struct {
 	scale1M    bool
 	scaleOnly  int
 	verbose    bool
+	tlsKey     string
+	tlsEvery   int
 
 	// hidden child modes
 	serveLimit   bool
@@ -85,7 +87,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.workload, "workload", "all", "small | churn | rss | scale | restart | all")
+	fs.StringVar(&o.workload, "workload", "all", "small | churn | rss | scale | restart | all | tls (tls is not part of all)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time of each lookup phase")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "warm-up before each lookup phase")
 	fs.IntVar(&o.conns, "conns", 16, "closed-loop lookup connections")
@@ -102,6 +104,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.scaleOnly, "scale-topics", 0, "scale: run only the row with this many topics (0 = every row)")
 	fs.IntVar(&o.rounds, "rounds", 5, "small: alternate NameServer and limit server in this many slices of -duration")
 	fs.BoolVar(&o.verbose, "v", false, "debug logs")
+	fs.StringVar(&o.tlsKey, "tls-key", keyECDSA, "tls: server certificate key, ecdsa (P-256) or rsa (2048)")
+	fs.IntVar(&o.tlsEvery, "tls-reconnect-every", 1, "tls: lookups per connection in the reconnect phase")
 	fs.BoolVar(&o.serveLimit, "serve-limit", false, "internal: run the transport-limit server")
 	fs.BoolVar(&o.serveLean, "serve-lean", false, "internal: run the lean transport-limit server")
 	fs.BoolVar(&o.serveNamesrv, "serve-namesrv", false, "internal: run a NameServer in-process (profiling)")
@@ -118,7 +122,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 // validate checks the flag values that would make a run meaningless.
 func (o options) validate() error {
 	switch o.workload {
-	case "small", "churn", "rss", "scale", "restart", "all":
+	case "small", "churn", "rss", "scale", "restart", "all", "tls":
 	default:
 		return fmt.Errorf("unknown workload %q", o.workload)
 	}
@@ -133,6 +137,9 @@ func (o options) validate() error {
 	}
 	if o.churnRate < 0 || o.churnRate > 1e6 {
 		return errors.New("need 0 <= -churn-rate <= 1e6")
+	}
+	if (o.tlsKey != keyECDSA && o.tlsKey != keyRSA) || o.tlsEvery < 1 || o.tlsEvery > 1_000_000 {
+		return errors.New("need -tls-key ecdsa or rsa and 1 <= -tls-reconnect-every <= 1000000")
 	}
 	return nil
 }

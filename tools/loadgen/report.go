@@ -52,6 +52,7 @@ type report struct {
 	RSS      *rssResult     `json:"rss,omitempty"`
 	Scale    []*scaleResult `json:"scale,omitempty"`
 	Restart  *restartResult `json:"restart,omitempty"`
+	TLS      *tlsResult     `json:"tls,omitempty"`
 	Targets  []target       `json:"targets"`
 }
 
@@ -97,6 +98,7 @@ func (r *report) printTable(w io.Writer) {
 	_ = tw.Flush()
 	r.printDetails(w)
 	r.printScale(w)
+	r.printTLS(w)
 	r.printTargets(w)
 }
 
@@ -152,6 +154,9 @@ func printChurn(w io.Writer, name string, p churnPhase) {
 
 // printTargets lists every target, MISSED when not met.
 func (r *report) printTargets(w io.Writer) {
+	if len(r.Targets) == 0 {
+		return
+	}
 	fmt.Fprintln(w, "\ntargets:")
 	for _, t := range r.Targets {
 		verdict := "met"

@@ -63,7 +63,12 @@ func serveNamesrv(o options, _ io.Writer, log hclog.Logger) error {
 	if err != nil {
 		return err
 	}
-	srv, err := namesrv.New(cfg, log.Named("namesrv"))
+	tlsm, err := serveTLS(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer tlsm.Close()
+	srv, err := namesrv.New(cfg, log.Named("namesrv"), namesrv.WithTLS(tlsm))
 	if err != nil {
 		return err
 	}
