@@ -1,0 +1,34 @@
+package watchedfile
+
+import "os"
+
+// Stamp identifies one version of a file, taken with os.Stat (symbolic
+// links followed). A replaced file (renamed over, a Kubernetes secret's
+// symlink swapped) is another inode, an edited one another size or
+// modification time, one whose permissions were fixed after a failed
+// read another mode or change time (chmod and chown leave the
+// modification time alone). The zero Stamp is a missing or unreadable
+// file.
+type Stamp struct {
+	info os.FileInfo // nil: missing or unreadable
+}
+
+// StampOf takes path's Stamp now.
+func StampOf(path string) Stamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Stamp{}
+	}
+	return Stamp{info: fi}
+}
+
+// Same reports whether a and b are the same version of a file (two
+// missing files are).
+func (a Stamp) Same(b Stamp) bool {
+	if a.info == nil || b.info == nil {
+		return a.info == nil && b.info == nil
+	}
+	return os.SameFile(a.info, b.info) && a.info.Size() == b.info.Size() &&
+		a.info.ModTime().Equal(b.info.ModTime()) && a.info.Mode() == b.info.Mode() &&
+		changeTime(a.info) == changeTime(b.info)
+}
