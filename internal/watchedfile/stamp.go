@@ -13,13 +13,20 @@ type Stamp struct {
 	info os.FileInfo // nil: missing or unreadable
 }
 
-// StampOf takes path's Stamp now.
+// StampOf takes path's Stamp now (the zero Stamp when it cannot be
+// stat'ed).
 func StampOf(path string) Stamp {
+	s, _ := StatStamp(path)
+	return s
+}
+
+// StatStamp takes path's Stamp now, or returns os.Stat's error.
+func StatStamp(path string) (Stamp, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return Stamp{}
+		return Stamp{}, err
 	}
-	return Stamp{info: fi}
+	return Stamp{info: fi}, nil
 }
 
 // Same reports whether a and b are the same version of a file (two
