@@ -20,6 +20,10 @@ func StampOf(path string) Stamp {
 	return s
 }
 
+// StampOfInfo is the Stamp of fi (as Read returns it; nil: the zero
+// Stamp).
+func StampOfInfo(fi os.FileInfo) Stamp { return Stamp{info: fi} }
+
 // StatStamp takes path's Stamp now, or returns os.Stat's error.
 func StatStamp(path string) (Stamp, error) {
 	fi, err := os.Stat(path)
