@@ -51,7 +51,7 @@ func writeInPlace(t *testing.T, path, text string, version int) {
 // address; a prefix of the file (here without its last account and before
 // the allow-list written after it) was served likewise. A file without a
 // YAML document is refused, and a changed file is read only once its
-// modification time and size held still for one poll.
+// stamp (watchedfile.Stamp) held still for one poll.
 func TestAttackHalfWrittenAccountsFile(t *testing.T) {
 	const full = testAccounts + "globalWhiteRemoteAddresses: [10.0.0.*]\n"
 	path := filepath.Join(t.TempDir(), "plain_acl.yml")

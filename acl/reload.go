@@ -17,17 +17,17 @@ import (
 // maxFileSize bounds the accounts file read into memory.
 const maxFileSize = 16 << 20
 
-// reloader watches the accounts file: a change of its modification time or
-// size that holds still for one poll (a file rewritten in place is read
+// reloader watches the accounts file: a change of its stamp
+// (watchedfile.Stamp: inode, size, modification time, mode, change time)
+// that holds still for one poll (a file rewritten in place is read
 // once written, not half-way) makes it read it; a change of its content
 // makes it parse it. A file that cannot be read or parsed keeps the
 // previous accounts (logged once per version).
 type reloader struct {
 	path    string
 	log     hclog.Logger
-	modTime time.Time // of the version read last
-	size    int64
-	pending stamp // a changed version seen by the last poll, not read yet
+	cur     watchedfile.Stamp // of the version read last (zero: none could be opened)
+	pending watchedfile.Stamp // a changed version seen by the last poll, not read yet
 	sum     [sha256.Size]byte
 	done    chan struct{} // closed by stop
 	exited  chan struct{} // closed when run returns
@@ -46,7 +46,7 @@ func newReloader(path string, log hclog.Logger) (*reloader, *Accounts, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	r.modTime, r.size, r.sum = fi.ModTime(), fi.Size(), sha256.Sum256(b)
+	r.cur, r.sum = watchedfile.StampOfInfo(fi), sha256.Sum256(b)
 	log.Info("acl accounts loaded", "path", path, "accounts", len(accs.byKey), "global_patterns", len(accs.global))
 	return r, accs, nil
 }
@@ -78,23 +78,15 @@ func (r *reloader) run(every time.Duration, publish func(*Accounts)) {
 	}
 }
 
-// stamp is a file version as a poll sees it.
-type stamp struct {
-	modTime time.Time
-	size    int64
-}
-
 // poll returns the new accounts when the file changed, held still since
 // the previous poll, and parses.
 func (r *reloader) poll() *Accounts {
 	defer r.polls.Add(1)
-	fi, err := os.Stat(r.path)
-	if err == nil {
-		st := stamp{fi.ModTime(), fi.Size()}
-		if st == (stamp{r.modTime, r.size}) {
+	if st, err := watchedfile.StatStamp(r.path); err == nil {
+		if st.Same(r.cur) {
 			return nil
 		}
-		if st != r.pending {
+		if !st.Same(r.pending) {
 			r.pending = st // changed: read it once it held still
 			return nil
 		}
@@ -104,7 +96,7 @@ func (r *reloader) poll() *Accounts {
 		r.refuse(fi, err)
 		return nil
 	}
-	r.modTime, r.size = fi.ModTime(), fi.Size()
+	r.cur = watchedfile.StampOfInfo(fi)
 	sum := sha256.Sum256(b)
 	if bytes.Equal(sum[:], r.sum[:]) {
 		return nil
@@ -123,14 +115,10 @@ func (r *reloader) poll() *Accounts {
 // (fi; nil when it could not be opened), so that the same version is
 // neither read nor logged again until it changes.
 func (r *reloader) refuse(fi os.FileInfo, err error) {
-	modTime, size := time.Time{}, int64(-1)
-	if fi != nil {
-		modTime, size = fi.ModTime(), fi.Size()
-	}
-	if fi != nil || r.size != -1 {
+	if fi != nil || !r.cur.Same(watchedfile.Stamp{}) {
 		r.log.Error("acl file unreadable, keeping the previous accounts", "path", r.path, "error", err)
 	}
-	r.modTime, r.size = modTime, size
+	r.cur = watchedfile.StampOfInfo(fi)
 }
 
 // stop ends run and waits for it.

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"slices"
 	"strings"
+
+	"github.com/rmqgo/nameserver/internal/pemfile"
+	"github.com/rmqgo/nameserver/internal/watchedfile"
 )
 
 // TLS server modes (Java's TlsMode names).
@@ -111,7 +113,7 @@ func readTLSFile(path string, explicit bool) (map[string]string, error) {
 	if strings.TrimSpace(path) == "" {
 		return nil, nil
 	}
-	data, err := ReadTLSFile(path)
+	data, err := pemfile.Read(path)
 	if !explicit && errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -206,11 +208,9 @@ func readableRule(r *rules, key, path string) {
 	if path == "" {
 		return
 	}
-	if err := checkTLSFile(path); err != nil {
-		r.addf("%s (%s) cannot be read: %v", key, path, err)
-		return
-	}
-	f, err := os.Open(path)
+	// watchedfile.Open refuses what is not a regular file (a FIFO without
+	// waiting for a writer); the error carries the path.
+	f, _, err := watchedfile.Open(path)
 	if err != nil {
 		r.addf("%s (%s) cannot be read: %v", key, path, err)
 		return

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/proxyproto"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -94,9 +95,12 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	c.srv = remoting.NewServer(remoting.ServerConfig{Logger: c.logger.Named("remoting"), Observer: o.remoting,
 		IdleTimeout: time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,
 		Authorize:   authorizeHook(c.acl),
-		// PROXY header first (HAProxy sends it before the TLS ClientHello);
-		// no GoAwayPeriod: see listener_opts.go
-		ConnHooks: append(proxyHooks(&cfg.ProxyProtocol, c.logger), o.connHooks()...)})
+		// PROXY header first (HAProxy sends it before the TLS ClientHello).
+		// No GoAwayPeriod, whatever enableShutdownGracefully says: Shutdown
+		// stops serving before it closes Raft, so a leader waiting there
+		// would keep the group's leadership while refusing its requests
+		// (Java's ControllerManager.shutdown closes DLedger first).
+		ConnHooks: append(proxyproto.ConnHooks(&cfg.ProxyProtocol, c.logger), o.connHooks()...)})
 	c.srv.OnConnClose(c.onConnClose)
 	c.registerProcessors()
 	c.sched = newScheduler(schedulerQueueSize)

@@ -15,6 +15,7 @@ import (
 	"github.com/rmqgo/nameserver/kv"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/proxyproto"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
@@ -94,7 +95,7 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 		OnPanic:                 func(int32, any) { s.metrics.panic(metrics.PanicRemoting) }, // logged by remoting
 		Authorize:               s.acl.authorize(),
 		// PROXY header first: HAProxy sends it before the TLS ClientHello
-		ConnHooks:    append(proxyHooks(&cfg.ProxyProtocol, logger), s.connHooks()...),
+		ConnHooks:    append(proxyproto.ConnHooks(&cfg.ProxyProtocol, logger), s.connHooks()...),
 		GoAwayPeriod: cfg.GoAwayPeriod(),
 	})
 	s.lane = newLane(registrationNice, s.lanePanicked)

@@ -16,8 +16,8 @@
 // ~/logs/rocketmq-go/snapshot.
 //
 // A Source serves the list from nsAddrList (fixed) or nsAddrFile (re-read
-// when its modification time, size or identity changes, checked on each
-// request; a file that becomes unreadable, invalid or other than a
+// when its internal/watchedfile.Stamp changes: inode, size, modification
+// time, mode or change time, checked on each request; a file that becomes unreadable, invalid or other than a
 // regular file leaves the last good list served, with a warning when the
 // failure starts or changes, not at every request). Handler answers GET /rocketmq/nsaddr and
 // /rocketmq/nsaddr-{unit} (queries ignored) with the list as text, and

@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/watchedfile"
 )
 
 // Pattern is the http.ServeMux pattern Handler is mounted on.
@@ -30,18 +30,9 @@ type Source struct {
 	log  hclog.Logger
 
 	mu      sync.Mutex
-	list    string    // last good list, "host:port;host:port"
-	stamp   fileStamp // of the file list was read from
-	lastErr string    // the failure logged last; "" after a good read
-}
-
-// fileStamp identifies one version of a file: its identity (inode),
-// modification time and size.
-type fileStamp struct{ info os.FileInfo }
-
-// changed reports whether st is another version than s.
-func (s fileStamp) changed(st os.FileInfo) bool {
-	return s.info == nil || !os.SameFile(s.info, st) || !s.info.ModTime().Equal(st.ModTime()) || s.info.Size() != st.Size()
+	list    string            // last good list, "host:port;host:port"
+	stamp   watchedfile.Stamp // of the file list was read from
+	lastErr string            // the failure logged last; "" after a good read
 }
 
 // New returns a Source serving list (nsAddrList) or the file at path
@@ -91,14 +82,13 @@ func (s *Source) List() string {
 // reload reads the file if it changed; on failure the list is kept and a
 // version already refused is not read (nor reported) again.
 func (s *Source) reload() error {
-	st, err := os.Stat(s.path)
+	stamp, err := watchedfile.StatStamp(s.path)
 	if err != nil {
 		return err
 	}
-	if !s.stamp.changed(st) {
+	if stamp.Same(s.stamp) {
 		return nil
 	}
-	stamp := fileStamp{info: st}
 	addrs, err := config.ReadNsAddrFile(s.path)
 	if err != nil {
 		s.stamp = stamp // not read (nor reported) again until it changes

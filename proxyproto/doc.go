@@ -11,6 +11,7 @@
 // connection, since it would let a client choose the address it is logged
 // and checked under. Java accepts the header from anyone.
 //
-// It imports nothing else from this module; its hook has the signature of
-// remoting.ConnHook.
+// ConnHooks builds a listener's hook list from config.ProxyProtocol, for
+// the NameServer and the Controller alike; Hook and ReadHeader need
+// nothing else of this module.
 package proxyproto

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/internal/lograte"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // readerSize is the buffer of the header read; what it holds past the
@@ -105,29 +106,5 @@ func wrap(nc net.Conn, r *bufio.Reader, remote net.Addr) net.Conn {
 	if len(rest) == 0 && remote == nil {
 		return nc
 	}
-	if remote == nil {
-		remote = nc.RemoteAddr()
-	}
-	return &conn{Conn: nc, rest: append([]byte(nil), rest...), remote: remote}
+	return remoting.Replay(nc, append([]byte(nil), rest...), remote)
 }
-
-// conn is a connection whose header was read: it replays the bytes read
-// past the header and reports the revealed client address.
-type conn struct {
-	net.Conn
-	rest   []byte
-	remote net.Addr
-}
-
-// Read returns the replayed bytes first, then reads the connection.
-func (c *conn) Read(p []byte) (int, error) {
-	if len(c.rest) > 0 {
-		n := copy(p, c.rest)
-		c.rest = c.rest[n:]
-		return n, nil
-	}
-	return c.Conn.Read(p)
-}
-
-// RemoteAddr is the client address the PROXY header revealed.
-func (c *conn) RemoteAddr() net.Addr { return c.remote }

@@ -30,7 +30,7 @@ func TestAttackPanickingConnHook(t *testing.T) {
 		if b[0] == 0xff {
 			panic("hook bug")
 		}
-		return &replayConn{Conn: nc, first: b}, nil
+		return Replay(nc, b, nil), nil
 	}
 	s, addr := newTestServer(t, ServerConfig{MaxConnections: 1, ConnHooks: []ConnHook{hook},
 		OnPanic: func(code int32, _ any) {
@@ -53,21 +53,6 @@ func TestAttackPanickingConnHook(t *testing.T) {
 	require.EqualValues(t, 3, panics.Load())
 	resp := invoke(t, dial(t, addr, ClientOptions{}), NewRequest(77, nil, nil))
 	require.EqualValues(t, Success, resp.Code, "other clients are still served")
-}
-
-// replayConn gives back the bytes a hook read before the connection's own.
-type replayConn struct {
-	net.Conn
-	first []byte
-}
-
-func (c *replayConn) Read(p []byte) (int, error) {
-	if len(c.first) > 0 {
-		n := copy(p, c.first)
-		c.first = c.first[n:]
-		return n, nil
-	}
-	return c.Conn.Read(p)
 }
 
 // TestAttackShutdownWhileHooksBlock: connections that sent nothing hold

@@ -64,3 +64,35 @@ func (s *Server) runHook(i int, hook ConnHook, nc net.Conn) (next net.Conn, err 
 	}
 	return next, nil
 }
+
+// Replay returns nc reading prefix first, then nc itself: a ConnHook that
+// read past what it needed (the byte a TLS sniff peeked at, the bytes
+// buffered behind a PROXY header) hands them back to the next reader.
+// When remote is not nil it becomes the connection's RemoteAddr.
+func Replay(nc net.Conn, prefix []byte, remote net.Addr) net.Conn {
+	return &replayConn{Conn: nc, rest: prefix, remote: remote}
+}
+
+type replayConn struct {
+	net.Conn
+	rest   []byte
+	remote net.Addr // nil: nc's
+}
+
+// Read returns the replayed bytes first, then reads the connection.
+func (c *replayConn) Read(p []byte) (int, error) {
+	if len(c.rest) > 0 {
+		n := copy(p, c.rest)
+		c.rest = c.rest[n:]
+		return n, nil
+	}
+	return c.Conn.Read(p)
+}
+
+// RemoteAddr is the address given to Replay, or the connection's own.
+func (c *replayConn) RemoteAddr() net.Addr {
+	if c.remote != nil {
+		return c.remote
+	}
+	return c.Conn.RemoteAddr()
+}

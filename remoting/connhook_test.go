@@ -70,3 +70,21 @@ func TestConnHookCountsAgainstLimitAndTimesOut(t *testing.T) {
 	_, err = first.Read(make([]byte, 1))
 	require.ErrorIs(t, err, io.EOF, "closed at the handshake deadline")
 }
+
+// TestReplayReadsPrefixFirst: Replay hands back the bytes a hook read,
+// then the connection's own, and reports the given address (or the
+// connection's).
+func TestReplayReadsPrefixFirst(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	go func() { _, _ = b.Write([]byte("cd")) }()
+	remote := &net.TCPAddr{IP: net.IPv4(203, 0, 113, 9), Port: 4000}
+	c := Replay(a, []byte("ab"), remote)
+	got := make([]byte, 4)
+	_, err := io.ReadFull(c, got)
+	require.NoError(t, err)
+	require.Equal(t, "abcd", string(got))
+	require.Equal(t, remote, c.RemoteAddr())
+	require.Equal(t, a.RemoteAddr(), Replay(a, nil, nil).RemoteAddr())
+}

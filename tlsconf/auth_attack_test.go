@@ -1,10 +1,8 @@
 package tlsconf
 
 import (
-	"bytes"
 	"crypto/tls"
 	"crypto/x509"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +11,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/internal/testcerts"
+	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
 // TestAttackClientCertificatesRefused: with need.client.auth=require and
@@ -58,32 +57,15 @@ func TestAttackRequireWithoutAuthClientWarns(t *testing.T) {
 	} {
 		c := p.serverTLS(config.TLSModeEnforcing)
 		c.ServerNeedClientAuth, c.ServerAuthClient, c.ServerTrustCertPath = tc.need, tc.verify, tc.trust
-		var buf syncBuffer
-		m, err := New(c, hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Info}), WithReloadInterval(0))
+		logger, lines := testlog.Capture(t, "tlsconf", hclog.Info)
+		m, err := New(c, logger, WithReloadInterval(0))
 		require.NoError(t, err)
 		m.Close()
 		for _, w := range []string{anyCert, publicCA} {
-			require.Equal(t, w == tc.warn, bytes.Contains(buf.Bytes(), []byte(w)),
-				"%s authClient=%v trust=%q: %s", tc.need, tc.verify, tc.trust, buf.Bytes())
+			require.Equal(t, w == tc.warn, lines.Has(w),
+				"%s authClient=%v trust=%q: %s", tc.need, tc.verify, tc.trust, lines.String())
 		}
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) Bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.b.Bytes())
 }
 
 // TestAttackTestModeHonoursRequire: a test-mode server (generated

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/pemfile"
 )
 
 func readFixture(t *testing.T, name string) []byte {
@@ -22,28 +23,28 @@ func readFixture(t *testing.T, name string) []byte {
 // TestParseKeyFormats: every fixture of testdata/README.md decodes to the
 // same key, or is refused with the error that says why.
 func TestParseKeyFormats(t *testing.T) {
-	want, err := parseKey(readFixture(t, "ec-sec1.key"), "")
+	want, err := pemfile.ParseKey(readFixture(t, "ec-sec1.key"), "")
 	require.NoError(t, err)
 	for _, name := range []string{"ec-pkcs8.key", "ec-aes256-sha256.key", "ec-aes128-sha1.key", "ec-aes192-sha512.key", "ec-des3.key"} {
-		k, err := parseKey(readFixture(t, name), "changeit")
+		k, err := pemfile.ParseKey(readFixture(t, name), "changeit")
 		require.NoError(t, err, name)
 		require.True(t, want.(*ecdsa.PrivateKey).Equal(k), name)
 	}
-	rsa1, err := parseKey(readFixture(t, "rsa-pkcs1.key"), "")
+	rsa1, err := pemfile.ParseKey(readFixture(t, "rsa-pkcs1.key"), "")
 	require.NoError(t, err)
-	rsa8, err := parseKey(readFixture(t, "rsa-aes256.key"), "changeit")
+	rsa8, err := pemfile.ParseKey(readFixture(t, "rsa-aes256.key"), "changeit")
 	require.NoError(t, err)
 	require.True(t, rsa1.Public().(*rsa.PublicKey).Equal(rsa8.Public()))
 
-	_, err = parseKey(readFixture(t, "ec-aes256-sha256.key"), "wrong")
+	_, err = pemfile.ParseKey(readFixture(t, "ec-aes256-sha256.key"), "wrong")
 	require.ErrorIs(t, err, ErrKeyPassword)
-	_, err = parseKey(readFixture(t, "ec-aes256-sha256.key"), "")
+	_, err = pemfile.ParseKey(readFixture(t, "ec-aes256-sha256.key"), "")
 	require.ErrorIs(t, err, ErrKeyPassword)
-	_, err = parseKey(readFixture(t, "ec-pbes1.key"), "changeit")
+	_, err = pemfile.ParseKey(readFixture(t, "ec-pbes1.key"), "changeit")
 	require.ErrorIs(t, err, ErrUnsupportedKey)
-	_, err = parseKey(readFixture(t, "ec-legacy-encrypted.key"), "changeit")
+	_, err = pemfile.ParseKey(readFixture(t, "ec-legacy-encrypted.key"), "changeit")
 	require.ErrorIs(t, err, ErrUnsupportedKey)
-	_, err = parseKey([]byte("not a key"), "")
+	_, err = pemfile.ParseKey([]byte("not a key"), "")
 	require.ErrorIs(t, err, ErrMaterial)
 }
 
@@ -103,7 +104,7 @@ func FuzzParseKey(f *testing.F) {
 		f.Add(b, "changeit")
 	}
 	f.Fuzz(func(t *testing.T, data []byte, password string) {
-		k, err := parseKey(data, password)
+		k, err := pemfile.ParseKey(data, password)
 		if err == nil {
 			require.NotNil(t, k)
 		}

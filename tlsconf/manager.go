@@ -162,9 +162,15 @@ func (m *Manager) warnValidity(notBefore, notAfter time.Time) {
 	}
 }
 
-// NewClient is New for a process that only opens connections (mqadmin,
-// `controller -probe`): it validates and loads tls.enable and the
-// tls.client.* keys only (config.TLS.ClientSide) and watches nothing.
-func NewClient(cfg *config.TLS, logger hclog.Logger) (*Manager, error) {
-	return New(cfg.ClientSide(), logger, WithReloadInterval(0))
+// ClientConfig is the client side for a process that only opens
+// connections for a short while (mqadmin, `controller -probe`): it
+// validates and loads tls.enable and the tls.client.* keys only
+// (config.TLS.ClientSide), once, and watches nothing.
+func ClientConfig(cfg *config.TLS) (*tls.Config, error) {
+	m, err := New(cfg.ClientSide(), hclog.NewNullLogger(), WithReloadInterval(0))
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	return m.Client(), nil
 }

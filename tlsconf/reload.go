@@ -1,35 +1,18 @@
 package tlsconf
 
 import (
-	"os"
 	"slices"
 	"time"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/watchedfile"
 )
 
-// stamp identifies one version of a file: a replaced file (renamed over,
-// a Kubernetes secret's symlink swapped) is another inode, an edited one
-// another size or modification time, one whose permissions were fixed
-// after a failed reload another mode or change time (chmod and chown
-// leave the modification time alone).
-type stamp struct {
-	path string
-	info os.FileInfo // nil: missing or unreadable
-}
-
-func (a stamp) same(b stamp) bool {
-	if a.info == nil || b.info == nil {
-		return a.info == nil && b.info == nil
-	}
-	return os.SameFile(a.info, b.info) && a.info.Size() == b.info.Size() && a.info.ModTime().Equal(b.info.ModTime()) &&
-		a.info.Mode() == b.info.Mode() && changeTime(a.info) == changeTime(b.info)
-}
-
-// watcher remembers the stamps of the files of the last load.
+// watcher remembers the stamps of the files of the last load (see
+// watchedfile.Stamp: inode, size, modification time, mode, change time).
 type watcher struct {
 	paths  []string
-	stamps []stamp
+	stamps []watchedfile.Stamp // by index of paths
 }
 
 func newWatcher(t *config.TLS) *watcher {
@@ -45,13 +28,10 @@ func newWatcher(t *config.TLS) *watcher {
 	return w
 }
 
-func (w *watcher) take() []stamp {
-	out := make([]stamp, len(w.paths))
+func (w *watcher) take() []watchedfile.Stamp {
+	out := make([]watchedfile.Stamp, len(w.paths))
 	for i, p := range w.paths {
-		out[i] = stamp{path: p}
-		if fi, err := os.Stat(p); err == nil {
-			out[i].info = fi
-		}
+		out[i] = watchedfile.StampOf(p)
 	}
 	return out
 }
@@ -61,10 +41,10 @@ func (w *watcher) take() []stamp {
 // and tried again when it changes.
 func (w *watcher) changed() bool {
 	now := w.take()
-	diff := slices.ContainsFunc(now, func(s stamp) bool {
-		i := slices.IndexFunc(w.stamps, func(o stamp) bool { return o.path == s.path })
-		return i < 0 || !w.stamps[i].same(s)
-	})
+	diff := false
+	for i := range now {
+		diff = diff || !now[i].Same(w.stamps[i])
+	}
 	w.stamps = now
 	return diff
 }

@@ -42,7 +42,7 @@ func (m *Manager) accept(nc net.Conn) (net.Conn, error) {
 	if _, err := io.ReadFull(nc, b[:]); err != nil {
 		return nil, fmt.Errorf("tls: read first byte: %w", err)
 	}
-	pc := &prefixConn{Conn: nc, prefix: []byte{b[0]}}
+	pc := remoting.Replay(nc, []byte{b[0]}, nil)
 	if b[0] != tlsHandshakeByte {
 		if m.Mode() == config.TLSModeEnforcing {
 			m.log.Warn("closing a plaintext connection: tls.server.mode is enforcing", "remote", nc.RemoteAddr().String())
@@ -61,21 +61,6 @@ func (m *Manager) accept(nc net.Conn) (net.Conn, error) {
 		return nil, fmt.Errorf("tls: handshake: %w", err)
 	}
 	return tc, nil
-}
-
-// prefixConn returns the sniffed bytes before reading on from Conn.
-type prefixConn struct {
-	net.Conn
-	prefix []byte
-}
-
-func (c *prefixConn) Read(p []byte) (int, error) {
-	if len(c.prefix) > 0 {
-		n := copy(p, c.prefix)
-		c.prefix = c.prefix[n:]
-		return n, nil
-	}
-	return c.Conn.Read(p)
 }
 
 // Listener wraps ln (the metrics and health listener) so that each

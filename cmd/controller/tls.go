@@ -20,12 +20,7 @@ func probeClientTLS(javaProps map[string]string) (*tls.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := tlsconf.NewClient(tc, hclog.NewNullLogger())
-	if err != nil {
-		return nil, err
-	}
-	defer m.Close()
-	return m.Client(), nil
+	return tlsconf.ClientConfig(tc)
 }
 
 // loadTLS loads the tls.* settings (the -c file, tls.config.file, then

@@ -4,8 +4,6 @@ import (
 	"crypto/tls"
 	"flag"
 
-	"github.com/hashicorp/go-hclog"
-
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
@@ -28,10 +26,5 @@ func (e *env) clientTLS(javaProps map[string]string) (*tls.Config, error) {
 	if !tc.Enable {
 		return nil, nil
 	}
-	m, err := tlsconf.NewClient(tc, hclog.NewNullLogger())
-	if err != nil {
-		return nil, err
-	}
-	defer m.Close()
-	return m.Client(), nil
+	return tlsconf.ClientConfig(tc)
 }

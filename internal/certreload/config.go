@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+
+	"github.com/rmqgo/nameserver/internal/pemfile"
 )
 
 // ServerConfig returns a server-side config for mutual TLS: TLS 1.2 or
@@ -55,17 +57,12 @@ func (r *Reloader) verifier(usage x509.ExtKeyUsage) func(tls.ConnectionState) er
 }
 
 func (r *Reloader) verify(certs []*x509.Certificate, usage x509.ExtKeyUsage) error {
-	if len(certs) == 0 {
-		return fmt.Errorf("%w: the peer sent no certificate", ErrUntrustedPeer)
+	err := pemfile.VerifyChain(certs, r.Pool(), usage)
+	switch {
+	case err == nil:
+		return nil
+	case len(certs) == 0:
+		return fmt.Errorf("%w: %w", ErrUntrustedPeer, err)
 	}
-	inter := x509.NewCertPool()
-	for _, c := range certs[1:] {
-		inter.AddCert(c)
-	}
-	_, err := certs[0].Verify(x509.VerifyOptions{Roots: r.Pool(), Intermediates: inter,
-		KeyUsages: []x509.ExtKeyUsage{usage}})
-	if err != nil {
-		return fmt.Errorf("%w: %s (serial %x): %w", ErrUntrustedPeer, certs[0].Subject, certs[0].SerialNumber, err)
-	}
-	return nil
+	return fmt.Errorf("%w: %s (serial %x): %w", ErrUntrustedPeer, certs[0].Subject, certs[0].SerialNumber, err)
 }

@@ -7,6 +7,7 @@
 // CheckInterval, on a handshake) without touching open connections. A
 // reload that fails keeps the previous material and logs an error.
 //
-// It imports nothing of this module and knows nothing of Raft or
-// RocketMQ.
+// Reading and parsing the files, pairing the key and verifying a chain
+// are internal/pemfile's, noticing a change internal/watchedfile's Stamp;
+// it knows nothing of Raft or RocketMQ.
 package certreload

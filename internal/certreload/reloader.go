@@ -4,16 +4,18 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/internal/watchedfile"
 )
 
 // DefaultCheckInterval is how often, at most, a handshake looks at the
-// files' size, modification time and inode.
+// files' stamps (watchedfile.Stamp: inode, size, modification time, mode,
+// change time).
 const DefaultCheckInterval = 2 * time.Second
 
 // Reloader serves the current material of three PEM files and replaces
@@ -25,14 +27,14 @@ type Reloader struct {
 	interval atomic.Int64 // ns
 	next     atomic.Int64 // unix ns of the next allowed check
 	mu       sync.Mutex   // one check at a time
-	failed   [3]os.FileInfo
+	failed   [3]watchedfile.Stamp
 	reloads  atomic.Uint64
 	refused  atomic.Uint64
 }
 
 type loaded struct {
 	m     *Material
-	stamp [3]os.FileInfo
+	stamp [3]watchedfile.Stamp
 }
 
 // New loads the three files (see Load) and returns a Reloader serving
@@ -74,10 +76,7 @@ func (r *Reloader) Refused() uint64 { return r.refused.Load() }
 // load stats and reads the files; stats come first, so a file replaced
 // while it is read is read again at the next check.
 func (r *Reloader) load() (*loaded, error) {
-	var l loaded
-	for i, p := range r.paths {
-		l.stamp[i], _ = os.Stat(p)
-	}
+	l := loaded{stamp: r.stamps()}
 	m, err := Load(r.paths[RoleCert], r.paths[RoleKey], r.paths[RoleTrust])
 	if err != nil {
 		return nil, err
@@ -113,23 +112,18 @@ func (r *Reloader) MaybeReload() {
 		"not_after", l.m.Cert.Leaf.NotAfter, "trusted", l.m.Trusted)
 }
 
-func (r *Reloader) stamps() [3]os.FileInfo {
-	var s [3]os.FileInfo
+func (r *Reloader) stamps() [3]watchedfile.Stamp {
+	var s [3]watchedfile.Stamp
 	for i, p := range r.paths {
-		s[i], _ = os.Stat(p)
+		s[i] = watchedfile.StampOf(p)
 	}
 	return s
 }
 
-// sameStamps compares size, modification time and file identity.
-func sameStamps(a, b [3]os.FileInfo) bool {
+// sameStamps reports whether every file is the same version in a and b.
+func sameStamps(a, b [3]watchedfile.Stamp) bool {
 	for i := range a {
-		switch {
-		case a[i] == nil || b[i] == nil:
-			if a[i] != b[i] {
-				return false
-			}
-		case a[i].Size() != b[i].Size() || !a[i].ModTime().Equal(b[i].ModTime()) || !os.SameFile(a[i], b[i]):
+		if !a[i].Same(b[i]) {
 			return false
 		}
 	}

@@ -1,14 +1,12 @@
 package integration
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"io"
 	"net"
 	"net/netip"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -61,30 +60,11 @@ func forwardWithHeader(in net.Conn, target string, srcPort uint16) {
 	_, _ = io.Copy(in, out)
 }
 
-// lockedBuffer collects log output written from many goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startProxied starts a NameServer with enableProxyProtocol trusting
 // trusted, logging at debug into the returned buffer too.
-func startProxied(t *testing.T, trusted string) (string, *lockedBuffer) {
-	logs := &lockedBuffer{}
-	srv := startNamesrvWith(t, hclog.New(&hclog.LoggerOptions{Name: "namesrv", Level: hclog.Debug,
-		Output: io.MultiWriter(logs, tWriter{t})}), func(c *config.NamesrvConfig) {
+func startProxied(t *testing.T, trusted string) (string, *testlog.Lines) {
+	logger, logs := testlog.Capture(t, "namesrv", hclog.Debug)
+	srv := startNamesrvWith(t, logger, func(c *config.NamesrvConfig) {
 		c.EnableProxyProtocol = true
 		c.ProxyProtocolTrustedSources = trusted
 	})

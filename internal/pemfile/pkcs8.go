@@ -1,4 +1,4 @@
-package tlsconf
+package pemfile
 
 import (
 	"crypto/aes"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package tlsconf
+package watchedfile
 
 import "os"
 
