@@ -64,6 +64,11 @@ func replayGoldenOnCluster(t *testing.T, copts remoting.ClientOptions, opts ...c
 	lines := goldenfile.Load(t, goldenfile.Controller)
 	c := startCluster(t, 3, []string{"notifyBrokerRoleChanged=false"}, append(opts, controller.WithResponseVersion(0))...)
 	makeLeader(t, c, c.nodes[0])
+	// the follower's metadata names the leader only once it has heard from it
+	require.Eventually(t, func() bool {
+		_, id := c.nodes[1].ctl.Node().Raft().LeaderWithID()
+		return string(id) == c.nodes[0].id
+	}, waitLimit, 5*time.Millisecond, "n1 never learned that n0 leads")
 	conns := map[string]*remoting.Client{"leader": dialNode(t, c.nodes[0], copts), "follower": dialNode(t, c.nodes[1], copts)}
 	addrs := strings.NewReplacer("127.0.0.1:9878", c.nodes[0].remoting,
 		"127.0.0.1:9868", c.nodes[1].remoting, "127.0.0.1:9858", c.nodes[2].remoting)
