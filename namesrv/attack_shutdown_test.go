@@ -3,6 +3,7 @@ package namesrv
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -27,4 +28,37 @@ func TestAttackRemoteUpdateCutsGracefulShutdown(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), srv.Config().ShutdownBudget()) // as cmd/namesrv does
 	defer cancel()
 	require.NoError(t, srv.Shutdown(ctx))
+}
+
+// TestBrokerCloseDuringGoAwayKeepsRoutes: while the NameServer goes away
+// it still answers older clients on their open connections, so a broker
+// connection that closes meanwhile (the broker moving to another
+// NameServer) must not take its routes out from under those lookups. The
+// CI run of TestRollingRestartZeroFailedLookups saw one lookup answered
+// TOPIC_NOT_EXIST in the going-away phase: the broker's connection closed
+// and its routes were removed while lookups were still being served.
+func TestBrokerCloseDuringGoAwayKeepsRoutes(t *testing.T) {
+	srv := startServer(t, func(c *config.NamesrvConfig) { c.EnableShutdownGracefully, c.ShutdownWaitTimeSeconds = true, 2 })
+	broker, client := dial(t, srv), dial(t, srv)
+	resp := invoke(t, broker, registerRequest(t, "b", "10.9.0.1:10911", 3))
+	require.Equal(t, remoting.Success, resp.Code, resp.Remark)
+	lookup := func() int32 {
+		req := remoting.NewRequest(remoting.GetRouteinfoByTopic, map[string]string{"topic": "b-topic-000000"}, nil)
+		req.Version = 317 // rocketmq-client-go: served normally while going away
+		return invoke(t, client, req).Code
+	}
+	require.Equal(t, remoting.Success, lookup())
+	stopped := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), srv.Config().ShutdownBudget())
+		defer cancel()
+		stopped <- srv.Shutdown(ctx)
+	}()
+	require.Eventually(t, srv.stopping.Load, 5*time.Second, time.Millisecond)
+	require.NoError(t, broker.Close())
+	for deadline := time.Now().Add(500 * time.Millisecond); time.Now().Before(deadline); {
+		require.Equal(t, remoting.Success, lookup(), "a lookup while going away, after the broker's connection closed")
+	}
+	require.NoError(t, client.Close())
+	require.NoError(t, <-stopped)
 }

@@ -104,8 +104,20 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 	s.warm = newWarmup(cfg, logger.Named("warmup"), s.tls.Client, o)
 	s.registerWarmupMetrics()
 	s.registerProcessors()
-	s.rs.OnConnClose(func(c *remoting.Conn) { s.routes.OnChannelClose(c) })
+	s.rs.OnConnClose(s.onConnClose)
 	return s, nil
+}
+
+// onConnClose removes the brokers registered over c (Java's
+// BrokerHousekeepingService.onChannelClose), except once shutdown began:
+// a node going away still answers lookups on its open connections, and a
+// broker leaving it for another NameServer must not take its routes out
+// from under them (its tables end with the process anyway).
+func (s *Server) onConnClose(c *remoting.Conn) {
+	if s.stopping.Load() {
+		return
+	}
+	s.routes.OnChannelClose(c)
 }
 
 // lanePanicked logs a panic recovered on the registration lane, with its
