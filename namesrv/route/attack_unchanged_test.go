@@ -1,0 +1,202 @@
+package route
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// twin drives two Managers with the same operations: fast tries
+// RegisterUnchanged before RegisterBroker (as the processor does), full
+// always takes the full path. Whatever the fast path skips must leave no
+// visible difference.
+type twin struct {
+	t          *testing.T
+	rng        *rand.Rand
+	fast, full *harness
+	chans      []*fakeChan
+	bodies     []*RegisterBody
+	last       map[string]RegisterRequest // last request per address
+	hits       int
+	log        []string
+}
+
+var twinTopics = topicNames("tw", 6)
+
+func newTwin(t *testing.T, seed uint64) *twin {
+	tw := &twin{t: t, rng: rand.New(rand.NewPCG(seed, 11)), last: map[string]RegisterRequest{},
+		fast: newHarness(t, false), full: newHarness(t, false)}
+	tw.fast.Manager.log.SetLevel(5)
+	tw.full.Manager.log.SetLevel(5)
+	for i := range 3 {
+		tw.chans = append(tw.chans, newChan(fmt.Sprint("ch", i)))
+	}
+	for i := range 5 {
+		b := body(int64(1+i%3), twinTopics[i%3:i%3+3]...)
+		if i == 4 {
+			b.TopicConfigs = map[string]TopicConfig{} // no topics
+		}
+		b.FilterServerList = [][]string{nil, {}, {"f1"}}[i%3]
+		tw.bodies = append(tw.bodies, b)
+	}
+	return tw
+}
+
+// newRequest picks a registration; its digest stands for the body bytes
+// plus what registerDigest folds in (broker name and id).
+func (tw *twin) newRequest() RegisterRequest {
+	r := tw.rng
+	addr := fmt.Sprint("a", r.IntN(3))
+	if old, ok := tw.last[addr]; ok && r.IntN(3) > 0 {
+		old.Channel = tw.chans[r.IntN(len(tw.chans))]
+		old.HAServerAddr = fmt.Sprint(addr, "-ha", r.IntN(2))
+		old.HeartbeatTimeoutMillis = int64(r.IntN(2)) * 5000
+		return old // the same body again
+	}
+	bi, name, id := r.IntN(len(tw.bodies)), fmt.Sprint("b", r.IntN(2)), int64(r.IntN(3))
+	req := reg([]string{"c1", "c1", "c2"}[r.IntN(3)], name, addr, id, tw.bodies[bi])
+	req.EnableActingMaster = []*bool{nil, boolp(false), boolp(true)}[r.IntN(3)]
+	req.ZoneName = []string{"", "z"}[r.IntN(2)]
+	req.Channel = tw.chans[r.IntN(len(tw.chans))]
+	req.BodyDigest = BodyDigest{byte(bi + 1), name[1], byte(id)}
+	return req
+}
+
+func (tw *twin) register() {
+	req := tw.newRequest()
+	tw.last[req.BrokerAddr] = req
+	eam := "nil"
+	if req.EnableActingMaster != nil {
+		eam = fmt.Sprint(*req.EnableActingMaster)
+	}
+	tw.logf("register %s/%s %s id=%d dig=%v eam=%s zone=%q", req.ClusterName, req.BrokerName, req.BrokerAddr,
+		req.BrokerID, req.BodyDigest[:3], eam, req.ZoneName)
+	want, wantErr := tw.full.RegisterBroker(req)
+	skim := req
+	skim.Body = nil
+	got, ok := tw.fast.RegisterUnchanged(skim)
+	var gotErr error
+	if ok {
+		tw.hits++
+		tw.logf("  fast path")
+	} else {
+		got, gotErr = tw.fast.RegisterBroker(req)
+	}
+	require.Equal(tw.t, wantErr, gotErr, tw.trace())
+	require.Equal(tw.t, want, got, tw.trace())
+}
+
+func (tw *twin) logf(format string, args ...any) {
+	tw.log = append(tw.log, fmt.Sprintf(format, args...))
+}
+
+func (tw *twin) trace() string {
+	return fmt.Sprint(tw.log[max(0, len(tw.log)-30):])
+}
+
+// both applies an operation to each Manager.
+func (tw *twin) both(desc string, op func(h *harness)) {
+	tw.logf("%s", desc)
+	op(tw.fast)
+	op(tw.full)
+}
+
+func (tw *twin) step() {
+	r := tw.rng
+	switch n := r.IntN(20); {
+	case n < 11:
+		tw.register()
+	case n == 11:
+		addr := fmt.Sprint("a", r.IntN(3))
+		req := tw.last[addr]
+		tw.both("unregister "+addr, func(h *harness) {
+			h.Unregister(UnregisterRequest{ClusterName: req.ClusterName, BrokerAddr: addr,
+				BrokerName: req.BrokerName, BrokerID: req.BrokerID})
+			h.WaitIdle()
+		})
+	case n == 12:
+		topic, cluster := twinTopics[r.IntN(len(twinTopics))], []string{"", "c1", "c2"}[r.IntN(3)]
+		tw.both("delete topic "+topic+" "+cluster, func(h *harness) { h.DeleteTopic(topic, cluster) })
+	case n == 13:
+		name := fmt.Sprint("b", r.IntN(2))
+		tw.both("wipe "+name, func(h *harness) { h.WipeWritePerm(name) })
+	case n == 14:
+		name := fmt.Sprint("b", r.IntN(2))
+		tw.both("add perm "+name, func(h *harness) { h.AddWritePerm(name) })
+	case n == 15:
+		ch := tw.chans[r.IntN(len(tw.chans))]
+		tw.both("close "+ch.name, func(h *harness) { h.OnChannelClose(ch); h.WaitIdle() })
+	case n == 16:
+		d := time.Duration(r.IntN(3)) * 50 * time.Second
+		tw.both(fmt.Sprint("advance ", d), func(h *harness) {
+			h.clock.Advance(d)
+			h.ScanExpired(h.clock.Now())
+			h.WaitIdle()
+		})
+	case n == 17:
+		topic := twinTopics[r.IntN(len(twinTopics))]
+		q := []QueueData{{BrokerName: fmt.Sprint("b", r.IntN(2)), ReadQueueNums: 2, WriteQueueNums: 2, Perm: 6}}
+		tw.both("register topic "+topic, func(h *harness) { h.RegisterTopic(topic, q) })
+	case n == 18:
+		s := Settings{DeleteTopicWithBrokerRegistration: r.IntN(4) == 0}
+		tw.both(fmt.Sprint("settings ", s), func(h *harness) { h.set(s) })
+	default:
+		addr := fmt.Sprint("a", r.IntN(3))
+		c := tw.last[addr].ClusterName
+		tw.both("heartbeat "+addr, func(h *harness) { h.Heartbeat(c, addr) })
+	}
+	tw.compare()
+}
+
+// compare checks every visible table of the two Managers.
+func (tw *twin) compare() {
+	t, a, b := tw.t, tw.fast, tw.full
+	require.Equal(t, b.ClusterInfo(), a.ClusterInfo(), tw.trace())
+	require.Equal(t, b.AllTopics(), a.AllTopics(), tw.trace())
+	for _, topic := range twinTopics {
+		sa, sb := a.Lookup(topic), b.Lookup(topic)
+		require.Equal(t, sb == nil, sa == nil, "topic %s %s", topic, tw.trace())
+		if sa != nil {
+			require.Equal(t, *sb.Route, *sa.Route, "topic %s %s", topic, tw.trace())
+			require.Equal(t, sb.ActingMaster, sa.ActingMaster, "topic %s %s", topic, tw.trace())
+		}
+	}
+	require.Equal(t, liveView(b), liveView(a), tw.trace())
+	require.Equal(t, b.takeNotes(), a.takeNotes(), tw.trace())
+}
+
+// liveView lists the live entries without their body memos.
+func liveView(h *harness) []string {
+	h.live.mu.Lock()
+	defer h.live.mu.Unlock()
+	var out []string
+	for k, e := range h.live.m {
+		out = append(out, fmt.Sprintf("%v name=%s id=%d dv=%v ha=%s ch=%v gen=%d timeout=%d last=%d idx=%v filters=%v",
+			k, e.name, e.id, e.dv, e.ha, e.ch, e.gen, e.timeout, e.last, e.idx >= 0, h.filters[k]))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestAttackRegisterUnchangedMatchesFullPath runs random operations
+// (registrations repeating their last body with a new channel, HA address
+// or timeout, unregistrations, expiry, channel close, topic deletion and
+// creation, perm changes, settings) against two Managers, one answering
+// identical bodies through RegisterUnchanged, and requires identical
+// answers and tables after every step.
+func TestAttackRegisterUnchangedMatchesFullPath(t *testing.T) {
+	seed := attackSeed(t)
+	for run := range 40 {
+		tw := newTwin(t, seed+uint64(run))
+		for range 300 {
+			tw.step()
+		}
+		if run == 0 {
+			t.Logf("run 0: %d fast-path hits in 300 steps", tw.hits)
+		}
+	}
+}
