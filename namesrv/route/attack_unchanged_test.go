@@ -95,7 +95,7 @@ func (tw *twin) logf(format string, args ...any) {
 }
 
 func (tw *twin) trace() string {
-	return fmt.Sprint(tw.log[max(0, len(tw.log)-30):])
+	return fmt.Sprint(tw.log[max(0, len(tw.log)-60):])
 }
 
 // both applies an operation to each Manager.
@@ -199,4 +199,32 @@ func TestAttackRegisterUnchangedMatchesFullPath(t *testing.T) {
 			t.Logf("run 0: %d fast-path hits in 300 steps", tw.hits)
 		}
 	}
+}
+
+// TestAttackRegisterUnchangedPrimeSlaveAfterDemotion: a prime slave whose
+// topics were applied, demoted by a master and re-registering its body
+// while a topic of that body is deleted, then prime again after the master
+// leaves. The full path (isTopicConfigChanged: the topic has no QueueData
+// of the group) re-adds the deleted topic; the fast path must not answer
+// instead (found by TestAttackRegisterUnchangedMatchesFullPath, seed
+// 1094137437056100200).
+func TestAttackRegisterUnchangedPrimeSlaveAfterDemotion(t *testing.T) {
+	h := newHarness(t, false)
+	slave := withDigest(reg("c1", "b1", "a1", 1, body(1, "t1", "t2")), digestA)
+	mustRegister(t, h, slave) // prime slave: its topics are applied
+	mustRegister(t, h, withDigest(reg("c1", "b1", "a0", 0, body(1, "t8", "t9")), digestB))
+	h.DeleteTopic("t1", "")
+	require.Nil(t, h.Lookup("t1"))
+
+	slave.Body = nil
+	_, ok := h.RegisterUnchanged(slave)
+	require.True(t, ok, "not the prime slave while the master lives: step 10 does not apply")
+	require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "a0", BrokerName: "b1"}))
+	h.WaitIdle()
+
+	if _, ok = h.RegisterUnchanged(slave); !ok {
+		slave.Body = body(1, "t1", "t2")
+		mustRegister(t, h, slave)
+	}
+	require.NotNil(t, h.Lookup("t1"), "the prime slave's registration re-adds the deleted topic, as the full path does")
 }
