@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -227,4 +228,45 @@ func TestAttackRegisterUnchangedPrimeSlaveAfterDemotion(t *testing.T) {
 		mustRegister(t, h, slave)
 	}
 	require.NotNil(t, h.Lookup("t1"), "the prime slave's registration re-adds the deleted topic, as the full path does")
+}
+
+// TestAttackBrokerChurnLeavesNoState registers many short-lived broker
+// addresses, each re-registering its body once through the fast path, and
+// removes them by unregistration, expiry and channel close: no live entry,
+// memo, channel index, heap slot, group or filter may remain.
+func TestAttackBrokerChurnLeavesNoState(t *testing.T) {
+	h := newHarness(t, false)
+	h.Manager.log.SetLevel(5)
+	require.LessOrEqual(t, unsafe.Sizeof(bodyMemo{}), uintptr(64), "the memo a live entry keeps")
+	const n = 3000
+	for i := range n {
+		req := reg("c1", fmt.Sprint("b", i), fmt.Sprint("addr-", i), 0, body(1, "shared", fmt.Sprint("own-", i)))
+		req.BodyDigest, req.Channel = BodyDigest{byte(i), byte(i >> 8), 1}, newChan(fmt.Sprint(i))
+		req.Body.FilterServerList = []string{"f"}
+		mustRegister(t, h, req)
+		req.Body = nil
+		_, ok := h.RegisterUnchanged(req)
+		require.True(t, ok)
+		switch i % 3 {
+		case 0:
+			require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: req.BrokerAddr, BrokerName: req.BrokerName}))
+		case 1:
+			h.OnChannelClose(req.Channel)
+		}
+		h.WaitIdle()
+	}
+	h.clock.Advance(MaxBrokerTimeout + time.Second)
+	require.Equal(t, n/3, h.ScanExpired(h.clock.Now()))
+	h.WaitIdle()
+	require.Equal(t, uint64(n), h.Stats().UnchangedRegistrations)
+	h.live.mu.Lock()
+	defer h.live.mu.Unlock()
+	require.Empty(t, h.live.m)
+	require.Empty(t, h.live.byChan)
+	require.Empty(t, h.live.heap)
+	require.Empty(t, h.brokers)
+	require.Empty(t, h.clusters)
+	require.Empty(t, h.filters)
+	require.Empty(t, h.topics)
+	require.Empty(t, h.byBroker)
 }
