@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // attackSeed returns the seed of a randomized attack test, from env
@@ -161,5 +162,58 @@ func TestAttackTopicChurnBounded(t *testing.T) {
 	t.Logf("50000 topics churned over 300 live: at most %d slots, longest probe run %d, used %d", maxSlots, longest, h.pub.used)
 	if maxSlots > pubMinSlots || h.Lookup("churn-1") != nil || h.Lookup("keep-1") == nil {
 		t.Fatalf("table grew to %d slots for 300 live topics", maxSlots)
+	}
+}
+
+// collidingNames returns 2^bits distinct names with one Java
+// String.hashCode ("Aa" and "BB" hash alike), as an attacker would choose
+// them against a Java-hash table.
+func collidingNames(bits int) []string {
+	out := make([]string, 1<<bits)
+	for i := range out {
+		b := make([]byte, 0, 2*bits)
+		for j := range bits {
+			if i>>j&1 == 0 {
+				b = append(b, "Aa"...)
+			} else {
+				b = append(b, "BB"...)
+			}
+		}
+		out[i] = string(b)
+	}
+	return out
+}
+
+// TestAttackJavaHashCollidingTopics registers topics whose names share one
+// Java hash. Lookups index by a seeded hash, and the admin lists that
+// follow Java's (predictable) bucket order sort rather than chain, so the
+// colliding set costs about what a random one does. Figures are logged.
+func TestAttackJavaHashCollidingTopics(t *testing.T) {
+	const bits = 14
+	for _, kind := range []string{"colliding", "random"} {
+		names := collidingNames(bits)
+		if kind == "random" {
+			names = topicNames("random-topic-", len(names))
+		}
+		h := newHarness(t, false)
+		h.Manager.log.SetLevel(5)
+		start := time.Now()
+		mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, names...)))
+		registered := time.Since(start)
+		start = time.Now()
+		for _, n := range names {
+			if h.Lookup(n) == nil {
+				t.Fatalf("%s not routed", n)
+			}
+		}
+		looked := time.Since(start)
+		start = time.Now()
+		all := h.AllTopics()
+		byCluster := h.TopicsByCluster("c1")
+		listed := time.Since(start)
+		if len(all.TopicList) != len(names) || len(byCluster.TopicList) != len(names) {
+			t.Fatalf("%s: listed %d and %d of %d", kind, len(all.TopicList), len(byCluster.TopicList), len(names))
+		}
+		t.Logf("%s %d topics: register %v, lookups %v, AllTopics+TopicsByCluster %v", kind, len(names), registered, looked, listed)
 	}
 }
