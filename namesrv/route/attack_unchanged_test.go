@@ -3,6 +3,7 @@ package route
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -188,10 +189,14 @@ func liveView(h *harness) []string {
 // or timeout, unregistrations, expiry, channel close, topic deletion and
 // creation, perm changes, settings) against two Managers, one answering
 // identical bodies through RegisterUnchanged, and requires identical
-// answers and tables after every step.
+// answers and tables after every step. 8 runs of 300 steps (400 with
+// RMQ_TEST_LONG=1); RMQ_SEED replays, run i using seed+i.
 func TestAttackRegisterUnchangedMatchesFullPath(t *testing.T) {
-	seed := attackSeed(t)
-	for run := range 40 {
+	seed, runs := attackSeed(t), 8
+	if os.Getenv("RMQ_TEST_LONG") == "1" {
+		runs = 400
+	}
+	for run := range runs {
 		tw := newTwin(t, seed+uint64(run))
 		for range 300 {
 			tw.step()
@@ -230,7 +235,7 @@ func TestAttackRegisterUnchangedPrimeSlaveAfterDemotion(t *testing.T) {
 	require.NotNil(t, h.Lookup("t1"), "the prime slave's registration re-adds the deleted topic, as the full path does")
 }
 
-// TestAttackBrokerChurnLeavesNoState registers many short-lived broker
+// TestAttackBrokerChurnLeavesNoState registers 600 short-lived broker
 // addresses, each re-registering its body once through the fast path, and
 // removes them by unregistration, expiry and channel close: no live entry,
 // memo, channel index, heap slot, group or filter may remain.
@@ -238,7 +243,7 @@ func TestAttackBrokerChurnLeavesNoState(t *testing.T) {
 	h := newHarness(t, false)
 	h.Manager.log.SetLevel(5)
 	require.LessOrEqual(t, unsafe.Sizeof(bodyMemo{}), uintptr(64), "the memo a live entry keeps")
-	const n = 3000
+	const n = 600
 	for i := range n {
 		req := reg("c1", fmt.Sprint("b", i), fmt.Sprint("addr-", i), 0, body(1, "shared", fmt.Sprint("own-", i)))
 		req.BodyDigest, req.Channel = BodyDigest{byte(i), byte(i >> 8), 1}, newChan(fmt.Sprint(i))
