@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 	"unsafe"
@@ -274,4 +275,101 @@ func TestAttackBrokerChurnLeavesNoState(t *testing.T) {
 	require.Empty(t, h.filters)
 	require.Empty(t, h.topics)
 	require.Empty(t, h.byBroker)
+}
+
+// checkLiveInvariants verifies the live table's indexes: each entry is
+// under its channel once and in the heap at its index, and nothing else
+// is indexed.
+func checkLiveInvariants(t *testing.T, h *harness) {
+	t.Helper()
+	h.live.mu.Lock()
+	defer h.live.mu.Unlock()
+	indexed := 0
+	for ch, es := range h.live.byChan {
+		for _, e := range es {
+			require.Same(t, e, h.live.m[e.key], "a channel indexes a dropped entry")
+			require.Equal(t, ch, e.ch)
+			indexed++
+		}
+	}
+	bound := 0
+	for _, e := range h.live.m {
+		if e.ch != nil {
+			bound++
+		}
+		if e.idx >= 0 {
+			require.Same(t, e, h.live.heap[e.idx].e)
+		}
+	}
+	require.Equal(t, bound, indexed)
+	for i, it := range h.live.heap {
+		require.Equal(t, i, it.e.idx)
+		require.Same(t, it.e, h.live.m[it.e.key], "the heap holds a dropped entry")
+	}
+}
+
+// TestAttackFastPathRacesUnregistration races identical re-registrations
+// (each from one of several connections) with channel closes, explicit
+// unregistrations and expiry scans, the worker applying batches fenced by
+// generation. Afterwards the live table's indexes must be consistent, and
+// one more identical registration per broker, fast or full, must bring
+// every broker and its topics back.
+func TestAttackFastPathRacesUnregistration(t *testing.T) {
+	seed := attackSeed(t)
+	h := newHarness(t, true)
+	h.Manager.log.SetLevel(5)
+	const brokers, rounds = 6, 400
+	chans := []*fakeChan{newChan("x"), newChan("y"), newChan("z")}
+	reqs := make([]RegisterRequest, brokers)
+	for i := range reqs {
+		reqs[i] = withDigest(reg("c1", fmt.Sprint("b", i), fmt.Sprint("a", i), 0, body(1, fmt.Sprint("t", i), "shared")),
+			BodyDigest{byte(i + 1)})
+	}
+	registerOnce := func(req RegisterRequest) {
+		skim := req
+		skim.Body = nil
+		if _, ok := h.RegisterUnchanged(skim); !ok {
+			req.Body = body(1, fmt.Sprint("t", req.BrokerName[1:]), "shared")
+			mustRegister(t, h, req)
+		}
+	}
+	var wg sync.WaitGroup
+	for g := range 3 {
+		wg.Add(1)
+		go func(rng *rand.Rand) {
+			defer wg.Done()
+			for range rounds {
+				i := rng.IntN(brokers)
+				switch rng.IntN(6) {
+				case 0:
+					h.OnChannelClose(chans[rng.IntN(len(chans))])
+				case 1:
+					h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: reqs[i].BrokerAddr, BrokerName: reqs[i].BrokerName})
+				case 2:
+					h.clock.Advance(time.Duration(rng.IntN(40)) * time.Second)
+					h.ScanExpired(h.clock.Now())
+				default:
+					req := reqs[i]
+					req.Channel = chans[rng.IntN(len(chans))]
+					registerOnce(req)
+				}
+			}
+		}(rand.New(rand.NewPCG(seed, uint64(g))))
+	}
+	wg.Wait()
+	h.WaitIdle()
+	checkLiveInvariants(t, h)
+	for _, req := range reqs {
+		req.Channel = chans[0]
+		registerOnce(req)
+	}
+	h.WaitIdle()
+	checkLiveInvariants(t, h)
+	require.Equal(t, brokers, h.live.size())
+	for i := range brokers {
+		s := h.Lookup(fmt.Sprint("t", i))
+		require.NotNil(t, s, "topic of broker %d", i)
+		require.Equal(t, fmt.Sprint("a", i), s.Route.BrokerDatas[0].BrokerAddrs[0])
+	}
+	require.Len(t, h.Lookup("shared").Route.QueueDatas, brokers)
 }
