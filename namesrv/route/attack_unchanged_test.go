@@ -38,15 +38,32 @@ func newTwin(t *testing.T, seed uint64) *twin {
 	for i := range 3 {
 		tw.chans = append(tw.chans, newChan(fmt.Sprint("ch", i)))
 	}
-	for i := range 5 {
-		b := body(int64(1+i%3), twinTopics[i%3:i%3+3]...)
-		if i == 4 {
-			b.TopicConfigs = map[string]TopicConfig{} // no topics
-		}
-		b.FilterServerList = [][]string{nil, {}, {"f1"}}[i%3]
-		tw.bodies = append(tw.bodies, b)
+	for i := range 8 {
+		tw.bodies = append(tw.bodies, tw.randomBody(i))
 	}
 	return tw
+}
+
+// randomBody draws a body: a DataVersion shared with other bodies (so
+// equal versions can carry different tables), a topic subset with varied
+// queues and perms, filter servers absent, empty or set, and sometimes a
+// static-topic mapping.
+func (tw *twin) randomBody(i int) *RegisterBody {
+	r := tw.rng
+	b := body(int64(1 + r.IntN(2)))
+	for _, tp := range twinTopics {
+		if r.IntN(2) == 0 {
+			b.TopicConfigs[tp] = TopicConfig{TopicName: tp, ReadQueueNums: int32(4 + 4*r.IntN(2)),
+				WriteQueueNums: int32(4 + 4*r.IntN(2)), Perm: []int32{6, 4, 2}[r.IntN(3)]}
+		}
+	}
+	b.FilterServerList = [][]string{nil, {}, {"f1"}}[i%3]
+	if r.IntN(3) == 0 {
+		tp := twinTopics[r.IntN(len(twinTopics))]
+		b.MappingInfos = map[string]*TopicQueueMappingInfo{tp: {Topic: tp, Bname: fmt.Sprint("b", r.IntN(2)),
+			TotalQueues: 4, Epoch: int64(i)}}
+	}
+	return b
 }
 
 // newRequest picks a registration; its digest stands for the body bytes
@@ -150,7 +167,11 @@ func (tw *twin) step() {
 	default:
 		addr := fmt.Sprint("a", r.IntN(3))
 		c := tw.last[addr].ClusterName
-		tw.both("heartbeat "+addr, func(h *harness) { h.Heartbeat(c, addr) })
+		dv := tw.bodies[r.IntN(len(tw.bodies))].DataVersion
+		tw.both("heartbeat and query data version "+addr, func(h *harness) {
+			h.Heartbeat(c, addr)
+			h.QueryDataVersion(c, addr, &dv)
+		})
 	}
 	tw.compare()
 }
