@@ -49,8 +49,12 @@ func (t *mutation) registerUnchanged(req RegisterRequest) (RegisterResult, bool)
 	if t.appliesTopics(b, req) && (!e.memo.applied || e.memo.removals != m.removals) {
 		return RegisterResult{}, false // step 10 might find topics to add
 	}
-	m.live.put(k, req, e.dv, m.opts.Now()) // step 11: the body's DataVersion is the one stored
-	e.memo = bodyMemo{req.BodyDigest, m.removals, e.memo.applied}
+	// Step 11: the body's DataVersion is the one stored. The memo stays as
+	// it is: its removals epoch vouches for topics applied back then, and
+	// moving it here, where step 10 was not checked (not the master or
+	// prime slave now), would hide removals made since from a later
+	// registration as prime slave.
+	m.live.put(k, req, e.dv, m.opts.Now())
 	return m.masterOf(b, req), true // step 13
 }
 
