@@ -38,6 +38,16 @@ func EncodeFrame(dst []byte, c *Command) []byte {
 // 16 MiB-1 or a frame longer than 2 GiB-1. On error dst is returned
 // unchanged in length.
 func AppendFrame(dst []byte, c *Command) ([]byte, error) {
+	out, err := appendFrameHead(dst, c)
+	if err != nil {
+		return out, err
+	}
+	return append(out, c.Body...), nil
+}
+
+// appendFrameHead is AppendFrame without the body: the length field counts
+// it, and the caller writes it right after.
+func appendFrameHead(dst []byte, c *Command) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
 	var err error
@@ -59,8 +69,7 @@ func AppendFrame(dst []byte, c *Command) ([]byte, error) {
 	if err != nil {
 		return dst[:start], err
 	}
-	dst = append(dst, c.Body...)
-	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4+len(c.Body)))
 	binary.BigEndian.PutUint32(dst[start+4:], uint32(c.SerializeType)<<24|uint32(headerLen))
 	return dst, nil
 }
