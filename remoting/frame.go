@@ -167,31 +167,14 @@ func readFrameBody(r io.Reader, n int, buf []byte) ([]byte, error) {
 	}
 	var chunks [][]byte
 	for got := 0; got < n; {
-		chunk := make([]byte, chunkSize(n, got))
+		chunk := newChunk(chunkSize(n, got), got)
 		if _, err := io.ReadFull(r, chunk); err != nil {
 			return nil, truncated(err)
 		}
 		chunks = append(chunks, chunk)
 		got += len(chunk)
 	}
-	return joinChunks(chunks, n), nil
-}
-
-// chunkSize is the next chunk of a frame of n bytes of which got are read:
-// at most a quarter of what arrived, and at least readChunk.
-func chunkSize(n, got int) int { return min(n-got, max(readChunk, got/4)) }
-
-// joinChunks returns the chunks of a frame of n bytes as one slice.
-func joinChunks(chunks [][]byte, n int) []byte {
-	if len(chunks) == 1 {
-		return chunks[0]
-	}
-	out := make([]byte, 0, n)
-	for i, chunk := range chunks {
-		out = append(out, chunk...)
-		chunks[i] = nil
-	}
-	return out
+	return joinChunks(chunks), nil
 }
 
 // truncated maps an EOF inside a frame to ErrFrameTruncated.
