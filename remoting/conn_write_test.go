@@ -3,11 +3,15 @@ package remoting
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"math/rand/v2"
+	"net"
 	"strconv"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rmqgo/nameserver/internal/testcerts"
 )
 
 // TestWriterLargeBodiesUnchanged pipelines requests of mixed body sizes
@@ -17,7 +21,28 @@ import (
 func TestWriterLargeBodiesUnchanged(t *testing.T) {
 	s, addr := newTestServer(t, ServerConfig{})
 	s.Register(RegisterBroker, echo)
-	c := dial(t, addr, ClientOptions{})
+	echoMixedSizes(t, dial(t, addr, ClientOptions{}))
+}
+
+// TestWriterLargeBodiesUnchangedOverTLS is the same over TLS, where the
+// head and the body are separate writes (records), not one writev.
+func TestWriterLargeBodiesUnchangedOverTLS(t *testing.T) {
+	ca := testcerts.NewCA(t, "writer-ca")
+	cfg := &tls.Config{Certificates: []tls.Certificate{ca.Issue(t, testcerts.LeafOptions{}).TLS(t)},
+		MinVersion: tls.VersionTLS12}
+	hook := func(nc net.Conn) (net.Conn, error) {
+		tc := tls.Server(nc, cfg)
+		return tc, tc.Handshake()
+	}
+	s, addr := newTestServer(t, ServerConfig{ConnHooks: []ConnHook{hook}})
+	s.Register(RegisterBroker, echo)
+	echoMixedSizes(t, dial(t, addr, ClientOptions{TLS: &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost",
+		MinVersion: tls.VersionTLS12}}))
+}
+
+// echoMixedSizes pipelines 48 echo requests of random sizes on c and
+// checks every answer.
+func echoMixedSizes(t *testing.T, c *Client) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
