@@ -1,39 +1,58 @@
 package namesrv
 
 import (
-	"crypto/sha256"
 	"encoding/binary"
+	"hash/crc32"
+	"hash/maphash"
 
 	"github.com/rmqgo/nameserver/namesrv/route"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// registerDigest is the route.BodyDigest of a REGISTER_BROKER: SHA-256,
-// truncated to 16 bytes, of the body and of every header field that
-// changes what the body means or whom it belongs to (brokerName, brokerId,
-// the request version, compressed and bodyCrc32 as sent). The broker's
-// bodyCrc32 alone is not enough: it is the broker's to choose, and CRC-32
-// collides at will. SHA-256 runs at about 2 GB/s with SHA-NI, 0.8 ms for
-// a 10,000-topic body, against about 10 ms to decode it.
+// digestSeed keys registerDigest. It is drawn at random once per process
+// and never leaves it: digests are compared only with digests this process
+// made, and a peer cannot aim at collisions of a seed it does not know.
+var digestSeed = maphash.MakeSeed()
+
+// registerDigest is the route.BodyDigest of a REGISTER_BROKER: 8 bytes of
+// maphash (keyed by digestSeed) over every header field that changes what
+// the body means or whom it belongs to (brokerName, brokerId, the request
+// version, compressed and bodyCrc32 as sent) and the body's own maphash,
+// then the body's CRC-32 as computed here and its length, 4 bytes each.
+//
+// The threat is an accidental match, not a forged one: a broker that can
+// register can already register any table it likes, and a digest is only
+// ever compared with the one last recorded for the same broker address.
+// Against accident, a seeded 64-bit hash plus an independent CRC-32 and
+// the length leave about 2^-96 per comparison. maphash runs at about
+// 12 GB/s (AES-NI) and CRC-32 at about 30 GB/s: 0.2 ms together for a
+// 10,000-topic body (1.6 MB), against 0.87 ms for SHA-256 with SHA-NI and
+// about 4 ms to decode it.
 func registerDigest(req *remoting.Command, rr *route.RegisterRequest) route.BodyDigest {
-	h := sha256.New()
+	var h maphash.Hash
+	h.SetSeed(digestSeed)
 	var buf [8]byte
 	field := func(s string) {
 		binary.BigEndian.PutUint64(buf[:], uint64(len(s)))
-		h.Write(buf[:])
-		h.Write([]byte(s))
+		_, _ = h.Write(buf[:])
+		_, _ = h.WriteString(s)
+	}
+	number := func(v int64) {
+		binary.BigEndian.PutUint64(buf[:], uint64(v))
+		_, _ = h.Write(buf[:])
 	}
 	field(rr.BrokerName)
-	binary.BigEndian.PutUint64(buf[:], uint64(rr.BrokerID))
-	h.Write(buf[:])
-	binary.BigEndian.PutUint64(buf[:], uint64(int64(req.Version)))
-	h.Write(buf[:])
+	number(rr.BrokerID)
+	number(int64(req.Version))
 	field(req.ExtFields["compressed"])
 	field(req.ExtFields["bodyCrc32"])
-	binary.BigEndian.PutUint64(buf[:], uint64(len(req.Body)))
-	h.Write(buf[:])
-	h.Write(req.Body)
+	number(int64(len(req.Body)))
+	// maphash.Bytes hashes the body in one call (Hash.Write chains one
+	// call per 128 bytes).
+	number(int64(maphash.Bytes(digestSeed, req.Body)))
 	var d route.BodyDigest
-	copy(d[:], h.Sum(nil))
+	binary.BigEndian.PutUint64(d[:8], h.Sum64())
+	binary.BigEndian.PutUint32(d[8:12], crc32.ChecksumIEEE(req.Body))
+	binary.BigEndian.PutUint32(d[12:], uint32(len(req.Body)))
 	return d
 }

@@ -10,7 +10,8 @@
 //   - the Command type and its typed extFields helpers with Java semantics;
 //   - request, response and language codes;
 //   - the Server (per-connection read loop dispatching by request code, or
-//     on bounded goroutines for RegisterAsync codes; a batching writer;
+//     on bounded goroutines for RegisterAsync codes; a batching writer
+//     that writes large bodies from their own slices (writev);
 //     oneway handling, error replies, idle close, graceful shutdown (with
 //     Java's GO_AWAY phase when GoAwayPeriod is set), connection hooks,
 //     server-to-peer requests; memory bounds: queued response bytes per

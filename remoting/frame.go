@@ -38,6 +38,16 @@ func EncodeFrame(dst []byte, c *Command) []byte {
 // 16 MiB-1 or a frame longer than 2 GiB-1. On error dst is returned
 // unchanged in length.
 func AppendFrame(dst []byte, c *Command) ([]byte, error) {
+	out, err := appendFrameHead(dst, c)
+	if err != nil {
+		return out, err
+	}
+	return append(out, c.Body...), nil
+}
+
+// appendFrameHead is AppendFrame without the body: the length field counts
+// it, and the caller writes it right after.
+func appendFrameHead(dst []byte, c *Command) ([]byte, error) {
 	start := len(dst)
 	dst = append(dst, 0, 0, 0, 0, 0, 0, 0, 0)
 	var err error
@@ -59,8 +69,7 @@ func AppendFrame(dst []byte, c *Command) ([]byte, error) {
 	if err != nil {
 		return dst[:start], err
 	}
-	dst = append(dst, c.Body...)
-	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4))
+	binary.BigEndian.PutUint32(dst[start:], uint32(len(dst)-start-4+len(c.Body)))
 	binary.BigEndian.PutUint32(dst[start+4:], uint32(c.SerializeType)<<24|uint32(headerLen))
 	return dst, nil
 }
@@ -158,31 +167,14 @@ func readFrameBody(r io.Reader, n int, buf []byte) ([]byte, error) {
 	}
 	var chunks [][]byte
 	for got := 0; got < n; {
-		chunk := make([]byte, chunkSize(n, got))
+		chunk := newChunk(chunkSize(n, got), got)
 		if _, err := io.ReadFull(r, chunk); err != nil {
 			return nil, truncated(err)
 		}
 		chunks = append(chunks, chunk)
 		got += len(chunk)
 	}
-	return joinChunks(chunks, n), nil
-}
-
-// chunkSize is the next chunk of a frame of n bytes of which got are read:
-// at most a quarter of what arrived, and at least readChunk.
-func chunkSize(n, got int) int { return min(n-got, max(readChunk, got/4)) }
-
-// joinChunks returns the chunks of a frame of n bytes as one slice.
-func joinChunks(chunks [][]byte, n int) []byte {
-	if len(chunks) == 1 {
-		return chunks[0]
-	}
-	out := make([]byte, 0, n)
-	for i, chunk := range chunks {
-		out = append(out, chunk...)
-		chunks[i] = nil
-	}
-	return out
+	return joinChunks(chunks), nil
 }
 
 // truncated maps an EOF inside a frame to ErrFrameTruncated.

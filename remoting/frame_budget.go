@@ -168,14 +168,14 @@ func (c *Conn) readArriving(r *bufio.Reader, n int) ([]byte, error) {
 		if err := c.pushReadDeadline(); err != nil { // the wait for budget is not the peer's
 			return nil, err
 		}
-		chunk := make([]byte, size)
+		chunk := newChunk(size, got)
 		if _, err := io.ReadFull(r, chunk); err != nil {
 			return nil, truncated(err)
 		}
 		chunks = append(chunks, chunk)
 		got += size
 	}
-	return joinChunks(chunks, n), nil
+	return joinChunks(chunks), nil
 }
 
 // awaitBytes waits for the next byte of a frame, at most the idle timeout

@@ -53,6 +53,11 @@ type scaleResult struct {
 	RegisterS      float64   `json:"register_s"`      // sequential registration of every broker, route
 	LeanRegisterS  float64   `json:"lean_register_s"` // the same bytes into the lean limit
 	RegisterUS     float64   `json:"register_us_per_topic"`
+	// RouteIdle is the NameServer measured without re-registrations, in
+	// the same alternating slices, for rows with re-registrations;
+	// ReregLoss is 1 - route QPS / RouteIdle QPS.
+	RouteIdle *serverRun `json:"route_idle,omitempty"`
+	ReregLoss float64    `json:"rereg_qps_loss,omitempty"`
 }
 
 // runScale measures every row.
@@ -121,6 +126,9 @@ func (e *env) measureScale(res *scaleResult, ns *child, reg *remoting.Client, to
 		return err
 	}
 	ts, err := e.scaleTargets(res.scaleRow, topo, ns, lean, limit)
+	if err == nil {
+		ts, err = e.addIdleTarget(res.scaleRow, topo, ns, ts)
+	}
 	defer closeTargets(ts)
 	if err != nil {
 		return err
@@ -129,6 +137,7 @@ func (e *env) measureScale(res *scaleResult, ns *child, reg *remoting.Client, to
 		return err
 	}
 	res.Route, res.Lean, res.Limit = ts[0].result(), ts[1].result(), ts[2].result()
+	res.addIdle(ts)
 	res.LeanRatio = res.Route.Latency.QPS / max(res.Lean.Latency.QPS, 1e-9)
 	res.LimitRatio = res.Route.Latency.QPS / max(res.Limit.Latency.QPS, 1e-9)
 	res.P99Ratio = res.Route.Latency.P99US / max(res.Lean.Latency.P99US, 1e-9)

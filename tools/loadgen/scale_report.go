@@ -27,6 +27,7 @@ func (r *report) evaluateScale(add func(string, float64, string, bool)) {
 			add(name+"registration time / lean time", v, fmt.Sprintf("<= %.1f", targetLoadVsLean), v <= targetLoadVsLean)
 		}
 	}
+	r.evaluateRereg(add)
 	if n := len(r.Scale); n >= 4 { // 1M vs 100k topics, both on 1,000 brokers
 		v := r.Scale[n-1].RegisterUS / max(r.Scale[n-2].RegisterUS, 1e-9)
 		add(fmt.Sprintf("scale: registration µs/topic, %d vs %d topics", r.Scale[n-1].Topics, r.Scale[n-2].Topics), v,
@@ -47,6 +48,7 @@ func (r *report) printScale(w io.Writer) {
 				s.Route.PeakRSSMB, s.RegisterS, s.LeanRegisterS, s.RegisterUS)
 		}
 		_ = tw.Flush()
+		r.printRereg(w)
 	}
 	if x := r.Restart; x != nil {
 		fmt.Fprintf(w, "\nrestart storm: %d topics, %d brokers, width %d, %d registering connections, %d lookup connections\n",

@@ -1,0 +1,109 @@
+package remoting
+
+import (
+	"net"
+	"time"
+)
+
+// writeBatch encodes first and the batches queued behind it (up to
+// maxBatchBytes) and writes them with one call, then takes what it wrote
+// off the queued byte count.
+func (c *Conn) writeBatch(first *[]*Command) error {
+	bp := batchPool.Get().(*[]byte)
+	size := batchSize(*first)
+	w := batchWrite{buf: (*bp)[:0]}
+	c.appendCommands(&w, first)
+	for more := true; more && len(w.buf) < maxBatchBytes; {
+		select {
+		case b := <-c.out:
+			size += batchSize(*b)
+			c.appendCommands(&w, b)
+		default:
+			more = false
+		}
+	}
+	err := c.write(w.buffers())
+	if cap(w.buf) <= maxKeptBuffer {
+		*bp = w.buf[:0]
+		batchPool.Put(bp)
+	}
+	c.queued.Add(-size)
+	select {
+	case c.progress <- struct{}{}:
+	default:
+	}
+	return err
+}
+
+// batchWrite is one write of encoded frames. The body of a frame larger
+// than maxCopiedFrame is not copied into buf: it is written from its own
+// slice, after the part of buf before it (one writev on TCP).
+type batchWrite struct {
+	buf    []byte
+	bodies []bodyAt
+}
+
+// bodyAt is a body written from its own slice after buf[:end].
+type bodyAt struct {
+	end  int
+	body []byte
+}
+
+// buffers returns the batch in write order.
+func (w *batchWrite) buffers() net.Buffers {
+	if len(w.bodies) == 0 {
+		return net.Buffers{w.buf}
+	}
+	out := make(net.Buffers, 0, 2*len(w.bodies)+1)
+	prev := 0
+	for _, b := range w.bodies {
+		out = append(out, w.buf[prev:b.end], b.body)
+		prev = b.end
+	}
+	return append(out, w.buf[prev:])
+}
+
+// appendCommands encodes a batch into w and releases it; a command that
+// cannot be encoded is logged and skipped.
+func (c *Conn) appendCommands(w *batchWrite, b *[]*Command) {
+	for _, cmd := range *b {
+		var err error
+		if len(cmd.Body) > maxCopiedFrame {
+			w.buf, err = appendFrameHead(w.buf, cmd)
+			if err == nil {
+				w.bodies = append(w.bodies, bodyAt{len(w.buf), cmd.Body})
+			}
+		} else {
+			w.buf, err = AppendFrame(w.buf, cmd)
+		}
+		if err != nil {
+			c.log.Error("cannot encode command", "code", cmd.Code, "opaque", cmd.Opaque, "error", err)
+		}
+	}
+	releaseCmds(b)
+}
+
+// write writes bufs under the idle write deadline.
+func (c *Conn) write(bufs net.Buffers) error {
+	if len(bufs) == 1 && len(bufs[0]) == 0 {
+		return nil
+	}
+	var now int64
+	if c.cfg.idle > 0 {
+		now = time.Now().UnixNano()
+		if idle := int64(c.cfg.idle); c.writeDL-now < idle*7/8 {
+			c.writeDL = now + idle
+			_ = c.nc.SetWriteDeadline(time.Unix(0, c.writeDL))
+		}
+	}
+	var err error
+	if len(bufs) == 1 {
+		_, err = c.nc.Write(bufs[0])
+	} else {
+		_, err = bufs.WriteTo(c.nc)
+	}
+	if c.cfg.idle > 0 {
+		c.lastWrite.Store(time.Now().UnixNano())
+	}
+	return err
+}
