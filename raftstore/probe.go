@@ -43,6 +43,15 @@ func probePeer(trans raft.Transport, peer Peer) probeAnswer {
 // slower peer holding a log makes it join instead of bootstrapping.
 const bootstrapGrace = 3
 
+// silentTermMargin is how many terms a peer that did not answer may be
+// ahead of the highest term answered, as far as the vote floor of a node
+// bootstrapping without its answer goes: elections it may have held with
+// this node's lost votes while the answering peers were cut off from it.
+// It costs nothing but larger term numbers (the node starts its own
+// elections above the floor), so it is generous; it is still a bound, not
+// a proof (README: wiped data directory).
+const silentTermMargin = 100
+
 // resolveEmpty runs on a node started with empty stores and other peers:
 // it probes them every JoinProbeInterval until a peer holds a log (join:
 // catch up without voting) or a majority of the voters, counting itself,
@@ -148,7 +157,7 @@ func (n *Node) decide(cfg *Config, latest map[string]probeAnswer, quorumSince *t
 	case time.Since(*quorumSince) < bootstrapGrace*cfg.JoinProbeInterval:
 		return false
 	}
-	return n.bootstrap(cfg, s.term+1)
+	return n.bootstrap(cfg, s.term+silentTermMargin)
 }
 
 // join records that the node catches up to target before voting, and
