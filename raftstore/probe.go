@@ -138,7 +138,11 @@ func summarize(latest map[string]probeAnswer) probeSummary {
 // decide joins or bootstraps when the answers allow it, and reports
 // whether it did (or the node is closing). A majority answering empty
 // is not enough while a peer is silent: the silent one may hold a log,
-// so the node waits bootstrapGrace rounds for it (quorumSince).
+// so the node waits bootstrapGrace rounds for it (quorumSince). An empty
+// answer with a term above 1 is not taken as a sign of a running cluster:
+// a peer of a new cluster that bootstrapped and campaigned answers so too,
+// and nodes waiting on each other would never form it; the vote floor
+// covers the elections such a term reveals.
 func (n *Node) decide(cfg *Config, latest map[string]probeAnswer, quorumSince *time.Time) bool {
 	s := summarize(latest)
 	switch {
