@@ -5,8 +5,10 @@
 // its mutual-TLS variant (a raft.StreamLayer over crypto/tls, handshakes
 // bounded and off the accept loop; certificates come from the caller),
 // first-start bootstrap of the configured peers (once a majority of them
-// answered empty), the vote guard that keeps a node restarted with a wiped
-// data directory from voting until it is caught up, the Node handle that
+// answered empty, and every peer answered or a grace passed), the vote
+// guard that keeps a node restarted with a wiped data directory from
+// voting until it is caught up and, after a bootstrap, from voting or
+// campaigning in terms up to its vote floor, the Node handle that
 // applies commands and reports leadership, and in-memory variants
 // (stores, transport, TestCluster) for unit tests of other packages.
 //

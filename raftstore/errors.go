@@ -38,6 +38,11 @@ var (
 	ErrGuardState = errors.New("raftstore: vote guard state")
 	// ErrDiskFault reports a log write failed by Config.DiskFaults (tests).
 	ErrDiskFault = errors.New("raftstore: injected disk fault")
+	// ErrVoteFloor reports a vote or pre-vote this node did not send, or
+	// a term it could not adopt, because the term is not above its vote
+	// floor (terms it may have voted in before its data directory was
+	// wiped).
+	ErrVoteFloor = errors.New("raftstore: term not above the vote floor")
 )
 
 // translate maps raft's errors onto this package's sentinels, keeping the

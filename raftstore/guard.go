@@ -81,9 +81,13 @@ func getUint64(s raft.StableStore, key []byte) (uint64, error) {
 func (g *voteGuard) Consumer() <-chan raft.RPC { return g.out }
 
 // RequestPreVote passes raft's pre-vote through (raft enables pre-vote
-// only when the transport has this method).
+// only when the transport has this method), unless its term is not above
+// the vote floor.
 func (g *voteGuard) RequestPreVote(id raft.ServerID, target raft.ServerAddress,
 	args *raft.RequestPreVoteRequest, resp *raft.RequestPreVoteResponse) error {
+	if err := g.aboveFloor(args.Term); err != nil {
+		return err
+	}
 	pv, ok := g.Transport.(raft.WithPreVote)
 	if !ok {
 		return errors.New("raftstore: transport does not support pre-vote")

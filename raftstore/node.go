@@ -37,7 +37,8 @@ type Node struct {
 // asks the peers in the background (JoinProbeInterval) until one holds a
 // log (a wiped data directory: it joins and votes only once the leader
 // caught it up) or a majority, counting itself, answered empty (a new
-// cluster: it bootstraps). Stores that hold state must list SelfID at its
+// cluster: it bootstraps, once every peer answered or after a grace of
+// three probe rounds, with a vote floor; see decide). Stores that hold state must list SelfID at its
 // RaftAddr in their latest configuration (ErrIdentity). It takes
 // ownership of cfg.Transport even when it fails.
 func Open(cfg Config, fsm raft.FSM) (*Node, error) {
