@@ -45,12 +45,15 @@ unit-controller:
 
 ## test-long: the long suites, each with RMQ_TEST_LONG=1: the Controller
 ## simulation (10,000 seeds) and randomized fencing, the fault-injection
-## cluster runs (100+ seeds), the kill -9 crash trials (100 each) and the
-## 2-minute soak of 1,000 connections. RMQ_SEED / RMQ_CRASH_SEED /
-## RMQ_SOAK_SEED replay one seed; every run prints its seeds.
+## cluster runs (100+ seeds), random wipes of Raft nodes (40 rounds), the
+## route table's fast-path twin (400 runs), the kill -9 crash trials (100
+## each) and the 2-minute soak of 1,000 connections. RMQ_SEED /
+## RMQ_CRASH_SEED / RMQ_SOAK_SEED / RMQ_WIPE_SEED replay one seed; every
+## run prints its seeds.
 LONG_TIMEOUT ?= 180m
 test-long:
-	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -tags $(TAGS_CTRL) ./controller/ ./test/controller/
+	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -tags $(TAGS_CTRL) ./controller/ ./test/controller/ ./raftstore/
+	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) ./namesrv/route/
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'WritesSurviveKill9' ./test/integration/
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'TestSoak' ./test/soak/
 
