@@ -46,6 +46,9 @@ func TestAttackGoAwayFloodHonoursDeadline(t *testing.T) {
 		}()
 	}
 	defer func() { close(stop); wg.Wait() }()
+	// the flood is on before Shutdown: connections still in the listen
+	// backlog would be reset with the listener, and Shutdown finish at once
+	eventually(t, func() bool { return len(s.openConns()) == 4 }, "the four connections served")
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
