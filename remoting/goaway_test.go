@@ -42,6 +42,7 @@ func TestGracefulShutdownAnswersGoAway(t *testing.T) {
 	s, addr := goAwayServer(t)
 	java, goClient := dial(t, addr, ClientOptions{}), dial(t, addr, ClientOptions{})
 	require.EqualValues(t, Success, invoke(t, java, withVersion(77, CurrentVersion)).Code)
+	require.EqualValues(t, Success, invoke(t, goClient, withVersion(77, 317)).Code) // served, not in the backlog
 	done := shutdownAsync(s)
 	eventually(t, s.goingAway.Load, "going away")
 
