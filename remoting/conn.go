@@ -73,6 +73,7 @@ type Conn struct {
 	out         chan *[]*Command // batches for the writer
 	held        *[]*Command      // read loop's responses not yet handed over
 	heldBytes   int64            // estimated size of held
+	spare       spareRequest     // a recycled request to decode the next frame into (read loop only)
 	reserved    int64            // frame budget held by the frame being read or handled
 	reading     uint64           // the frame budget's number of the frame being read; 0 = none
 	queued      atomic.Int64     // estimated bytes handed to the writer, unwritten
@@ -143,8 +144,10 @@ func (c *Conn) Close() error {
 func (c *Conn) Done() <-chan struct{} { return c.dead }
 
 // dispatchFunc handles a frame read from the connection and returns the
-// frame to send back, or nil.
-type dispatchFunc func(*Command) *Command
+// frame to send back, or nil. recycle reports that nothing holds the
+// frame's Command or its ExtFields map any more (see RegisterTransient):
+// the read loop reuses them for the next frame.
+type dispatchFunc func(*Command) (resp *Command, recycle bool)
 
 // run serves the connection until it ends: the writer goroutine and the
 // read loop. It returns why the read loop ended.

@@ -39,7 +39,7 @@ func (c *Conn) readLoop(dispatch dispatchFunc) error {
 		// its body (a broker registration can be megabytes); only small
 		// buffers are kept for the next frame.
 		owned := len(frame) > maxCopiedFrame
-		cmd, err := decodeFrame(frame, !owned)
+		cmd, err := c.spare.decode(frame, !owned)
 		buf = nil
 		if !owned && cap(frame) <= maxKeptBuffer {
 			buf = frame[:0]
@@ -50,9 +50,13 @@ func (c *Conn) readLoop(dispatch dispatchFunc) error {
 		if c.cfg.idle > 0 {
 			c.lastRead.Store(time.Now().UnixNano())
 		}
-		if resp := dispatch(cmd); resp != nil {
+		resp, recycle := dispatch(cmd)
+		if resp != nil {
 			*c.held = append(*c.held, resp)
 			c.heldBytes += cmdSize(resp)
+		}
+		if recycle {
+			c.spare.keep(cmd)
 		}
 		c.releaseFrame() // held while handled: a frame queued for a slow handler counts
 	}
