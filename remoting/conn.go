@@ -77,6 +77,8 @@ type Conn struct {
 	reserved    int64            // frame budget held by the frame being read or handled
 	reading     uint64           // the frame budget's number of the frame being read; 0 = none
 	queued      atomic.Int64     // estimated bytes handed to the writer, unwritten
+	inflight    atomic.Int64     // batches handed to the writer, unwritten
+	wmu         sync.Mutex       // held while writing: the writer's batches, the read loop's inline writes
 	progress    chan struct{}    // signalled after each write (cap 1)
 	stop        chan struct{}    // closed by Close or beginDrain: stop waiting
 	stopOnce    sync.Once
@@ -210,11 +212,13 @@ func (c *Conn) enqueueBatch(b *[]*Command) error {
 	}
 	size := batchSize(*b)
 	c.queued.Add(size)
+	c.inflight.Add(1)
 	select {
 	case c.out <- b:
 		return nil
 	case <-c.writerGone:
 		c.queued.Add(-size)
+		c.inflight.Add(-1)
 		return c.errClosed()
 	}
 }

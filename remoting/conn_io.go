@@ -62,9 +62,17 @@ func (c *Conn) readLoop(dispatch dispatchFunc) error {
 	}
 }
 
-// handOver passes the held responses to the writer.
+// handOver passes the held responses to the writer, or writes them itself
+// when the writer has nothing queued and is not writing: a request answered
+// while its connection has nothing else in flight (the usual client, one
+// lookup at a time) then costs no hand-off between goroutines.
 func (c *Conn) handOver() {
 	if len(*c.held) == 0 {
+		return
+	}
+	if c.writeInline() {
+		c.held = newCmds()
+		c.heldBytes = 0
 		return
 	}
 	if err := c.enqueueBatch(c.held); err != nil {
@@ -213,17 +221,45 @@ func (c *Conn) drainQueue() {
 	}
 }
 
+// writeInline writes the held responses on the read loop when no batch
+// handed to the writer is unwritten (so responses stay in order) and the
+// writer is not writing. A failed write closes the connection, as the
+// writer does. It reports whether it took the held responses.
+func (c *Conn) writeInline() bool {
+	if c.inflight.Load() != 0 || !c.wmu.TryLock() {
+		return false
+	}
+	defer c.wmu.Unlock()
+	if c.inflight.Load() != 0 || c.closed() {
+		return false
+	}
+	bp := batchPool.Get().(*[]byte)
+	buf := c.appendCommands((*bp)[:0], c.held)
+	if err := c.write(buf); err != nil {
+		c.log.Debug("write failed", "error", err)
+		_ = c.Close()
+	}
+	if cap(buf) <= maxKeptBuffer {
+		*bp = buf[:0]
+		batchPool.Put(bp)
+	}
+	return true
+}
+
 // writeBatch encodes first and the batches queued behind it (up to
 // maxBatchBytes) into one buffer and writes it with one call, then takes
 // what it wrote off the queued byte count.
 func (c *Conn) writeBatch(first *[]*Command) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	bp := batchPool.Get().(*[]byte)
-	size := batchSize(*first)
+	size, n := batchSize(*first), int64(1)
 	buf := c.appendCommands((*bp)[:0], first)
 	for more := true; more && len(buf) < maxBatchBytes; {
 		select {
 		case b := <-c.out:
 			size += batchSize(*b)
+			n++
 			buf = c.appendCommands(buf, b)
 		default:
 			more = false
@@ -234,6 +270,7 @@ func (c *Conn) writeBatch(first *[]*Command) error {
 		*bp = buf[:0]
 		batchPool.Put(bp)
 	}
+	c.inflight.Add(-n)
 	c.queued.Add(-size)
 	select {
 	case c.progress <- struct{}{}:
