@@ -151,3 +151,27 @@ func TestSpareRequestDropsLargeMaps(t *testing.T) {
 	require.Nil(t, sp.ext)
 	require.NotNil(t, sp.cmd)
 }
+
+// FuzzRecycledDecode: a frame decoded into a recycled Command and map
+// (after another frame) must equal the frame decoded afresh: nothing of the
+// earlier request may show through.
+func FuzzRecycledDecode(f *testing.F) {
+	seeds := seedFrames(f)
+	for i, fr := range seeds {
+		f.Add(seeds[(i+1)%len(seeds)], fr)
+	}
+	f.Fuzz(func(t *testing.T, first, second []byte) {
+		var sp spareRequest
+		if c, err := sp.decode(first, true); err == nil {
+			sp.keep(c)
+		}
+		fresh, errFresh := DecodeFrame(second)
+		got, err := sp.decode(second, true)
+		if errFresh != nil {
+			require.Error(t, err)
+			return
+		}
+		require.NoError(t, err)
+		require.Equal(t, fresh, got)
+	})
+}
