@@ -78,7 +78,7 @@ func newWarmup(cfg *config.NamesrvConfig, log hclog.Logger, dialTLS peerTLS, o o
 // plain local handler without warm-up, or from the window's end.
 func (w *warmup) register(rs *remoting.Server, local remoting.HandlerFunc) {
 	if w == nil {
-		rs.Register(remoting.GetRouteinfoByTopic, local)
+		rs.RegisterTransient(remoting.GetRouteinfoByTopic, local)
 		return
 	}
 	w.rs, w.local = rs, local
@@ -99,13 +99,13 @@ func (w *warmup) start(listen net.Addr) {
 		w.peers = append(w.peers, &peerConn{addr: addr, log: w.log.Named("peer"), tls: w.dialTLS})
 	}
 	if len(w.peers) == 0 { // only this node listed
-		w.rs.Register(remoting.GetRouteinfoByTopic, w.local)
+		w.rs.RegisterTransient(remoting.GetRouteinfoByTopic, w.local)
 		w.log.Warn("warm-up forwarding off: warmupForwardPeers names only this node")
 		return
 	}
 	w.until = time.Now().Add(w.window)
 	w.timer = time.AfterFunc(w.window, func() {
-		w.rs.Register(remoting.GetRouteinfoByTopic, w.local)
+		w.rs.RegisterTransient(remoting.GetRouteinfoByTopic, w.local)
 		w.log.Info("warm-up forwarding over", "forwarded", w.forwarded.Load(), "answered", w.answered.Load())
 	})
 	w.log.Info("warm-up forwarding on", "peers", len(w.peers), "seconds", w.window.Seconds())

@@ -159,3 +159,20 @@ func BenchmarkDecodeJSONHeaderStdlib(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeJSONHeaderRecycled decodes the header of a client's route
+// lookup into a recycled Command and map, as the read loop does for a
+// RegisterTransient code.
+func BenchmarkDecodeJSONHeaderRecycled(b *testing.B) {
+	header := []byte(clientGoRouteHeader)
+	c, m := &Command{}, make(map[string]string, 4)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(header)))
+	for b.Loop() {
+		*c = Command{}
+		clear(m)
+		if _, err := decodeJSONHeaderSpare(header, c, m); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -69,16 +69,16 @@ func Dial(ctx context.Context, addr string, opts ClientOptions) (*Client, error)
 
 // dispatch routes a frame read by the client: responses to their Invoke,
 // requests to OnRequest.
-func (c *Client) dispatch(cmd *Command) *Command {
+func (c *Client) dispatch(cmd *Command) (*Command, bool) {
 	if cmd.IsResponse() {
 		c.conn.deliver(cmd)
-		return nil
+		return nil, false
 	}
 	resp := c.onRequest(cmd)
 	if resp == nil || cmd.IsOneway() {
-		return nil
+		return nil, false
 	}
-	return fixResponse(cmd, resp)
+	return fixResponse(cmd, resp), false
 }
 
 // onRequest runs OnRequest, answering SYSTEM_ERROR if it panics.

@@ -73,9 +73,12 @@ type Conn struct {
 	out         chan *[]*Command // batches for the writer
 	held        *[]*Command      // read loop's responses not yet handed over
 	heldBytes   int64            // estimated size of held
+	spare       spareRequest     // a recycled request to decode the next frame into (read loop only)
 	reserved    int64            // frame budget held by the frame being read or handled
 	reading     uint64           // the frame budget's number of the frame being read; 0 = none
 	queued      atomic.Int64     // estimated bytes handed to the writer, unwritten
+	inflight    atomic.Int64     // batches handed to the writer, unwritten
+	wmu         sync.Mutex       // held while writing: the writer's batches, the read loop's inline writes
 	progress    chan struct{}    // signalled after each write (cap 1)
 	stop        chan struct{}    // closed by Close or beginDrain: stop waiting
 	stopOnce    sync.Once
@@ -143,8 +146,10 @@ func (c *Conn) Close() error {
 func (c *Conn) Done() <-chan struct{} { return c.dead }
 
 // dispatchFunc handles a frame read from the connection and returns the
-// frame to send back, or nil.
-type dispatchFunc func(*Command) *Command
+// frame to send back, or nil. recycle reports that nothing holds the
+// frame's Command or its ExtFields map any more (see RegisterTransient):
+// the read loop reuses them for the next frame.
+type dispatchFunc func(*Command) (resp *Command, recycle bool)
 
 // run serves the connection until it ends: the writer goroutine and the
 // read loop. It returns why the read loop ended.
@@ -207,11 +212,13 @@ func (c *Conn) enqueueBatch(b *[]*Command) error {
 	}
 	size := batchSize(*b)
 	c.queued.Add(size)
+	c.inflight.Add(1)
 	select {
 	case c.out <- b:
 		return nil
 	case <-c.writerGone:
 		c.queued.Add(-size)
+		c.inflight.Add(-1)
 		return c.errClosed()
 	}
 }
@@ -269,14 +276,17 @@ func (c *Conn) send(ctx context.Context, req *Command) error {
 	*b = append(*b, req)
 	size := batchSize(*b)
 	c.queued.Add(size)
+	c.inflight.Add(1) // the writer takes it off, as for enqueueBatch
 	select {
 	case c.out <- b:
 		return nil
 	case <-c.writerGone:
 		c.queued.Add(-size)
+		c.inflight.Add(-1)
 		return c.errClosed()
 	case <-ctx.Done():
 		c.queued.Add(-size)
+		c.inflight.Add(-1)
 		return fmt.Errorf("%w: code %d queued for %s: %w", ErrTimeout, req.Code, c.remote, ctx.Err())
 	}
 }

@@ -39,7 +39,7 @@ func (c *Conn) readLoop(dispatch dispatchFunc) error {
 		// its body (a broker registration can be megabytes); only small
 		// buffers are kept for the next frame.
 		owned := len(frame) > maxCopiedFrame
-		cmd, err := decodeFrame(frame, !owned)
+		cmd, err := c.spare.decode(frame, !owned)
 		buf = nil
 		if !owned && cap(frame) <= maxKeptBuffer {
 			buf = frame[:0]
@@ -50,17 +50,29 @@ func (c *Conn) readLoop(dispatch dispatchFunc) error {
 		if c.cfg.idle > 0 {
 			c.lastRead.Store(time.Now().UnixNano())
 		}
-		if resp := dispatch(cmd); resp != nil {
+		resp, recycle := dispatch(cmd)
+		if resp != nil {
 			*c.held = append(*c.held, resp)
 			c.heldBytes += cmdSize(resp)
+		}
+		if recycle {
+			c.spare.keep(cmd)
 		}
 		c.releaseFrame() // held while handled: a frame queued for a slow handler counts
 	}
 }
 
-// handOver passes the held responses to the writer.
+// handOver passes the held responses to the writer, or writes them itself
+// when the writer has nothing queued and is not writing: a request answered
+// while its connection has nothing else in flight (the usual client, one
+// lookup at a time) then costs no hand-off between goroutines.
 func (c *Conn) handOver() {
 	if len(*c.held) == 0 {
+		return
+	}
+	if c.writeInline() {
+		c.held = newCmds()
+		c.heldBytes = 0
 		return
 	}
 	if err := c.enqueueBatch(c.held); err != nil {
@@ -207,4 +219,72 @@ func (c *Conn) drainQueue() {
 			return
 		}
 	}
+}
+
+// writeInline writes the held responses on the read loop when no batch
+// handed to the writer is unwritten (so responses stay in order) and the
+// writer is not writing. A failed write closes the connection, as the
+// writer does. It reports whether it took the held responses.
+func (c *Conn) writeInline() bool {
+	if c.inflight.Load() != 0 || !c.wmu.TryLock() {
+		return false
+	}
+	defer c.wmu.Unlock()
+	if c.inflight.Load() != 0 || c.closed() {
+		return false
+	}
+	bp := batchPool.Get().(*[]byte)
+	w := batchWrite{buf: (*bp)[:0]}
+	c.appendCommands(&w, c.held)
+	if err := c.write(w.buffers()); err != nil {
+		c.log.Debug("write failed", "error", err)
+		_ = c.Close()
+	}
+	if cap(w.buf) <= maxKeptBuffer {
+		*bp = w.buf[:0]
+		batchPool.Put(bp)
+	}
+	return true
+}
+
+// maxRecycledExt is the most extFields entries a recycled map may hold: a
+// map keeps its buckets when cleared, so a connection keeps no large one.
+const maxRecycledExt = 8
+
+// spareRequest is the Command (and its cleared ExtFields map) of the last
+// request whose handler was registered with RegisterTransient, kept by the
+// read loop to decode the next frame into: a route lookup then costs no
+// Command and no map allocation. Only the read loop touches it.
+type spareRequest struct {
+	cmd *Command
+	ext map[string]string
+}
+
+// decode decodes frame into the spare Command and map when there are
+// some, otherwise into new ones (see decodeFrame).
+func (sp *spareRequest) decode(frame []byte, copyBody bool) (*Command, error) {
+	c := sp.cmd
+	sp.cmd = nil
+	if c == nil {
+		c = &Command{}
+	}
+	used, err := decodeFrameInto(frame, copyBody, c, sp.ext)
+	if used {
+		sp.ext = nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// keep takes back cmd, which nothing else holds any more: its fields are
+// zeroed and its map, if small, cleared for the next frame.
+func (sp *spareRequest) keep(cmd *Command) {
+	if m := cmd.ExtFields; m != nil && sp.ext == nil && len(m) <= maxRecycledExt {
+		clear(m)
+		sp.ext = m
+	}
+	*cmd = Command{}
+	sp.cmd = cmd
 }

@@ -9,14 +9,17 @@ import (
 // maxBatchBytes) and writes them with one call, then takes what it wrote
 // off the queued byte count.
 func (c *Conn) writeBatch(first *[]*Command) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
 	bp := batchPool.Get().(*[]byte)
-	size := batchSize(*first)
+	size, n := batchSize(*first), int64(1)
 	w := batchWrite{buf: (*bp)[:0]}
 	c.appendCommands(&w, first)
 	for more := true; more && len(w.buf) < maxBatchBytes; {
 		select {
 		case b := <-c.out:
 			size += batchSize(*b)
+			n++
 			c.appendCommands(&w, b)
 		default:
 			more = false
@@ -27,6 +30,7 @@ func (c *Conn) writeBatch(first *[]*Command) error {
 		*bp = w.buf[:0]
 		batchPool.Put(bp)
 	}
+	c.inflight.Add(-n)
 	c.queued.Add(-size)
 	select {
 	case c.progress <- struct{}{}:

@@ -88,3 +88,19 @@ func TestReplayReadsPrefixFirst(t *testing.T) {
 	require.Equal(t, remote, c.RemoteAddr())
 	require.Equal(t, a.RemoteAddr(), Replay(a, nil, nil).RemoteAddr())
 }
+
+// TestInvokeKeepsInflightBalanced: a request a Conn sends (Invoke) counts
+// as a batch handed to the writer, as responses do; otherwise the writer's
+// decrement drove the count negative, and a later response could be
+// written inline (by the read loop) while a queued batch was unwritten,
+// out of order. After the requests are answered the count is back to 0.
+func TestInvokeKeepsInflightBalanced(t *testing.T) {
+	s := NewServer(ServerConfig{Logger: testLogger(t)})
+	s.Register(77, func(c *Conn, req *Command) (*Command, error) { return NewResponse(req, 0, ""), nil })
+	c := dial(t, startServer(t, s), ClientOptions{})
+	for range 3 {
+		require.EqualValues(t, 0, invoke(t, c, NewRequest(77, nil, nil)).Code)
+	}
+	eventually(t, func() bool { return c.conn.inflight.Load() == 0 }, "inflight back to 0")
+	require.EqualValues(t, 0, c.conn.inflight.Load())
+}

@@ -10,8 +10,10 @@
 //   - the Command type and its typed extFields helpers with Java semantics;
 //   - request, response and language codes;
 //   - the Server (per-connection read loop dispatching by request code, or
-//     on bounded goroutines for RegisterAsync codes; a batching writer
-//     that writes large bodies from their own slices (writev);
+//     on bounded goroutines for RegisterAsync codes; requests of
+//     RegisterTransient codes recycled for the next frame; responses
+//     written by the read loop when nothing is queued, else by a batching
+//     writer; bodies over 64 KiB written from their own slices (writev);
 //     oneway handling, error replies, idle close, graceful shutdown (with
 //     Java's GO_AWAY phase when GoAwayPeriod is set), connection hooks,
 //     server-to-peer requests; memory bounds: queued response bytes per

@@ -82,27 +82,37 @@ func DecodeFrame(frame []byte) (*Command, error) {
 
 // decodeFrame decodes frame; with copyBody false the body aliases frame.
 func decodeFrame(frame []byte, copyBody bool) (*Command, error) {
+	c := &Command{}
+	if _, err := decodeFrameInto(frame, copyBody, c, nil); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// decodeFrameInto decodes frame into c (which must be zeroed), filling
+// spare (an empty map, or nil) as a JSON header's extFields instead of a new
+// map; usedSpare reports whether it did.
+func decodeFrameInto(frame []byte, copyBody bool, c *Command, spare map[string]string) (usedSpare bool, err error) {
 	if len(frame) < 4 {
-		return nil, fmt.Errorf("%w: %d bytes, no header word", ErrFrameTruncated, len(frame))
+		return false, fmt.Errorf("%w: %d bytes, no header word", ErrFrameTruncated, len(frame))
 	}
 	word := binary.BigEndian.Uint32(frame)
 	headerLen := int(word & maxHeaderLength)
 	if headerLen > len(frame)-4 {
-		return nil, fmt.Errorf("%w: header length %d exceeds frame of %d", ErrBadHeader, headerLen, len(frame))
+		return false, fmt.Errorf("%w: header length %d exceeds frame of %d", ErrBadHeader, headerLen, len(frame))
 	}
-	c := &Command{SerializeType: SerializeType(word >> 24)}
+	c.SerializeType = SerializeType(word >> 24)
 	header := frame[4 : 4+headerLen]
-	var err error
 	switch c.SerializeType {
 	case SerializeJSON:
-		err = decodeJSONHeader(header, c)
+		usedSpare, err = decodeJSONHeaderSpare(header, c, spare)
 	case SerializeRocketMQ:
 		err = decodeRocketMQHeader(header, c)
 	default:
 		err = fmt.Errorf("%w: %d", ErrBadSerializeType, word>>24)
 	}
 	if err != nil {
-		return nil, err
+		return usedSpare, err
 	}
 	if body := frame[4+headerLen:]; len(body) > 0 {
 		c.Body = body
@@ -110,7 +120,7 @@ func decodeFrame(frame []byte, copyBody bool) (*Command, error) {
 			c.Body = slices.Clone(body)
 		}
 	}
-	return c, nil
+	return usedSpare, nil
 }
 
 // ReadFrame reads one frame from r and returns it without its length field
@@ -134,14 +144,17 @@ func readLength(r *bufio.Reader, maxFrame int) (int, error) {
 	if maxFrame <= 0 {
 		maxFrame = DefaultMaxFrameLength
 	}
-	var lenBuf [4]byte
-	if n, err := io.ReadFull(r, lenBuf[:]); err != nil {
-		if n == 0 && errors.Is(err, io.EOF) {
+	// Peek and Discard instead of io.ReadFull into a local array, which
+	// escapes through the io.Reader interface: one allocation per frame.
+	lenBuf, err := r.Peek(4)
+	if err != nil {
+		if len(lenBuf) == 0 && errors.Is(err, io.EOF) {
 			return 0, io.EOF
 		}
 		return 0, truncated(err)
 	}
-	length := int64(int32(binary.BigEndian.Uint32(lenBuf[:])))
+	length := int64(int32(binary.BigEndian.Uint32(lenBuf)))
+	_, _ = r.Discard(4)
 	if length < 4 {
 		return 0, fmt.Errorf("%w: %d", ErrBadFrameLength, length)
 	}

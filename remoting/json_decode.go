@@ -21,6 +21,9 @@ type jsonScanner struct {
 	b    []byte
 	i    int
 	strs fastjson.StringReader
+	// spare, when not nil, is an empty map extValue fills instead of
+	// allocating one (once: spare is then set to nil).
+	spare map[string]string
 }
 
 func (s *jsonScanner) errorf(format string, args ...any) error {
@@ -29,7 +32,20 @@ func (s *jsonScanner) errorf(format string, args ...any) error {
 
 // decodeJSONHeader decodes a JSON header into c (which must be zeroed).
 func decodeJSONHeader(b []byte, c *Command) error {
-	s := jsonScanner{b: b}
+	_, err := decodeJSONHeaderSpare(b, c, nil)
+	return err
+}
+
+// decodeJSONHeaderSpare is decodeJSONHeader filling spare (an empty map, or
+// nil) as c.ExtFields instead of a new map; used reports whether it did.
+func decodeJSONHeaderSpare(b []byte, c *Command, spare map[string]string) (used bool, err error) {
+	s := jsonScanner{b: b, spare: spare}
+	err = s.object(c)
+	return spare != nil && s.spare == nil, err
+}
+
+// object decodes the top-level object into c.
+func (s *jsonScanner) object(c *Command) error {
 	if err := s.expect('{'); err != nil {
 		return err
 	}

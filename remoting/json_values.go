@@ -58,7 +58,11 @@ func (s *jsonScanner) extValue() (map[string]string, error) {
 	if err := s.expect('{'); err != nil {
 		return nil, err
 	}
-	m := make(map[string]string, 4)
+	m := s.spare
+	s.spare = nil
+	if m == nil {
+		m = make(map[string]string, 4)
+	}
 	if s.peekIs('}') {
 		s.i++
 		return m, nil

@@ -180,8 +180,9 @@ func NewServer(cfg ServerConfig) *Server {
 
 // handler is a registered HandlerFunc and how it runs.
 type handler struct {
-	fn    HandlerFunc
-	async bool
+	fn        HandlerFunc
+	async     bool
+	transient bool // RegisterTransient: keeps nothing of the request
 }
 
 // Register sets the handler of a request code, run on the connection's
@@ -197,6 +198,16 @@ func (s *Server) Register(code int32, h HandlerFunc) { s.register(code, handler{
 // Java's per-processor executors do).
 func (s *Server) RegisterAsync(code int32, h HandlerFunc) {
 	s.register(code, handler{fn: h, async: true})
+}
+
+// RegisterTransient is Register for a hot handler that keeps nothing of its
+// request once it returns: neither the *Command, nor its ExtFields map, nor
+// its Body, and its response shares none of them (strings read from the
+// map may be kept: they are immutable). The connection then decodes its
+// next request into the same Command and cleared map, saving their
+// allocations. ServerConfig.Authorize must not keep them either.
+func (s *Server) RegisterTransient(code int32, h HandlerFunc) {
+	s.register(code, handler{fn: h, transient: true})
 }
 
 func (s *Server) register(code int32, h handler) {

@@ -67,7 +67,7 @@ func (s *Server) openConn(raw net.Conn) {
 func (s *Server) serveConn(c *Conn) {
 	defer s.wg.Done()
 	c.log.Debug("connection opened")
-	err := c.run(func(cmd *Command) *Command { return s.route(c, cmd) })
+	err := c.run(func(cmd *Command) (*Command, bool) { return s.route(c, cmd) })
 	s.logConnEnd(c, err)
 	s.mu.Lock()
 	delete(s.conns, c)
@@ -134,18 +134,28 @@ func rejectReason(err error) string {
 }
 
 // route runs a request of a RegisterAsync code on its own goroutine and
-// anything else on the read loop, returning the response to write.
-func (s *Server) route(c *Conn, cmd *Command) *Command {
-	if !cmd.IsResponse() && (*s.handlers.Load())[cmd.Code].async {
-		c.runAsync(func() *Command { return s.dispatch(c, cmd) })
-		return nil
+// anything else on the read loop, returning the response to write and
+// whether the request may be recycled (its handler was registered with
+// RegisterTransient and ran on the read loop).
+func (s *Server) route(c *Conn, cmd *Command) (*Command, bool) {
+	if cmd.IsResponse() {
+		return s.dispatch(c, cmd, nil), false
 	}
-	return s.dispatch(c, cmd)
+	h, ok := (*s.handlers.Load())[cmd.Code]
+	if h.async {
+		c.runAsync(func() *Command { return s.dispatch(c, cmd, nil) })
+		return nil, false
+	}
+	if !ok {
+		return s.dispatch(c, cmd, nil), false
+	}
+	return s.dispatch(c, cmd, h.fn), h.transient
 }
 
 // dispatch handles one decoded frame of c and returns the response to
 // write, if any.
-func (s *Server) dispatch(c *Conn, req *Command) *Command {
+// fn is the handler to run (nil: the one registered for req.Code).
+func (s *Server) dispatch(c *Conn, req *Command, fn HandlerFunc) *Command {
 	if req.IsResponse() {
 		c.deliver(req)
 		return nil
@@ -156,7 +166,7 @@ func (s *Server) dispatch(c *Conn, req *Command) *Command {
 	}
 	resp := s.goAwayResponse(c, req)
 	if resp == nil {
-		resp = s.call(c, req)
+		resp = s.call(c, req, fn)
 	}
 	if resp != nil && req.IsOneway() {
 		resp = nil
@@ -174,9 +184,9 @@ func (s *Server) dispatch(c *Conn, req *Command) *Command {
 	return fixResponse(req, resp)
 }
 
-// call runs ServerConfig.Authorize, then (unless it answered) the handler
-// of req.Code, turning an error or panic into SYSTEM_ERROR.
-func (s *Server) call(c *Conn, req *Command) (resp *Command) {
+// call runs ServerConfig.Authorize, then (unless it answered) fn or, when
+// nil, the handler of req.Code, turning an error or panic into SYSTEM_ERROR.
+func (s *Server) call(c *Conn, req *Command, fn HandlerFunc) (resp *Command) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.log.Error("handler panicked", "code", req.Code, "panic", r, "stack", string(debug.Stack()))
@@ -191,7 +201,10 @@ func (s *Server) call(c *Conn, req *Command) (resp *Command) {
 			return denied
 		}
 	}
-	resp, err := s.handler(req.Code)(c, req)
+	if fn == nil {
+		fn = s.handler(req.Code)
+	}
+	resp, err := fn(c, req)
 	if err != nil {
 		c.log.Warn("handler failed", "code", req.Code, "error", err)
 		return NewResponse(req, SystemError, err.Error())
@@ -233,10 +246,12 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, c := range conns {
 		c.beginDrain()
 	}
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
+	if ctx.Err() == nil { // a ctx that ended in the GO_AWAY phase gets no drain
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+		}
 	}
 	for _, c := range conns {
 		c.abandon()
