@@ -86,7 +86,7 @@ func (g *voteGuard) Consumer() <-chan raft.RPC { return g.out }
 func (g *voteGuard) RequestPreVote(id raft.ServerID, target raft.ServerAddress,
 	args *raft.RequestPreVoteRequest, resp *raft.RequestPreVoteResponse) error {
 	if err := g.aboveFloor(args.Term); err != nil {
-		return err
+		return g.raiseToFloor(err)
 	}
 	pv, ok := g.Transport.(raft.WithPreVote)
 	if !ok {

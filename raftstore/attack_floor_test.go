@@ -1,0 +1,50 @@
+//go:build embedded_controller
+
+package raftstore
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// attackFloor is a vote floor far above the terms a test cluster reaches.
+const attackFloor = 200
+
+// TestAttackFloorAboveRaftTermStillElects: a node whose persisted vote
+// floor is above raft's term (it stopped after bootstrap recorded the
+// floor and before adoptTerm raised the term; or it joined after an
+// ErrCantBootstrap with the silent-peer margin and was then caught up
+// by a leader in a lower term) must not keep the cluster from electing.
+// Pre-votes do not raise raft's term, so without help neither it (its
+// own pre-votes are at most its floor) nor a peer whose pre-votes it
+// refuses with its low term would ever campaign above the floor. With
+// n2 down, n0 needs n1's vote.
+func TestAttackFloorAboveRaftTermStillElects(t *testing.T) {
+	c := newProbeCluster(t, 3, 20*time.Millisecond)
+	c.bootstrapStores()
+	require.NoError(t, c.stores["n1"].SetUint64(keyGuardMode, modeVoting))
+	require.NoError(t, c.stores["n1"].SetUint64(keyVoteFloor, attackFloor))
+	c.start("n0")
+	c.start("n1")
+	var leader *Node
+	require.Eventually(t, func() bool {
+		leader = c.leaderOf()
+		return leader != nil
+	}, 20*time.Second, 20*time.Millisecond, "no leader: the floor above raft's term blocks every election")
+	t.Logf("leader %s in term %d", leader.ID(), leader.raft.CurrentTerm())
+	require.Greater(t, leader.raft.CurrentTerm(), uint64(attackFloor), "elected above the floor")
+	require.Equal(t, int64(1), applyN(t, leader, 1))
+	c.leaders.requireOneLeaderPerTerm(t)
+}
+
+// leaderOf returns the running node that is raft leader, or nil.
+func (c *probeCluster) leaderOf() *Node {
+	for _, n := range c.running() {
+		if n.IsLeader() {
+			return n
+		}
+	}
+	return nil
+}
