@@ -48,3 +48,40 @@ func (c *probeCluster) leaderOf() *Node {
 	}
 	return nil
 }
+
+// TestAttackLeadershipTransferToANodeUnderItsFloor: a leader hands its
+// leadership (TimeoutNow, no pre-vote) to a node whose floor is above
+// the cluster's term. The node must not win a term up to its floor, and
+// the cluster must elect again.
+func TestAttackLeadershipTransferToANodeUnderItsFloor(t *testing.T) {
+	c := newProbeCluster(t, 3, 20*time.Millisecond)
+	c.bootstrapStores()
+	require.NoError(t, c.stores["n1"].SetUint64(keyVoteFloor, attackFloor))
+	c.timeouts["n1"] = 10 * inmemHeartbeat // n0 or n2 lead first, below the floor
+	for _, id := range []string{"n0", "n1", "n2"} {
+		c.start(id)
+	}
+	var leader *Node
+	require.Eventually(t, func() bool {
+		leader = c.leaderOf()
+		return leader != nil
+	}, 20*time.Second, 20*time.Millisecond, "no first leader")
+	t.Logf("first leader %s in term %d", leader.ID(), leader.raft.CurrentTerm())
+	first := leader.raft.CurrentTerm()
+	if leader.ID() != "n1" {
+		err := leader.raft.LeadershipTransferToServer("n1", "n1").Error()
+		t.Logf("transfer to n1: %v", err)
+	}
+	require.Eventually(t, func() bool {
+		leader = c.leaderOf()
+		return leader != nil && leader.raft.CurrentTerm() > first
+	}, 20*time.Second, 20*time.Millisecond, "no leader after the transfer")
+	t.Logf("leader %s in term %d", leader.ID(), leader.raft.CurrentTerm())
+	require.Equal(t, int64(1), applyN(t, leader, 1))
+	c.leaders.requireOneLeaderPerTerm(t)
+	c.leaders.mu.Lock()
+	defer c.leaders.mu.Unlock()
+	for term, id := range c.leaders.byTerm {
+		require.False(t, id == "n1" && term <= attackFloor, "n1 led term %d, up to its floor", term)
+	}
+}
