@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 )
 
@@ -83,5 +84,31 @@ func TestAttackLeadershipTransferToANodeUnderItsFloor(t *testing.T) {
 	defer c.leaders.mu.Unlock()
 	for term, id := range c.leaders.byTerm {
 		require.False(t, id == "n1" && term <= attackFloor, "n1 led term %d, up to its floor", term)
+	}
+}
+
+// TestAttackFloorRefusalDoesNotBlockShutdown: raft's shutdown waits for
+// its own goroutines (the ones sending (pre-)votes among them) before it
+// closes the transport, which stops the guard. A (pre-)vote refused for
+// the floor once raft's main loop has exited must therefore return at
+// once, not wait for raft to take the term it is handed.
+func TestAttackFloorRefusalDoesNotBlockShutdown(t *testing.T) {
+	c := newProbeCluster(t, 3, 20*time.Millisecond)
+	c.bootstrapStores()
+	require.NoError(t, c.stores["n1"].SetUint64(keyVoteFloor, attackFloor))
+	c.timeouts["n1"] = time.Hour // n1's raft never campaigns itself
+	n, _ := c.start("n1")
+	t.Cleanup(func() { _ = n.guard.Close() }) // a second raft.Shutdown does not close it
+	n.raft.Shutdown() // the main loop exits; the transport stays open until Error
+	returned := make(chan error, 1)
+	go func() {
+		pre := &raft.RequestPreVoteRequest{RPCHeader: n.guard.header(), Term: 2}
+		returned <- n.guard.RequestPreVote("n0", "n0", pre, &raft.RequestPreVoteResponse{})
+	}()
+	select {
+	case err := <-returned:
+		require.ErrorIs(t, err, ErrVoteFloor)
+	case <-time.After(10 * time.Second):
+		t.Fatal("a refused pre-vote blocked after raft's main loop exited: raft's shutdown would wait for it forever")
 	}
 }

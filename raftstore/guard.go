@@ -41,7 +41,9 @@ type voteGuard struct {
 	stop    chan struct{}
 	once    sync.Once
 	raft    atomic.Pointer[raft.Raft]
-	refused atomic.Uint64 // votes and pre-votes refused (tests)
+	refused atomic.Uint64  // votes and pre-votes refused (tests)
+	raising atomic.Bool    // raiseToFloor's goroutine runs
+	wg      sync.WaitGroup // raiseToFloor's goroutine
 
 	mu     sync.Mutex
 	mode   uint64
@@ -116,6 +118,7 @@ func (g *voteGuard) SetHeartbeatHandler(cb func(rpc raft.RPC)) {
 // calls it).
 func (g *voteGuard) Close() error {
 	g.once.Do(func() { close(g.stop) })
+	g.wg.Wait()
 	if c, ok := g.Transport.(raft.WithClose); ok {
 		return c.Close()
 	}
