@@ -99,7 +99,7 @@ func TestAttackFloorRefusalDoesNotBlockShutdown(t *testing.T) {
 	c.timeouts["n1"] = time.Hour // n1's raft never campaigns itself
 	n, _ := c.start("n1")
 	t.Cleanup(func() { _ = n.guard.Close() }) // a second raft.Shutdown does not close it
-	n.raft.Shutdown() // the main loop exits; the transport stays open until Error
+	n.raft.Shutdown()                         // the main loop exits; the transport stays open until Error
 	returned := make(chan error, 1)
 	go func() {
 		pre := &raft.RequestPreVoteRequest{RPCHeader: n.guard.header(), Term: 2}
