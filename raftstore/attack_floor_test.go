@@ -112,3 +112,39 @@ func TestAttackFloorRefusalDoesNotBlockShutdown(t *testing.T) {
 		t.Fatal("a refused pre-vote blocked after raft's main loop exited: raft's shutdown would wait for it forever")
 	}
 }
+
+// TestAttackCatchingUpNodeReportsItsFloor: n0 and n2 form a cluster (n1
+// down) and elect in term T; n2 is wiped and rejoins (catching up, floor
+// T, as join records it) but the leader is wiped too before it caught n2
+// up, and n1 starts. Two of three lost their state (beyond what the
+// probe can save), but n2 still knows that term T had a leader: the new
+// cluster must not elect in a term up to T again. n2's probe answer has
+// to carry its floor, not raft's term 0.
+func TestAttackCatchingUpNodeReportsItsFloor(t *testing.T) {
+	c := newProbeCluster(t, 3, 20*time.Millisecond)
+	c.start("n0")
+	c.start("n2")
+	first := WaitForLeader(t, c.running()...)
+	term, last := first.raft.CurrentTerm(), first.raft.LastIndex()
+	t.Logf("first leader %s in term %d, last index %d", first.ID(), term, last)
+	for _, id := range []string{"n0", "n2"} {
+		c.kill(id)
+		c.wipe(id)
+	}
+	follower := map[string]string{"n0": "n2", "n2": "n0"}[first.ID()]
+	for k, v := range map[string]uint64{string(keyGuardMode): modeCatchingUp,
+		string(keyGuardTarget): last, string(keyVoteFloor): term} {
+		require.NoError(t, c.stores[follower].SetUint64([]byte(k), v))
+	}
+	c.start(follower)
+	c.start(first.ID())
+	c.start("n1")
+	var leader *Node
+	require.Eventually(t, func() bool {
+		leader = c.leaderOf()
+		return leader != nil
+	}, 20*time.Second, 20*time.Millisecond, "no leader after the wipes")
+	t.Logf("leader %s in term %d", leader.ID(), leader.raft.CurrentTerm())
+	c.leaders.requireOneLeaderPerTerm(t)
+	require.Greater(t, leader.raft.CurrentTerm(), term, "elected again in a term up to the one a node knew had a leader")
+}

@@ -150,7 +150,7 @@ func (g *voteGuard) handle(rpc raft.RPC) {
 	case *raft.AppendEntriesRequest:
 		if string(req.ID) == probeID {
 			rpc.Respond(&raft.AppendEntriesResponse{RPCHeader: g.header(),
-				Term: r.CurrentTerm(), LastLog: r.LastIndex()}, nil)
+				Term: g.reportedTerm(r), LastLog: r.LastIndex()}, nil)
 			return
 		}
 		g.sawLeader(req.Term >= r.CurrentTerm())
@@ -168,6 +168,18 @@ func (g *voteGuard) handle(rpc raft.RPC) {
 		}
 	}
 	g.relay(rpc)
+}
+
+// reportedTerm is the term the join probe is answered with: raft's, or
+// the vote floor when higher. A node catching up after a wipe (raft at
+// term 0 until a leader reaches it) or one that has not raised its term
+// to its floor yet knows the cluster reached that term; a peer
+// bootstrapping on its answer must take it into its own floor, or a new
+// cluster could elect again in a term that already had a leader.
+func (g *voteGuard) reportedTerm(r *raft.Raft) uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return max(r.CurrentTerm(), g.floor)
 }
 
 // relay hands rpc to raft, or answers it once the guard stopped.
