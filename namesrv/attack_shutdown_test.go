@@ -2,6 +2,7 @@ package namesrv
 
 import (
 	"context"
+	"net"
 	"testing"
 	"time"
 
@@ -61,4 +62,28 @@ func TestBrokerCloseDuringGoAwayKeepsRoutes(t *testing.T) {
 	}
 	require.NoError(t, client.Close())
 	require.NoError(t, <-stopped)
+}
+
+// TestAttackFailedShutdownServesNothingStale: once shutdown began, a
+// closing broker connection no longer removes its routes, so no
+// connection may be served after Shutdown returns, even when its context
+// ended inside the GO_AWAY phase and it failed: the routes kept for the
+// going-away lookups would otherwise stay visible with nobody to remove
+// them (the liveness scan is stopped too).
+func TestAttackFailedShutdownServesNothingStale(t *testing.T) {
+	srv := startServer(t, func(c *config.NamesrvConfig) { c.EnableShutdownGracefully, c.ShutdownWaitTimeSeconds = true, 5 })
+	broker, client := dial(t, srv), dial(t, srv)
+	require.Equal(t, remoting.Success, invoke(t, broker, registerRequest(t, "b", "10.9.0.1:10911", 3)).Code)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, srv.Shutdown(ctx), context.DeadlineExceeded)
+	for _, c := range []*remoting.Client{broker, client} {
+		select {
+		case <-c.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatal("a connection is still open after a failed Shutdown")
+		}
+	}
+	_, err := net.DialTimeout("tcp", srv.Addr().String(), time.Second)
+	require.Error(t, err, "the listener still accepts after a failed Shutdown")
 }

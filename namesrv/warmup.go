@@ -2,14 +2,12 @@ package namesrv
 
 import (
 	"context"
-	"maps"
 	"net"
 	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/remoting"
@@ -191,20 +189,25 @@ func (w *warmup) ask(ctx context.Context, p *peerConn, fwd *remoting.Command) *r
 	return nil
 }
 
-// forwardCopy is req as sent to a peer: the requester's version, language
-// and ext fields (flavour, zone), the marker added and the ACL signature
-// removed (the marker would break it; the peer sees an anonymous read).
+// lookupFields are the ext fields a lookup reads, the only ones forwarded:
+// Java's GetRouteInfoRequestHeader (topic, acceptStandardJsonOnly) and
+// ZoneRouteRPCHook's zone fields. Anything else a client attaches (the
+// ACL signature, a body, a remark, more fields) would be multiplied by
+// the peers.
+var lookupFields = [...]string{"topic", "acceptStandardJsonOnly", "__ZONE_MODE", "__ZONE_NAME"}
+
+// forwardCopy is req as sent to a peer: the requester's version and
+// language, its lookupFields and the marker; no ACL signature (the marker
+// would break it; the peer sees an anonymous read), remark or body.
 func forwardCopy(req *remoting.Command) *remoting.Command {
-	ext := maps.Clone(req.ExtFields)
-	if ext == nil {
-		ext = make(map[string]string, 1)
+	ext := make(map[string]string, len(lookupFields)+1)
+	for _, k := range lookupFields {
+		if v, ok := req.ExtFields[k]; ok {
+			ext[k] = v
+		}
 	}
-	delete(ext, acl.FieldAccessKey)
-	delete(ext, acl.FieldSignature)
-	delete(ext, acl.FieldSecurityToken)
 	ext[forwardedMarker] = "true"
-	return &remoting.Command{Code: req.Code, Language: req.Language, Version: req.Version,
-		Remark: req.Remark, ExtFields: ext, Body: req.Body}
+	return &remoting.Command{Code: req.Code, Language: req.Language, Version: req.Version, ExtFields: ext}
 }
 
 // collectors are the warm-up counters for the metrics registry.

@@ -19,9 +19,37 @@ import (
 func (g *voteGuard) RequestVote(id raft.ServerID, target raft.ServerAddress,
 	args *raft.RequestVoteRequest, resp *raft.RequestVoteResponse) error {
 	if err := g.aboveFloor(args.Term); err != nil {
-		return err
+		return g.raiseToFloor(err)
 	}
 	return g.Transport.RequestVote(id, target, args, resp)
+}
+
+// raiseToFloor makes raft adopt the vote floor as its term when one of
+// its own (pre-)vote requests was refused for it, and returns refused.
+// Raft's pre-vote does not raise its term, so a node whose floor is above
+// raft's term (it stopped between recording the floor and adoptTerm, or
+// a leader in a lower term caught it up after a join) would otherwise
+// never campaign, and its refusals would carry its low term to the
+// peers: a cluster that needs its vote could never elect. The term is
+// handed to raft on a goroutine of the guard's: raft's shutdown waits for
+// the goroutine asking for votes before it closes the transport, which
+// is what stops the guard.
+func (g *voteGuard) raiseToFloor(refused error) error {
+	if !g.raising.CompareAndSwap(false, true) {
+		return refused
+	}
+	g.wg.Add(1)
+	go func() {
+		defer g.wg.Done()
+		defer g.raising.Store(false)
+		g.mu.Lock()
+		floor := g.floor
+		g.mu.Unlock()
+		if err := g.adoptTerm(floor); err != nil {
+			g.logger.Warn("cannot raise the term to the vote floor", "vote_floor", floor, "error", err)
+		}
+	}()
+	return refused
 }
 
 // aboveFloor returns ErrVoteFloor when term is not above the vote floor.

@@ -41,7 +41,9 @@ type voteGuard struct {
 	stop    chan struct{}
 	once    sync.Once
 	raft    atomic.Pointer[raft.Raft]
-	refused atomic.Uint64 // votes and pre-votes refused (tests)
+	refused atomic.Uint64  // votes and pre-votes refused (tests)
+	raising atomic.Bool    // raiseToFloor's goroutine runs
+	wg      sync.WaitGroup // raiseToFloor's goroutine
 
 	mu     sync.Mutex
 	mode   uint64
@@ -86,7 +88,7 @@ func (g *voteGuard) Consumer() <-chan raft.RPC { return g.out }
 func (g *voteGuard) RequestPreVote(id raft.ServerID, target raft.ServerAddress,
 	args *raft.RequestPreVoteRequest, resp *raft.RequestPreVoteResponse) error {
 	if err := g.aboveFloor(args.Term); err != nil {
-		return err
+		return g.raiseToFloor(err)
 	}
 	pv, ok := g.Transport.(raft.WithPreVote)
 	if !ok {
@@ -116,6 +118,7 @@ func (g *voteGuard) SetHeartbeatHandler(cb func(rpc raft.RPC)) {
 // calls it).
 func (g *voteGuard) Close() error {
 	g.once.Do(func() { close(g.stop) })
+	g.wg.Wait()
 	if c, ok := g.Transport.(raft.WithClose); ok {
 		return c.Close()
 	}
@@ -147,7 +150,7 @@ func (g *voteGuard) handle(rpc raft.RPC) {
 	case *raft.AppendEntriesRequest:
 		if string(req.ID) == probeID {
 			rpc.Respond(&raft.AppendEntriesResponse{RPCHeader: g.header(),
-				Term: r.CurrentTerm(), LastLog: r.LastIndex()}, nil)
+				Term: g.reportedTerm(r), LastLog: r.LastIndex()}, nil)
 			return
 		}
 		g.sawLeader(req.Term >= r.CurrentTerm())
@@ -165,6 +168,18 @@ func (g *voteGuard) handle(rpc raft.RPC) {
 		}
 	}
 	g.relay(rpc)
+}
+
+// reportedTerm is the term the join probe is answered with: raft's, or
+// the vote floor when higher. A node catching up after a wipe (raft at
+// term 0 until a leader reaches it) or one that has not raised its term
+// to its floor yet knows the cluster reached that term; a peer
+// bootstrapping on its answer must take it into its own floor, or a new
+// cluster could elect again in a term that already had a leader.
+func (g *voteGuard) reportedTerm(r *raft.Raft) uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return max(r.CurrentTerm(), g.floor)
 }
 
 // relay hands rpc to raft, or answers it once the guard stopped.

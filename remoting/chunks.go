@@ -31,15 +31,15 @@ func chunkClass(got int) int {
 }
 
 // newChunk returns a buffer of size bytes for the chunk read after got
-// bytes; its capacity, chunkClass(got), is within the bound chunkSize
-// keeps. Its contents are not zeroed: the read overwrites them.
+// bytes. A full chunk (size is chunkClass(got)) comes from its pool; a
+// shorter one, a frame's last, is allocated at its size: the frame budget
+// reserves size, and a pooled class behind a short chunk would hold up to
+// twice that. Its contents are not zeroed: the read overwrites them.
 func newChunk(size, got int) []byte {
-	class := chunkClass(got)
-	if p := chunkPool(class); p != nil {
+	if p := chunkPool(size); p != nil && size == chunkClass(got) {
 		if b, ok := p.Get().(*[]byte); ok {
 			return (*b)[:size]
 		}
-		return make([]byte, size, class)
 	}
 	return make([]byte, size)
 }

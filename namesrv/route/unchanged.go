@@ -1,7 +1,8 @@
 package route
 
-// BodyDigest identifies a registration body: a strong hash (the namesrv
-// processor uses SHA-256 truncated to 16 bytes) of the body bytes, their
+// BodyDigest identifies a registration body: a hash (the namesrv
+// processor's registerDigest: a seeded 64-bit maphash, the CRC-32 and
+// the length, 16 bytes) of the body bytes, their
 // length and whatever else changes how they decode or whom they belong to
 // (broker name and id, request version, compressed flag, bodyCrc32). The
 // zero value means "none".
