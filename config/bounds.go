@@ -47,6 +47,14 @@ var numericBounds = map[string]bound{
 	"readyAfterBrokerRegistrationSeconds":  {0, 600},
 	// warmup.go
 	"warmupForwardSeconds": {0, 600},
+	// listeners.go
+	"metricsMaxConnections":               {1, 65536},
+	"metricsReadHeaderTimeoutSeconds":     {1, 600},
+	"metricsReadTimeoutSeconds":           {1, 600},
+	"metricsWriteTimeoutSeconds":          {1, 600},
+	"metricsIdleTimeoutSeconds":           {1, 3600},
+	"metricsMaxHeaderBytes":               {4096, MiB},
+	"controllerRaftMaxInboundConnections": {16, 65536},
 	// ControllerConfig.
 	"controllerThreadPoolNums":                 {1, 1024},
 	"controllerRequestThreadPoolQueueCapacity": {1, 1_000_000},

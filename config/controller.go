@@ -52,6 +52,8 @@ type ControllerConfig struct {
 
 	RaftTLS // controllerRaftTls*: controller_raft_tls.go
 
+	RaftInbound // controllerRaftMaxInboundConnections: listeners.go
+
 	NettyServer
 
 	// ACL: request signatures and roles (config/acl.go).
@@ -91,6 +93,7 @@ func controllerDefaults(port int) *ControllerConfig {
 		ConfigBlackList:                          "configBlackList;configStorePath",
 		NettyServer:                              defaultNettyServer(port),
 		ACL:                                      defaultACL(),
+		RaftInbound:                              defaultRaftInbound(),
 		raw:                                      map[string]string{},
 		ownFile:                                  true,
 	}

@@ -37,6 +37,9 @@ type NettyServer struct {
 
 	// ProxyProtocol holds our PROXY protocol keys (see proxy.go).
 	ProxyProtocol
+
+	// MetricsListener bounds the metrics/HTTP endpoint (listeners.go).
+	MetricsListener
 }
 
 // NamesrvConfig is the whole NameServer configuration: Java's
@@ -125,6 +128,7 @@ func defaultNettyServer(port int) NettyServer {
 		ServerNettyWorkerGroupEnable:       true,
 		ServerPooledByteBufAllocatorEnable: true,
 		ShutdownWaitTimeSeconds:            30,
+		MetricsListener:                    defaultMetricsListener(),
 	}
 }
 

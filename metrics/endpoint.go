@@ -7,9 +7,10 @@ import (
 	"net"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/internal/connlimit"
 )
 
 // EndpointConfig configures an Endpoint.
@@ -26,13 +27,17 @@ type EndpointConfig struct {
 	// Routes are further handlers by http.ServeMux pattern (the
 	// NameServer's address service, package nsaddr).
 	Routes map[string]http.Handler
-	// Wrap, when set, wraps the listener before it is served (TLS).
+	// Wrap, when set, wraps the listener before it is served (TLS), after
+	// the connection cap (a refused connection costs no handshake).
 	Wrap func(net.Listener) net.Listener
+	// Limits bound the connections, their headers and their timeouts.
+	Limits Limits
 }
 
 // Endpoint is the HTTP listener of /metrics, /healthz and /readyz.
 type Endpoint struct {
 	ln     net.Listener
+	capped *connlimit.Listener
 	srv    *http.Server
 	log    hclog.Logger
 	served chan struct{}
@@ -56,12 +61,15 @@ func Listen(cfg EndpointConfig) (*Endpoint, error) {
 			return nil, fmt.Errorf("metrics: cannot listen on %s: %w", cfg.Addr, err)
 		}
 	}
-	if cfg.Wrap != nil {
-		ln = cfg.Wrap(ln)
-	}
-	e := &Endpoint{ln: ln, log: cfg.Logger, served: make(chan struct{})}
+	e := &Endpoint{log: cfg.Logger, served: make(chan struct{})}
 	if e.log == nil {
 		e.log = hclog.NewNullLogger()
+	}
+	lim := cfg.Limits.withDefaults()
+	e.capped = connlimit.Wrap(ln, connlimit.Config{Max: lim.MaxConnections, Budget: lim.Budget, Logger: e.log})
+	e.ln = e.capped
+	if cfg.Wrap != nil {
+		e.ln = cfg.Wrap(e.ln)
 	}
 	reg := cfg.Registry
 	if reg == nil {
@@ -71,8 +79,7 @@ func Listen(cfg EndpointConfig) (*Endpoint, error) {
 	for pattern, h := range cfg.Routes {
 		mux.Handle(pattern, h)
 	}
-	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
+	e.srv = lim.server(mux)
 	go e.serve()
 	return e, nil
 }
@@ -94,6 +101,10 @@ func (e *Endpoint) mux(metrics http.Handler) *http.ServeMux {
 
 // Addr is the bound address.
 func (e *Endpoint) Addr() net.Addr { return e.ln.Addr() }
+
+// Conns reports the open connections and how many were refused over
+// Limits.MaxConnections or the side budget.
+func (e *Endpoint) Conns() (open int, refused uint64) { return e.capped.Open(), e.capped.Refused() }
 
 // AddReadiness adds a check to /readyz: it is ready when every check
 // returns nil. A failing check's error, prefixed by name, is the 503 body.

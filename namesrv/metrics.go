@@ -100,8 +100,10 @@ func (s *Server) startMetrics() error {
 		}
 		return err
 	}
-	ep, err := metrics.Listen(metrics.EndpointConfig{Addr: s.cfg.Load().MetricsAddr(),
-		Listener: m.ln, Registry: m.reg, Logger: s.log.Named("metrics"), Routes: routes, Wrap: s.wrapMetricsListener})
+	cfg := s.cfg.Load()
+	ep, err := metrics.Listen(metrics.EndpointConfig{Addr: cfg.MetricsAddr(),
+		Listener: m.ln, Registry: m.reg, Logger: s.log.Named("metrics"), Routes: routes, Wrap: s.wrapMetricsListener,
+		Limits: metrics.LimitsFrom(cfg.MetricsListener)})
 	m.ln = nil
 	if err != nil {
 		return err

@@ -81,6 +81,7 @@ func listenMetrics(cfg *config.ControllerConfig, logger hclog.Logger, ec metrics
 	reg := metrics.NewProcessRegistry()
 	pe := &promEndpoint{m: metrics.NewController(reg)}
 	ec.Addr, ec.Registry, ec.Logger = addr, reg, logger.Named("metrics")
+	ec.Limits = metrics.LimitsFrom(cfg.MetricsListener)
 	ep, err := metrics.Listen(ec)
 	if err != nil {
 		return nil, fmt.Errorf("controller: %w", err)
