@@ -14,13 +14,15 @@ import (
 )
 
 // newRaftTransport binds the Raft transport on the self entry of
-// controllerRaftPeers: plain TCP, or mutual TLS with the
+// controllerRaftPeers, its inbound connections capped by
+// controllerRaftMaxInboundConnections: plain TCP, or mutual TLS with the
 // controllerRaftTls* files when controllerRaftTlsEnable=true (the files
 // are reloaded when they change; see certreload).
 func newRaftTransport(cfg *config.ControllerConfig, logger hclog.Logger) (raft.Transport, error) {
 	addr := cfg.SelfRaftAddr()
+	in := raftstore.Inbound{MaxConns: cfg.ControllerRaftMaxInboundConnections}
 	if !cfg.ControllerRaftTlsEnable {
-		t, err := raftstore.NewTCPTransport(addr, "", logger)
+		t, err := raftstore.NewBoundedTCPTransport(addr, "", in, logger)
 		if err != nil {
 			return nil, fmt.Errorf("controller: cannot listen on raft address %s: %w", addr, err)
 		}
@@ -31,7 +33,7 @@ func newRaftTransport(cfg *config.ControllerConfig, logger hclog.Logger) (raft.T
 	if err != nil {
 		return nil, fmt.Errorf("controller: controllerRaftTls* files: %w", err)
 	}
-	t, err := raftstore.NewTLSTransport(addr, "", rl.ServerConfig(), rl.ClientConfig(), logger)
+	t, err := raftstore.NewTLSTransport(addr, "", rl.ServerConfig(), rl.ClientConfig(), in, logger)
 	if err != nil {
 		return nil, fmt.Errorf("controller: cannot listen on raft address %s: %w", addr, err)
 	}

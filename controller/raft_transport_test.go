@@ -4,6 +4,8 @@ package controller
 
 import (
 	"crypto/tls"
+	"errors"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -61,4 +63,44 @@ func freeRaftAddr(t *testing.T) string {
 	require.NoError(t, err)
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// TestRaftTransportCapsInboundConnections: the transport bound from the
+// keys, plain or TLS, closes an inbound connection over
+// controllerRaftMaxInboundConnections at once and keeps the others.
+func TestRaftTransportCapsInboundConnections(t *testing.T) {
+	ca := testcerts.NewCA(t, "raft-ca")
+	f := ca.Issue(t, testcerts.LeafOptions{}).WriteFiles(t, t.TempDir(), "n0", ca)
+	for name, extra := range map[string][]string{"plain": nil, "tls": {"controllerRaftTlsEnable=true",
+		"controllerRaftTlsCertPath=" + f.Cert, "controllerRaftTlsKeyPath=" + f.Key, "controllerRaftTlsTrustCertPath=" + f.CA}} {
+		t.Run(name, func(t *testing.T) {
+			_, peers := listenPeers(t, []string{"n0"})
+			var tr raft.Transport
+			require.Eventually(t, func() bool { // a port free a moment ago may be taken
+				cfg := testControllerConfig(t, "n0", peers, "n0-"+freeRaftAddr(t),
+					append([]string{"controllerRaftMaxInboundConnections=16"}, extra...)...)
+				var err error
+				tr, err = newRaftTransport(cfg, testLogger(t))
+				return err == nil
+			}, 10*time.Second, 10*time.Millisecond)
+			defer tr.(raft.WithClose).Close()
+			var held []net.Conn
+			for range 17 {
+				c, err := net.Dial("tcp", string(tr.LocalAddr()))
+				require.NoError(t, err)
+				defer c.Close()
+				held = append(held, c)
+			}
+			deadline := time.Now().Add(300 * time.Millisecond) // one wait for all
+			closed := func(c net.Conn) bool {
+				require.NoError(t, c.SetReadDeadline(deadline))
+				_, err := c.Read(make([]byte, 1))
+				return errors.Is(err, io.EOF)
+			}
+			require.True(t, closed(held[16]), "the 17th connection is closed")
+			for i, c := range held[:16] {
+				require.False(t, closed(c), "connection %d within the cap stays open", i)
+			}
+		})
+	}
 }

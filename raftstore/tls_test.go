@@ -40,7 +40,7 @@ func newTLSMember(t *testing.T, ca, trust *testcerts.CA, opts testcerts.LeafOpti
 	m.rl, err = certreload.New(m.files.Cert, m.files.Key, m.files.CA, logger)
 	require.NoError(t, err)
 	m.rl.SetCheckInterval(0)
-	m.layer, err = NewTLSStreamLayer("127.0.0.1:0", "", m.rl.ServerConfig(), m.rl.ClientConfig(), logger)
+	m.layer, err = NewTLSStreamLayer("127.0.0.1:0", "", m.rl.ServerConfig(), m.rl.ClientConfig(), Inbound{}, logger)
 	require.NoError(t, err)
 	m.trans = m.layer.Transport(logger)
 	return m
@@ -246,7 +246,7 @@ func TestTLSWipedNodeRejoins(t *testing.T) {
 	m := members[wiped]
 	var err error
 	require.Eventually(t, func() bool {
-		m.layer, err = NewTLSStreamLayer(c.addr(wiped), "", m.rl.ServerConfig(), m.rl.ClientConfig(), c.logger)
+		m.layer, err = NewTLSStreamLayer(c.addr(wiped), "", m.rl.ServerConfig(), m.rl.ClientConfig(), Inbound{}, c.logger)
 		return err == nil
 	}, tlsWait, 10*time.Millisecond, "rebind %s: %v", wiped, err)
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+
+	"github.com/rmqgo/nameserver/internal/connlimit"
 )
 
 // DefaultHandshakeTimeout bounds a TLS handshake on the Raft transport,
@@ -26,7 +28,7 @@ const DefaultHandshakeTimeout = 5 * time.Second
 // handshakes before it returns. Which certificates are presented and
 // trusted is the tls.Configs' business (certreload builds them).
 type TLSStreamLayer struct {
-	ln        net.Listener
+	ln        *connlimit.Listener
 	advertise net.Addr
 	server    *tls.Config
 	client    *tls.Config
@@ -36,10 +38,12 @@ type TLSStreamLayer struct {
 	failed    atomic.Uint64
 }
 
-// NewTLSStreamLayer listens on bindAddr. advertiseAddr is what peers
-// dial; empty means the listener's address, which must not be
-// unspecified. Failures wrap ErrBind and name the address.
-func NewTLSStreamLayer(bindAddr, advertiseAddr string, server, client *tls.Config, logger hclog.Logger) (*TLSStreamLayer, error) {
+// NewTLSStreamLayer listens on bindAddr, its inbound connections bounded
+// by in. advertiseAddr is what peers dial; empty means the listener's
+// address, which must not be unspecified. Failures wrap ErrBind and name
+// the address.
+func NewTLSStreamLayer(bindAddr, advertiseAddr string, server, client *tls.Config, in Inbound,
+	logger hclog.Logger) (*TLSStreamLayer, error) {
 	if logger == nil {
 		logger = hclog.Default()
 	}
@@ -47,7 +51,7 @@ func NewTLSStreamLayer(bindAddr, advertiseAddr string, server, client *tls.Confi
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBind, bindAddr, err)
 	}
-	l := &TLSStreamLayer{ln: ln, advertise: ln.Addr(), server: server, client: client,
+	l := &TLSStreamLayer{ln: in.wrap(ln, logger), advertise: ln.Addr(), server: server, client: client,
 		logger: logger.Named("tls")}
 	l.timeout.Store(int64(DefaultHandshakeTimeout))
 	if advertiseAddr != "" {
@@ -63,12 +67,13 @@ func NewTLSStreamLayer(bindAddr, advertiseAddr string, server, client *tls.Confi
 	return l, nil
 }
 
-// NewTLSTransport is NewTCPTransport over a TLSStreamLayer.
-func NewTLSTransport(bindAddr, advertiseAddr string, server, client *tls.Config, logger hclog.Logger) (*raft.NetworkTransport, error) {
+// NewTLSTransport is NewBoundedTCPTransport over a TLSStreamLayer.
+func NewTLSTransport(bindAddr, advertiseAddr string, server, client *tls.Config, in Inbound,
+	logger hclog.Logger) (*raft.NetworkTransport, error) {
 	if logger == nil {
 		logger = hclog.Default()
 	}
-	l, err := NewTLSStreamLayer(bindAddr, advertiseAddr, server, client, logger)
+	l, err := NewTLSStreamLayer(bindAddr, advertiseAddr, server, client, in, logger)
 	if err != nil {
 		return nil, err
 	}

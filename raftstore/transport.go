@@ -23,7 +23,14 @@ const (
 //
 // Open calls this itself; call it directly only to learn port-0 addresses
 // before bootstrapping, then pass the transport in Config.Transport.
+// Inbound connections are bounded by Inbound's defaults.
 func NewTCPTransport(bindAddr, advertiseAddr string, logger hclog.Logger) (*raft.NetworkTransport, error) {
+	return NewBoundedTCPTransport(bindAddr, advertiseAddr, Inbound{}, logger)
+}
+
+// NewBoundedTCPTransport is NewTCPTransport with its inbound connections
+// bounded by in.
+func NewBoundedTCPTransport(bindAddr, advertiseAddr string, in Inbound, logger hclog.Logger) (*raft.NetworkTransport, error) {
 	var advertise net.Addr
 	if advertiseAddr != "" {
 		a, err := net.ResolveTCPAddr("tcp", advertiseAddr)
@@ -35,15 +42,14 @@ func NewTCPTransport(bindAddr, advertiseAddr string, logger hclog.Logger) (*raft
 	if logger == nil {
 		logger = hclog.Default()
 	}
-	t, err := raft.NewTCPTransportWithConfig(bindAddr, advertise, &raft.NetworkTransportConfig{
-		MaxPool: transportMaxPool,
-		Timeout: transportTimeout,
-		Logger:  logger.Named("transport"),
-	})
+	l, err := newTCPStreamLayer(bindAddr, advertise, in, logger)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBind, bindAddr, err)
 	}
-	return t, nil
+	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+		Stream: l, MaxPool: transportMaxPool, Timeout: transportTimeout,
+		Logger: logger.Named("transport"),
+	}), nil
 }
 
 // checkSelfAddr rejects a self peer address that differs from the

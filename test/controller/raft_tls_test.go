@@ -59,7 +59,7 @@ func listenTLS(t *testing.T, f testcerts.Files, logger hclog.Logger) (net.Listen
 	require.NoError(t, err)
 	rl, err := certreload.New(f.Cert, f.Key, f.CA, logger)
 	require.NoError(t, err)
-	tr, err := raftstore.NewTLSTransport("127.0.0.1:0", "", rl.ServerConfig(), rl.ClientConfig(), logger)
+	tr, err := raftstore.NewTLSTransport("127.0.0.1:0", "", rl.ServerConfig(), rl.ClientConfig(), raftstore.Inbound{}, logger)
 	require.NoError(t, err)
 	return ln, tr
 }
