@@ -55,12 +55,14 @@ func TestAttackHTTPFloodKeepsRemotingServed(t *testing.T) {
 	stop := redialHTTP(child.metrics)
 	under := child.lookups(t, floodLookups)
 	redials := stop()
+	acceptErrors, reserveWarnings := child.stats(t)
 	t.Logf("under flood: %d of %d HTTP connections kept open; child fds=%d (limit %d), remoting accept errors=%d",
-		kept, floodConns, fds, floodFdLimit, child.acceptErrors(t))
+		kept, floodConns, fds, floodFdLimit, acceptErrors)
 	t.Logf("under flood: %d more HTTP connections dialled during the lookups", redials)
 	t.Logf("under flood: lookups ok=%d failed=%d p50=%s p99=%s (first error: %v)",
 		under.ok, under.failed, under.p(50), under.p(99), under.firstErr)
 	require.Zero(t, under.failed, "remoting lookups failed under the HTTP flood: %v", under.firstErr)
+	require.Equal(t, 1, reserveWarnings, "serverMaxConnections=10000 does not fit in 3/4 of %d fds", floodFdLimit)
 }
 
 // TestFDFloodChild is the child process of
@@ -87,7 +89,8 @@ func TestFDFloodChild(t *testing.T) {
 	fmt.Printf("FDFLOOD addr %s %s\n", srv.Addr(), srv.MetricsAddr())
 	in := bufio.NewScanner(os.Stdin)
 	for in.Scan() {
-		fmt.Printf("FDFLOOD stats %d\n", lines.Count("accept failed"))
+		fmt.Printf("FDFLOOD stats %d %d\n", lines.Count("accept failed"),
+			lines.Count("serverMaxConnections exceeds the file descriptors left to remoting"))
 	}
 }
 
@@ -145,14 +148,14 @@ func (c *floodChild) fds(t *testing.T) int {
 	return len(ents)
 }
 
-// acceptErrors is how many "accept failed" warnings the child logged.
-func (c *floodChild) acceptErrors(t *testing.T) int {
+// stats returns how many "accept failed" warnings the child logged and
+// how many said serverMaxConnections does not fit in the fd limit.
+func (c *floodChild) stats(t *testing.T) (acceptErrors, reserveWarnings int) {
 	_, err := io.WriteString(c.in, "stats\n")
 	require.NoError(t, err)
-	var n int
-	_, err = fmt.Sscan(c.line(t, "stats"), &n)
+	_, err = fmt.Sscan(c.line(t, "stats"), &acceptErrors, &reserveWarnings)
 	require.NoError(t, err)
-	return n
+	return acceptErrors, reserveWarnings
 }
 
 // lookupRun is the outcome of a series of route lookups.

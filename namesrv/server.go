@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/connlimit"
 	"github.com/rmqgo/nameserver/kv"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/namesrv/route"
@@ -153,10 +154,22 @@ func (s *Server) Start() error {
 	s.routes.Start()
 	s.warm.start(ln.Addr())
 	go func() { s.served <- s.rs.Serve(ln) }()
+	s.checkFdReserve()
 	now := time.Now()
 	s.serving.Store(&now)
 	s.log.Info("name server started", "addr", ln.Addr().String())
 	return nil
+}
+
+// checkFdReserve warns when serverMaxConnections does not fit in the
+// file descriptors the side listeners leave to remoting: the remoting
+// listener would then fail its accepts (backing off) before its cap.
+func (s *Server) checkFdReserve() {
+	reserve, ok := connlimit.RemotingReserve()
+	if max := s.cfg.Load().ServerMaxConnections; ok && max > reserve {
+		s.log.Warn("serverMaxConnections exceeds the file descriptors left to remoting; raise the fd limit (ulimit -n)",
+			"serverMaxConnections", max, "reserve", reserve, "rule", "3/4 of RLIMIT_NOFILE")
+	}
 }
 
 // Addr is the bound listen address (after Start).

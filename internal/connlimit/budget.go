@@ -52,3 +52,14 @@ var side = sync.OnceValue(func() *Budget {
 // Side is the process's side budget: RLIMIT_NOFILE/SideShare, read at its
 // first use.
 func Side() *Budget { return side() }
+
+// RemotingReserve is what RLIMIT_NOFILE leaves outside the side budget:
+// the remoting listener's, the dials', the stores' and the runtime's.
+// False when the limit cannot be read or is infinite.
+func RemotingReserve() (int, bool) {
+	n, ok := NoFileLimit()
+	if !ok || n/SideShare > unlimitedSide {
+		return 0, false
+	}
+	return int(n) - Side().Max(), true
+}
