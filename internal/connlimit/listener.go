@@ -85,8 +85,8 @@ func (l *Listener) admit() string {
 }
 
 func (l *Listener) refuse(c net.Conn, reason string) {
+	l.refused.Add(1) // before the peer can see the close
 	_ = c.Close()
-	l.refused.Add(1)
 	if ok, n := l.logs.Allow(time.Now()); ok {
 		l.cfg.Logger.Warn("closing connection over the "+reason, "addr", l.Addr().String(),
 			"remote", c.RemoteAddr().String(), "open", l.open.Load(), "max", l.cfg.Max,
