@@ -29,3 +29,12 @@ func TestSideListenerKeys(t *testing.T) {
 	require.NoError(t, err)
 	requireKeysNamed(t, cc.Validate(), "controllerRaftMaxInboundConnections (1) must be between 16 and 65536")
 }
+
+func TestSideListenerKeysAreNotRemotelyUpdatable(t *testing.T) {
+	c := Default()
+	for _, key := range []string{"metricsMaxConnections", "metricsReadHeaderTimeoutSeconds", "metricsReadTimeoutSeconds",
+		"metricsWriteTimeoutSeconds", "metricsIdleTimeoutSeconds", "metricsMaxHeaderBytes"} {
+		require.True(t, c.IsBlackListed(key), key)
+	}
+	require.True(t, c.Controller.IsBlackListed("controllerRaftMaxInboundConnections"))
+}

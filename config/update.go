@@ -30,6 +30,10 @@ var (
 		"unRegisterBrokerQueueCapacity", "clientRequestThreadPoolQueueCapacity", "defaultThreadPoolQueueCapacity",
 		"controllerRequestThreadPoolQueueCapacity", "serverOnewaySemaphoreValue", "serverAsyncSemaphoreValue",
 		"writeBufferHighWaterMark", "writeBufferLowWaterMark",
+		// side listeners' bounds (listeners.go)
+		"metricsMaxConnections", "metricsReadHeaderTimeoutSeconds", "metricsReadTimeoutSeconds",
+		"metricsWriteTimeoutSeconds", "metricsIdleTimeoutSeconds", "metricsMaxHeaderBytes",
+		"controllerRaftMaxInboundConnections",
 		// who may claim another client's address (proxy.go)
 		"enableProxyProtocol", "proxyProtocolTrustedSources",
 	}
