@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -43,7 +44,7 @@ func TestAttackHTTPFloodKeepsRemotingServed(t *testing.T) {
 	if os.Getenv(floodChildEnv) != "" {
 		t.Skip("the child process runs TestFDFloodChild only")
 	}
-	child := startFloodChild(t)
+	child := startFloodChild(t, floodFdLimit)
 	child.lookups(t, floodLookups/4) // warm up
 	base := child.lookups(t, floodLookups)
 	t.Logf("without flood: child fds=%d, lookups ok=%d failed=%d p50=%s p99=%s",
@@ -65,6 +66,48 @@ func TestAttackHTTPFloodKeepsRemotingServed(t *testing.T) {
 	require.Equal(t, 1, reserveWarnings, "serverMaxConnections=10000 does not fit in 3/4 of %d fds", floodFdLimit)
 }
 
+// TestAttackRemotingSurvivesFdExhaustion fills a NameServer limited to
+// 128 file descriptors with idle remoting connections (its own listener
+// past the limit, which serverMaxConnections=10000 allows: the start-up
+// warning says so): the accept loop must back off, not spin, and serve a
+// new client once connections close.
+func TestAttackRemotingSurvivesFdExhaustion(t *testing.T) {
+	if os.Getenv(floodChildEnv) != "" {
+		t.Skip("the child process runs TestFDFloodChild only")
+	}
+	child := startFloodChild(t, 128)
+	var conns []net.Conn
+	for range 200 {
+		c, err := net.DialTimeout("tcp", child.remoting, 2*time.Second)
+		require.NoError(t, err)
+		conns = append(conns, c)
+	}
+	require.Eventually(t, func() bool { return child.fds(t) >= 128 }, 10*time.Second, 10*time.Millisecond)
+	cpu0, errs0 := child.cpu(t), first(child.stats(t))
+	time.Sleep(2 * time.Second) // exhausted: measure what the accept loop costs meanwhile
+	cpu1, errs1 := child.cpu(t), first(child.stats(t))
+	t.Logf("exhausted for 2 s: child fds=%d, %d accept errors logged, %s of CPU", child.fds(t), errs1-errs0, cpu1-cpu0)
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	require.Eventually(t, func() bool { return lookupOnce(child.remoting) == nil }, 20*time.Second, 50*time.Millisecond,
+		"a new client is served once connections closed")
+}
+
+func first(a, _ int) int { return a }
+
+// cpu is the child's user and system CPU time so far.
+func (c *floodChild) cpu(t *testing.T) time.Duration {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	require.NoError(t, err)
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	utime, err := strconv.ParseInt(f[11], 10, 64)
+	require.NoError(t, err)
+	stime, err := strconv.ParseInt(f[12], 10, 64)
+	require.NoError(t, err)
+	return time.Duration(utime+stime) * 10 * time.Millisecond // USER_HZ 100
+}
+
 // TestFDFloodChild is the child process of
 // TestAttackHTTPFloodKeepsRemotingServed: it lowers RLIMIT_NOFILE, starts a
 // NameServer with its metrics endpoint, prints both addresses and answers
@@ -73,9 +116,11 @@ func TestFDFloodChild(t *testing.T) {
 	if os.Getenv(floodChildEnv) == "" {
 		t.Skip("run by TestAttackHTTPFloodKeepsRemotingServed")
 	}
+	limit, err := strconv.ParseUint(os.Getenv(floodChildEnv), 10, 64)
+	require.NoError(t, err)
 	var lim syscall.Rlimit
 	require.NoError(t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim))
-	lim.Cur = floodFdLimit
+	lim.Cur = limit
 	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim))
 	logger, lines := testlog.Capture(t, "child", hclog.Warn)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -103,9 +148,10 @@ type floodChild struct {
 	metrics  string
 }
 
-func startFloodChild(t *testing.T) *floodChild {
+// startFloodChild starts the child with RLIMIT_NOFILE lowered to limit.
+func startFloodChild(t *testing.T, limit int) *floodChild {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFDFloodChild$")
-	cmd.Env = append(os.Environ(), floodChildEnv+"=1")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", floodChildEnv, limit))
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	out, err := cmd.StdoutPipe()
