@@ -38,6 +38,12 @@
 // that names need no escaping. Package metricstest parses what /metrics
 // serves with prometheus/common/expfmt for tests.
 //
+// The Endpoint is bounded by Limits (the metrics* keys, see LimitsFrom):
+// a connection cap, read-header, read, write and idle timeouts and a
+// header size; its connections also count against the process's side
+// budget (package internal/connlimit), so HTTP clients cannot take the
+// file descriptors the remoting listener needs.
+//
 // This package does not import the controller (nor hashicorp/raft): the
 // controller satisfies ControllerSource and drives ControllerRecorder.
 package metrics
