@@ -115,7 +115,7 @@ func BenchmarkRegister10kTopicsUnchangedUnprinted(b *testing.B) {
 // alone (pop, close, enqueue); applying the unregistrations and
 // re-registering between iterations is not timed.
 func BenchmarkScanExpired1000of10000(b *testing.B) {
-	clock := &fakeClock{t: time.Unix(1_700_000_000, 0)}
+	clock := newFakeClock()
 	m := NewManager(Options{Now: clock.Now})
 	reqs := make([]RegisterRequest, 10_000)
 	for i := range reqs {
