@@ -9,7 +9,7 @@ import (
 )
 
 // scanNow runs an expiry scan at the harness clock's present.
-func (h *harness) scanNow() int { return h.ScanExpired(h.clock.Now()) }
+func (h *harness) scanNow() int { return h.ScanExpired(h.clock.Mono()) }
 
 // TestWallStepExpiresNoBrokerAndADeadOneOnTime steps the wall clock ±10
 // min a second after a broker registered: the scan expires no broker and

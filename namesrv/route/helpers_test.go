@@ -48,7 +48,7 @@ func newHarness(t testing.TB, start bool, tweak ...func(*Options)) *harness {
 	opts := Options{
 		Settings: func() Settings { return *h.settings.Load() },
 		Logger:   testLogger(t),
-		Now:      h.clock.Now,
+		Clock:    h.clock,
 		NotifyMinBrokerIDChange: func(n MinBrokerIDChange) {
 			h.mu.Lock()
 			h.notes = append(h.notes, n)
