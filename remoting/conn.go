@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/internal/monotime"
 )
 
 const (
@@ -52,10 +54,11 @@ type connConfig struct {
 	maxFrame   int
 	idle       time.Duration // 0 = never idle
 	log        hclog.Logger
-	maxPending int64        // response bytes queued before reading stops; 0 = no cap
-	budget     *frameBudget // reserved by large frames while read; nil = none
-	maxAsync   int          // async requests running at once; 0 = none allowed
-	maxHeader  int          // largest header read; 0 = no limit
+	maxPending int64          // response bytes queued before reading stops; 0 = no cap
+	budget     *frameBudget   // reserved by large frames while read; nil = none
+	maxAsync   int            // async requests running at once; 0 = none allowed
+	maxHeader  int            // largest header read; 0 = no limit
+	clock      monotime.Clock // nil = monotime.System
 }
 
 // Conn is one remoting connection: the server side of an accepted
@@ -108,7 +111,10 @@ func newConn(id uint64, nc net.Conn, cfg connConfig) *Conn {
 		_ = tc.SetNoDelay(true)
 	}
 	remote := nc.RemoteAddr().String()
-	now := time.Now().UnixNano()
+	if cfg.clock == nil {
+		cfg.clock = monotime.System
+	}
+	now := cfg.clock.Now().UnixNano()
 	c := &Conn{
 		id: id, nc: nc, remote: remote, cfg: cfg,
 		log:        cfg.log.With("conn", id, "remote", remote),

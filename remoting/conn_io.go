@@ -48,7 +48,7 @@ func (c *Conn) readLoop(dispatch dispatchFunc) error {
 			return err
 		}
 		if c.cfg.idle > 0 {
-			c.lastRead.Store(time.Now().UnixNano())
+			c.lastRead.Store(c.cfg.clock.Now().UnixNano())
 		}
 		resp, recycle := dispatch(cmd)
 		if resp != nil {
@@ -150,7 +150,7 @@ func (c *Conn) prepareFrame(r *bufio.Reader, hdr []byte) error {
 // idleFor is the time since the last read or write.
 func (c *Conn) idleFor() time.Duration {
 	last := max(c.lastRead.Load(), c.lastWrite.Load())
-	return time.Duration(time.Now().UnixNano() - last)
+	return time.Duration(c.cfg.clock.Now().UnixNano() - last)
 }
 
 // refreshReadDeadline sets the read deadline to the last activity plus the
@@ -158,7 +158,7 @@ func (c *Conn) idleFor() time.Duration {
 // free deadline update while the current one is still far away. It reports
 // false when the connection is draining (whose past deadline must stay).
 func (c *Conn) refreshReadDeadline(force bool) bool {
-	now := time.Now().UnixNano()
+	now := c.cfg.clock.Now().UnixNano()
 	idle := int64(c.cfg.idle)
 	want := max(c.lastRead.Load(), c.lastWrite.Load()) + idle
 	if force {
@@ -173,7 +173,7 @@ func (c *Conn) refreshReadDeadline(force bool) bool {
 		return false
 	}
 	c.readDL = want
-	_ = c.nc.SetReadDeadline(time.Unix(0, want))
+	_ = c.nc.SetReadDeadline(wallDeadline(c.cfg.clock, want))
 	return true
 }
 

@@ -3,6 +3,8 @@ package remoting
 import (
 	"net"
 	"time"
+
+	"github.com/rmqgo/nameserver/internal/monotime"
 )
 
 // writeBatch encodes first and the batches queued behind it (up to
@@ -94,10 +96,10 @@ func (c *Conn) write(bufs net.Buffers) error {
 	}
 	var now int64
 	if c.cfg.idle > 0 {
-		now = time.Now().UnixNano()
+		now = c.cfg.clock.Now().UnixNano()
 		if idle := int64(c.cfg.idle); c.writeDL-now < idle*7/8 {
 			c.writeDL = now + idle
-			_ = c.nc.SetWriteDeadline(time.Unix(0, c.writeDL))
+			_ = c.nc.SetWriteDeadline(wallDeadline(c.cfg.clock, c.writeDL))
 		}
 	}
 	var err error
@@ -107,7 +109,15 @@ func (c *Conn) write(bufs net.Buffers) error {
 		_, err = bufs.WriteTo(c.nc)
 	}
 	if c.cfg.idle > 0 {
-		c.lastWrite.Store(time.Now().UnixNano())
+		c.lastWrite.Store(c.cfg.clock.Now().UnixNano())
 	}
 	return err
+}
+
+// wallDeadline is the socket deadline of the wall instant ns read on clk.
+func wallDeadline(clk monotime.Clock, ns int64) time.Time {
+	if s, ok := clk.(interface{ WallDeadline(time.Time) time.Time }); ok {
+		return s.WallDeadline(time.Unix(0, ns))
+	}
+	return time.Unix(0, ns)
 }
