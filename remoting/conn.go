@@ -98,12 +98,14 @@ type Conn struct {
 	pending    map[int32]chan *Command
 	nextOpaque atomic.Int32
 
-	lastRead  atomic.Int64 // unix nanos of the last frame read
-	lastWrite atomic.Int64 // unix nanos of the last completed write
+	// Idle decisions are taken on the monotonic clock (monotime.Mono
+	// readings of cfg.clock), so a wall-clock step changes none of them.
+	lastRead  atomic.Int64 // monotime.Mono of the last frame read
+	lastWrite atomic.Int64 // monotime.Mono of the last completed write
 	dlMu      sync.Mutex   // orders read-deadline changes with shutdown
 	draining  atomic.Bool  // graceful shutdown: stop reading, flush, close
-	readDL    int64        // read loop's current read deadline (unix nanos)
-	writeDL   int64        // writer's current write deadline (unix nanos)
+	readDL    int64        // read loop's current read deadline (monotime.Mono)
+	writeDL   int64        // writer's current write deadline (monotime.Mono)
 }
 
 func newConn(id uint64, nc net.Conn, cfg connConfig) *Conn {
@@ -114,7 +116,7 @@ func newConn(id uint64, nc net.Conn, cfg connConfig) *Conn {
 	if cfg.clock == nil {
 		cfg.clock = monotime.System
 	}
-	now := cfg.clock.Now().UnixNano()
+	now := int64(cfg.clock.Mono())
 	c := &Conn{
 		id: id, nc: nc, remote: remote, cfg: cfg,
 		log:        cfg.log.With("conn", id, "remote", remote),

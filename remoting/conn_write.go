@@ -1,11 +1,6 @@
 package remoting
 
-import (
-	"net"
-	"time"
-
-	"github.com/rmqgo/nameserver/internal/monotime"
-)
+import "net"
 
 // writeBatch encodes first and the batches queued behind it (up to
 // maxBatchBytes) and writes them with one call, then takes what it wrote
@@ -96,10 +91,10 @@ func (c *Conn) write(bufs net.Buffers) error {
 	}
 	var now int64
 	if c.cfg.idle > 0 {
-		now = c.cfg.clock.Now().UnixNano()
+		now = int64(c.cfg.clock.Mono())
 		if idle := int64(c.cfg.idle); c.writeDL-now < idle*7/8 {
 			c.writeDL = now + idle
-			_ = c.nc.SetWriteDeadline(wallDeadline(c.cfg.clock, c.writeDL))
+			_ = c.nc.SetWriteDeadline(c.deadline(c.writeDL))
 		}
 	}
 	var err error
@@ -109,15 +104,7 @@ func (c *Conn) write(bufs net.Buffers) error {
 		_, err = bufs.WriteTo(c.nc)
 	}
 	if c.cfg.idle > 0 {
-		c.lastWrite.Store(c.cfg.clock.Now().UnixNano())
+		c.lastWrite.Store(int64(c.cfg.clock.Mono()))
 	}
 	return err
-}
-
-// wallDeadline is the socket deadline of the wall instant ns read on clk.
-func wallDeadline(clk monotime.Clock, ns int64) time.Time {
-	if s, ok := clk.(interface{ WallDeadline(time.Time) time.Time }); ok {
-		return s.WallDeadline(time.Unix(0, ns))
-	}
-	return time.Unix(0, ns)
 }
