@@ -26,12 +26,12 @@ type Reloader struct {
 	log      hclog.Logger
 	cur      atomic.Pointer[loaded]
 	interval atomic.Int64 // ns
-	next     atomic.Int64 // unix ns of the next allowed check
+	next     atomic.Int64 // monotime.Mono of the next allowed check (0: now)
 	mu       sync.Mutex   // one check at a time
 	failed   [3]watchedfile.Stamp
 	reloads  atomic.Uint64
 	refused  atomic.Uint64
-	clock    monotime.Clock // the check interval's clock (tests inject one)
+	clock    monotime.Clock // its monotonic reading paces the checks (tests inject one)
 }
 
 type loaded struct {
@@ -90,7 +90,7 @@ func (r *Reloader) load() (*loaded, error) {
 // MaybeReload reloads the files if the check interval has passed and one
 // of them changed. Handshakes call it; a concurrent call returns at once.
 func (r *Reloader) MaybeReload() {
-	now := r.clock.Now().UnixNano()
+	now := int64(r.clock.Mono()) // a wall step neither hastens nor holds back a check
 	if now < r.next.Load() || !r.mu.TryLock() {
 		return
 	}
