@@ -27,6 +27,7 @@ func TestWallStepNoSpinAndIdleStillCloses(t *testing.T) {
 	const idle = time.Second
 	for _, step := range []time.Duration{10 * time.Minute, -10 * time.Minute} {
 		t.Run(fmt.Sprint(step), func(t *testing.T) {
+			t.Parallel() // each on its own server and clock
 			clock := &monotime.Shifted{}
 			s := NewServer(ServerConfig{IdleTimeout: idle, Logger: testLogger(t)})
 			s.clock = clock
