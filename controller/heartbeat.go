@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/internal/monotime"
 )
 
 // Defaults for absent BROKER_HEARTBEAT header fields
@@ -42,11 +43,10 @@ type liveness interface {
 type ConnID uint64
 
 // Clock is the time source of the heartbeat manager (injectable in tests).
-type Clock interface{ Now() time.Time }
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
+// Liveness and the first-heartbeat window are decided on its monotonic
+// reading, so a wall-clock step changes nothing; its wall reading only
+// stamps LastUpdateMillis for display.
+type Clock = monotime.Clock
 
 // brokerIdentity is the heartbeat key (cluster, broker set, id).
 type brokerIdentity struct {
@@ -59,7 +59,7 @@ type brokerIdentity struct {
 type liveInfo struct {
 	brokerIdentity
 	BrokerAddr       string
-	LastUpdateMillis int64
+	LastUpdateMillis int64 // wall clock, for display only: no decision reads it
 	TimeoutMillis    int64
 	Conn             ConnID
 	Generation       uint64 // changes whenever the entry is (re)created on a new connection
@@ -90,7 +90,7 @@ type inactiveBroker struct {
 
 // heartbeatOptions configure a heartbeatManager.
 type heartbeatOptions struct {
-	Clock  Clock        // nil = wall clock
+	Clock  Clock        // nil = monotime.System
 	Logger hclog.Logger // nil = discard
 	// OnInactive, if set, is called (outside the lock, in order) for every
 	// inactive event. It should only enqueue work.
@@ -116,7 +116,7 @@ var _ liveness = (*heartbeatManager)(nil)
 // newHeartbeatManager returns an empty manager.
 func newHeartbeatManager(opts heartbeatOptions) *heartbeatManager {
 	if opts.Clock == nil {
-		opts.Clock = systemClock{}
+		opts.Clock = monotime.System
 	}
 	if opts.Logger == nil {
 		opts.Logger = hclog.NewNullLogger()
@@ -126,7 +126,11 @@ func newHeartbeatManager(opts heartbeatOptions) *heartbeatManager {
 		opts: opts}
 }
 
-func (m *heartbeatManager) now() int64 { return m.opts.Clock.Now().UnixMilli() }
+// now is the monotonic reading every liveness decision uses.
+func (m *heartbeatManager) now() monotime.Mono { return m.opts.Clock.Mono() }
+
+// wallMillis stamps LastUpdateMillis (display only).
+func (m *heartbeatManager) wallMillis() int64 { return m.opts.Clock.Now().UnixMilli() }
 
 // OnHeartbeat records a BROKER_HEARTBEAT received on conn. It fails with
 // 2005 when the broker id is absent, or when the table is full for conn
@@ -157,23 +161,24 @@ func (m *heartbeatManager) OnHeartbeat(req wire.BrokerHeartbeatRequest, conn Con
 		m.opts.Logger.Debug("broker heartbeat refused", "broker", key, "conn", conn, "error", err)
 		return err
 	}
-	m.record(e, key, hb, conn, now)
-	e.beats[conn] = connBeat{lastMillis: now, timeoutMillis: hb.TimeoutMillis}
+	m.record(e, key, hb, conn, m.wallMillis())
+	e.beats[conn] = connBeat{last: now, timeout: time.Duration(hb.TimeoutMillis) * time.Millisecond}
 	m.bind(conn, key)
 	return nil
 }
 
-// record updates the entry's state from one heartbeat.
-func (m *heartbeatManager) record(e *hbEntry, key brokerIdentity, hb liveInfo, conn ConnID, now int64) {
+// record updates the entry's state from one heartbeat; wall stamps
+// LastUpdateMillis.
+func (m *heartbeatManager) record(e *hbEntry, key brokerIdentity, hb liveInfo, conn ConnID, wall int64) {
 	prev := &e.info
 	if prev.Generation == 0 || (conn != 0 && conn != prev.Conn) {
 		m.nextGen++
-		hb.brokerIdentity, hb.LastUpdateMillis, hb.Conn, hb.Generation = key, now, conn, m.nextGen
+		hb.brokerIdentity, hb.LastUpdateMillis, hb.Conn, hb.Generation = key, wall, conn, m.nextGen
 		e.info = hb
 		m.opts.Logger.Debug("broker heartbeat entry created", "broker", key, "addr", hb.BrokerAddr, "conn", conn)
 		return
 	}
-	prev.LastUpdateMillis, prev.TimeoutMillis, prev.ElectionPriority = now, hb.TimeoutMillis, hb.ElectionPriority
+	prev.LastUpdateMillis, prev.TimeoutMillis, prev.ElectionPriority = wall, hb.TimeoutMillis, hb.ElectionPriority
 	if hb.Epoch > prev.Epoch || (hb.Epoch == prev.Epoch && hb.MaxOffset > prev.MaxOffset) {
 		prev.Epoch, prev.MaxOffset, prev.ConfirmOffset = hb.Epoch, hb.MaxOffset, hb.ConfirmOffset
 	}

@@ -2,7 +2,12 @@
 
 package controller
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+
+	"github.com/rmqgo/nameserver/internal/monotime"
+)
 
 // Bounds of the heartbeat table (ours: Java's DefaultBrokerHeartbeatManager
 // keeps an entry for any broker identity anyone beats for). A real broker
@@ -16,13 +21,15 @@ const (
 )
 
 // connBeat is one connection's part of an entry's liveness: its last
-// heartbeat and the timeout that heartbeat announced.
+// heartbeat (monotonic) and the timeout that heartbeat announced.
 type connBeat struct {
-	lastMillis    int64
-	timeoutMillis int64
+	last    monotime.Mono
+	timeout time.Duration
 }
 
-func (b connBeat) alive(now int64) bool { return now-b.lastMillis <= b.timeoutMillis } // no overflow
+// alive reports now-last <= timeout (Java's rule, on the monotonic clock;
+// the timeout is capped, so no overflow).
+func (b connBeat) alive(now monotime.Mono) bool { return now.Sub(b.last) <= b.timeout }
 
 // hbEntry is one broker's row: the state of its latest heartbeat and the
 // part each connection that beat for it contributes to its liveness.
@@ -31,7 +38,7 @@ type hbEntry struct {
 	beats map[ConnID]connBeat
 }
 
-func (e *hbEntry) alive(now int64) bool {
+func (e *hbEntry) alive(now monotime.Mono) bool {
 	for _, b := range e.beats {
 		if b.alive(now) {
 			return true

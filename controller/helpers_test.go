@@ -3,40 +3,29 @@
 package controller
 
 import (
-	"github.com/rmqgo/nameserver/internal/testlog"
-
 	"bytes"
 	"io"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/monotime"
+	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
 // testLogger routes logs to t.Log.
 func testLogger(t testing.TB) hclog.Logger { return testlog.New(t, t.Name()) }
 
-// fakeClock is a settable Clock.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
+// fakeClock is a settable Clock whose wall reading can be stepped apart
+// from the time that passes (monotime.Fake): Advance lets time pass,
+// StepWall steps the wall clock only.
+type fakeClock struct{ *monotime.Fake }
 
-func newFakeClock() *fakeClock { return &fakeClock{now: time.UnixMilli(1_700_000_000_000)} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
+func newFakeClock() *fakeClock {
+	return &fakeClock{monotime.NewFake(time.UnixMilli(1_700_000_000_000))}
 }
 
 // fakeLive is a Liveness with explicit alive ids and live infos.

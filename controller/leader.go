@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rmqgo/nameserver/internal/monotime"
 	"github.com/rmqgo/nameserver/raftstore"
 )
 
@@ -144,14 +145,14 @@ const maxFirstBeatWindow int64 = 60_000
 // Java's JRaft controller waits likewise before its first scan
 // (RaftBrokerHeartBeatManager.scanNotActiveBroker, jRaftScanWaitTimeoutMs).
 type firstBeatWindow struct {
-	start   atomic.Int64 // ms on the heartbeat clock; 0 = closed (latched)
+	start   atomic.Int64 // monotime.Mono of the heartbeat clock; 0 = closed (latched)
 	longest atomic.Int64 // longest timeout known when it opened
 }
 
 // OpenFirstBeatWindow opens the window now (on becoming ready leader).
 func (m *heartbeatManager) OpenFirstBeatWindow() {
 	m.window.longest.Store(m.longestTimeoutMillis())
-	m.window.start.Store(m.now())
+	m.window.start.Store(int64(m.now()))
 	m.opts.Logger.Info("first-heartbeat window opened", "millis", m.windowMillis())
 }
 
@@ -162,7 +163,7 @@ func (m *heartbeatManager) InFirstBeatWindow() bool {
 	if start == 0 {
 		return false
 	}
-	if m.now()-start < m.windowMillis() {
+	if m.now().Sub(monotime.Mono(start)) < time.Duration(m.windowMillis())*time.Millisecond {
 		return true
 	}
 	m.window.start.CompareAndSwap(start, 0)

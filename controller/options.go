@@ -111,7 +111,8 @@ func WithConfigPersister(fn func(*config.ControllerConfig) error) Option {
 // (requests by code and response code, connections, rejected frames).
 func WithRemotingObserver(obs remoting.Observer) Option { return func(o *options) { o.remoting = obs } }
 
-// WithClock sets the heartbeat manager's clock (tests).
+// WithClock sets the heartbeat manager's clock (tests): its monotonic
+// reading decides liveness, its wall reading only stamps display fields.
 func WithClock(c Clock) Option { return func(o *options) { o.clock = c } }
 
 // ElectTrigger says who asked for an election (docs/controller.md section 3.1).

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/internal/monotime"
 )
 
 const (
@@ -52,10 +54,11 @@ type connConfig struct {
 	maxFrame   int
 	idle       time.Duration // 0 = never idle
 	log        hclog.Logger
-	maxPending int64        // response bytes queued before reading stops; 0 = no cap
-	budget     *frameBudget // reserved by large frames while read; nil = none
-	maxAsync   int          // async requests running at once; 0 = none allowed
-	maxHeader  int          // largest header read; 0 = no limit
+	maxPending int64          // response bytes queued before reading stops; 0 = no cap
+	budget     *frameBudget   // reserved by large frames while read; nil = none
+	maxAsync   int            // async requests running at once; 0 = none allowed
+	maxHeader  int            // largest header read; 0 = no limit
+	clock      monotime.Clock // nil = monotime.System
 }
 
 // Conn is one remoting connection: the server side of an accepted
@@ -95,12 +98,14 @@ type Conn struct {
 	pending    map[int32]chan *Command
 	nextOpaque atomic.Int32
 
-	lastRead  atomic.Int64 // unix nanos of the last frame read
-	lastWrite atomic.Int64 // unix nanos of the last completed write
+	// Idle decisions are taken on the monotonic clock (monotime.Mono
+	// readings of cfg.clock), so a wall-clock step changes none of them.
+	lastRead  atomic.Int64 // monotime.Mono of the last frame read
+	lastWrite atomic.Int64 // monotime.Mono of the last completed write
 	dlMu      sync.Mutex   // orders read-deadline changes with shutdown
 	draining  atomic.Bool  // graceful shutdown: stop reading, flush, close
-	readDL    int64        // read loop's current read deadline (unix nanos)
-	writeDL   int64        // writer's current write deadline (unix nanos)
+	readDL    int64        // read loop's current read deadline (monotime.Mono)
+	writeDL   int64        // writer's current write deadline (monotime.Mono)
 }
 
 func newConn(id uint64, nc net.Conn, cfg connConfig) *Conn {
@@ -108,7 +113,10 @@ func newConn(id uint64, nc net.Conn, cfg connConfig) *Conn {
 		_ = tc.SetNoDelay(true)
 	}
 	remote := nc.RemoteAddr().String()
-	now := time.Now().UnixNano()
+	if cfg.clock == nil {
+		cfg.clock = monotime.System
+	}
+	now := int64(cfg.clock.Mono())
 	c := &Conn{
 		id: id, nc: nc, remote: remote, cfg: cfg,
 		log:        cfg.log.With("conn", id, "remote", remote),

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"github.com/rmqgo/nameserver/internal/monotime"
 )
 
 // errDraining ends a read loop for a graceful shutdown.
@@ -48,7 +50,7 @@ func (c *Conn) readLoop(dispatch dispatchFunc) error {
 			return err
 		}
 		if c.cfg.idle > 0 {
-			c.lastRead.Store(time.Now().UnixNano())
+			c.lastRead.Store(int64(c.cfg.clock.Mono()))
 		}
 		resp, recycle := dispatch(cmd)
 		if resp != nil {
@@ -147,10 +149,17 @@ func (c *Conn) prepareFrame(r *bufio.Reader, hdr []byte) error {
 	return nil
 }
 
-// idleFor is the time since the last read or write.
+// idleFor is the time since the last read or write (monotonic).
 func (c *Conn) idleFor() time.Duration {
 	last := max(c.lastRead.Load(), c.lastWrite.Load())
-	return time.Duration(time.Now().UnixNano() - last)
+	return c.cfg.clock.Mono().Sub(monotime.Mono(last))
+}
+
+// deadline is the socket deadline at the monotonic reading at: a
+// time.Time carrying Go's monotonic reading, which the runtime's poller
+// waits for on the monotonic clock too.
+func (c *Conn) deadline(at int64) time.Time {
+	return time.Now().Add(monotime.Mono(at).Sub(c.cfg.clock.Mono()))
 }
 
 // refreshReadDeadline sets the read deadline to the last activity plus the
@@ -158,7 +167,7 @@ func (c *Conn) idleFor() time.Duration {
 // free deadline update while the current one is still far away. It reports
 // false when the connection is draining (whose past deadline must stay).
 func (c *Conn) refreshReadDeadline(force bool) bool {
-	now := time.Now().UnixNano()
+	now := int64(c.cfg.clock.Mono())
 	idle := int64(c.cfg.idle)
 	want := max(c.lastRead.Load(), c.lastWrite.Load()) + idle
 	if force {
@@ -173,7 +182,7 @@ func (c *Conn) refreshReadDeadline(force bool) bool {
 		return false
 	}
 	c.readDL = want
-	_ = c.nc.SetReadDeadline(time.Unix(0, want))
+	_ = c.nc.SetReadDeadline(c.deadline(want))
 	return true
 }
 

@@ -1,9 +1,6 @@
 package remoting
 
-import (
-	"net"
-	"time"
-)
+import "net"
 
 // writeBatch encodes first and the batches queued behind it (up to
 // maxBatchBytes) and writes them with one call, then takes what it wrote
@@ -94,10 +91,10 @@ func (c *Conn) write(bufs net.Buffers) error {
 	}
 	var now int64
 	if c.cfg.idle > 0 {
-		now = time.Now().UnixNano()
+		now = int64(c.cfg.clock.Mono())
 		if idle := int64(c.cfg.idle); c.writeDL-now < idle*7/8 {
 			c.writeDL = now + idle
-			_ = c.nc.SetWriteDeadline(time.Unix(0, c.writeDL))
+			_ = c.nc.SetWriteDeadline(c.deadline(c.writeDL))
 		}
 	}
 	var err error
@@ -107,7 +104,7 @@ func (c *Conn) write(bufs net.Buffers) error {
 		_, err = bufs.WriteTo(c.nc)
 	}
 	if c.cfg.idle > 0 {
-		c.lastWrite.Store(time.Now().UnixNano())
+		c.lastWrite.Store(int64(c.cfg.clock.Mono()))
 	}
 	return err
 }

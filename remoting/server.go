@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/internal/lograte"
+	"github.com/rmqgo/nameserver/internal/monotime"
 )
 
 // DefaultIdleTimeout is Java's serverChannelMaxIdleTimeSeconds (120 s).
@@ -127,6 +128,7 @@ type Server struct {
 	goAwayPeriod atomic.Int64
 	wg           sync.WaitGroup
 	now          func() time.Time // the clock of rate-limited logs
+	clock        monotime.Clock   // the clock of idle decisions (tests inject one)
 	overLimit    lograte.Limiter  // warnings of connections over MaxConnections
 	badFrames    lograte.Limiter  // warnings of connections closed on a bad frame
 }
@@ -170,6 +172,7 @@ func NewServer(cfg ServerConfig) *Server {
 		conns:     make(map[*Conn]struct{}),
 		shaking:   make(map[net.Conn]struct{}),
 		now:       time.Now,
+		clock:     monotime.System,
 		overLimit: lograte.Limiter{Every: refusalLogEvery},
 		badFrames: lograte.Limiter{Every: refusalLogEvery},
 	}

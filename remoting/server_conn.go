@@ -53,7 +53,7 @@ func (s *Server) openConn(raw net.Conn) {
 	c := newConn(s.nextID.Add(1), nc, connConfig{
 		maxFrame: s.cfg.MaxFrameLength, idle: s.cfg.IdleTimeout, log: s.log,
 		maxPending: s.cfg.MaxPendingResponseBytes, budget: s.budget, maxAsync: s.cfg.MaxAsyncPerConn,
-		maxHeader: s.cfg.MaxHeaderLength,
+		maxHeader: s.cfg.MaxHeaderLength, clock: s.clock,
 	})
 	s.conns[c] = struct{}{}
 	s.mu.Unlock()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/rmqgo/nameserver/internal/monotime"
 	"github.com/rmqgo/nameserver/internal/watchedfile"
 )
 
@@ -25,11 +26,12 @@ type Reloader struct {
 	log      hclog.Logger
 	cur      atomic.Pointer[loaded]
 	interval atomic.Int64 // ns
-	next     atomic.Int64 // unix ns of the next allowed check
+	next     atomic.Int64 // monotime.Mono of the next allowed check (0: now)
 	mu       sync.Mutex   // one check at a time
 	failed   [3]watchedfile.Stamp
 	reloads  atomic.Uint64
 	refused  atomic.Uint64
+	clock    monotime.Clock // its monotonic reading paces the checks (tests inject one)
 }
 
 type loaded struct {
@@ -43,7 +45,7 @@ func New(certPath, keyPath, caPath string, log hclog.Logger) (*Reloader, error) 
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	r := &Reloader{paths: [3]string{certPath, keyPath, caPath}, log: log}
+	r := &Reloader{paths: [3]string{certPath, keyPath, caPath}, log: log, clock: monotime.System}
 	r.interval.Store(int64(DefaultCheckInterval))
 	l, err := r.load()
 	if err != nil {
@@ -88,7 +90,7 @@ func (r *Reloader) load() (*loaded, error) {
 // MaybeReload reloads the files if the check interval has passed and one
 // of them changed. Handshakes call it; a concurrent call returns at once.
 func (r *Reloader) MaybeReload() {
-	now := time.Now().UnixNano()
+	now := int64(r.clock.Mono()) // a wall step neither hastens nor holds back a check
 	if now < r.next.Load() || !r.mu.TryLock() {
 		return
 	}

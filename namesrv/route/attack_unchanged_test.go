@@ -154,7 +154,7 @@ func (tw *twin) step() {
 		d := time.Duration(r.IntN(3)) * 50 * time.Second
 		tw.both(fmt.Sprint("advance ", d), func(h *harness) {
 			h.clock.Advance(d)
-			h.ScanExpired(h.clock.Now())
+			h.ScanExpired(h.clock.Mono())
 			h.WaitIdle()
 		})
 	case n == 17:
@@ -283,7 +283,7 @@ func TestAttackBrokerChurnLeavesNoState(t *testing.T) {
 		h.WaitIdle()
 	}
 	h.clock.Advance(MaxBrokerTimeout + time.Second)
-	require.Equal(t, n/3, h.ScanExpired(h.clock.Now()))
+	require.Equal(t, n/3, h.ScanExpired(h.clock.Mono()))
 	h.WaitIdle()
 	require.Equal(t, uint64(n), h.Stats().UnchangedRegistrations)
 	h.live.mu.Lock()
@@ -368,7 +368,7 @@ func TestAttackFastPathRacesUnregistration(t *testing.T) {
 					h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: reqs[i].BrokerAddr, BrokerName: reqs[i].BrokerName})
 				case 2:
 					h.clock.Advance(time.Duration(rng.IntN(40)) * time.Second)
-					h.ScanExpired(h.clock.Now())
+					h.ScanExpired(h.clock.Mono())
 				default:
 					req := reqs[i]
 					req.Channel = chans[rng.IntN(len(chans))]

@@ -1,9 +1,11 @@
 package route
 
+import "github.com/rmqgo/nameserver/internal/monotime"
+
 // expiryItem is one heap slot: the deadline is kept inline so that sifting
 // compares without dereferencing live entries.
 type expiryItem struct {
-	deadline int64
+	deadline monotime.Mono
 	e        *liveEntry
 }
 
@@ -48,7 +50,7 @@ func (h *expiryHeap) remove(i int) *liveEntry {
 
 // popBefore removes and returns the earliest entry if its deadline is
 // before now, else nil.
-func (h *expiryHeap) popBefore(now int64) *liveEntry {
+func (h *expiryHeap) popBefore(now monotime.Mono) *liveEntry {
 	if len(*h) == 0 || (*h)[0].deadline >= now {
 		return nil
 	}
@@ -57,11 +59,11 @@ func (h *expiryHeap) popBefore(now int64) *liveEntry {
 
 // countBefore counts the items with a deadline before now, visiting only
 // those and their direct children (the heap order prunes the rest).
-func (h expiryHeap) countBefore(now int64) int {
+func (h expiryHeap) countBefore(now monotime.Mono) int {
 	return h.countFrom(0, now)
 }
 
-func (h expiryHeap) countFrom(i int, now int64) int {
+func (h expiryHeap) countFrom(i int, now monotime.Mono) int {
 	if i >= len(h) || h[i].deadline >= now {
 		return 0
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/monotime"
 )
 
 // checkHeap verifies the heap order, the inline deadlines and every
@@ -29,12 +31,12 @@ func TestExpiryHeapAgainstSortedModel(t *testing.T) {
 	for step := range 5000 {
 		switch op := rng.IntN(10); {
 		case op < 4 || len(in) == 0:
-			e := &liveEntry{idx: -1, deadline: rng.Int64N(1000)}
+			e := &liveEntry{idx: -1, deadline: monotime.Mono(rng.Int64N(1000))}
 			h.push(e)
 			in = append(in, e)
 		case op < 7:
 			e := in[rng.IntN(len(in))]
-			e.deadline = rng.Int64N(1000)
+			e.deadline = monotime.Mono(rng.Int64N(1000))
 			h.fix(e)
 		case op < 8:
 			k := rng.IntN(len(in))
@@ -42,7 +44,7 @@ func TestExpiryHeapAgainstSortedModel(t *testing.T) {
 			require.Equal(t, -1, in[k].idx)
 			in = slices.Delete(in, k, k+1)
 		default:
-			now := rng.Int64N(1000)
+			now := monotime.Mono(rng.Int64N(1000))
 			want := 0
 			for _, e := range in {
 				if e.deadline < now {
@@ -74,14 +76,14 @@ func BenchmarkPopExpired1000of10000(b *testing.B) {
 	l.init()
 	var entries []*liveEntry
 	for i := range 10_000 {
-		e := &liveEntry{idx: -1, timeout: int64(120 * time.Second)}
+		e := &liveEntry{idx: -1, timeout: 120 * time.Second}
 		if i%10 == 0 {
-			e.timeout = int64(time.Second)
+			e.timeout = time.Second
 		}
-		l.touch(e, int64(i))
+		l.touch(e, monotime.Mono(i))
 		entries = append(entries, e)
 	}
-	now := int64(2 * time.Second)
+	now := monotime.Mono(2 * time.Second)
 	b.ReportAllocs()
 	for b.Loop() {
 		var visits uint64
@@ -90,7 +92,7 @@ func BenchmarkPopExpired1000of10000(b *testing.B) {
 		}
 		b.StopTimer()
 		for i := 0; i < len(entries); i += 10 {
-			l.touch(entries[i], int64(i))
+			l.touch(entries[i], monotime.Mono(i))
 		}
 		b.StartTimer()
 	}

@@ -1,8 +1,6 @@
 package route
 
 import (
-	"github.com/rmqgo/nameserver/internal/testlog"
-
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -11,6 +9,9 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/monotime"
+	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
 // fakeChan is a broker connection that records Close.
@@ -23,23 +24,11 @@ func (c *fakeChan) Close() error { c.closed.Store(true); return nil }
 
 func newChan(name string) *fakeChan { return &fakeChan{name: name} }
 
-// fakeClock is a settable clock.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// fakeClock is a settable clock whose wall reading can be stepped apart
+// from the time that passes (monotime.Fake).
+type fakeClock struct{ *monotime.Fake }
 
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func newFakeClock() *fakeClock { return &fakeClock{monotime.NewFake(time.Unix(1_700_000_000, 0))} }
 
 // testLogger routes logs to t.Log.
 func testLogger(t testing.TB) hclog.Logger { return testlog.New(t, "route") }
@@ -54,12 +43,12 @@ type harness struct {
 }
 
 func newHarness(t testing.TB, start bool, tweak ...func(*Options)) *harness {
-	h := &harness{clock: &fakeClock{t: time.Unix(1_700_000_000, 0)}}
+	h := &harness{clock: newFakeClock()}
 	h.settings.Store(&Settings{})
 	opts := Options{
 		Settings: func() Settings { return *h.settings.Load() },
 		Logger:   testLogger(t),
-		Now:      h.clock.Now,
+		Clock:    h.clock,
 		NotifyMinBrokerIDChange: func(n MinBrokerIDChange) {
 			h.mu.Lock()
 			h.notes = append(h.notes, n)

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/rmqgo/nameserver/internal/monotime"
 )
 
 // liveEntry is one row of brokerLiveTable (BrokerLiveInfo). key, name,
@@ -16,12 +18,12 @@ type liveEntry struct {
 	dv       DataVersion
 	ha       string
 	ch       Channel
-	gen      uint64   // session generation, new on every registration
-	timeout  int64    // nanoseconds
-	last     int64    // unix nanoseconds of the last refresh
-	deadline int64    // last + timeout
-	idx      int      // position in the expiry heap, -1 when not in it
-	memo     bodyMemo // the body last applied (coordinator only)
+	gen      uint64 // session generation, new on every registration
+	timeout  time.Duration
+	last     monotime.Mono // the last refresh, on the monotonic clock
+	deadline monotime.Mono // last + timeout
+	idx      int           // position in the expiry heap, -1 when not in it
+	memo     bodyMemo      // the body last applied (coordinator only)
 }
 
 // liveTable is brokerLiveTable with a channel index and an expiry
@@ -57,8 +59,8 @@ func (l *liveTable) genOf(k addrKey) uint64 {
 }
 
 // touch refreshes the entry's timestamp and its heap position.
-func (l *liveTable) touch(e *liveEntry, now int64) {
-	e.last, e.deadline = now, now+e.timeout
+func (l *liveTable) touch(e *liveEntry, now monotime.Mono) {
+	e.last, e.deadline = now, now.Add(e.timeout)
 	if e.idx >= 0 {
 		l.heap.fix(e)
 	} else {
@@ -84,7 +86,7 @@ func (l *liveTable) bind(e *liveEntry, ch Channel) {
 
 // put creates or replaces the live entry of a registration (docs/protocol.md
 // section 4.2 step 11) with a new generation. Caller holds the coordinator.
-func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, now time.Time) *liveEntry {
+func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, now monotime.Mono) *liveEntry {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := l.m[k]
@@ -95,11 +97,11 @@ func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, now time
 	l.bind(e, req.Channel)
 	l.gen++
 	e.name, e.id, e.dv, e.ha, e.gen = req.BrokerName, req.BrokerID, dv, req.HAServerAddr, l.gen
-	e.timeout = int64(DefaultBrokerTimeout)
+	e.timeout = DefaultBrokerTimeout
 	if req.HeartbeatTimeoutMillis > 0 { // capped before ×1e6: no overflow
-		e.timeout = min(req.HeartbeatTimeoutMillis, MaxBrokerTimeout.Milliseconds()) * int64(time.Millisecond)
+		e.timeout = time.Duration(min(req.HeartbeatTimeoutMillis, MaxBrokerTimeout.Milliseconds())) * time.Millisecond
 	}
-	l.touch(e, now.UnixNano())
+	l.touch(e, now)
 	return e
 }
 
@@ -130,7 +132,7 @@ type expired struct {
 
 // popExpired takes every entry with deadline < now off the heap, visiting
 // only those (plus one). Caller holds the coordinator's read lock.
-func (l *liveTable) popExpired(now int64, visits *uint64) []expired {
+func (l *liveTable) popExpired(now monotime.Mono, visits *uint64) []expired {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := l.heap.countBefore(now)
@@ -162,7 +164,7 @@ func (m *Manager) Heartbeat(cluster, addr string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if e := l.m[addrKey{cluster, addr}]; e != nil {
-		l.touch(e, m.opts.Now().UnixNano())
+		l.touch(e, m.opts.Clock.Mono())
 	}
 }
 
@@ -177,19 +179,20 @@ func (m *Manager) QueryDataVersion(cluster, addr string, dv *DataVersion) (chang
 		return true, nil
 	}
 	changed = dv == nil || *dv != e.dv
-	l.touch(e, m.opts.Now().UnixNano())
+	l.touch(e, m.opts.Clock.Mono())
 	cp := e.dv
 	return changed, &cp
 }
 
 // ScanExpired closes the channel of every live entry whose last refresh plus
-// timeout is before now and queues its unregistration (docs/protocol.md
-// section 4.3). The entries stay live until the unregistration is applied. It
-// returns the number of expired entries.
-func (m *Manager) ScanExpired(now time.Time) int {
+// timeout is before now (a reading of the Manager's monotonic clock, so a
+// wall-clock step changes nothing) and queues its unregistration
+// (docs/protocol.md section 4.3). The entries stay live until the
+// unregistration is applied. It returns the number of expired entries.
+func (m *Manager) ScanExpired(now monotime.Mono) int {
 	m.mu.RLock()
 	var visits uint64
-	xs := m.live.popExpired(now.UnixNano(), &visits)
+	xs := m.live.popExpired(now, &visits)
 	reqs := make([]unregReq, len(xs))
 	for i, x := range xs {
 		reqs[i] = m.unregFor(x)

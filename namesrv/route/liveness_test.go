@@ -15,7 +15,7 @@ func TestScanExpiredClosesAndRemoves(t *testing.T) {
 	r := reg("c1", "b1", "a1", 0, body(1, "t1", "t2"))
 	r.Channel = ch
 	mustRegister(t, h, r)
-	start := h.clock.Now()
+	start := h.clock.Mono()
 
 	require.Equal(t, 0, h.ScanExpired(start.Add(DefaultBrokerTimeout)), "last + timeout < now, strictly")
 	require.False(t, ch.closed.Load())
@@ -36,7 +36,7 @@ func TestHeartbeatTimeoutMillisAndRefresh(t *testing.T) {
 	r := reg("c1", "b1", "a1", 0, body(1, "t1", "t2"))
 	r.HeartbeatTimeoutMillis = 10_000
 	mustRegister(t, h, r)
-	start := h.clock.Now()
+	start := h.clock.Mono()
 	require.Equal(t, 1, h.ScanExpired(start.Add(11*time.Second)))
 	h.WaitIdle()
 
@@ -95,9 +95,9 @@ func TestExpiryIndexVisitsOnlyExpired(t *testing.T) {
 		mustRegister(t, h, r)
 	}
 	before := h.counts.expiryVisits.Load()
-	require.Equal(t, 1000, h.ScanExpired(h.clock.Now().Add(2*time.Second)))
+	require.Equal(t, 1000, h.ScanExpired(h.clock.Mono().Add(2*time.Second)))
 	require.Equal(t, uint64(1000), h.counts.expiryVisits.Load()-before)
-	require.Equal(t, 0, h.ScanExpired(h.clock.Now().Add(2*time.Second)), "expired entries left the heap")
+	require.Equal(t, 0, h.ScanExpired(h.clock.Mono().Add(2*time.Second)), "expired entries left the heap")
 	h.WaitIdle()
 	require.Equal(t, 9000, h.Stats().LiveBrokers)
 	require.Equal(t, 9000, h.Stats().Brokers)
@@ -107,7 +107,7 @@ func TestScanRequeuesWhenQueueFull(t *testing.T) {
 	h := newHarness(t, false, func(o *Options) { o.UnregisterQueueCap = 1 })
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
 	mustRegister(t, h, reg("c1", "b2", "a2", 0, body(1, "t3", "t4")))
-	later := h.clock.Now().Add(time.Hour)
+	later := h.clock.Mono().Add(time.Hour)
 	require.Equal(t, 2, h.ScanExpired(later))
 	require.Equal(t, uint64(1), h.Stats().UnregisterDrops)
 	h.WaitIdle()
@@ -125,7 +125,7 @@ func TestExpiryFindsBrokerByAddress(t *testing.T) {
 	// a2 takes id 0 of b1 over: a1's live entry now names a group that no
 	// longer holds it; the scan finds a1 in b2 by address instead.
 	mustRegister(t, h, reg("c1", "b1", "a2", 0, body(1, "t1", "t2")))
-	require.Equal(t, 1, h.ScanExpired(h.clock.Now().Add(2*time.Second)))
+	require.Equal(t, 1, h.ScanExpired(h.clock.Mono().Add(2*time.Second)))
 	h.WaitIdle()
 	require.Equal(t, 1, h.Stats().LiveBrokers)
 	require.Empty(t, h.BrokerMemberGroup("c1", "b2").BrokerAddrs)
@@ -139,7 +139,7 @@ func TestExpiryOfAddressInNoGroupDropsLiveEntry(t *testing.T) {
 	r.HeartbeatTimeoutMillis = 1000
 	mustRegister(t, h, r)
 	mustRegister(t, h, reg("c1", "b1", "a2", 0, body(1, "t1", "t2")))
-	require.Equal(t, 1, h.ScanExpired(h.clock.Now().Add(2*time.Second)))
+	require.Equal(t, 1, h.ScanExpired(h.clock.Mono().Add(2*time.Second)))
 	h.WaitIdle()
 	require.Equal(t, 1, h.Stats().LiveBrokers, "Java would keep a1 live forever")
 	require.Equal(t, map[int64]string{0: "a2"}, h.BrokerMemberGroup("c1", "b1").BrokerAddrs)
@@ -165,7 +165,7 @@ func TestHeartbeatTimeoutMillisOverflow(t *testing.T) {
 			r := reg("c1", "b1", "a1", 0, body(1, "t1", "t2"))
 			r.HeartbeatTimeoutMillis = ms
 			mustRegister(t, h, r)
-			start := h.clock.Now()
+			start := h.clock.Mono()
 			require.Equal(t, 0, h.ScanExpired(start.Add(time.Second)), "not expired at once")
 			require.Equal(t, 0, h.ScanExpired(start.Add(MaxBrokerTimeout)))
 			require.Equal(t, 1, h.ScanExpired(start.Add(MaxBrokerTimeout+time.Millisecond)), "capped")

@@ -103,7 +103,7 @@ func (m *Manager) runScanner() {
 		case <-m.stop:
 			return
 		case <-tick.C:
-			if n := m.ScanExpired(m.opts.Now()); n > 0 {
+			if n := m.ScanExpired(m.opts.Clock.Mono()); n > 0 {
 				m.log.Warn("expired brokers", "count", n)
 			}
 		}

@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/internal/monotime"
 )
 
 // Defaults of the route manager (NamesrvConfig and RouteInfoManager constants).
@@ -44,7 +46,9 @@ type Options struct {
 	ScanInterval       time.Duration   // default 5s
 	UnregisterQueueCap int             // default 3000
 	Logger             hclog.Logger    // default: discard
-	Now                func() time.Time
+	// Clock's monotonic reading decides every expiry, so a wall-clock step
+	// expires no broker and keeps none alive; default monotime.System.
+	Clock monotime.Clock
 	// NotifyMinBrokerIDChange is called outside the coordinator, on the
 	// mutating goroutine, with each 905 NOTIFY_MIN_BROKER_ID_CHANGE to send.
 	// The namesrv layer sends it; it should not block (send asynchronously).
@@ -64,8 +68,8 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = hclog.NewNullLogger()
 	}
-	if o.Now == nil {
-		o.Now = time.Now
+	if o.Clock == nil {
+		o.Clock = monotime.System
 	}
 	return o
 }

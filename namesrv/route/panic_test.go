@@ -52,7 +52,7 @@ func TestPanicInMutationReleasesCoordinator(t *testing.T) {
 	h.Start() // the worker applies the expiry's unregistrations
 	h.clock.Advance(DefaultBrokerTimeout + time.Second)
 	completes(t, "the expiry scan after a panicking registration never completed", func() {
-		h.ScanExpired(h.clock.Now())
+		h.ScanExpired(h.clock.Mono())
 	})
 	eventually(t, func() bool { return h.Lookup("t1") == nil }, "the expired broker's topic is withdrawn")
 }

@@ -58,7 +58,7 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	if _, had := m.live.m[k]; !had {
 		m.log.Info("new broker registered", "cluster", k.cluster, "addr", k.addr, "ha", req.HAServerAddr)
 	}
-	le := m.live.put(k, req, body.DataVersion, m.opts.Now()) // step 11
+	le := m.live.put(k, req, body.DataVersion, m.opts.Clock.Mono()) // step 11
 	le.memo = bodyMemo{req.BodyDigest, m.removals, isMaster || isPrimeSlave}
 	t.setFilters(k, body.FilterServerList) // step 12
 	if minChanged && t.settings.NotifyMinBrokerIDChanged {

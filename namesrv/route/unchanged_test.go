@@ -33,7 +33,7 @@ func TestRegisterUnchangedRefreshesLiveness(t *testing.T) {
 	require.Equal(t, full, res, "the same answer as the full path: master and HA address")
 	require.Equal(t, RegisterResult{HAServerAddr: "a0-ha", MasterAddr: "a0"}, res)
 	e := h.live.m[addrKey{"c1", "a1"}]
-	require.Equal(t, h.clock.Now().UnixNano(), e.last, "liveness refreshed")
+	require.Equal(t, h.clock.Mono(), e.last, "liveness refreshed")
 	require.Same(t, Channel(ch), e.ch, "the new connection is bound")
 	require.Greater(t, e.gen, gen, "a new generation fences older unregistrations")
 	require.Same(t, snap, h.Lookup("t1"))
