@@ -52,6 +52,9 @@ type ControllerConfig struct {
 
 	RaftTLS // controllerRaftTls*: controller_raft_tls.go
 
+	// StateBounds: bounds on the replicated state (controller_state.go).
+	StateBounds
+
 	NettyServer
 
 	// ACL: request signatures and roles (config/acl.go).
@@ -89,6 +92,7 @@ func controllerDefaults(port int) *ControllerConfig {
 		MetricLoggingExporterIntervalInMills:     10000,
 		MetricsPromExporterPort:                  5557,
 		ConfigBlackList:                          "configBlackList;configStorePath",
+		StateBounds:                              defaultStateBounds(),
 		NettyServer:                              defaultNettyServer(port),
 		ACL:                                      defaultACL(),
 		raw:                                      map[string]string{},
