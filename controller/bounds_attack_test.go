@@ -105,8 +105,9 @@ func TestAttackReplicatedStateGrowthBounded(t *testing.T) {
 	growth := int64(heap2) - int64(heap0)
 	t.Logf("then 30,000 ids in sets of 64 with 127-byte names and 246-byte addresses: %d answered 0; "+
 		"10,000 more sets: %d answered 0", idsOK, setsOK)
-	t.Logf("heap growth %.1f MiB (RSS %+.1f MiB), raft last index %s", float64(growth)/(1<<20),
-		(float64(rss2)-float64(rss0))/(1<<20), leader.RaftStats()["last_log_index"])
+	stats := leader.RaftStats()
+	t.Logf("heap growth %.1f MiB (RSS %+.1f MiB), accounted state %s bytes, raft last index %s",
+		float64(growth)/(1<<20), (float64(rss2)-float64(rss0))/(1<<20), stats["state_bytes"], stats["last_log_index"])
 	require.Zero(t, hugeOK, "1 MiB names were stored")
 	require.Less(t, idsOK+setsOK, 40_000, "no bound was reached")
 	require.Less(t, growth, int64(64<<20), "a stranger's writes grew the heap by 64 MB or more")

@@ -45,10 +45,12 @@ func (s *state) applyBrokerID(req wire.ApplyBrokerIDRequest, lim stateLimits) (w
 	resp := wire.ApplyBrokerIDResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName}
 	cmd, err := parseApplyBrokerID(req, lim)
 	if err != nil {
-		resp = wire.ApplyBrokerIDResponse{} // never echo a name that did not parse
+		if nameRule(req.ClusterName, lim.NameLength) != "" || nameRule(req.BrokerName, lim.NameLength) != "" {
+			resp = wire.ApplyBrokerIDResponse{} // never echo a name that did not parse
+		}
 		return resp, nil, err
 	}
-	if err := s.brokerIDApplicable(req.BrokerName, req.AppliedBrokerID, req.RegisterCheckCode); err != nil {
+	if err := s.brokerIDApplicable(string(cmd.name), cmd.id, string(cmd.code)); err != nil {
 		return resp, nil, err
 	}
 	if err := s.roomForID(cmd, lim); err != nil {

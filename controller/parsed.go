@@ -4,6 +4,7 @@ package controller
 
 import (
 	"fmt"
+	"strconv"
 	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
@@ -139,4 +140,12 @@ func (l *legacyEntries) note(logger hclog.Logger, index uint64, events []event) 
 				"index", index, "type", fmt.Sprint(ev.Type()), "rule", p)
 		}
 	}
+}
+
+// stats adds the accounted state size and the count of legacy entries that
+// break the rules to a Raft stats map (metrics: rocketmq_controller_state_bytes,
+// rocketmq_controller_legacy_entries_applied).
+func (f *FSM) stats(m map[string]string) {
+	f.read(func(s *state) { m["state_bytes"] = strconv.FormatInt(s.bytes(), 10) })
+	m["legacy_entries_applied"] = strconv.FormatUint(f.legacy.n.Load(), 10)
 }
