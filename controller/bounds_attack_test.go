@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,8 +25,10 @@ func heapInUse() uint64 {
 	return ms.HeapAlloc
 }
 
-// rssBytes returns this process's resident set size (0 where /proc is absent).
+// rssBytes returns this process's resident set size once freed memory is
+// returned to the system (0 where /proc is absent).
 func rssBytes() uint64 {
+	debug.FreeOSMemory()
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return 0
