@@ -111,6 +111,7 @@ func TestAttackReplicatedStateGrowthBounded(t *testing.T) {
 	stats := leader.RaftStats()
 	t.Logf("heap growth %.1f MiB (RSS %+.1f MiB), accounted state %s bytes, raft last index %s",
 		float64(growth)/(1<<20), (float64(rss2)-float64(rss0))/(1<<20), stats["state_bytes"], stats["last_log_index"])
+	t.Logf("a snapshot of that state: %.1f MiB", float64(len(snapshotBytes(t, leader.fsm)))/(1<<20))
 	require.Zero(t, hugeOK, "1 MiB names were stored")
 	require.Less(t, idsOK+setsOK, 40_000, "no bound was reached")
 	require.Less(t, growth, int64(64<<20), "a stranger's writes grew the heap by 64 MB or more")
