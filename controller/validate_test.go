@@ -156,3 +156,36 @@ func applyIDReq(cluster, name string, id int64) wire.ApplyBrokerIDRequest {
 	return wire.ApplyBrokerIDRequest{ClusterName: cluster, BrokerName: name, AppliedBrokerID: id,
 		RegisterCheckCode: "10.0.0.1:10911;1700000000000"}
 }
+
+// FuzzNamesStoredAsSent: whatever 1013 carries, a request the builder
+// accepts is applied through the log's encoding by Apply, and the set is
+// stored under exactly the bytes sent, with names that pass the rules; a
+// refused one stores nothing; the accounted size stays exact.
+func FuzzNamesStoredAsSent(f *testing.F) {
+	for _, seed := range [][3]string{{"c", "b", "a:1;1"}, {"", "b", "a:1;1"}, {"c", "b\xff", "a:1;1"},
+		{"c", "b\u202e", "a:1;1"}, {"DefaultCluster", "broker_a.1", "10.0.0.1:10911;1700000000000"},
+		{"c", "b", "fe80::1:10911;1"}, {"c", " b", "a:1;x"}, {"集群", "b\uFFFD", "[::1]:1;1"}} {
+		f.Add(seed[0], seed[1], seed[2], int64(1))
+	}
+	f.Fuzz(func(t *testing.T, cluster, name, code string, id int64) {
+		tf := newTestFSM(t)
+		var evs []event
+		var err error
+		tf.fsm.read(func(s *state) {
+			_, evs, err = s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: cluster, BrokerName: name,
+				AppliedBrokerID: id, RegisterCheckCode: code})
+		})
+		if err != nil {
+			require.Empty(t, evs)
+			require.Empty(t, tf.state().BrokerNames())
+			return
+		}
+		require.NoError(t, tf.apply(evs...).Err)
+		r, ok := tf.state().Replicas(name)
+		require.True(t, ok, "set %q not stored under the name sent", name)
+		require.Equal(t, cluster, r.ClusterName)
+		require.Equal(t, code, r.Brokers[id].RegisterCheckCode)
+		require.Empty(t, nameRule(name, hardLimits.NameLength)+nameRule(cluster, hardLimits.NameLength))
+		requireSizeExact(t, tf)
+	})
+}
