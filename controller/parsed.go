@@ -149,3 +149,23 @@ func (f *FSM) stats(m map[string]string) {
 	f.read(func(s *state) { m["state_bytes"] = strconv.FormatInt(s.bytes(), 10) })
 	m["legacy_entries_applied"] = strconv.FormatUint(f.legacy.n.Load(), 10)
 }
+
+// checkHeartbeat holds a 904's names and address to the rules of the
+// replicated state, with the hard ceilings (a set stored under a longer
+// configured limit still beats): the heartbeat table is not replicated,
+// but without it each of its entries could hold names of any length.
+func checkHeartbeat(r wire.BrokerHeartbeatRequest) error {
+	if r.BrokerID == nil {
+		return nil // OnHeartbeat answers with Java's remark
+	}
+	if p := nameRule(r.ClusterName, hardLimits.NameLength); p != "" {
+		return invalidField("clusterName", p)
+	}
+	if p := nameRule(r.BrokerName, hardLimits.NameLength); p != "" {
+		return invalidField("brokerName", p)
+	}
+	if p := addrRule(r.BrokerAddr); p != "" {
+		return invalidField("brokerAddr", p)
+	}
+	return nil
+}

@@ -160,6 +160,9 @@ func (c *Controller) handleHeartbeat(conn *remoting.Conn, req *remoting.Command)
 	c.opts.observer.HeartbeatReceived()
 	r, err := wire.DecodeBrokerHeartbeatRequest(req.ExtFields)
 	if err == nil {
+		err = checkHeartbeat(r)
+	}
+	if err == nil {
 		id := ConnID(conn.ID())
 		if err = c.hb.OnHeartbeat(r, id); err == nil {
 			c.conns.LoadOrStore(id, conn)

@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -98,4 +99,31 @@ func TestAttackInvalidUTF8NamesDoNotShareASet(t *testing.T) {
 		applyIDExt("DefaultCluster", "broker-a", "1", "127.0.0.1:10911;1"))
 	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 	require.Equal(t, []string{"broker-a"}, ic.storedNames()[leader.opts.node.ID()])
+}
+
+// TestAttackHeartbeatNamesBounded: BROKER_HEARTBEAT (904) is not
+// replicated, but its table kept any name: one connection's 64 entries with
+// 1 MiB cluster and broker names held 128 MiB (and 10,000 connections
+// could hold that each). Heartbeats whose names or address break the rules
+// of the replicated state (with its hard ceilings) are answered 2005.
+func TestAttackHeartbeatNamesBounded(t *testing.T) {
+	ic := newInmemControllers(t, 1)
+	leader := ic.leader(t)
+	a := dialAttack(t, leader.Addr())
+	heap0 := heapInUse()
+	refused := 0
+	for i := range 64 {
+		name := fmt.Sprintf("%02d%s", i, strings.Repeat("h", 1<<20))
+		resp := a.call(t, remoting.BrokerHeartbeat, map[string]string{"clusterName": name, "brokerName": name,
+			"brokerAddr": "127.0.0.1:10911", "brokerId": "1", "heartbeatTimeoutMills": "60000"})
+		if resp.Code == codeInvalidRequest {
+			refused++
+		}
+	}
+	growth := int64(heapInUse()) - int64(heap0)
+	t.Logf("64 heartbeats with 1 MiB cluster and broker names: %d refused, heap %+.1f MiB", refused, float64(growth)/(1<<20))
+	require.Equal(t, 64, refused)
+	resp := a.call(t, remoting.BrokerHeartbeat, map[string]string{"clusterName": "DefaultCluster",
+		"brokerName": "broker-a", "brokerAddr": "127.0.0.1:10911", "brokerId": "1"})
+	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 }
