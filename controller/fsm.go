@@ -45,9 +45,17 @@ func NewFSM(logger hclog.Logger) *FSM {
 }
 
 // read runs fn with the current state under the read lock. fn must not keep
-// or modify the state.
+// or modify the state. A state not yet sized (a restored snapshot) is
+// counted first, once, under the write lock (statesize.go).
 func (f *FSM) read(fn func(s *state)) {
 	f.mu.RLock()
+	if !f.state.sized {
+		f.mu.RUnlock()
+		f.mu.Lock()
+		f.state.ensureSized()
+		f.mu.Unlock()
+		f.mu.RLock()
+	}
 	defer f.mu.RUnlock()
 	fn(f.state)
 }

@@ -9,7 +9,7 @@ import "fmt"
 // two halves and its tombstone), so Apply keeps the total up to date by
 // the set's cost before and after the event: no request scans the state.
 // A state built otherwise (a restored snapshot) is counted once, by the
-// first Apply after it.
+// first Apply or read after it.
 
 // Per-entry costs, the bytes of the Go values beyond their strings (map
 // entries, structs, headers), rounded up.

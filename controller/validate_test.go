@@ -3,9 +3,11 @@
 package controller
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -188,4 +190,21 @@ func FuzzNamesStoredAsSent(f *testing.F) {
 		require.Empty(t, nameRule(name, hardLimits.NameLength)+nameRule(cluster, hardLimits.NameLength))
 		requireSizeExact(t, tf)
 	})
+}
+
+// TestRestoredStateIsSizedLikeTheOriginal: a state restored from a
+// snapshot is counted once, to the size Apply kept on the original.
+func TestRestoredStateIsSizedLikeTheOriginal(t *testing.T) {
+	f := newTestFSM(t)
+	registerSet(f, "DefaultCluster", "broker-a", 3)
+	registerSet(f, "DefaultCluster", "broker-b", 2)
+	f.apply(cleanBrokerDataEvent{BrokerName: "broker-b", Fence: &fence{MasterBrokerID: -1}}) // a tombstone
+	requireSizeExact(t, f)
+	restored := NewFSM(testLogger(t))
+	require.NoError(t, restored.Restore(io.NopCloser(bytes.NewReader(snapshotBytes(t, f.fsm)))))
+	var want, got int64
+	f.fsm.read(func(s *state) { want = s.size })
+	restored.read(func(s *state) { got = s.size })
+	require.Positive(t, want)
+	require.Equal(t, want, got)
 }
