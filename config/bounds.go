@@ -64,6 +64,11 @@ var numericBounds = map[string]bound{
 	"metricGrpcExporterTimeOutInMills":         {1, 600_000},
 	"metricGrpcExporterIntervalInMills":        {1000, 86_400_000},
 	"metricLoggingExporterIntervalInMills":     {1000, 86_400_000},
+	// controller_state.go: the upper ends are Apply's hard ceilings.
+	"controllerMaxBrokerSets":    {1, MaxControllerBrokerSets},
+	"controllerMaxBrokersPerSet": {1, MaxControllerBrokersPerSet},
+	"controllerMaxNameLength":    {1, MaxControllerNameLength},
+	"controllerMaxStateBytes":    {64 << 10, MaxControllerStateBytes},
 }
 
 // boundRules checks every numeric key of bs against numericBounds; a key

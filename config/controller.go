@@ -54,6 +54,9 @@ type ControllerConfig struct {
 
 	RaftInbound // controllerRaftMaxInboundConnections: listeners.go
 
+	// StateBounds: bounds on the replicated state (controller_state.go).
+	StateBounds
+
 	NettyServer
 
 	// ACL: request signatures and roles (config/acl.go).
@@ -91,6 +94,7 @@ func controllerDefaults(port int) *ControllerConfig {
 		MetricLoggingExporterIntervalInMills:     10000,
 		MetricsPromExporterPort:                  5557,
 		ConfigBlackList:                          "configBlackList;configStorePath",
+		StateBounds:                              defaultStateBounds(),
 		NettyServer:                              defaultNettyServer(port),
 		ACL:                                      defaultACL(),
 		RaftInbound:                              defaultRaftInbound(),

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -109,11 +110,11 @@ func TestForeignConnCloseKeepsLiveMaster(t *testing.T) {
 // Now one connection beats for at most MaxHeartbeatEntriesPerConn brokers;
 // the excess is answered 2005.
 func TestHeartbeatTableBoundedPerConn(t *testing.T) {
-	const beats, nameLen = 1000, 4 << 10
+	const beats, nameLen = 1000, 250 // the longest name a heartbeat may carry (255 bytes)
 	ic := newInmemControllers(t, 1)
 	leader := ic.leader(t)
 	a := dialAttack(t, leader.Addr())
-	pad := string(make([]byte, nameLen))
+	pad := strings.Repeat("n", nameLen)
 	var frames []byte
 	for i := range beats {
 		req := remoting.NewRequest(remoting.BrokerHeartbeat, map[string]string{"clusterName": "c",
@@ -132,8 +133,8 @@ func TestHeartbeatTableBoundedPerConn(t *testing.T) {
 	leader.hb.mu.RLock()
 	entries := len(leader.hb.live)
 	leader.hb.mu.RUnlock()
-	t.Logf("one connection, %d heartbeats of made-up broker sets: %d live entries of ~%d KiB each, %d refused",
-		beats, entries, nameLen>>10, refused)
+	t.Logf("one connection, %d heartbeats of made-up broker sets: %d live entries of ~%d bytes each, %d refused",
+		beats, entries, nameLen, refused)
 	require.Equal(t, maxHeartbeatEntriesPerConn, entries, "the heartbeat table grows without bound")
 	require.Equal(t, beats-maxHeartbeatEntriesPerConn, refused)
 }

@@ -46,7 +46,7 @@ func TestApplyBrokerIDRules(t *testing.T) {
 		{"same id, other broker", 1, "a:9;1", 2014, 2},
 		{"any unused id", 5, "a:5;1", 0, 3},
 		{"next id is a counter, not max+1", 2, "a:2;1", 0, 4},
-		{"negative id refused", -1, "a:0;1", 2014, 4},
+		{"negative id refused", -1, "a:7;1", 2014, 4},
 		{"empty check code refused", 3, "", 2005, 4},
 	}
 	for _, s := range steps {
@@ -63,7 +63,7 @@ func TestApplyBrokerIDRules(t *testing.T) {
 	_, err = applyID(f, "x", 4, "a:4;1")
 	_, remark = responseCode(err)
 	require.Equal(t, "Broker-set: x hasn't been registered in controller, but broker try to apply brokerId: 4", remark)
-	_, err = applyID(f, "b", 3, "other")
+	_, err = applyID(f, "b", 3, "a:33;1")
 	_, remark = responseCode(err)
 	require.Equal(t, "Fail to apply brokerId: 3 in broker-set: b", remark)
 }
@@ -98,7 +98,8 @@ func TestRegisterBroker(t *testing.T) {
 
 	_, evs, err = reg(2, "new:1")
 	require.NoError(t, err)
-	require.Equal(t, []event{updateBrokerAddressEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "new:1", BrokerID: 2}}, evs)
+	require.Equal(t, []event{updateBrokerAddressEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "new:1", BrokerID: 2,
+		Checked: true}}, evs)
 	f.apply(evs...)
 	r, _ := f.state().Replicas("b")
 	require.Equal(t, brokerIDInfo{Address: "new:1", RegisterCheckCode: addrOf(2) + ";1"}, r.Brokers[2])

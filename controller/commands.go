@@ -33,24 +33,48 @@ func (s *state) GetNextBrokerID(req wire.GetNextBrokerIDRequest) wire.GetNextBro
 // Deviations from Java, which would fail with an NPE (code 1) or corrupt the
 // sentinel: an empty registerCheckCode is rejected with 2005, and a negative
 // id (-1 means "controller trigger" in elections) with 2014.
+//
+// Ours: the names and the check code must parse (names.go) and the id must
+// fit the bounds of the state (statesize.go), else 2005 naming the field
+// or the key; the default limits apply (applyBrokerID takes the node's).
 func (s *state) ApplyBrokerID(req wire.ApplyBrokerIDRequest) (wire.ApplyBrokerIDResponse, []event, error) {
+	return s.applyBrokerID(req, defaultLimits)
+}
+
+func (s *state) applyBrokerID(req wire.ApplyBrokerIDRequest, lim stateLimits) (wire.ApplyBrokerIDResponse, []event, error) {
 	resp := wire.ApplyBrokerIDResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName}
-	if req.RegisterCheckCode == "" {
-		return resp, nil, newError(errInvalidRequest, "registerCheckCode is empty")
-	}
-	if err := s.brokerIDApplicable(req.BrokerName, req.AppliedBrokerID, req.RegisterCheckCode); err != nil {
+	cmd, err := parseApplyBrokerID(req, lim)
+	if err != nil {
+		if nameRule(req.ClusterName, lim.NameLength) != "" || nameRule(req.BrokerName, lim.NameLength) != "" {
+			resp = wire.ApplyBrokerIDResponse{} // never echo a name that did not parse
+		}
 		return resp, nil, err
 	}
-	return resp, []event{applyBrokerIDEvent{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
-		BrokerAddress: brokerAddressOf(req.RegisterCheckCode), NewBrokerID: req.AppliedBrokerID,
-		RegisterCheckCode: req.RegisterCheckCode, Fenced: true}}, nil
+	if err := s.brokerIDApplicable(string(cmd.name), cmd.id, string(cmd.code)); err != nil {
+		return resp, nil, err
+	}
+	if err := s.roomForID(cmd, lim); err != nil {
+		return resp, nil, err
+	}
+	return resp, []event{cmd.event()}, nil
 }
 
 // RegisterBroker handles 1003. The master fields of the reply are set only
 // when a master exists and is alive (checked with the request's cluster
 // name, as Java does). A changed address yields an UpdateBrokerAddress event;
 // an empty address is never stored (Java would throw).
+//
+// Ours: a brokerName that does not parse and names no stored set, or a
+// changed address that does not parse or would pass the state's bound, is
+// answered 2005 (registerBroker takes the node's limits).
 func (s *state) RegisterBroker(req wire.RegisterBrokerRequest, live liveness) (wire.RegisterBrokerResponse, []event, error) {
+	return s.registerBroker(req, live, defaultLimits)
+}
+
+func (s *state) registerBroker(req wire.RegisterBrokerRequest, live liveness, lim stateLimits) (wire.RegisterBrokerResponse, []event, error) {
+	if _, err := s.parseSetName(req.BrokerName, lim.NameLength); err != nil {
+		return wire.RegisterBrokerResponse{}, nil, err
+	}
 	resp := wire.RegisterBrokerResponse{ClusterName: req.ClusterName, BrokerName: req.BrokerName}
 	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
@@ -71,8 +95,15 @@ func (s *state) RegisterBroker(req wire.RegisterBrokerRequest, live liveness) (w
 	if req.BrokerAddress == "" || req.BrokerAddress == stored {
 		return resp, nil, nil
 	}
+	addr, err := parseAddr("brokerAddress", req.BrokerAddress)
+	if err == nil {
+		err = s.roomForAddr(req.BrokerName, req.BrokerID, addr, lim)
+	}
+	if err != nil {
+		return resp, nil, err
+	}
 	return resp, []event{updateBrokerAddressEvent{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
-		BrokerAddress: req.BrokerAddress, BrokerID: req.BrokerID}}, nil
+		BrokerAddress: string(addr), BrokerID: req.BrokerID, Checked: true}}, nil
 }
 
 // GetReplicaInfo answers 1004: master id/address (absent without a master),
@@ -127,6 +158,9 @@ func replicasInfo(r *replicaInfo, ss *syncStateInfo, live liveness) wire.Replica
 // blank id list while a master exists, a malformed list, and any listed id
 // that is alive; with it the id list is ignored and the whole set goes.
 func (s *state) CleanBrokerData(req wire.CleanBrokerDataRequest, live liveness) (wire.CleanBrokerDataResponse, []event, error) {
+	if _, err := s.parseSetName(req.BrokerName, hardLimits.NameLength); err != nil {
+		return wire.CleanBrokerDataResponse{}, nil, err
+	}
 	var ids []int64
 	if !req.IsCleanLivingBroker {
 		var err error
@@ -204,6 +238,9 @@ func parseIDList(s string) ([]int64, error) {
 // On success the reply carries the new epoch (current+1) in the header and
 // the new set in the body, and one AlterSyncStateSet event is returned.
 func (s *state) AlterSyncStateSet(req wire.AlterSyncStateSetRequest, live liveness) (wire.AlterSyncStateSetResponse, []event, error) {
+	if _, err := s.parseSetName(req.BrokerName, hardLimits.NameLength); err != nil {
+		return wire.AlterSyncStateSetResponse{}, nil, err
+	}
 	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
 		return wire.AlterSyncStateSetResponse{}, nil, &domainError{Kind: errAlterSyncStateSetFailed, Remark: remarkMetadataNotExist}

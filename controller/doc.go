@@ -13,6 +13,11 @@
 //     heartbeat liveness that validate a request and return the response and
 //     the events to append (apply broker id, register, elect master with
 //     defaultElectPolicy, alter sync-state set, clean broker data, reads);
+//   - the validation boundary of the replicated state (names.go, parsed.go):
+//     names, addresses and check codes are parsed into types only names.go
+//     makes, by the builders with the configured bounds and again by Apply
+//     with hard ceilings; the accounted state size kept incrementally
+//     (statesize.go);
 //   - the per-node heartbeat manager (never replicated);
 //   - the domain errors and the single table mapping them to Java response
 //     codes.

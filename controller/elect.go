@@ -58,6 +58,9 @@ func isControllerTrigger(r wire.ElectMasterRequest) bool { return r.BrokerID == 
 // Unlike Java, a set whose master or sync-state-set epoch has reached
 // MaxInt32 answers 2012 with no event instead of wrapping the epoch.
 func (s *state) ElectMaster(req wire.ElectMasterRequest, live liveness, opts electOptions) (wire.ElectMasterResponse, []event, error) {
+	if _, err := s.parseSetName(req.BrokerName, hardLimits.NameLength); err != nil {
+		return wire.ElectMasterResponse{}, nil, err
+	}
 	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
 		return wire.ElectMasterResponse{}, nil, &domainError{Kind: errBrokerNeedToBeRegistered, Remark: remarkBrokerNotRegisteredForElect}

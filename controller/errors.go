@@ -81,6 +81,12 @@ var (
 	errBrokerIDInvalid            = errors.New("broker id invalid")                                 // 2014
 	errJRaftInternal              = errors.New("jraft internal error (never produced here)")        // 2015
 	errBrokerLiveInfoNotExists    = errors.New("broker live info not exists (never produced here)") // 2016
+	// errInvalidField: a name, address, check code or id that breaks the
+	// rules of the replicated state (names.go); 2005.
+	errInvalidField = errors.New("invalid request field")
+	// errStateBound: the change would pass a bound of the replicated state
+	// (statesize.go, config.StateBounds); 2005.
+	errStateBound = errors.New("replicated state bound reached")
 )
 
 // codeTable is the single mapping from domain error to Java response code.
@@ -109,6 +115,8 @@ var codeTable = []struct {
 	{errBrokerIDInvalid, codeBrokerIDInvalid},
 	{errJRaftInternal, codeJRaftInternalError},
 	{errBrokerLiveInfoNotExists, codeBrokerLiveInfoNotExists},
+	{errInvalidField, codeInvalidRequest},
+	{errStateBound, codeInvalidRequest},
 	{wire.ErrBadRequest, codeSystemError}, // a header or body that does not decode
 }
 

@@ -66,6 +66,10 @@ type applyBrokerIDEvent struct {
 	NewBrokerID       int64  `json:"newBrokerId"`
 	RegisterCheckCode string `json:"registerCheckCode"`
 	Fenced            bool   `json:"fenced,omitempty"` // false in entries of the previous version
+	// Checked marks an event built by a leader that parsed its fields
+	// (names.go); Apply checks them again. False in entries of older
+	// versions, which apply as before (parsed.go legacyEntries).
+	Checked bool `json:"checked,omitempty"`
 }
 
 // electMasterEvent records an election: a new master, or (not elected) the
@@ -90,6 +94,7 @@ type updateBrokerAddressEvent struct {
 	BrokerName    string `json:"brokerName"`
 	BrokerAddress string `json:"brokerAddress"`
 	BrokerID      int64  `json:"brokerId"`
+	Checked       bool   `json:"checked,omitempty"` // as in applyBrokerIDEvent
 }
 
 // readEvent is Java's ReadEvent: it changes nothing.
@@ -166,6 +171,11 @@ func checkAlterResult(r *replicaInfo, ss *syncStateInfo, newSet []int64) error {
 }
 
 func (e applyBrokerIDEvent) apply(s *state) error {
+	if e.Checked {
+		if err := e.check(s); err != nil {
+			return err
+		}
+	}
 	if e.Fenced {
 		return e.applyFenced(s)
 	}
@@ -262,6 +272,11 @@ func (s *state) dropIDs(name string, r *replicaInfo, ss *syncStateInfo, ids []in
 }
 
 func (e updateBrokerAddressEvent) apply(s *state) error {
+	if e.Checked {
+		if err := e.check(s); err != nil {
+			return err
+		}
+	}
 	// Java dereferences the replica entry unconditionally (an NPE in the
 	// state machine); we report the miss instead.
 	r, ok := s.replicas[e.BrokerName]

@@ -31,6 +31,7 @@ type FSM struct {
 	mu     sync.RWMutex
 	state  *state
 	logger hclog.Logger
+	legacy legacyEntries // unchecked events that break today's rules (parsed.go)
 }
 
 var _ raft.FSM = (*FSM)(nil)
@@ -44,9 +45,17 @@ func NewFSM(logger hclog.Logger) *FSM {
 }
 
 // read runs fn with the current state under the read lock. fn must not keep
-// or modify the state.
+// or modify the state. A state not yet sized (a restored snapshot) is
+// counted first, once, under the write lock (statesize.go).
 func (f *FSM) read(fn func(s *state)) {
 	f.mu.RLock()
+	if !f.state.sized {
+		f.mu.RUnlock()
+		f.mu.Lock()
+		f.state.ensureSized()
+		f.mu.Unlock()
+		f.mu.RLock()
+	}
 	defer f.mu.RUnlock()
 	fn(f.state)
 }
@@ -62,6 +71,7 @@ func (f *FSM) Apply(l *raft.Log) interface{} {
 		panic(fmt.Errorf("controller: failed to decode log entry at index %d: %w", l.Index, err))
 	}
 	res := &applyResult{Index: l.Index, Events: len(events)}
+	f.legacy.note(f.logger, l.Index, events)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if res.Err = f.applyLocked(events); res.Err != nil {
@@ -83,10 +93,12 @@ func (f *FSM) applyEvents(events ...event) error {
 // is fenced are applied to a copy that replaces the state only when every
 // event applied; otherwise each event applies on its own (previous version).
 func (f *FSM) applyLocked(events []event) error {
+	f.state.ensureSized()
 	if len(events) > 1 && anyFenced(events) {
 		next := f.state.Clone()
+		next.size, next.sized = f.state.size, f.state.sized
 		for _, ev := range events {
-			if err := ev.apply(next); err != nil {
+			if err := applyCounted(next, ev); err != nil {
 				return err
 			}
 		}
@@ -95,7 +107,7 @@ func (f *FSM) applyLocked(events []event) error {
 	}
 	var errs error
 	for _, ev := range events {
-		errs = errors.Join(errs, ev.apply(f.state))
+		errs = errors.Join(errs, applyCounted(f.state, ev))
 	}
 	return errs
 }

@@ -80,7 +80,7 @@ func (c *Controller) prepareAlter(req *remoting.Command) (buildFunc, error) {
 
 func (c *Controller) prepareRegister(req *remoting.Command) (buildFunc, error) {
 	r, err := wire.DecodeRegisterBrokerRequest(req.ExtFields)
-	return func(s *state) (response, []event, error) { return s.RegisterBroker(r, c.hb) }, err
+	return func(s *state) (response, []event, error) { return s.registerBroker(r, c.hb, c.limits()) }, err
 }
 
 func (c *Controller) prepareReplicaInfo(req *remoting.Command) (buildFunc, error) {
@@ -119,8 +119,12 @@ func (c *Controller) prepareNextID(req *remoting.Command) (buildFunc, error) {
 
 func (c *Controller) prepareApplyID(req *remoting.Command) (buildFunc, error) {
 	r, err := wire.DecodeApplyBrokerIDRequest(req.ExtFields)
-	return func(s *state) (response, []event, error) { return s.ApplyBrokerID(r) }, err
+	return func(s *state) (response, []event, error) { return s.applyBrokerID(r, c.limits()) }, err
 }
+
+// limits are the bounds of the replicated state this node's builders
+// enforce, read at use time (config.StateBounds).
+func (c *Controller) limits() stateLimits { return limitsOf(c.config().StateBounds) }
 
 // handleElect serves 1002 from brokers and admins; after a code-0 reply
 // the members are notified of the new master.
@@ -155,6 +159,9 @@ func (c *Controller) electBuild(r wire.ElectMasterRequest) buildFunc {
 func (c *Controller) handleHeartbeat(conn *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	c.opts.observer.HeartbeatReceived()
 	r, err := wire.DecodeBrokerHeartbeatRequest(req.ExtFields)
+	if err == nil {
+		err = checkHeartbeat(r)
+	}
 	if err == nil {
 		id := ConnID(conn.ID())
 		if err = c.hb.OnHeartbeat(r, id); err == nil {

@@ -289,6 +289,7 @@ func (c *Controller) RaftStats() map[string]string {
 	if id := c.node.LeaderID(); id != "" {
 		stats["leader_id"] = id
 	}
+	c.fsm.stats(stats)
 	return stats
 }
 

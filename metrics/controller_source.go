@@ -45,6 +45,11 @@ var (
 		{"last_snapshot_index", newDesc(raftPrefix+"last_snapshot_index", "Raft index of the last snapshot.")},
 		{"fsm_pending", newDesc(raftPrefix+"fsm_pending", "Committed entries waiting for the FSM.")},
 		{"num_peers", newDesc(raftPrefix+"peers", "Other voters in the Raft configuration.")},
+		// The FSM's, read with the Raft stats.
+		{"state_bytes", newDesc(ControllerPrefix+"_state_bytes",
+			"Accounted size of the replicated state (bounded by controllerMaxStateBytes).")},
+		{"legacy_entries_applied", newDesc(ControllerPrefix+"_legacy_entries_applied",
+			"Log entries of an older version applied since start although they break the rules of the replicated state.")},
 	}
 )
 

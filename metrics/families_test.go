@@ -82,7 +82,8 @@ func TestControllerFamilies(t *testing.T) {
 
 	c.SetSource(fakeSource{
 		stats: map[string]string{"state": "Leader", "term": "3", "commit_index": "42",
-			"applied_index": "41", "last_contact": "0", "leader_id": "n1", "num_peers": "2"},
+			"applied_index": "41", "last_contact": "0", "leader_id": "n1", "num_peers": "2",
+			"state_bytes": "4096", "legacy_entries_applied": "3"},
 		epochs: map[string]int32{"broker-b": 2, "broker-a": 5},
 	})
 	c.ElectionDone("broker", 0, 3*time.Millisecond)
@@ -104,6 +105,8 @@ func TestControllerFamilies(t *testing.T) {
 	require.Equal(t, 1.0, fs.Sum("rocketmq_controller_raft_leader", "leader_id", "n1"))
 	require.Equal(t, 5.0, fs.Sum("rocketmq_controller_master_epoch", "broker_set", "broker-a"))
 	require.Equal(t, 2.0, fs.Sum("rocketmq_controller_broker_sets"))
+	require.Equal(t, 4096.0, fs.Sum("rocketmq_controller_state_bytes"))
+	require.Equal(t, 3.0, fs.Sum("rocketmq_controller_legacy_entries_applied"))
 	require.Equal(t, 1.0, fs.Sum("rocketmq_controller_elections_total", "trigger", "broker", "code", "0"))
 	require.Equal(t, 1.0, fs.Sum("rocketmq_controller_elections_total", "trigger", "inactive", "code", "2004"))
 	require.Equal(t, 1.0, fs.Sum("rocketmq_controller_elections_total", "trigger", LabelOther, "code", LabelOther))

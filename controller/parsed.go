@@ -1,0 +1,171 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"fmt"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/controller/wire"
+)
+
+// The parsed forms of the requests that store strings, shared by the
+// leader's builders (with the configured limits) and Apply (with
+// hardLimits), and the handling of entries an older version wrote.
+
+// applyIDCmd is a parsed APPLY_BROKER_ID (1013).
+type applyIDCmd struct {
+	cluster clusterName
+	name    brokerName
+	id      int64
+	code    checkCode
+	addr    brokerAddr
+}
+
+// parseApplyBrokerID checks the fields in header order; the first broken
+// rule is the answer (2005, naming the field).
+func parseApplyBrokerID(req wire.ApplyBrokerIDRequest, lim stateLimits) (applyIDCmd, error) {
+	cluster, err := parseClusterName(req.ClusterName, lim.NameLength)
+	if err != nil {
+		return applyIDCmd{}, err
+	}
+	name, err := parseBrokerName(req.BrokerName, lim.NameLength)
+	if err != nil {
+		return applyIDCmd{}, err
+	}
+	code, addr, err := parseCheckCode(req.RegisterCheckCode)
+	if err != nil {
+		return applyIDCmd{}, err
+	}
+	return applyIDCmd{cluster: cluster, name: name, id: req.AppliedBrokerID, code: code, addr: addr}, nil
+}
+
+// event is the fenced, checked event of the command.
+func (c applyIDCmd) event() applyBrokerIDEvent {
+	return applyBrokerIDEvent{ClusterName: string(c.cluster), BrokerName: string(c.name), BrokerAddress: string(c.addr),
+		NewBrokerID: c.id, RegisterCheckCode: string(c.code), Fenced: true, Checked: true}
+}
+
+// roomForID checks the bounds an added id would pass; an idempotent retry
+// (the id already held) adds nothing.
+func (s *state) roomForID(c applyIDCmd, lim stateLimits) error {
+	r, known := s.replicas[string(c.name)]
+	if known {
+		if _, used := r.Brokers[c.id]; used {
+			return nil
+		}
+	}
+	if known && s.contains(string(c.name)) {
+		return s.checkRoom(lim, false, r, brokerCost(c.addr, c.code))
+	}
+	return s.checkRoom(lim, true, r, newSetCost(c.cluster, c.name, c.addr, c.code))
+}
+
+// check is Apply's boundary for a checked applyBrokerIDEvent: the event
+// parses as its request would, with the hard ceilings.
+func (e applyBrokerIDEvent) check(s *state) error {
+	c, err := parseApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: e.ClusterName, BrokerName: e.BrokerName,
+		AppliedBrokerID: e.NewBrokerID, RegisterCheckCode: e.RegisterCheckCode}, hardLimits)
+	if err == nil && string(c.addr) != e.BrokerAddress {
+		err = invalidField("brokerAddress", "must be the address of the registerCheckCode")
+	}
+	if err == nil {
+		err = s.roomForID(c, hardLimits)
+	}
+	return err
+}
+
+// check is Apply's boundary for a checked updateBrokerAddressEvent.
+func (e updateBrokerAddressEvent) check(s *state) error {
+	addr, err := parseAddr("brokerAddress", e.BrokerAddress)
+	if err != nil {
+		return err
+	}
+	return s.roomForAddr(e.BrokerName, e.BrokerID, addr, hardLimits)
+}
+
+// roomForAddr checks the bounds a changed address would pass.
+func (s *state) roomForAddr(name string, id int64, addr brokerAddr, lim stateLimits) error {
+	old := ""
+	if r, ok := s.replicas[name]; ok {
+		old = r.Brokers[id].Address
+	}
+	return s.checkRoom(lim, false, nil, int64(len(addr)-len(old)))
+}
+
+// legacyProblem returns the rule an unchecked event (written by an older
+// version, whose leader did not check it) breaks, or "".
+func legacyProblem(ev event) string {
+	switch e := ev.(type) {
+	case applyBrokerIDEvent:
+		if !e.Checked {
+			return firstProblem(e.ClusterName, e.BrokerName, e.RegisterCheckCode, e.BrokerAddress)
+		}
+	case updateBrokerAddressEvent:
+		if p := addrRule(e.BrokerAddress); !e.Checked && p != "" {
+			return "brokerAddress " + p
+		}
+	}
+	return ""
+}
+
+func firstProblem(cluster, name, code, addr string) string {
+	checks := []struct{ field, problem string }{{"clusterName", nameRule(cluster, hardLimits.NameLength)},
+		{"brokerName", nameRule(name, hardLimits.NameLength)}, {"registerCheckCode", checkCodeRule(code)},
+		{"brokerAddress", addrRule(addr)}}
+	for _, c := range checks {
+		if c.problem != "" {
+			return c.field + " " + c.problem
+		}
+	}
+	return ""
+}
+
+// legacyEntries counts the unchecked events an FSM applied although they
+// break today's rules.
+type legacyEntries struct{ n atomic.Uint64 }
+
+// note logs and counts each such event of the entry at index. They are
+// applied as before (docs/controller.md section 2.7): every node, of this
+// version or an older one, replaying the log or a snapshot, then holds the
+// same state.
+func (l *legacyEntries) note(logger hclog.Logger, index uint64, events []event) {
+	for _, ev := range events {
+		if p := legacyProblem(ev); p != "" {
+			l.n.Add(1)
+			logger.Warn("log entry of an older version breaks the rules of the replicated state; applied as before",
+				"index", index, "type", fmt.Sprint(ev.Type()), "rule", p)
+		}
+	}
+}
+
+// stats adds the accounted state size and the count of legacy entries that
+// break the rules to a Raft stats map (metrics: rocketmq_controller_state_bytes,
+// rocketmq_controller_legacy_entries_applied).
+func (f *FSM) stats(m map[string]string) {
+	f.read(func(s *state) { m["state_bytes"] = strconv.FormatInt(s.bytes(), 10) })
+	m["legacy_entries_applied"] = strconv.FormatUint(f.legacy.n.Load(), 10)
+}
+
+// checkHeartbeat holds a 904's names and address to the rules of the
+// replicated state, with the hard ceilings (a set stored under a longer
+// configured limit still beats): the heartbeat table is not replicated,
+// but without it each of its entries could hold names of any length.
+func checkHeartbeat(r wire.BrokerHeartbeatRequest) error {
+	if r.BrokerID == nil {
+		return nil // OnHeartbeat answers with Java's remark
+	}
+	if p := nameRule(r.ClusterName, hardLimits.NameLength); p != "" {
+		return invalidField("clusterName", p)
+	}
+	if p := nameRule(r.BrokerName, hardLimits.NameLength); p != "" {
+		return invalidField("brokerName", p)
+	}
+	if p := addrRule(r.BrokerAddr); p != "" {
+		return invalidField("brokerAddr", p)
+	}
+	return nil
+}
