@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/internal/lograte"
 )
 
 // EndpointConfig configures an Endpoint.
@@ -21,7 +23,8 @@ type EndpointConfig struct {
 	Listener net.Listener
 	// Registry is served on /metrics; nil serves an empty page.
 	Registry *Registry
-	// Logger receives errors; nil discards them.
+	// Logger receives errors, net/http's too, rate-limited
+	// (lograte.Wrap); nil discards them.
 	Logger hclog.Logger
 	// Routes are further handlers by http.ServeMux pattern (the
 	// NameServer's address service, package nsaddr).
@@ -59,10 +62,7 @@ func Listen(cfg EndpointConfig) (*Endpoint, error) {
 	if cfg.Wrap != nil {
 		ln = cfg.Wrap(ln)
 	}
-	e := &Endpoint{ln: ln, log: cfg.Logger, served: make(chan struct{})}
-	if e.log == nil {
-		e.log = hclog.NewNullLogger()
-	}
+	e := &Endpoint{ln: ln, log: lograte.Wrap(cfg.Logger), served: make(chan struct{})}
 	reg := cfg.Registry
 	if reg == nil {
 		reg = NewRegistry()
@@ -72,7 +72,10 @@ func Listen(cfg EndpointConfig) (*Endpoint, error) {
 		mux.Handle(pattern, h)
 	}
 	e.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second}
+		WriteTimeout: 30 * time.Second, IdleTimeout: 60 * time.Second,
+		// net/http's own lines (accept errors, handler panics) go to
+		// the rate-limited logger, not to the process's stderr.
+		ErrorLog: e.log.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Warn})}
 	go e.serve()
 	return e, nil
 }
