@@ -1,6 +1,7 @@
 package lograte
 
 import (
+	"fmt"
 	"io"
 	"log"
 	"strings"
@@ -19,6 +20,10 @@ const (
 	// one (every message it sees is a constant of the code, so it is not
 	// reached in practice).
 	maxMessages = 1024
+	// MaxValue bounds a string, []byte or error value of a line Wrap
+	// writes (a name or a body a stranger chose); past it the value is cut
+	// and ends with the size it had.
+	MaxValue = 512
 )
 
 // StdMessage is the message of a line written through StandardLogger or
@@ -29,7 +34,8 @@ const StdMessage = "stdlib log"
 // Info and above are let through at most Burst times per Every for each
 // message (keyed by the logger's name and the message, not the values),
 // the next line let through carrying "suppressed" with the count of those
-// left out. Debug and Trace lines pass unlimited. Sub-loggers (Named,
+// left out. Debug and Trace lines pass unlimited. Every line's long
+// values are cut to MaxValue bytes. Sub-loggers (Named,
 // With, ResetNamed) share the limiters, so per-connection loggers count
 // together. Wrapping a wrapped logger returns it; nil gives a null logger.
 func Wrap(base hclog.Logger) hclog.Logger {
@@ -70,6 +76,7 @@ func (s *state) limiter(key string) *Limiter {
 
 // Log writes msg at level unless its limiter refuses it.
 func (l *logger) Log(level hclog.Level, msg string, args ...any) {
+	args = capValues(args)
 	if level < hclog.Info {
 		l.Logger.Log(level, msg, args...)
 		return
@@ -85,6 +92,33 @@ func (l *logger) Log(level hclog.Level, msg string, args ...any) {
 		args = append(args[:len(args):len(args)], "suppressed", n)
 	}
 	l.Logger.Log(level, msg, args...)
+}
+
+// capValues returns args with every long value cut to MaxValue bytes (a
+// copy: the caller's slice is not written).
+func capValues(args []any) []any {
+	out := args
+	for i := 1; i < len(args); i += 2 {
+		var v string
+		switch x := args[i].(type) {
+		case string:
+			v = x
+		case []byte:
+			v = string(x)
+		case error:
+			v = x.Error()
+		default:
+			continue
+		}
+		if len(v) <= MaxValue {
+			continue
+		}
+		if &out[0] == &args[0] {
+			out = append([]any(nil), args...)
+		}
+		out[i] = fmt.Sprintf("%s... (%d bytes)", strings.ToValidUTF8(v[:MaxValue], ""), len(v))
+	}
+	return out
 }
 
 // Trace writes a trace line.

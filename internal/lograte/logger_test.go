@@ -1,6 +1,7 @@
 package lograte
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -66,4 +67,16 @@ func TestWrapBoundsItsLimiters(t *testing.T) {
 		l.Info("message " + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + string(rune(i)))
 	}
 	require.Len(t, l.s.limits, maxMessages)
+}
+
+// TestWrapCutsLongValues: a value a stranger chose (a 1 MiB name, body
+// or error) is cut to MaxValue bytes and says how long it was.
+func TestWrapCutsLongValues(t *testing.T) {
+	base, lines := testlog.Capture(t, "x", hclog.Info)
+	big := strings.Repeat("n", 1<<20)
+	args := []any{"name", big, "body", []byte(big), "error", errors.New(big), "n", 7}
+	Wrap(base).Warn("register refused", args...)
+	require.Less(t, len(lines.String()), 4*MaxValue)
+	require.Equal(t, 3, lines.Count("... (1048576 bytes)"))
+	require.Equal(t, big, args[1], "the caller's arguments are not changed")
 }
