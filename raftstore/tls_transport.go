@@ -13,6 +13,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+
+	"github.com/rmqgo/nameserver/internal/lograte"
 )
 
 // DefaultHandshakeTimeout bounds a TLS handshake on the Raft transport,
@@ -48,7 +50,7 @@ func NewTLSStreamLayer(bindAddr, advertiseAddr string, server, client *tls.Confi
 		return nil, fmt.Errorf("%w: %s: %w", ErrBind, bindAddr, err)
 	}
 	l := &TLSStreamLayer{ln: ln, advertise: ln.Addr(), server: server, client: client,
-		logger: logger.Named("tls")}
+		logger: lograte.Wrap(logger).Named("tls")} // a failed handshake is a stranger's line
 	l.timeout.Store(int64(DefaultHandshakeTimeout))
 	if advertiseAddr != "" {
 		l.advertise, err = net.ResolveTCPAddr("tcp", advertiseAddr)
@@ -80,7 +82,7 @@ func NewTLSTransport(bindAddr, advertiseAddr string, server, client *tls.Config,
 func (l *TLSStreamLayer) Transport(logger hclog.Logger) *raft.NetworkTransport {
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream: l, MaxPool: transportMaxPool, Timeout: transportTimeout,
-		Logger: logger.Named("transport"),
+		Logger: lograte.Wrap(logger).Named("transport"), // see NewTCPTransport
 	})
 }
 
