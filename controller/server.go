@@ -86,6 +86,7 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 		c.closeACL()
 		return nil, err
 	}
+	warnOpenRaftPort(cfg, c.logger)
 	c.fsm = o.fsm
 	if c.fsm == nil {
 		c.fsm = NewFSM(c.logger)
