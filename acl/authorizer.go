@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/rmqgo/nameserver/internal/lograte"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -28,7 +29,8 @@ type Options struct {
 	// AnonymousRead lets requests without AccessKey run read codes
 	// (aclAnonymousRead).
 	AnonymousRead bool
-	// Logger receives reload and denial logs; nil discards.
+	// Logger receives reload and denial logs, rate-limited
+	// (lograte.Wrap); nil discards.
 	Logger hclog.Logger
 	// OnDeny, if set, is called for every denied request with the
 	// permission it needed (e.g. to count it).
@@ -51,9 +53,7 @@ type Authorizer struct {
 // New loads the accounts file (an error names it) and starts watching it;
 // Close stops watching.
 func New(opts Options) (*Authorizer, error) {
-	if opts.Logger == nil {
-		opts.Logger = hclog.NewNullLogger()
-	}
+	opts.Logger = lograte.Wrap(opts.Logger) // a denial is a stranger's line
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/lograte"
 	"github.com/rmqgo/nameserver/proxyproto"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
@@ -69,10 +70,9 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 		closeOwned(o)
 		return nil, fmt.Errorf("controller: invalid config: %w", err)
 	}
-	if logger == nil {
-		logger = hclog.NewNullLogger()
-	}
-	c := &Controller{logger: logger.Named("controller"), opts: o}
+	// Strangers cause many of its lines (connections, requests,
+	// heartbeats): every sub-logger shares one set of limiters.
+	c := &Controller{logger: lograte.Wrap(logger).Named("controller"), opts: o}
 	c.cfg.Store(cfg.Clone())
 	c.peers, _ = cfg.DLegerPeers() // validated above
 	var err error
@@ -86,6 +86,7 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 		c.closeACL()
 		return nil, err
 	}
+	warnOpenRaftPort(cfg, c.logger)
 	c.fsm = o.fsm
 	if c.fsm == nil {
 		c.fsm = NewFSM(c.logger)

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/internal/connlimit"
+	"github.com/rmqgo/nameserver/internal/lograte"
 )
 
 // EndpointConfig configures an Endpoint.
@@ -22,7 +23,8 @@ type EndpointConfig struct {
 	Listener net.Listener
 	// Registry is served on /metrics; nil serves an empty page.
 	Registry *Registry
-	// Logger receives errors; nil discards them.
+	// Logger receives errors, net/http's too, rate-limited
+	// (lograte.Wrap); nil discards them.
 	Logger hclog.Logger
 	// Routes are further handlers by http.ServeMux pattern (the
 	// NameServer's address service, package nsaddr).
@@ -61,10 +63,7 @@ func Listen(cfg EndpointConfig) (*Endpoint, error) {
 			return nil, fmt.Errorf("metrics: cannot listen on %s: %w", cfg.Addr, err)
 		}
 	}
-	e := &Endpoint{log: cfg.Logger, served: make(chan struct{})}
-	if e.log == nil {
-		e.log = hclog.NewNullLogger()
-	}
+	e := &Endpoint{log: lograte.Wrap(cfg.Logger), served: make(chan struct{})}
 	lim := cfg.Limits.withDefaults()
 	e.capped = connlimit.Wrap(ln, connlimit.Config{Max: lim.MaxConnections, Budget: lim.Budget, Logger: e.log})
 	e.ln = e.capped
@@ -80,6 +79,9 @@ func Listen(cfg EndpointConfig) (*Endpoint, error) {
 		mux.Handle(pattern, h)
 	}
 	e.srv = lim.server(mux)
+	// net/http's own lines (accept errors, handler panics) go to the
+	// rate-limited logger, not to the process's stderr.
+	e.srv.ErrorLog = e.log.StandardLogger(&hclog.StandardLoggerOptions{ForceLevel: hclog.Warn})
 	go e.serve()
 	return e, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/internal/connlimit"
+	"github.com/rmqgo/nameserver/internal/lograte"
 	"github.com/rmqgo/nameserver/kv"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/namesrv/route"
@@ -56,9 +57,9 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 		o.close()
 		return nil, err
 	}
-	if logger == nil {
-		logger = hclog.NewNullLogger()
-	}
+	// Strangers cause many of its lines (connections, requests, brokers
+	// registered): every sub-logger shares one set of limiters.
+	logger = lograte.Wrap(logger)
 	store, err := kv.OpenKVConfigPath(cfg.KVConfigPath, logger.Named("kv"))
 	if err != nil {
 		o.close()

@@ -31,10 +31,7 @@ func Hook(trusted []netip.Prefix, logger hclog.Logger) func(net.Conn) (net.Conn,
 }
 
 func newHook(trusted []netip.Prefix, logger hclog.Logger) *hook {
-	if logger == nil {
-		logger = hclog.NewNullLogger()
-	}
-	return &hook{trusted: trusted, log: logger, now: time.Now, warned: lograte.Limiter{Every: refusalLogEvery}}
+	return &hook{trusted: trusted, log: lograte.Wrap(logger), now: time.Now, warned: lograte.Limiter{Every: refusalLogEvery}}
 }
 
 // refusalLogEvery bounds the warnings about refused headers: any client

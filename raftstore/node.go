@@ -12,6 +12,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+
+	"github.com/rmqgo/nameserver/internal/lograte"
 )
 
 // Node is one running Raft member: the *raft.Raft plus the stores and
@@ -47,7 +49,7 @@ func Open(cfg Config, fsm raft.FSM) (*Node, error) {
 		return nil, err
 	}
 	d := cfg.withDefaults()
-	logger := d.Logger.Named("raft")
+	logger := lograte.Wrap(d.Logger).Named("raft") // raft logs what peers, or strangers, send
 	p, err := buildParts(&d, logger)
 	if err != nil {
 		return nil, err

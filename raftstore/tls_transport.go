@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/rmqgo/nameserver/internal/connlimit"
+	"github.com/rmqgo/nameserver/internal/lograte"
 )
 
 // DefaultHandshakeTimeout bounds a TLS handshake on the Raft transport,
@@ -51,6 +52,7 @@ func NewTLSStreamLayer(bindAddr, advertiseAddr string, server, client *tls.Confi
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBind, bindAddr, err)
 	}
+	logger = lograte.Wrap(logger) // a failed handshake is a stranger's line
 	l := &TLSStreamLayer{ln: in.wrap(ln, logger), advertise: ln.Addr(), server: server, client: client,
 		logger: logger.Named("tls")}
 	l.timeout.Store(int64(DefaultHandshakeTimeout))
@@ -85,7 +87,7 @@ func NewTLSTransport(bindAddr, advertiseAddr string, server, client *tls.Config,
 func (l *TLSStreamLayer) Transport(logger hclog.Logger) *raft.NetworkTransport {
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream: l, MaxPool: transportMaxPool, Timeout: transportTimeout,
-		Logger: logger.Named("transport"),
+		Logger: lograte.Wrap(logger).Named("transport"), // see NewTCPTransport
 	})
 }
 

@@ -9,6 +9,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+
+	"github.com/rmqgo/nameserver/internal/lograte"
 )
 
 const (
@@ -20,6 +22,9 @@ const (
 // transport. advertiseAddr is what peers dial; empty means the listener's
 // resolved address, so "127.0.0.1:0" yields a usable random port (read it
 // from LocalAddr). Failures wrap ErrBind and name the address.
+//
+// Its log lines, hashicorp/raft's included, are rate-limited (lograte.Wrap):
+// anyone who reaches the port causes one per connection of garbage.
 //
 // Open calls this itself; call it directly only to learn port-0 addresses
 // before bootstrapping, then pass the transport in Config.Transport.
@@ -42,6 +47,7 @@ func NewBoundedTCPTransport(bindAddr, advertiseAddr string, in Inbound, logger h
 	if logger == nil {
 		logger = hclog.Default()
 	}
+	logger = lograte.Wrap(logger) // raft logs each undecodable inbound connection at ERROR
 	l, err := newTCPStreamLayer(bindAddr, advertise, in, logger)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBind, bindAddr, err)

@@ -57,7 +57,7 @@ const (
 type ServerConfig struct {
 	MaxFrameLength int           // 0 → DefaultMaxFrameLength
 	IdleTimeout    time.Duration // no read and no write this long → close; 0 → 120 s
-	Logger         hclog.Logger  // nil → no logging
+	Logger         hclog.Logger  // nil → no logging; rate-limited by lograte.Wrap
 	Observer       Observer      // may be nil
 	// MaxPendingResponseBytes: while a connection has this many response
 	// bytes queued and unwritten, its requests are not read (back-pressure);
@@ -145,9 +145,7 @@ func NewServer(cfg ServerConfig) *Server {
 	if cfg.IdleTimeout <= 0 {
 		cfg.IdleTimeout = DefaultIdleTimeout
 	}
-	if cfg.Logger == nil {
-		cfg.Logger = hclog.NewNullLogger()
-	}
+	cfg.Logger = lograte.Wrap(cfg.Logger) // strangers cause most of its lines
 	if cfg.MaxPendingResponseBytes <= 0 {
 		cfg.MaxPendingResponseBytes = DefaultMaxPendingResponseBytes
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/lograte"
 )
 
 // DefaultReloadInterval is how often the files are checked for changes.
@@ -43,7 +44,8 @@ func WithReloadInterval(d time.Duration) Option { return func(o *options) { o.in
 
 // New validates cfg, loads every file it names (an error names the key and
 // the file) and, unless reloading is off, starts watching them. Close
-// stops the watcher.
+// stops the watcher. Its log lines are rate-limited (lograte.Wrap): a
+// stranger causes one per connection refused by the sniff.
 func New(cfg *config.TLS, logger hclog.Logger, opts ...Option) (*Manager, error) {
 	o := options{interval: DefaultReloadInterval}
 	for _, opt := range opts {
@@ -52,10 +54,7 @@ func New(cfg *config.TLS, logger hclog.Logger, opts ...Option) (*Manager, error)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if logger == nil {
-		logger = hclog.NewNullLogger()
-	}
-	m := &Manager{cfg: cfg.Clone(), log: logger.Named("tls"), stop: make(chan struct{}), done: make(chan struct{})}
+	m := &Manager{cfg: cfg.Clone(), log: lograte.Wrap(logger).Named("tls"), stop: make(chan struct{}), done: make(chan struct{})}
 	if err := m.init(); err != nil {
 		return nil, err
 	}

@@ -1,4 +1,8 @@
 // Package lograte bounds log lines that a stranger can cause at will (one
-// per connection refused before its first request): at most one line per
-// interval, the next line counting the ones left out.
+// per connection refused, per request denied, per garbage frame): a
+// Limiter lets Burst lines through per window, the next line counting the
+// ones left out, and Wrap puts one Limiter per message in front of an
+// hclog.Logger, for every server that strangers reach (remoting, TLS,
+// PROXY protocol, ACL, the NameServer and Controller, the metrics listener
+// and hashicorp/raft with its transport).
 package lograte

@@ -1,0 +1,179 @@
+package lograte
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+const (
+	// Every is the window of Wrap's limiters.
+	Every = time.Second
+	// Burst is how many lines of one message Wrap lets through per window.
+	Burst = 10
+	// maxMessages bounds the limiters Wrap keeps; messages past it share
+	// one (every message it sees is a constant of the code, so it is not
+	// reached in practice).
+	maxMessages = 1024
+	// MaxValue bounds a string, []byte or error value of a line Wrap
+	// writes (a name or a body a stranger chose); past it the value is cut
+	// and ends with the size it had.
+	MaxValue = 512
+)
+
+// StdMessage is the message of a line written through StandardLogger or
+// StandardWriter; the line itself is its "line" value.
+const StdMessage = "stdlib log"
+
+// Wrap returns a logger that writes what base writes, except that lines at
+// Info and above are let through at most Burst times per Every for each
+// message (keyed by the logger's name and the message, not the values),
+// the next line let through carrying "suppressed" with the count of those
+// left out. Debug and Trace lines pass unlimited. Every line's long
+// values are cut to MaxValue bytes. Sub-loggers (Named,
+// With, ResetNamed) share the limiters, so per-connection loggers count
+// together. Wrapping a wrapped logger returns it; nil gives a null logger.
+func Wrap(base hclog.Logger) hclog.Logger {
+	if base == nil {
+		base = hclog.NewNullLogger()
+	}
+	if l, ok := base.(*logger); ok {
+		return l
+	}
+	return &logger{Logger: base, s: &state{limits: make(map[string]*Limiter)}}
+}
+
+type logger struct {
+	hclog.Logger
+	s *state
+}
+
+type state struct {
+	mu     sync.Mutex
+	limits map[string]*Limiter
+	other  Limiter
+}
+
+func (s *state) limiter(key string) *Limiter {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if l, ok := s.limits[key]; ok {
+		return l
+	}
+	if len(s.limits) >= maxMessages {
+		s.other.Every, s.other.Burst = Every, Burst
+		return &s.other
+	}
+	l := &Limiter{Every: Every, Burst: Burst}
+	s.limits[key] = l
+	return l
+}
+
+// Log writes msg at level unless its limiter refuses it.
+func (l *logger) Log(level hclog.Level, msg string, args ...any) {
+	args = capValues(args)
+	if level < hclog.Info {
+		l.Logger.Log(level, msg, args...)
+		return
+	}
+	if l.GetLevel() > level && l.GetLevel() != hclog.NoLevel {
+		return // would not be written: spend nothing
+	}
+	ok, n := l.s.limiter(l.Name() + "\x00" + msg).Allow(time.Now())
+	if !ok {
+		return
+	}
+	if n > 0 {
+		args = append(args[:len(args):len(args)], "suppressed", n)
+	}
+	l.Logger.Log(level, msg, args...)
+}
+
+// capValues returns args with every long value cut to MaxValue bytes (a
+// copy: the caller's slice is not written).
+func capValues(args []any) []any {
+	out := args
+	for i := 1; i < len(args); i += 2 {
+		var v string
+		switch x := args[i].(type) {
+		case string:
+			v = x
+		case []byte:
+			v = string(x)
+		case error:
+			v = x.Error()
+		default:
+			continue
+		}
+		if len(v) <= MaxValue {
+			continue
+		}
+		if &out[0] == &args[0] {
+			out = append([]any(nil), args...)
+		}
+		out[i] = fmt.Sprintf("%s... (%d bytes)", strings.ToValidUTF8(v[:MaxValue], ""), len(v))
+	}
+	return out
+}
+
+// Trace writes a trace line.
+func (l *logger) Trace(msg string, args ...any) { l.Log(hclog.Trace, msg, args...) }
+
+// Debug writes a debug line.
+func (l *logger) Debug(msg string, args ...any) { l.Log(hclog.Debug, msg, args...) }
+
+// Info writes an info line, limited.
+func (l *logger) Info(msg string, args ...any) { l.Log(hclog.Info, msg, args...) }
+
+// Warn writes a warning, limited.
+func (l *logger) Warn(msg string, args ...any) { l.Log(hclog.Warn, msg, args...) }
+
+// Error writes an error line, limited.
+func (l *logger) Error(msg string, args ...any) { l.Log(hclog.Error, msg, args...) }
+
+// With returns a sub-logger sharing the limiters.
+func (l *logger) With(args ...any) hclog.Logger {
+	return &logger{Logger: l.Logger.With(args...), s: l.s}
+}
+
+// Named returns a sub-logger sharing the limiters.
+func (l *logger) Named(name string) hclog.Logger {
+	return &logger{Logger: l.Logger.Named(name), s: l.s}
+}
+
+// ResetNamed returns a sub-logger sharing the limiters.
+func (l *logger) ResetNamed(name string) hclog.Logger {
+	return &logger{Logger: l.Logger.ResetNamed(name), s: l.s}
+}
+
+// StandardLogger returns a *log.Logger writing through l (see
+// StandardWriter).
+func (l *logger) StandardLogger(opts *hclog.StandardLoggerOptions) *log.Logger {
+	return log.New(l.StandardWriter(opts), "", 0)
+}
+
+// StandardWriter returns a writer that logs each write as one line of
+// message StdMessage at opts.ForceLevel (Info when unset), so that lines
+// carrying addresses (net/http's) share one limiter.
+func (l *logger) StandardWriter(opts *hclog.StandardLoggerOptions) io.Writer {
+	level := hclog.Info
+	if opts != nil && opts.ForceLevel != hclog.NoLevel {
+		level = opts.ForceLevel
+	}
+	return &stdWriter{l: l, level: level}
+}
+
+type stdWriter struct {
+	l     *logger
+	level hclog.Level
+}
+
+func (w *stdWriter) Write(p []byte) (int, error) {
+	w.l.Log(w.level, StdMessage, "line", strings.TrimSpace(string(p)))
+	return len(p), nil
+}
