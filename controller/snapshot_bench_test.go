@@ -91,3 +91,27 @@ func BenchmarkSnapshotHostileState(b *testing.B) {
 	b.ReportMetric(float64(persistPeak)/(1<<20), "persist-peak-heap-MiB")
 	b.ReportMetric(float64(restorePeak)/(1<<20), "restore-peak-heap-MiB")
 }
+
+// BenchmarkRestoreHostileStateV1 restores the 80 MiB state from a version
+// 1 (JSON) snapshot, as an earlier binary wrote it.
+func BenchmarkRestoreHostileStateV1(b *testing.B) {
+	f := hostileState(b)
+	var st *state
+	f.read(func(s *state) { st = s.Clone() })
+	data, err := encodeSnapshotV1(st)
+	require.NoError(b, err)
+	var peak uint64
+	var total time.Duration
+	b.ResetTimer()
+	for range b.N {
+		g := NewFSM(nil)
+		peak = max(peak, peakHeap(func() {
+			start := time.Now()
+			require.NoError(b, g.Restore(io.NopCloser(bytes.NewReader(data))))
+			total += time.Since(start)
+		}))
+	}
+	b.ReportMetric(float64(total.Milliseconds())/float64(b.N), "restore-ms")
+	b.ReportMetric(float64(peak)/(1<<20), "restore-peak-heap-MiB")
+	b.ReportMetric(float64(len(data))/(1<<20), "snapshot-MiB")
+}
