@@ -44,7 +44,9 @@ unit-controller:
 	$(GO) test $(RACE) -tags $(TAGS_CTRL) -timeout 15m $(PKGS)
 
 ## test-long: the long suites, each with RMQ_TEST_LONG=1: the Controller
-## simulation (10,000 seeds) and randomized fencing, the fault-injection
+## simulation (10,000 seeds) and randomized fencing, the snapshot round
+## trip (3,000 request sequences) and the poisoned-snapshot restart at the
+## default 8,192-entry threshold, the fault-injection
 ## cluster runs (100+ seeds), random wipes of Raft nodes (40 rounds), the
 ## route table's fast-path twin (400 runs), the kill -9 crash trials (100
 ## each) and the 2-minute soak of 1,000 connections. RMQ_SEED /
@@ -83,6 +85,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseKey -fuzztime $(FUZZTIME) ./tlsconf
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzControllerRequest -fuzztime $(FUZZTIME) ./controller
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzDecodeEntry -fuzztime $(FUZZTIME) ./controller
+	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzSnapshotRoundTrip -fuzztime $(FUZZTIME) ./controller
 
 ## cluster: three NameServer+Controller nodes on 127.0.0.1, then the broker
 ## flow against them (tools/brokerflow); CLUSTER_CMD=start|status|flow|stop|clean

@@ -9,6 +9,9 @@
 //     log entries to it (hashicorp/raft's raft.FSM);
 //   - the log entry encoding (a type byte plus a JSON payload) and the
 //     registry of event decoders;
+//   - the snapshot codec (snapshot.go: version 2, length-prefixed bytes,
+//     streamed both ways; version 1 JSON still read), which carries every
+//     state Apply can produce;
 //   - the leader-side command builders: pure functions of the state plus
 //     heartbeat liveness that validate a request and return the response and
 //     the events to append (apply broker id, register, elect master with

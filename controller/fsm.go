@@ -120,18 +120,21 @@ func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 	return &fsmSnapshot{state: f.state.Clone()}, nil
 }
 
-// Restore implements raft.FSM: it replaces the state with the snapshot's.
-// On error the current state is left untouched.
+// Restore implements raft.FSM: it replaces the state with the snapshot's,
+// decoded as a stream of at most maxSnapshotBytes (snapshot.go). On error
+// the current state is left untouched.
 func (f *FSM) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
-	data, err := io.ReadAll(rc)
-	if err != nil {
-		return fmt.Errorf("controller: read snapshot: %w", err)
-	}
-	st, err := decodeSnapshot(data)
+	st, stats, err := readSnapshot(rc, maxSnapshotBytes)
 	if err != nil {
 		return fmt.Errorf("controller: restore snapshot: %w", err)
 	}
+	if stats.Duplicates > 0 {
+		f.logger.Warn("snapshot named broker sets more than once; the last of each half was kept",
+			"version", stats.Version, "repeated_halves", stats.Duplicates)
+	}
+	f.logger.Info("snapshot restored", "version", stats.Version, "bytes", stats.Bytes,
+		"broker_sets", len(st.BrokerNames()))
 	f.mu.Lock()
 	f.state = st
 	f.mu.Unlock()
@@ -141,13 +144,10 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 // fsmSnapshot is a point-in-time copy of the state.
 type fsmSnapshot struct{ state *state }
 
-// Persist writes the snapshot, cancelling the sink on any error.
+// Persist streams the snapshot into the sink, cancelling the sink on any
+// error.
 func (s *fsmSnapshot) Persist(sink raft.SnapshotSink) error {
-	data, err := encodeSnapshot(s.state)
-	if err == nil {
-		_, err = sink.Write(data)
-	}
-	if err != nil {
+	if err := writeSnapshot(sink, s.state); err != nil {
 		_ = sink.Cancel()
 		return fmt.Errorf("controller: persist snapshot: %w", err)
 	}

@@ -146,10 +146,12 @@ func TestSnapshotIsolatedFromLaterApplies(t *testing.T) {
 func TestRestoreRejectsBadSnapshot(t *testing.T) {
 	f := scriptedLog(t)
 	before := snapshotBytes(t, f.fsm)
-	for _, bad := range []string{`{`, `{"version":2,"brokerSets":[]}`,
-		`{"version":1,"brokerSets":[{"brokerName":""}]}`,
-		`{"version":1,"brokerSets":[{"brokerName":"x","replicas":{}},{"brokerName":"x","replicas":{}}]}`} {
-		require.Error(t, f.fsm.Restore(io.NopCloser(bytes.NewBufferString(bad))), bad)
+	flip := bytes.Clone(before)
+	flip[len(flip)/2] ^= 1
+	for _, bad := range []string{``, `{`, `{"version":2,"brokerSets":[]}`, `{"brokerSets":[]}`,
+		`{"version":1,"brokerSets":{}}`, `{"version":1} {}`, string(flip), string(before[:len(before)-1]),
+		string(before) + "x", "\x89RCS\x03", "\x89RCS\x02\xff\xff\xff\xff\x0f"} {
+		require.Error(t, f.fsm.Restore(io.NopCloser(bytes.NewBufferString(bad))), "%q", bad)
 	}
 	require.Equal(t, string(before), string(snapshotBytes(t, f.fsm)), "failed restore leaves state untouched")
 }

@@ -3,134 +3,226 @@
 package controller
 
 import (
-	"encoding/json"
+	"bufio"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
+	"io"
 
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
-// snapshotVersion is the version of the snapshot encoding below.
-const snapshotVersion = 1
+// Snapshot format, version 2 (docs/controller.md, "Snapshots"). Strings are
+// stored as raw bytes with a length, so every state Apply can produce
+// round-trips exactly: empty names, invalid UTF-8, NUL, any length. The
+// encoding is streamed into the sink and streamed back by Restore; neither
+// holds a second copy of the state.
+//
+//	magic     snapshotMagic (4 bytes), then uvarint 2
+//	sets      uvarint count, then per broker set, names strictly ascending
+//	          (bytewise):
+//	            bytes name, byte halves (1 replicas, 2 sync state, 3 both)
+//	            replicas:   bytes cluster, varint nextAssignBrokerId,
+//	                        uvarint count, then per id (strictly ascending):
+//	                        varint id, bytes address, bytes registerCheckCode
+//	            sync state: bytes cluster, varint masterEpoch,
+//	                        varint syncStateSetEpoch, uvarint count, varint
+//	                        ids (ascending), varint masterBrokerId
+//	retired   uvarint count, then per tombstone (names strictly ascending):
+//	          bytes name, varint masterEpoch, varint syncStateSetEpoch,
+//	          varint nextBrokerId
+//	trailer   CRC-32C of every byte above, 4 bytes big endian; then EOF.
+//
+// bytes is a uvarint length then the bytes; varint is zig-zag (signed).
+// Version 1 (JSON, snapshot_v1.go) is still read, never written.
+const (
+	snapshotVersion = 2
+	// maxSnapshotBytes is the largest snapshot Restore reads: past it the
+	// restore fails (raft keeps the current state and tries an older
+	// snapshot). No state within the replicated-state bounds comes near it.
+	maxSnapshotBytes = 1 << 30
+	// snapshotBufSize is the write and read buffer of the streaming codec.
+	snapshotBufSize = 64 << 10
+)
 
-// snapshotDoc is the snapshot encoding: JSON with broker sets sorted by name
-// and ids sorted ascending, so equal states give equal bytes. Either half of
-// a set may be absent (half-removed sets are state too).
-type snapshotDoc struct {
-	Version    int           `json:"version"`
-	BrokerSets []snapshotSet `json:"brokerSets"`
-	// Retired holds the epochs of removed sync-state halves (retire.go);
-	// absent from snapshots of the previous version.
-	Retired []snapshotRetired `json:"retired,omitempty"`
+// snapshotMagic opens a version 2 snapshot. Its first byte is not ASCII, so
+// it never starts a version 1 (JSON) snapshot.
+var snapshotMagic = [4]byte{0x89, 'R', 'C', 'S'}
+
+// Halves of a broker set present in a version 2 snapshot.
+const (
+	halfReplicas  byte = 1
+	halfSyncState byte = 2
+)
+
+// Snapshot errors (Restore wraps them; raft then tries an older snapshot).
+var (
+	errSnapshotCorrupt  = errors.New("corrupt snapshot")
+	errSnapshotTooLarge = errors.New("snapshot larger than the restore ceiling")
+	errSnapshotVersion  = errors.New("unsupported snapshot version")
+)
+
+var crc32c = crc32.MakeTable(crc32.Castagnoli)
+
+// snapshotWriter is a buffered writer that keeps the first error; the
+// buffer drains into a crcWriter, so strings are neither copied nor
+// checksummed twice.
+type snapshotWriter struct {
+	w       *bufio.Writer
+	crc     *crcWriter
+	scratch [binary.MaxVarintLen64]byte
+	err     error
 }
 
-type snapshotRetired struct {
-	BrokerName        string `json:"brokerName"`
-	MasterEpoch       int32  `json:"masterEpoch"`
-	SyncStateSetEpoch int32  `json:"syncStateSetEpoch"`
-	NextBrokerID      int64  `json:"nextBrokerId,omitempty"`
+// crcWriter checksums what it passes on.
+type crcWriter struct {
+	w   io.Writer
+	crc hash.Hash32
 }
 
-type snapshotSet struct {
-	BrokerName string             `json:"brokerName"`
-	Replicas   *snapshotReplicas  `json:"replicas,omitempty"`
-	SyncState  *snapshotSyncState `json:"syncState,omitempty"`
+func (c *crcWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	_, _ = c.crc.Write(p[:n])
+	return n, err
 }
 
-type snapshotReplicas struct {
-	ClusterName        string           `json:"clusterName"`
-	NextAssignBrokerID int64            `json:"nextAssignBrokerId"`
-	Brokers            []snapshotBroker `json:"brokers"`
-}
-
-type snapshotBroker struct {
-	ID                int64  `json:"id"`
-	Address           string `json:"address"`
-	RegisterCheckCode string `json:"registerCheckCode"`
-}
-
-type snapshotSyncState struct {
-	ClusterName       string  `json:"clusterName"`
-	MasterEpoch       int32   `json:"masterEpoch"`
-	SyncStateSetEpoch int32   `json:"syncStateSetEpoch"`
-	SyncStateSet      []int64 `json:"syncStateSet"`
-	MasterBrokerID    int64   `json:"masterBrokerId"`
-}
-
-// encodeSnapshot serialises a state deterministically.
-func encodeSnapshot(s *state) ([]byte, error) {
-	doc := snapshotDoc{Version: snapshotVersion, BrokerSets: []snapshotSet{}}
-	for _, name := range s.BrokerNames() {
-		set := snapshotSet{BrokerName: name}
-		if r, ok := s.replicas[name]; ok {
-			set.Replicas = replicasToSnapshot(r)
-		}
-		if ss, ok := s.syncStates[name]; ok {
-			set.SyncState = &snapshotSyncState{ClusterName: ss.ClusterName, MasterEpoch: ss.MasterEpoch,
-				SyncStateSetEpoch: ss.SyncStateSetEpoch, SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet),
-				MasterBrokerID: ss.MasterBrokerID}
-		}
-		doc.BrokerSets = append(doc.BrokerSets, set)
+func (w *snapshotWriter) write(p []byte) {
+	if w.err == nil {
+		_, w.err = w.w.Write(p)
 	}
-	for _, name := range s.retiredNames() {
+}
+
+func (w *snapshotWriter) uvarint(v uint64) { w.write(binary.AppendUvarint(w.scratch[:0], v)) }
+func (w *snapshotWriter) varint(v int64)   { w.write(binary.AppendVarint(w.scratch[:0], v)) }
+
+func (w *snapshotWriter) bytes(s string) {
+	w.uvarint(uint64(len(s)))
+	if w.err == nil {
+		_, w.err = w.w.WriteString(s)
+	}
+}
+
+// writeSnapshot streams the version 2 encoding of s into out. Equal states
+// give equal bytes.
+func writeSnapshot(out io.Writer, s *state) error {
+	cw := &crcWriter{w: out, crc: crc32.New(crc32c)}
+	w := &snapshotWriter{w: bufio.NewWriterSize(cw, snapshotBufSize), crc: cw}
+	w.write(snapshotMagic[:])
+	w.uvarint(snapshotVersion)
+	names := s.BrokerNames()
+	w.uvarint(uint64(len(names)))
+	for _, name := range names {
+		w.writeSet(s, name)
+	}
+	retired := s.retiredNames()
+	w.uvarint(uint64(len(retired)))
+	for _, name := range retired {
 		ep := s.retired[name]
-		doc.Retired = append(doc.Retired, snapshotRetired{BrokerName: name, MasterEpoch: ep.MasterEpoch,
-			SyncStateSetEpoch: ep.SyncStateSetEpoch, NextBrokerID: ep.NextBrokerID})
+		w.bytes(name)
+		w.varint(int64(ep.MasterEpoch))
+		w.varint(int64(ep.SyncStateSetEpoch))
+		w.varint(ep.NextBrokerID)
 	}
-	return json.Marshal(doc)
+	if w.err == nil {
+		w.err = w.w.Flush()
+	}
+	if w.err == nil {
+		_, w.err = out.Write(binary.BigEndian.AppendUint32(nil, cw.crc.Sum32()))
+	}
+	return w.err
 }
 
-func replicasToSnapshot(r *replicaInfo) *snapshotReplicas {
-	out := &snapshotReplicas{ClusterName: r.ClusterName, NextAssignBrokerID: r.NextAssignBrokerID,
-		Brokers: []snapshotBroker{}}
-	for _, id := range r.sortedIDs() {
-		info := r.Brokers[id]
-		out.Brokers = append(out.Brokers, snapshotBroker{ID: id, Address: info.Address,
-			RegisterCheckCode: info.RegisterCheckCode})
+func (w *snapshotWriter) writeSet(s *state, name string) {
+	r, hasR := s.replicas[name]
+	ss, hasS := s.syncStates[name]
+	var halves byte
+	if hasR {
+		halves |= halfReplicas
 	}
-	return out
+	if hasS {
+		halves |= halfSyncState
+	}
+	w.bytes(name)
+	w.write([]byte{halves})
+	if hasR {
+		w.bytes(r.ClusterName)
+		w.varint(r.NextAssignBrokerID)
+		ids := r.sortedIDs()
+		w.uvarint(uint64(len(ids)))
+		for _, id := range ids {
+			w.varint(id)
+			w.bytes(r.Brokers[id].Address)
+			w.bytes(r.Brokers[id].RegisterCheckCode)
+		}
+	}
+	if hasS {
+		w.bytes(ss.ClusterName)
+		w.varint(int64(ss.MasterEpoch))
+		w.varint(int64(ss.SyncStateSetEpoch))
+		ids := wire.NormalizeIDs(ss.SyncStateSet)
+		w.uvarint(uint64(len(ids)))
+		for _, id := range ids {
+			w.varint(id)
+		}
+		w.varint(ss.MasterBrokerID)
+	}
 }
 
-// decodeSnapshot parses and validates a snapshot.
-func decodeSnapshot(data []byte) (*state, error) {
-	var doc snapshotDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, err
-	}
-	if doc.Version != snapshotVersion {
-		return nil, fmt.Errorf("unsupported snapshot version %d", doc.Version)
-	}
-	st := newState()
-	for _, set := range doc.BrokerSets {
-		if set.BrokerName == "" {
-			return nil, fmt.Errorf("snapshot broker set without a name")
-		}
-		if _, dup := st.replicas[set.BrokerName]; dup {
-			return nil, fmt.Errorf("duplicate broker set %q in snapshot", set.BrokerName)
-		}
-		if _, dup := st.syncStates[set.BrokerName]; dup {
-			return nil, fmt.Errorf("duplicate broker set %q in snapshot", set.BrokerName)
-		}
-		restoreSet(st, set)
-	}
-	for _, r := range doc.Retired {
-		st.retired[r.BrokerName] = retiredSet{MasterEpoch: r.MasterEpoch, SyncStateSetEpoch: r.SyncStateSetEpoch,
-			NextBrokerID: r.NextBrokerID}
-	}
-	return st, nil
+// snapshotStats describes a restored snapshot for the log.
+type snapshotStats struct {
+	Version    int
+	Bytes      int64
+	Duplicates int // version 1 only: repeated broker-set halves (the last kept)
 }
 
-func restoreSet(st *state, set snapshotSet) {
-	if r := set.Replicas; r != nil {
-		ri := &replicaInfo{ClusterName: r.ClusterName, BrokerName: set.BrokerName,
-			NextAssignBrokerID: r.NextAssignBrokerID, Brokers: map[int64]brokerIDInfo{}}
-		for _, b := range r.Brokers {
-			ri.Brokers[b.ID] = brokerIDInfo{Address: b.Address, RegisterCheckCode: b.RegisterCheckCode}
+// readSnapshot stream-decodes a snapshot of either version, reading at most
+// limit bytes.
+func readSnapshot(in io.Reader, limit int64) (*state, snapshotStats, error) {
+	lr := &ceilingReader{r: in, left: limit}
+	br := bufio.NewReaderSize(lr, snapshotBufSize)
+	first, err := br.Peek(1)
+	if err != nil {
+		return nil, snapshotStats{}, fmt.Errorf("%w: empty: %w", errSnapshotCorrupt, err)
+	}
+	var st *state
+	var stats snapshotStats
+	if first[0] == snapshotMagic[0] {
+		st, err = decodeV2(br, lr)
+		stats.Version = snapshotVersion
+	} else {
+		st, stats.Duplicates, err = decodeV1(br)
+		stats.Version = 1
+	}
+	stats.Bytes = limit - lr.left
+	if lr.over {
+		err = fmt.Errorf("%w (%d bytes)", errSnapshotTooLarge, limit)
+	}
+	return st, stats, err
+}
+
+// ceilingReader reads at most left bytes; past them it fails.
+type ceilingReader struct {
+	r    io.Reader
+	left int64
+	over bool
+}
+
+func (c *ceilingReader) Read(p []byte) (int, error) {
+	if c.left <= 0 { // at the ceiling: anything more is too much
+		var one [1]byte
+		n, err := c.r.Read(one[:])
+		if n > 0 {
+			c.over = true
+			return 0, errSnapshotTooLarge
 		}
-		st.replicas[set.BrokerName] = ri
+		return 0, err
 	}
-	if ss := set.SyncState; ss != nil {
-		st.syncStates[set.BrokerName] = &syncStateInfo{ClusterName: ss.ClusterName, BrokerName: set.BrokerName,
-			MasterEpoch: ss.MasterEpoch, SyncStateSetEpoch: ss.SyncStateSetEpoch,
-			SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet), MasterBrokerID: ss.MasterBrokerID}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
 	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 
@@ -56,13 +57,26 @@ func (o *triggerCounter) ElectionFinished(tr controller.ElectTrigger, _ int32, _
 // startFaultCluster starts three nodes with fastProps plus props.
 func startFaultCluster(t testing.TB, proxied bool, props ...string) *faultCluster {
 	t.Helper()
+	return startFaultClusterWith(t, proxied, raftstore.TestLogger(t, "fault"), nil, props...)
+}
+
+// startFaultClusterWith is startFaultCluster with the nodes logging to
+// logger and tune (when set) adjusting each node's Raft config.
+func startFaultClusterWith(t testing.TB, proxied bool, logger hclog.Logger, tune func(*raftstore.Config),
+	props ...string) *faultCluster {
+	t.Helper()
 	fc := &faultCluster{disks: map[string]*raftstore.DiskFaults{}, triggers: &triggerCounter{}}
 	if proxied {
 		fc.net = newNetwork(t)
 	}
 	opts := []controller.Option{controller.WithObserver(fc.triggers),
-		controller.WithRaftConfig(func(rc *raftstore.Config) { rc.DiskFaults = fc.disks[rc.SelfID] })}
-	c := &cluster{t: t, logger: raftstore.TestLogger(t, "fault"), opts: opts}
+		controller.WithRaftConfig(func(rc *raftstore.Config) {
+			rc.DiskFaults = fc.disks[rc.SelfID]
+			if tune != nil {
+				tune(rc)
+			}
+		})}
+	c := &cluster{t: t, logger: logger, opts: opts}
 	fc.cluster = c
 	const n = 3
 	lns, rlns := make([]net.Listener, n), make([]net.Listener, n)
