@@ -37,8 +37,8 @@ var wallUses = map[string]map[string]string{
 		"func (m *heartbeatManager) wallMillis() int64 { return m.opts.Clock.Now().UnixMilli() }": "LastUpdateMillis, display only",
 	},
 	"internal/certreload/load.go": {
-		`return fmt.Errorf("not valid before %s", c.NotBefore.UTC().Format(time.RFC3339))`: "a certificate's validity in an error",
-		`return fmt.Errorf("expired at %s", c.NotAfter.UTC().Format(time.RFC3339))`:        "a certificate's validity in an error",
+		`return fmt.Errorf("%w: not valid before %s", ErrNotValidNow, c.NotBefore.UTC().Format(time.RFC3339))`: "a certificate's validity in an error",
+		`return fmt.Errorf("%w: expired at %s", ErrNotValidNow, c.NotAfter.UTC().Format(time.RFC3339))`:        "a certificate's validity in an error",
 	},
 	"internal/monotime/monotime.go": {
 		"func NewFake(wall time.Time) *Fake { return &Fake{wall: wall.Round(0), mono: Mono(time.Hour)} }": "Fake's wall reading models a stepped wall clock",
