@@ -98,11 +98,14 @@ func TestNoWallClockDecisions(t *testing.T) {
 }
 
 // wallMethods drop Go's monotonic reading (Round, Truncate, UTC, Local,
-// In) or turn a time into wall-clock numbers (Unix*); Round and Truncate
-// of a time.Duration match too (the guard reads syntax, not types) and are
-// listed in wallUses.
+// In), turn a time into wall-clock numbers (Unix*) or write it out and
+// read it back (the encodings keep no monotonic reading); Round and
+// Truncate of a time.Duration match too (the guard reads syntax, not
+// types) and are listed in wallUses.
 var wallMethods = map[string]bool{"Unix": true, "UnixMilli": true, "UnixMicro": true, "UnixNano": true,
-	"Round": true, "Truncate": true, "UTC": true, "Local": true, "In": true}
+	"Round": true, "Truncate": true, "UTC": true, "Local": true, "In": true,
+	"MarshalBinary": true, "MarshalJSON": true, "MarshalText": true, "GobEncode": true,
+	"UnmarshalBinary": true, "UnmarshalJSON": true, "UnmarshalText": true, "GobDecode": true}
 
 // wallFuncs of package time build a time from wall-clock numbers or text
 // (none has a monotonic reading).
