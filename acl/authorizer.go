@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/internal/lograte"
+	"github.com/rmqgo/nameserver/internal/monotime"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -37,8 +38,9 @@ type Options struct {
 	OnDeny func(needed Permission)
 	// PollInterval: 0 → DefaultPollInterval.
 	PollInterval time.Duration
-	// now replaces time.Now in tests.
-	now func() time.Time
+	// clock replaces monotime.System in tests; its monotonic reading
+	// paces the denial log.
+	clock monotime.Clock
 }
 
 // Authorizer checks requests against the accounts file.
@@ -57,8 +59,8 @@ func New(opts Options) (*Authorizer, error) {
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
 	}
-	if opts.now == nil {
-		opts.now = time.Now
+	if opts.clock == nil {
+		opts.clock = monotime.System
 	}
 	a := &Authorizer{opts: opts, log: opts.Logger, denials: newDenyLog()}
 	r, accs, err := newReloader(opts.Path, a.log)
@@ -88,7 +90,7 @@ func (a *Authorizer) Authorize(c *remoting.Conn, req *remoting.Command) *remotin
 	}
 	ak, _ := req.ExtString(FieldAccessKey)
 	ak = shorten(ak)
-	if a.denials.shouldLog(ak, a.opts.now()) {
+	if a.denials.shouldLog(ak, a.opts.clock.Mono()) {
 		a.log.Warn("request denied", "code", req.Code, "access_key", ak, "remote", remote,
 			"oneway", req.IsOneway(), "reason", err)
 	}
@@ -160,22 +162,23 @@ const maxDenyKeys = 1024
 const overflowKey = "\x00overflow"
 
 // denyLog decides which denials are logged: the first of each access key
-// in each minute.
+// in each minute, a minute of the monotonic clock (a wall-clock step
+// neither begins a new one nor prolongs one).
 type denyLog struct {
-	mu     sync.Mutex
-	minute time.Time
-	seen   map[string]struct{}
+	mu   sync.Mutex
+	ends monotime.Mono // end of the current minute; 0 before the first denial
+	seen map[string]struct{}
 }
 
 func newDenyLog() *denyLog { return &denyLog{seen: make(map[string]struct{})} }
 
 // shouldLog reports whether a denial of accessKey at now is the first of
 // its minute.
-func (d *denyLog) shouldLog(accessKey string, now time.Time) bool {
+func (d *denyLog) shouldLog(accessKey string, now monotime.Mono) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if m := now.Truncate(time.Minute); !m.Equal(d.minute) {
-		d.minute = m
+	if d.ends == 0 || !now.Before(d.ends) {
+		d.ends = now.Add(time.Minute)
 		clear(d.seen)
 	}
 	if _, ok := d.seen[accessKey]; !ok && len(d.seen) >= maxDenyKeys {

@@ -13,6 +13,10 @@ var (
 	// ErrUntrustedPeer reports a peer whose certificate chain does not
 	// verify against the trusted CAs (another CA, expired, wrong usage).
 	ErrUntrustedPeer = errors.New("certreload: untrusted peer certificate")
+	// ErrNotValidNow reports a certificate outside its validity period by
+	// this host's wall clock; it comes inside a *FileError. A reload
+	// refused for it alone is tried again at each check.
+	ErrNotValidNow = errors.New("outside its validity period")
 )
 
 // Role says which of the three files a FileError concerns.

@@ -83,9 +83,9 @@ func readKey(path string) (crypto.Signer, error) {
 func checkValidNow(c *x509.Certificate, now time.Time) error {
 	switch {
 	case now.Before(c.NotBefore):
-		return fmt.Errorf("not valid before %s", c.NotBefore.UTC().Format(time.RFC3339))
+		return fmt.Errorf("%w: not valid before %s", ErrNotValidNow, c.NotBefore.UTC().Format(time.RFC3339))
 	case now.After(c.NotAfter):
-		return fmt.Errorf("expired at %s", c.NotAfter.UTC().Format(time.RFC3339))
+		return fmt.Errorf("%w: expired at %s", ErrNotValidNow, c.NotAfter.UTC().Format(time.RFC3339))
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package certreload
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -25,13 +26,17 @@ type Reloader struct {
 	paths    [3]string // by Role
 	log      hclog.Logger
 	cur      atomic.Pointer[loaded]
-	interval atomic.Int64 // ns
-	next     atomic.Int64 // monotime.Mono of the next allowed check (0: now)
-	mu       sync.Mutex   // one check at a time
-	failed   [3]watchedfile.Stamp
-	reloads  atomic.Uint64
-	refused  atomic.Uint64
-	clock    monotime.Clock // its monotonic reading paces the checks (tests inject one)
+	interval atomic.Int64         // ns
+	next     atomic.Int64         // monotime.Mono of the next allowed check (0: now)
+	mu       sync.Mutex           // one check at a time
+	failed   [3]watchedfile.Stamp // the version last refused, not tried again
+	// failedOnTime: that refusal was the wall clock's alone (ErrNotValidNow),
+	// so the version is tried again at each check: a clock that was behind
+	// or stepped must not keep a good rotation out once it is right.
+	failedOnTime bool
+	reloads      atomic.Uint64
+	refused      atomic.Uint64
+	clock        monotime.Clock // its monotonic reading paces the checks (tests inject one)
 }
 
 type loaded struct {
@@ -98,14 +103,17 @@ func (r *Reloader) MaybeReload() {
 	r.next.Store(now + r.interval.Load())
 	cur := r.cur.Load()
 	stamp := r.stamps()
-	if sameStamps(stamp, cur.stamp) || sameStamps(stamp, r.failed) {
+	retry := sameStamps(stamp, r.failed)
+	if sameStamps(stamp, cur.stamp) || retry && !r.failedOnTime {
 		return
 	}
 	l, err := r.load()
 	if err != nil {
-		r.failed = stamp
-		r.log.Error("tls files changed but cannot be loaded: keeping the previous certificate",
-			"serial", serialOf(cur.m), "error", err)
+		if !retry {
+			r.log.Error("tls files changed but cannot be loaded: keeping the previous certificate",
+				"serial", serialOf(cur.m), "error", err)
+		}
+		r.failed, r.failedOnTime = stamp, errors.Is(err, ErrNotValidNow)
 		return
 	}
 	r.cur.Store(l)

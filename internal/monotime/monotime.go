@@ -1,6 +1,7 @@
 package monotime
 
 import (
+	"math"
 	"sync"
 	"time"
 )
@@ -17,11 +18,32 @@ type Mono int64
 // Now returns the current monotonic reading.
 func Now() Mono { return Mono(time.Since(base)) + 1 }
 
-// Add returns m moved by d.
-func (m Mono) Add(d time.Duration) Mono { return m + Mono(d) }
+// Add returns m moved by d, saturating: a deadline past the end of the
+// clock stays after every reading (a huge timeout never wraps into one
+// already over).
+func (m Mono) Add(d time.Duration) Mono {
+	s := m + Mono(d)
+	switch {
+	case d > 0 && s < m:
+		return math.MaxInt64
+	case d < 0 && s > m:
+		return math.MinInt64
+	}
+	return s
+}
 
-// Sub returns the duration m-o.
-func (m Mono) Sub(o Mono) time.Duration { return time.Duration(m - o) }
+// Sub returns the duration m-o, saturating at the extremes of
+// time.Duration (so it keeps its sign).
+func (m Mono) Sub(o Mono) time.Duration {
+	d := m - o
+	switch {
+	case o < 0 && d < m:
+		return math.MaxInt64
+	case o > 0 && d > m:
+		return math.MinInt64
+	}
+	return time.Duration(d)
+}
 
 // Before reports whether m is before o.
 func (m Mono) Before(o Mono) bool { return m < o }
