@@ -3,7 +3,9 @@
 package controller
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -102,6 +104,15 @@ func TestAttackTombstonesLockNewSetsOut(t *testing.T) {
 	t.Logf("%d sets created and cleaned: %d tombstones, %d of %d bytes held, no set stored",
 		len(names), len(f.state().retired), held, lim.StateBytes)
 	require.LessOrEqual(t, len(f.state().retired), maxRetiredSets+1, "tombstones are bounded")
+
+	// The folded tombstone survives a snapshot (a restarted node, a new
+	// leader): the restored state hands out the same next id.
+	restored := NewFSM(testLogger(t))
+	require.NoError(t, restored.Restore(io.NopCloser(bytes.NewReader(snapshotBytes(t, f.fsm)))))
+	var wantNext, gotNext int64
+	f.fsm.read(func(s *state) { wantNext = s.firstBrokerID("broker-a") })
+	restored.read(func(s *state) { gotNext = s.firstBrokerID("broker-a"); require.Equal(t, f.state().retired, s.retired) })
+	require.Equal(t, wantNext, gotNext)
 
 	id, err := registerNew(t, f, lim, "c", "broker-a", "10.0.0.2:10911")
 	require.NoError(t, err, "a real broker's new set after the flood")
