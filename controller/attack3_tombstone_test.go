@@ -132,4 +132,46 @@ func TestAttackTombstonesLockNewSetsOut(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, id, int64(1))
 	requireSizeExact(t, f)
+
+	// Every node folds at the same entry: a node replaying the log holds
+	// the same state.
+	replay := newTestFSM(t)
+	for _, entry := range f.log {
+		replay.applyRaw(entry)
+	}
+	require.Equal(t, f.state().retired, replay.state().retired)
+	require.Equal(t, f.state().replicas, replay.state().replicas)
+	require.Equal(t, f.state().syncStates, replay.state().syncStates)
+	requireSizeExact(t, replay)
+}
+
+// TestAttackSetsFillThenOperatorRecovers: a stranger fills
+// controllerMaxBrokerSets with sets of its own, each with an elected
+// master; a real broker's new set is refused (2005 naming the key). The
+// operator lists the sets (the names rocketmq_controller_master_epoch
+// exposes), cleans the stranger's with isCleanLivingBroker, and the real
+// broker registers (passed: no defect; without ACL the stranger can refill
+// as fast, which is what ACL is for).
+func TestAttackSetsFillThenOperatorRecovers(t *testing.T) {
+	f := newTestFSM(t)
+	lim := defaultLimits
+	lim.BrokerSets = 50
+	for i := 0; i < lim.BrokerSets; i++ {
+		name := fmt.Sprintf("junk-%03d", i)
+		_, err := registerNew(t, f, lim, "c", name, "10.1.1.1:10911")
+		require.NoError(t, err)
+		require.NoError(t, buildApply(t, f, func(s *state) ([]event, error) {
+			_, evs, err := s.ElectMaster(wire.ElectMasterRequest{ClusterName: "c", BrokerName: name, BrokerID: 1}, newFakeLive(), electOptions{})
+			return evs, err
+		}))
+	}
+	_, err := registerNew(t, f, lim, "c", "broker-a", "10.0.0.2:10911")
+	require.ErrorIs(t, err, errStateBound)
+	t.Logf("refused: %v", err)
+	for _, name := range f.state().BrokerNames() {
+		require.NoError(t, cleanWhole(t, f, name))
+	}
+	_, err = registerNew(t, f, lim, "c", "broker-a", "10.0.0.2:10911")
+	require.NoError(t, err)
+	requireSizeExact(t, f)
 }
