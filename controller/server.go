@@ -17,6 +17,7 @@ import (
 
 	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/lograte"
 	"github.com/rmqgo/nameserver/proxyproto"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
@@ -27,11 +28,15 @@ import (
 // manager, the leader's serial scheduler, election triggers and the
 // role-change notifier.
 type Controller struct {
-	cfg    atomic.Pointer[config.ControllerConfig]
-	cfgMu  sync.Mutex // serialises UPDATE_CONTROLLER_CONFIG
-	logger hclog.Logger
-	opts   options
-	peers  []config.Peer // remoting addresses, config order
+	cfg   atomic.Pointer[config.ControllerConfig]
+	cfgMu sync.Mutex // serialises UPDATE_CONTROLLER_CONFIG
+	// cfgRefused and cfgUpdated pace the lines of 1009 outcomes, which
+	// anyone who reaches the port can cause (ACL off): one a second each,
+	// counting the rest.
+	cfgRefused, cfgUpdated lograte.Limiter
+	logger                 hclog.Logger
+	opts                   options
+	peers                  []config.Peer // remoting addresses, config order
 
 	fsm      *FSM
 	hb       *heartbeatManager
@@ -72,7 +77,8 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	c := &Controller{logger: logger.Named("controller"), opts: o}
+	c := &Controller{logger: logger.Named("controller"), opts: o,
+		cfgRefused: lograte.Limiter{Every: time.Second}, cfgUpdated: lograte.Limiter{Every: time.Second}}
 	c.cfg.Store(cfg.Clone())
 	c.peers, _ = cfg.DLegerPeers() // validated above
 	var err error
