@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -172,6 +173,46 @@ func TestAttackSetsFillThenOperatorRecovers(t *testing.T) {
 		require.NoError(t, cleanWhole(t, f, name))
 	}
 	_, err = registerNew(t, f, lim, "c", "broker-a", "10.0.0.2:10911")
+	require.NoError(t, err)
+	requireSizeExact(t, f)
+}
+
+// TestAttackIDSquattingRecoverable: a stranger applies ids MaxInt64 and
+// the next id but one to a real set (Java's rules allow any unused id of a
+// known set). NextAssignBrokerID counts additions (Java's addBroker), so
+// MaxInt64 overflows nothing; the next id a new replica asks for is then
+// held by the stranger and its 1013 is 2014 (as in Java) until the
+// operator cleans the squatted ids, after which it registers (passed: no
+// defect).
+func TestAttackIDSquattingRecoverable(t *testing.T) {
+	f := newTestFSM(t)
+	lim := defaultLimits
+	_, err := registerNew(t, f, lim, "c", "broker-a", "10.0.0.1:10911")
+	require.NoError(t, err)
+	for _, id := range []int64{math.MaxInt64, 3} {
+		require.NoError(t, buildApply(t, f, func(s *state) ([]event, error) {
+			_, evs, err := s.applyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "broker-a",
+				AppliedBrokerID: id, RegisterCheckCode: "10.6.6.6:1;1"}, lim)
+			return evs, err
+		}))
+	}
+	r, _ := f.state().Replicas("broker-a")
+	require.Equal(t, int64(4), r.NextAssignBrokerID)
+	_, err = registerNew(t, f, lim, "c", "broker-a", "10.0.0.2:10911") // asks 1012: 4, free
+	require.NoError(t, err)
+	require.NoError(t, buildApply(t, f, func(s *state) ([]event, error) {
+		_, evs, err := s.applyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "broker-a",
+			AppliedBrokerID: 6, RegisterCheckCode: "10.6.6.6:1;1"}, lim)
+		return evs, err
+	}))
+	_, err = registerNew(t, f, lim, "c", "broker-a", "10.0.0.3:10911") // 1012: 6, squatted
+	require.Equal(t, codeOf(newError(errBrokerIDInvalid, "")), codeOf(err), "%v", err)
+	require.NoError(t, buildApply(t, f, func(s *state) ([]event, error) {
+		_, evs, err := s.CleanBrokerData(wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "broker-a",
+			BrokerControllerIDsToClean: fmt.Sprintf("3;6;%d", int64(math.MaxInt64))}, newFakeLive())
+		return evs, err
+	}))
+	_, err = registerNew(t, f, lim, "c", "broker-a", "10.0.0.3:10911")
 	require.NoError(t, err)
 	requireSizeExact(t, f)
 }
