@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -102,7 +103,9 @@ func (s *state) registerBroker(req wire.RegisterBrokerRequest, live liveness, li
 	if err != nil {
 		return resp, nil, err
 	}
-	return resp, []event{updateBrokerAddressEvent{ClusterName: req.ClusterName, BrokerName: req.BrokerName,
+	// The stored cluster name, not the request's: it is not validated
+	// and Apply does not read it, but it would go into the Raft log.
+	return resp, []event{updateBrokerAddressEvent{ClusterName: r.ClusterName, BrokerName: req.BrokerName,
 		BrokerAddress: string(addr), BrokerID: req.BrokerID, Checked: true}}, nil
 }
 
@@ -168,13 +171,31 @@ func (s *state) CleanBrokerData(req wire.CleanBrokerDataRequest, live liveness) 
 			return wire.CleanBrokerDataResponse{}, nil, err
 		}
 	}
-	_, ss, ok := s.get(req.BrokerName)
+	r, ss, ok := s.get(req.BrokerName)
 	if !ok {
 		return wire.CleanBrokerDataResponse{}, nil, newError(errInvalidCleanBrokerMetadata,
 			"Broker %s is not existed,clean broker data failure.", req.BrokerName)
 	}
+	if ids != nil {
+		// Ours: only registered ids go into the entry (the others are
+		// no-ops), so it is bounded by the set; none left: nothing to do.
+		if ids = registeredIDs(r, ids); len(ids) == 0 {
+			return wire.CleanBrokerDataResponse{}, nil, nil
+		}
+	}
 	return wire.CleanBrokerDataResponse{}, []event{cleanBrokerDataEvent{BrokerName: req.BrokerName, IDs: ids,
 		Fence: fenceOf(ss)}}, nil
+}
+
+// registeredIDs keeps the ids registered in r.
+func registeredIDs(r *replicaInfo, ids []int64) []int64 {
+	out := []int64{}
+	for _, id := range ids {
+		if _, ok := r.Brokers[id]; ok {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func (s *state) checkCleanable(req wire.CleanBrokerDataRequest, live liveness) ([]int64, error) {
@@ -183,6 +204,12 @@ func (s *state) checkCleanable(req wire.CleanBrokerDataRequest, live liveness) (
 			return nil, newError(errInvalidCleanBrokerMetadata, "Broker %s is still alive, clean up failure", req.BrokerName)
 		}
 		return nil, nil
+	}
+	if n := strings.Count(req.BrokerControllerIDsToClean, ";"); n >= hardLimits.BrokersPerSet*2 {
+		// ours: a set holds at most that many ids; the split of a longer
+		// list would take memory in proportion to the frame
+		return nil, invalidField("brokerControllerIdsToClean",
+			fmt.Sprintf("must list at most %d ids (got %d separators)", hardLimits.BrokersPerSet*2, n))
 	}
 	ids, err := parseIDList(req.BrokerControllerIDsToClean)
 	if err != nil {

@@ -6,9 +6,11 @@ import (
 	"context"
 	"crypto/tls"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/rmqgo/nameserver/internal/lograte"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -27,7 +29,19 @@ type notifier struct {
 	inflight map[string]*delivery
 	closed   bool
 	wg       sync.WaitGroup
+
+	// Lines a stranger can cause (its own sets' members, at addresses of
+	// its choosing): one a second each, counting the rest.
+	failedLogs, sentLogs, droppedLogs lograte.Limiter
 }
+
+// maxNotifyInflight bounds the deliveries in flight (each holds a
+// goroutine and a file descriptor for up to notifyTimeout): a stranger that
+// heartbeats for its own sets' members and elects in turn made the
+// controller dial one address of its choosing per member at once. A
+// notification over the bound is dropped; the broker learns its role at
+// its next metadata sync with the controller, as after a lost one.
+const maxNotifyInflight = 256
 
 type delivery struct {
 	epoch  int32
@@ -35,8 +49,10 @@ type delivery struct {
 }
 
 func newNotifier(ctx context.Context, logger hclog.Logger, obs Observer, version int32) *notifier {
-	return &notifier{ctx: ctx, logger: logger.Named("notify"), observer: obs, version: version,
+	n := &notifier{ctx: ctx, logger: logger.Named("notify"), observer: obs, version: version,
 		inflight: map[string]*delivery{}}
+	n.failedLogs.Every, n.sentLogs.Every, n.droppedLogs.Every = time.Second, time.Second, time.Second
+	return n
 }
 
 // send starts delivering e to addr unless a delivery of a newer or equal
@@ -52,6 +68,12 @@ func (n *notifier) send(addr string, e roleChangeNotifyEntry) {
 			return
 		}
 		d.cancel()
+	} else if len(n.inflight) >= maxNotifyInflight {
+		if ok, suppressed := n.droppedLogs.Allow(time.Now()); ok {
+			n.logger.Warn("role change notification dropped: too many in flight", "addr", addr,
+				"inflight", len(n.inflight), "suppressed", suppressed)
+		}
+		return
 	}
 	ctx, cancel := context.WithTimeout(n.ctx, notifyTimeout)
 	d := &delivery{epoch: e.MasterEpoch, cancel: cancel}
@@ -67,9 +89,13 @@ func (n *notifier) deliver(ctx context.Context, addr string, e roleChangeNotifyE
 	defer n.finish(addr, d)
 	err := n.sendOneway(ctx, addr, e)
 	if err != nil {
-		n.logger.Warn("role change notification failed", "addr", addr, "masterEpoch", e.MasterEpoch, "error", err)
-	} else {
-		n.logger.Info("role change notified", "addr", addr, "master", e.MasterBrokerID, "masterEpoch", e.MasterEpoch)
+		if ok, suppressed := n.failedLogs.Allow(time.Now()); ok {
+			n.logger.Warn("role change notification failed", "addr", addr, "masterEpoch", e.MasterEpoch, "error", err,
+				"suppressed", suppressed)
+		}
+	} else if ok, suppressed := n.sentLogs.Allow(time.Now()); ok {
+		n.logger.Info("role change notified", "addr", addr, "master", e.MasterBrokerID, "masterEpoch", e.MasterEpoch,
+			"suppressed", suppressed)
 	}
 	n.observer.NotifySent(addr, e.MasterEpoch, err)
 }

@@ -4,6 +4,7 @@ package controller
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/rmqgo/nameserver/config"
@@ -205,12 +206,28 @@ func (c *Controller) handleUpdateConfig(_ *remoting.Conn, req *remoting.Command)
 		err = c.opts.persist(next)
 	}
 	if err != nil {
-		c.logger.Warn("controller config update refused", "error", err)
+		if ok, suppressed := c.cfgRefused.Allow(time.Now()); ok {
+			c.logger.Warn("controller config update refused", "error", clip(err.Error()), "suppressed", suppressed)
+		}
 		return c.respond(req, outcome{err: configError(err)}), nil
 	}
 	c.cfg.Store(next)
-	c.logger.Info("controller config updated", "body", string(req.Body))
+	if ok, suppressed := c.cfgUpdated.Allow(time.Now()); ok {
+		c.logger.Info("controller config updated", "body", clip(string(req.Body)), "bytes", len(req.Body),
+			"suppressed", suppressed)
+	}
 	return c.newResponse(req, codeSuccess, ""), nil
+}
+
+// maxLoggedBytes bounds a request's text in a log line.
+const maxLoggedBytes = 512
+
+// clip cuts s to maxLoggedBytes, saying so.
+func clip(s string) string {
+	if len(s) <= maxLoggedBytes {
+		return s
+	}
+	return fmt.Sprintf("%s... (%d bytes)", s[:maxLoggedBytes], len(s))
 }
 
 // configError maps config errors onto the codes Java answers.

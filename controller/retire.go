@@ -36,6 +36,46 @@ type retiredSet struct {
 	NextBrokerID      int64
 }
 
+// Tombstones are bounded: once a clean leaves more than maxRetiredSets,
+// Apply folds them all into one, under floorName, holding the highest
+// epochs and next id of any; a set without a tombstone of its own then
+// continues from that floor (retiredOf), so the guarantee above holds for
+// every name while the tombstones take at most maxRetiredSets entries. The
+// bound is a code constant, so every node folds at the same entry. They
+// are not counted in controllerMaxStateBytes (statesize.go): a client that
+// may create and clean sets (ACL off) filled the bytes with them for good
+// and no new set could be registered again.
+const (
+	maxRetiredSets = 4096
+	// floorName keys the folded tombstone: a NUL byte breaks nameRule, so
+	// no checked entry names a set so.
+	floorName = "\x00folded"
+)
+
+// retiredOf is what a removed half of name continues from: its own
+// tombstone or the floor, whichever is higher, field by field.
+func (s *state) retiredOf(brokerName string) retiredSet {
+	return higher(s.retired[brokerName], s.retired[floorName])
+}
+
+func higher(a, b retiredSet) retiredSet {
+	return retiredSet{MasterEpoch: max(a.MasterEpoch, b.MasterEpoch),
+		SyncStateSetEpoch: max(a.SyncStateSetEpoch, b.SyncStateSetEpoch), NextBrokerID: max(a.NextBrokerID, b.NextBrokerID)}
+}
+
+// capRetired folds the tombstones into the floor once they pass the bound.
+func (s *state) capRetired() {
+	if len(s.retired) <= maxRetiredSets {
+		return
+	}
+	var floor retiredSet
+	for _, t := range s.retired {
+		floor = higher(floor, t)
+	}
+	clear(s.retired)
+	s.retired[floorName] = floor
+}
+
 // retireSync records the epochs of a sync-state half about to be removed.
 func (s *state) retireSync(brokerName string, ss *syncStateInfo) {
 	t := s.retired[brokerName]
@@ -53,14 +93,15 @@ func (s *state) retireReplicas(brokerName string, r *replicaInfo) {
 // firstBrokerID is the id a set without a replica half hands out: 1, or
 // the next id of its retired replica half.
 func (s *state) firstBrokerID(brokerName string) int64 {
-	return max(firstBrokerID, s.retired[brokerName].NextBrokerID)
+	return max(firstBrokerID, s.retiredOf(brokerName).NextBrokerID)
 }
 
 // reviveSync returns a new sync-state half continuing the retired epochs.
 func (s *state) reviveSync(clusterName, brokerName string) *syncStateInfo {
-	t := s.retired[brokerName]
+	from := s.retiredOf(brokerName)
 	ss := &syncStateInfo{ClusterName: clusterName, BrokerName: brokerName, SyncStateSet: []int64{},
-		MasterBrokerID: wire.NoBrokerID, MasterEpoch: t.MasterEpoch, SyncStateSetEpoch: t.SyncStateSetEpoch}
+		MasterBrokerID: wire.NoBrokerID, MasterEpoch: from.MasterEpoch, SyncStateSetEpoch: from.SyncStateSetEpoch}
+	t := s.retired[brokerName]
 	t.MasterEpoch, t.SyncStateSetEpoch = 0, 0
 	s.setRetired(brokerName, t)
 	return ss
@@ -77,6 +118,9 @@ func (s *state) reviveReplicas(clusterName, brokerName string) *replicaInfo {
 }
 
 func (s *state) setRetired(brokerName string, t retiredSet) {
+	if brokerName == floorName {
+		return // the floor is never lowered
+	}
 	if t == (retiredSet{}) {
 		delete(s.retired, brokerName)
 		return
@@ -100,6 +144,7 @@ func (e cleanBrokerDataEvent) applyFenced(s *state) error {
 		s.retireReplicas(e.BrokerName, r)
 		delete(s.replicas, e.BrokerName)
 		delete(s.syncStates, e.BrokerName)
+		s.capRetired()
 		return nil
 	}
 	if ss.MasterBrokerID != wire.NoBrokerID && containsID(e.IDs, ss.MasterBrokerID) {
@@ -110,5 +155,6 @@ func (e cleanBrokerDataEvent) applyFenced(s *state) error {
 		ss.MasterEpoch++
 	}
 	s.dropIDs(e.BrokerName, r, ss, e.IDs, true)
+	s.capRetired()
 	return nil
 }

@@ -28,11 +28,15 @@ import (
 // manager, the leader's serial scheduler, election triggers and the
 // role-change notifier.
 type Controller struct {
-	cfg    atomic.Pointer[config.ControllerConfig]
-	cfgMu  sync.Mutex // serialises UPDATE_CONTROLLER_CONFIG
-	logger hclog.Logger
-	opts   options
-	peers  []config.Peer // remoting addresses, config order
+	cfg   atomic.Pointer[config.ControllerConfig]
+	cfgMu sync.Mutex // serialises UPDATE_CONTROLLER_CONFIG
+	// cfgRefused and cfgUpdated pace the lines of 1009 outcomes, which
+	// anyone who reaches the port can cause (ACL off): one a second each,
+	// counting the rest.
+	cfgRefused, cfgUpdated lograte.Limiter
+	logger                 hclog.Logger
+	opts                   options
+	peers                  []config.Peer // remoting addresses, config order
 
 	fsm      *FSM
 	hb       *heartbeatManager
@@ -72,7 +76,8 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	}
 	// Strangers cause many of its lines (connections, requests,
 	// heartbeats): every sub-logger shares one set of limiters.
-	c := &Controller{logger: lograte.Wrap(logger).Named("controller"), opts: o}
+	c := &Controller{logger: lograte.Wrap(logger).Named("controller"), opts: o,
+		cfgRefused: lograte.Limiter{Every: time.Second}, cfgUpdated: lograte.Limiter{Every: time.Second}}
 	c.cfg.Store(cfg.Clone())
 	c.peers, _ = cfg.DLegerPeers() // validated above
 	var err error

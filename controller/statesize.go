@@ -6,7 +6,8 @@ import "fmt"
 
 // Accounted size of the replicated state (config.StateBounds'
 // controllerMaxStateBytes). Every event changes one broker set only (its
-// two halves and its tombstone), so Apply keeps the total up to date by
+// two halves; tombstones are not counted but bounded in number, retire.go),
+// so Apply keeps the total up to date by
 // the set's cost before and after the event: no request scans the state.
 // A state built otherwise (a restored snapshot) is counted once, by the
 // first Apply or read after it.
@@ -14,10 +15,9 @@ import "fmt"
 // Per-entry costs, the bytes of the Go values beyond their strings (map
 // entries, structs, headers), rounded up.
 const (
-	costSet     = 320 // both halves, their two map entries and names' headers
-	costBroker  = 96  // one id's map entry and its two strings' headers
-	costID      = 8   // one id of a sync-state set
-	costRetired = 96  // one tombstone and its map entry
+	costSet    = 320 // both halves, their two map entries and names' headers
+	costBroker = 96  // one id's map entry and its two strings' headers
+	costID     = 8   // one id of a sync-state set
 )
 
 // setCost is the accounted size of everything stored under name.
@@ -32,10 +32,7 @@ func (s *state) setCost(name string) int64 {
 	if ss, ok := s.syncStates[name]; ok {
 		n += costSet/2 + int64(len(name)+len(ss.ClusterName)) + costID*int64(len(ss.SyncStateSet))
 	}
-	if _, ok := s.retired[name]; ok {
-		n += costRetired + int64(len(name))
-	}
-	return n
+	return n // tombstones are bounded in number instead (retire.go)
 }
 
 // newSetCost is the cost of a set created with one broker.
