@@ -51,7 +51,7 @@ func NewTLSStreamLayer(bindAddr, advertiseAddr string, server, client *tls.Confi
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %w", ErrBind, bindAddr, err)
 	}
-	l := &TLSStreamLayer{ln: in.wrap(ln, logger), advertise: ln.Addr(), server: server, client: client,
+	l := &TLSStreamLayer{ln: in.wrap(ln, false, logger), advertise: ln.Addr(), server: server, client: client,
 		logger: logger.Named("tls")}
 	l.timeout.Store(int64(DefaultHandshakeTimeout))
 	if advertiseAddr != "" {
@@ -173,6 +173,7 @@ func (c *serverConn) handshake() error {
 			return
 		}
 		c.layer.accepted.Add(1)
+		connlimit.Prove(c.NetConn()) // a peer: strangers over the cap never take its place
 	})
 	return c.err
 }
