@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/rmqgo/nameserver/internal/connlimit"
+	"github.com/rmqgo/nameserver/internal/lograte"
 )
 
 // DefaultHandshakeTimeout bounds a TLS handshake on the Raft transport,
@@ -36,7 +37,13 @@ type TLSStreamLayer struct {
 	logger    hclog.Logger
 	accepted  atomic.Uint64
 	failed    atomic.Uint64
+	// inLogs bounds the warnings of failed inbound handshakes, which
+	// anyone who reaches the port can cause.
+	inLogs lograte.Limiter
 }
+
+// inboundLogEvery is the rate of inbound handshake warnings.
+const inboundLogEvery = time.Second
 
 // NewTLSStreamLayer listens on bindAddr, its inbound connections bounded
 // by in. advertiseAddr is what peers dial; empty means the listener's
@@ -52,7 +59,7 @@ func NewTLSStreamLayer(bindAddr, advertiseAddr string, server, client *tls.Confi
 		return nil, fmt.Errorf("%w: %s: %w", ErrBind, bindAddr, err)
 	}
 	l := &TLSStreamLayer{ln: in.wrap(ln, false, logger), advertise: ln.Addr(), server: server, client: client,
-		logger: logger.Named("tls")}
+		logger: logger.Named("tls"), inLogs: lograte.Limiter{Every: inboundLogEvery}}
 	l.timeout.Store(int64(DefaultHandshakeTimeout))
 	if advertiseAddr != "" {
 		l.advertise, err = net.ResolveTCPAddr("tcp", advertiseAddr)
@@ -167,8 +174,10 @@ func (c *serverConn) handshake() error {
 		defer cancel()
 		if c.err = c.Conn.HandshakeContext(ctx); c.err != nil {
 			c.layer.failed.Add(1)
-			c.layer.logger.Warn("raft peer refused: tls handshake failed",
-				"remote", c.RemoteAddr().String(), "direction", "in", "error", c.err)
+			if ok, n := c.layer.inLogs.Allow(time.Now()); ok {
+				c.layer.logger.Warn("raft peer refused: tls handshake failed", "remote", c.RemoteAddr().String(),
+					"direction", "in", "error", c.err, "suppressed", n)
+			}
 			_ = c.Conn.Close()
 			return
 		}
