@@ -41,7 +41,42 @@ func TestAttackInboundHandshakeLogBounded(t *testing.T) {
 	require.Eventually(t, func() bool { _, failed := layer.Handshakes(); return failed == n },
 		10*time.Second, 5*time.Millisecond)
 	elapsed := time.Since(start)
-	lines := logs.Count("tls handshake failed")
-	t.Logf("%d failed handshakes in %s: %d warnings", n, elapsed, lines)
+	time.Sleep(200 * time.Millisecond) // the transport's lines, if any
+	lines, errs := logs.Count("tls handshake failed"), logs.Count("failed to decode incoming command")
+	t.Logf("%d failed handshakes in %s: %d warnings, %d transport errors", n, elapsed, lines, errs)
 	require.LessOrEqual(t, lines, int(elapsed/time.Second)+1, logs.String())
+	require.LessOrEqual(t, errs, int(elapsed/time.Second)+2, logs.String())
+}
+
+// TestAttackInboundDecodeLogBounded: raft's transport logs an error for
+// every inbound connection that ends on anything but EOF (garbage, a
+// failed TLS handshake, a silent connection closed by the first-read
+// timeout, one closed to admit a newer one): anyone who reaches the port
+// can cause it, so it is rate-limited too.
+func TestAttackInboundDecodeLogBounded(t *testing.T) {
+	for name, garbage := range map[string][]byte{"unknown rpc type": {0xff}, "bad msgpack": {0, 0xc1}} {
+		t.Run(name, func(t *testing.T) {
+			logger, logs := testlog.Capture(t, "server", hclog.Warn)
+			tr, err := NewBoundedTCPTransport("127.0.0.1:0", "", Inbound{Budget: connlimit.NewBudget(1000)}, logger)
+			require.NoError(t, err)
+			answerVotes(t, tr)
+			start := time.Now()
+			const n = 50
+			for range n {
+				c, err := net.Dial("tcp", string(tr.LocalAddr()))
+				require.NoError(t, err)
+				_, _ = c.Write(garbage)
+				_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+				_, _ = c.Read(make([]byte, 1)) // closed by the server
+				_ = c.Close()
+			}
+			require.Eventually(t, func() bool { return logs.Count("failed to decode incoming command") >= 1 },
+				5*time.Second, 5*time.Millisecond)
+			time.Sleep(200 * time.Millisecond) // the other connections' lines, if any
+			elapsed := time.Since(start)
+			lines := logs.Count("failed to decode incoming command")
+			t.Logf("%d bad connections in %s: %d error lines", n, elapsed, lines)
+			require.LessOrEqual(t, lines, int(elapsed/time.Second)+1, logs.String())
+		})
+	}
 }

@@ -92,7 +92,7 @@ func NewTLSTransport(bindAddr, advertiseAddr string, server, client *tls.Config,
 func (l *TLSStreamLayer) Transport(logger hclog.Logger) *raft.NetworkTransport {
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream: l, MaxPool: transportMaxPool, Timeout: transportTimeout,
-		Logger: logger.Named("transport"),
+		Logger: newTransportLogger(logger),
 	})
 }
 
