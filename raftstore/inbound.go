@@ -28,7 +28,9 @@ const firstRPCTimeout = transportTimeout
 // takes the defaults.
 type Inbound struct {
 	// MaxConns caps the open inbound connections; one accepted over it
-	// is closed at once. 0 → DefaultMaxInbound.
+	// takes the place of the oldest unproven one (not yet answered; with
+	// TLS, not yet authenticated), or is closed at once when every one is
+	// proven. 0 → DefaultMaxInbound.
 	MaxConns int
 	// Budget is shared with the process's other side listeners; nil
 	// means connlimit.Side().
