@@ -26,8 +26,9 @@ func TestAttackInboundHandshakeLogBounded(t *testing.T) {
 	rl, err := certreload.New(files.Cert, files.Key, files.CA, TestLogger(t, "rl"))
 	require.NoError(t, err)
 	logger, logs := testlog.Capture(t, "server", hclog.Warn)
+	budget := connlimit.NewBudget(1000)
 	layer, err := NewTLSStreamLayer("127.0.0.1:0", "", rl.ServerConfig(), rl.ClientConfig(),
-		Inbound{Budget: connlimit.NewBudget(1000)}, logger)
+		Inbound{Budget: budget}, logger)
 	require.NoError(t, err)
 	answerVotes(t, layer.Transport(logger))
 	start := time.Now()
@@ -46,6 +47,8 @@ func TestAttackInboundHandshakeLogBounded(t *testing.T) {
 	t.Logf("%d failed handshakes in %s: %d warnings, %d transport errors", n, elapsed, lines, errs)
 	require.LessOrEqual(t, lines, int(elapsed/time.Second)+1, logs.String())
 	require.LessOrEqual(t, errs, int(elapsed/time.Second)+2, logs.String())
+	require.Eventually(t, func() bool { return budget.InUse() == 0 }, 5*time.Second, 5*time.Millisecond,
+		"a failed handshake gives its place back")
 }
 
 // TestAttackInboundDecodeLogBounded: raft's transport logs an error for
@@ -57,7 +60,8 @@ func TestAttackInboundDecodeLogBounded(t *testing.T) {
 	for name, garbage := range map[string][]byte{"unknown rpc type": {0xff}, "bad msgpack": {0, 0xc1}} {
 		t.Run(name, func(t *testing.T) {
 			logger, logs := testlog.Capture(t, "server", hclog.Warn)
-			tr, err := NewBoundedTCPTransport("127.0.0.1:0", "", Inbound{Budget: connlimit.NewBudget(1000)}, logger)
+			budget := connlimit.NewBudget(1000)
+			tr, err := NewBoundedTCPTransport("127.0.0.1:0", "", Inbound{Budget: budget}, logger)
 			require.NoError(t, err)
 			answerVotes(t, tr)
 			start := time.Now()
@@ -77,6 +81,8 @@ func TestAttackInboundDecodeLogBounded(t *testing.T) {
 			lines := logs.Count("failed to decode incoming command")
 			t.Logf("%d bad connections in %s: %d error lines", n, elapsed, lines)
 			require.LessOrEqual(t, lines, int(elapsed/time.Second)+1, logs.String())
+			require.Eventually(t, func() bool { return budget.InUse() == 0 }, 5*time.Second, 5*time.Millisecond,
+				"a connection closed on garbage gives its place back")
 		})
 	}
 }
