@@ -64,7 +64,7 @@ func newTCPStreamLayer(bindAddr string, advertise net.Addr, in Inbound, logger h
 	}
 	l := &tcpStreamLayer{ln: in.wrap(ln, true, logger), advertise: advertise}
 	if a, ok := l.Addr().(*net.TCPAddr); !ok || a.IP == nil || a.IP.IsUnspecified() {
-		_ = ln.Close()
+		_ = l.ln.Close() // and leaves the budget
 		return nil, errors.New("local bind address is not advertisable")
 	}
 	return l, nil

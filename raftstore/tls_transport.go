@@ -68,7 +68,7 @@ func NewTLSStreamLayer(bindAddr, advertiseAddr string, server, client *tls.Confi
 		err = fmt.Errorf("address %s is not advertisable", l.advertise)
 	}
 	if err != nil {
-		_ = ln.Close()
+		_ = l.ln.Close() // and leaves the budget
 		return nil, fmt.Errorf("%w: %s: %w", ErrBind, bindAddr, err)
 	}
 	return l, nil

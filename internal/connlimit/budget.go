@@ -38,6 +38,13 @@ func (b *Budget) InUse() int {
 	return b.used
 }
 
+// Listeners is how many open listeners share the budget.
+func (b *Budget) Listeners() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.listeners)
+}
+
 // join registers l for evictions across listeners.
 func (b *Budget) join(l *Listener) {
 	b.mu.Lock()
