@@ -1,8 +1,10 @@
 package metrics
 
 import (
+	"io"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -33,4 +35,26 @@ func TestAttackIdleKeepAliveLocksOutHealthProbe(t *testing.T) {
 	require.LessOrEqual(t, open, 8, "the cap still holds")
 	require.LessOrEqual(t, b.InUse(), 8)
 	_ = held
+}
+
+// TestAttackHTTP2PrefaceGivesItsPlaceBack: an HTTP/2 prior-knowledge
+// preface (h2c is not served) is answered or closed at once, and the
+// connection's place comes back.
+func TestAttackHTTP2PrefaceGivesItsPlaceBack(t *testing.T) {
+	b := connlimit.NewBudget(100)
+	e := startLimited(t, Limits{MaxConnections: 8, Budget: b})
+	for range 20 {
+		c, err := net.Dial("tcp", e.Addr().String())
+		require.NoError(t, err)
+		_, err = io.WriteString(c, "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n")
+		require.NoError(t, err)
+		require.NoError(t, c.SetReadDeadline(time.Now().Add(5*time.Second)))
+		_, err = io.ReadAll(c)
+		require.NoError(t, err, "closed by the server, not by the read deadline")
+		_ = c.Close()
+	}
+	require.Eventually(t, func() bool { open, _ := e.Conns(); return open == 0 && b.InUse() == 0 },
+		5*time.Second, 5*time.Millisecond)
+	_, _, err := keepAlive(t, e.Addr().String())
+	require.NoError(t, err)
 }
