@@ -9,7 +9,7 @@ package config
 // They take effect when the endpoint starts.
 type MetricsListener struct {
 	// MetricsMaxConnections caps the endpoint's open connections; one
-	// accepted over it is closed at once.
+	// accepted over it takes the place of the oldest, closed at once.
 	MetricsMaxConnections int `prop:"metricsMaxConnections"`
 	// MetricsReadHeaderTimeoutSeconds bounds the reading of a request
 	// header.
@@ -42,8 +42,10 @@ func defaultMetricsListener() MetricsListener {
 // the default leaves room for groups far larger than Raft is run with.
 type RaftInbound struct {
 	// ControllerRaftMaxInboundConnections caps the open inbound
-	// connections of the Raft transport; one accepted over it is closed at
-	// once. A connection that sends nothing within 10 s is closed too.
+	// connections of the Raft transport; one accepted over it takes the
+	// place of the oldest connection not yet proven a peer (answered, or
+	// TLS-authenticated), closed at once, or is closed itself when there
+	// is none. A connection that sends nothing within 10 s is closed too.
 	ControllerRaftMaxInboundConnections int `prop:"controllerRaftMaxInboundConnections"`
 }
 

@@ -42,7 +42,9 @@
 // a connection cap, read-header, read, write and idle timeouts and a
 // header size; its connections also count against the process's side
 // budget (package internal/connlimit), so HTTP clients cannot take the
-// file descriptors the remoting listener needs.
+// file descriptors the remoting listener needs. At the cap a new
+// connection takes the place of the oldest, so clients holding every
+// place cannot lock out a liveness probe.
 //
 // This package does not import the controller (nor hashicorp/raft): the
 // controller satisfies ControllerSource and drives ControllerRecorder.

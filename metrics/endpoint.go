@@ -104,9 +104,10 @@ func (e *Endpoint) mux(metrics http.Handler) *http.ServeMux {
 // Addr is the bound address.
 func (e *Endpoint) Addr() net.Addr { return e.ln.Addr() }
 
-// Conns reports the open connections and how many were refused over
-// Limits.MaxConnections or the side budget.
-func (e *Endpoint) Conns() (open int, refused uint64) { return e.capped.Open(), e.capped.Refused() }
+// Conns reports the open connections and how many were closed to admit
+// new ones over Limits.MaxConnections or the side budget (the oldest
+// gives its place: an HTTP client never proves itself).
+func (e *Endpoint) Conns() (open int, evicted uint64) { return e.capped.Open(), e.capped.Evicted() }
 
 // AddReadiness adds a check to /readyz: it is ready when every check
 // returns nil. A failing check's error, prefixed by name, is the 503 body.

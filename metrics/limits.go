@@ -22,7 +22,8 @@ const (
 // takes its default.
 type Limits struct {
 	// MaxConnections caps the open connections; one accepted over it (or
-	// over Budget) is closed at once (metricsMaxConnections).
+	// over Budget) takes the place of the oldest, closed at once, so that
+	// idle clients cannot lock out a health probe (metricsMaxConnections).
 	MaxConnections int
 	// ReadHeaderTimeout bounds the reading of a request's header, from
 	// its first byte or the end of the previous request

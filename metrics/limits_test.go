@@ -59,33 +59,43 @@ func TestEndpointConnectionCap(t *testing.T) {
 		require.NoError(t, err)
 		kept, readers = append(kept, c), append(readers, br)
 	}
-	for range 5 {
-		_, _, err := keepAlive(t, addr)
-		require.Error(t, err, "a connection over the cap is closed before its answer")
+	for range 2 {
+		c, br, err := keepAlive(t, addr)
+		require.NoError(t, err, "a connection over the cap takes the oldest one's place")
+		kept, readers = append(kept, c), append(readers, br)
 	}
-	open, refused := e.Conns()
+	open, evicted := e.Conns()
 	require.Equal(t, 3, open)
-	require.Equal(t, uint64(5), refused)
-	for i, c := range kept {
-		require.NoError(t, getOn(c, readers[i]), "the connections within the cap keep being served")
+	require.Equal(t, uint64(2), evicted)
+	for i, c := range kept[:2] {
+		require.Error(t, getOn(c, readers[i]), "connection %d, the oldest, was closed", i)
 	}
-	require.NoError(t, kept[0].Close())
+	for i, c := range kept[2:] {
+		require.NoError(t, getOn(c, readers[2+i]), "the newest connections keep being served")
+	}
+	require.NoError(t, kept[4].Close())
 	require.Eventually(t, func() bool { open, _ := e.Conns(); return open == 2 }, 5*time.Second, 5*time.Millisecond)
 	_, _, err := keepAlive(t, addr)
 	require.NoError(t, err, "a closed connection gives its place back")
+	_, evicted = e.Conns()
+	require.Equal(t, uint64(2), evicted, "taken without closing another")
 }
 
 func TestEndpointSideBudgetIsShared(t *testing.T) {
 	b := connlimit.NewBudget(2)
 	e1 := startLimited(t, Limits{MaxConnections: 10, Budget: b})
 	e2 := startLimited(t, Limits{MaxConnections: 10, Budget: b})
-	_, _, err := keepAlive(t, e1.Addr().String())
+	c1, br1, err := keepAlive(t, e1.Addr().String())
 	require.NoError(t, err)
 	_, _, err = keepAlive(t, e2.Addr().String())
 	require.NoError(t, err)
-	_, _, err = keepAlive(t, e1.Addr().String())
-	require.Error(t, err, "both listeners hold the whole budget")
+	_, _, err = keepAlive(t, e2.Addr().String())
+	require.NoError(t, err, "over the budget, the oldest connection gives its place")
+	require.Error(t, getOn(c1, br1), "the other listener's oldest connection was closed")
 	require.Equal(t, 2, b.InUse())
+	open1, _ := e1.Conns()
+	open2, evicted2 := e2.Conns()
+	require.Equal(t, [3]int{0, 2, 1}, [3]int{open1, open2, int(evicted2)})
 }
 
 func TestEndpointClosesIdleKeepAlive(t *testing.T) {

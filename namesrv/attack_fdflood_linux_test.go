@@ -3,6 +3,7 @@ package namesrv
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -51,18 +53,23 @@ func TestAttackHTTPFloodKeepsRemotingServed(t *testing.T) {
 		child.fds(t), base.ok, base.failed, base.p(50), base.p(99))
 	require.Zero(t, base.failed, "lookups fail without any flood")
 
-	kept := floodHTTP(t, child.metrics, floodConns)
+	answered, conns := floodHTTP(t, child.metrics, floodConns)
+	kept := stillOpen(conns)
 	fds := child.fds(t)
+	probeStatus, _, probeErr := healthProbe(child.metrics)
 	stop := redialHTTP(child.metrics)
 	under := child.lookups(t, floodLookups)
 	redials := stop()
 	acceptErrors, reserveWarnings := child.stats(t)
-	t.Logf("under flood: %d of %d HTTP connections kept open; child fds=%d (limit %d), remoting accept errors=%d",
-		kept, floodConns, fds, floodFdLimit, acceptErrors)
+	t.Logf("under flood: %d of %d HTTP connections answered, %d still open; child fds=%d (limit %d), remoting accept errors=%d",
+		answered, floodConns, kept, fds, floodFdLimit, acceptErrors)
+	t.Logf("under flood: a liveness probe over a new connection: %d %v", probeStatus, probeErr)
 	t.Logf("under flood: %d more HTTP connections dialled during the lookups", redials)
 	t.Logf("under flood: lookups ok=%d failed=%d p50=%s p99=%s (first error: %v)",
 		under.ok, under.failed, under.p(50), under.p(99), under.firstErr)
 	require.Zero(t, under.failed, "remoting lookups failed under the HTTP flood: %v", under.firstErr)
+	require.NoError(t, probeErr, "/healthz over a new connection while the flood holds every place")
+	require.Equal(t, http.StatusOK, probeStatus)
 	require.Equal(t, 1, reserveWarnings, "serverMaxConnections=10000 does not fit in 3/4 of %d fds", floodFdLimit)
 }
 
@@ -292,8 +299,8 @@ func redialHTTP(addr string) func() int {
 // floodHTTP opens n connections to addr, sends one keep-alive GET
 // /healthz on each and reads its answer, leaving the connections open
 // (closed at the end of the test); it returns how many were answered and
-// kept.
-func floodHTTP(t *testing.T, addr string, n int) int {
+// the connections.
+func floodHTTP(t *testing.T, addr string, n int) (int, []net.Conn) {
 	conns := make([]net.Conn, 0, n)
 	t.Cleanup(func() {
 		for _, c := range conns {
@@ -330,5 +337,37 @@ func floodHTTP(t *testing.T, addr string, n int) int {
 		}()
 	}
 	kept.Wait()
-	return answered
+	return answered, conns
+}
+
+// stillOpen counts the connections the server has not closed (a read
+// times out rather than ending).
+func stillOpen(conns []net.Conn) int {
+	var open atomic.Int64
+	var wg sync.WaitGroup
+	deadline := time.Now().Add(200 * time.Millisecond)
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = c.SetReadDeadline(deadline)
+			if _, err := c.Read(make([]byte, 1)); errors.Is(err, os.ErrDeadlineExceeded) {
+				open.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	return int(open.Load())
+}
+
+// healthProbe asks /healthz over a new connection, as a liveness probe.
+func healthProbe(addr string) (int, string, error) {
+	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := c.Get("http://" + addr + "/healthz")
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
 }

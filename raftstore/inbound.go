@@ -28,20 +28,25 @@ const firstRPCTimeout = transportTimeout
 // takes the defaults.
 type Inbound struct {
 	// MaxConns caps the open inbound connections; one accepted over it
-	// is closed at once. 0 → DefaultMaxInbound.
+	// takes the place of the oldest unproven one (not yet answered; with
+	// TLS, not yet authenticated), or is closed at once when every one is
+	// proven. 0 → DefaultMaxInbound.
 	MaxConns int
 	// Budget is shared with the process's other side listeners; nil
 	// means connlimit.Side().
 	Budget *connlimit.Budget
 }
 
-// wrap bounds ln by in.
-func (in Inbound) wrap(ln net.Listener, logger hclog.Logger) *connlimit.Listener {
+// wrap bounds ln by in. A connection is proven (a new one over the
+// bounds never takes its place) by its first answer when proveOnWrite
+// (plain TCP: its peer sent a whole RPC), else by connlimit.Prove (TLS:
+// its peer's certificate was verified).
+func (in Inbound) wrap(ln net.Listener, proveOnWrite bool, logger hclog.Logger) *connlimit.Listener {
 	if in.MaxConns <= 0 {
 		in.MaxConns = DefaultMaxInbound
 	}
 	return connlimit.Wrap(ln, connlimit.Config{Max: in.MaxConns, Budget: in.Budget,
-		FirstReadTimeout: firstRPCTimeout, Logger: logger.Named("inbound")})
+		FirstReadTimeout: firstRPCTimeout, ProveOnWrite: proveOnWrite, Logger: logger.Named("inbound")})
 }
 
 // tcpStreamLayer is raft's TCPStreamLayer over a bounded listener.
@@ -57,9 +62,9 @@ func newTCPStreamLayer(bindAddr string, advertise net.Addr, in Inbound, logger h
 	if err != nil {
 		return nil, err
 	}
-	l := &tcpStreamLayer{ln: in.wrap(ln, logger), advertise: advertise}
+	l := &tcpStreamLayer{ln: in.wrap(ln, true, logger), advertise: advertise}
 	if a, ok := l.Addr().(*net.TCPAddr); !ok || a.IP == nil || a.IP.IsUnspecified() {
-		_ = ln.Close()
+		_ = l.ln.Close() // and leaves the budget
 		return nil, errors.New("local bind address is not advertisable")
 	}
 	return l, nil

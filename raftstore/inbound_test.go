@@ -58,11 +58,12 @@ func TestInboundConnectionCap(t *testing.T) {
 	over, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer over.Close()
-	require.True(t, refused(t, over), "a connection over the cap is closed")
-	require.False(t, refused(t, idle[0]), "the connections within the cap stay open")
+	require.True(t, refused(t, idle[0]), "a connection over the cap takes the place of the oldest silent one")
+	require.False(t, refused(t, over), "the new connection stays open")
+	require.False(t, refused(t, idle[1]), "the other connections within the cap stay open")
 
-	require.NoError(t, idle[0].Close())
 	require.NoError(t, idle[1].Close())
+	require.NoError(t, idle[2].Close())
 	require.Eventually(t, func() bool { return budget.InUse() == 1 }, 5*time.Second, 5*time.Millisecond)
 	client, err := NewTCPTransport("127.0.0.1:0", "", TestLogger(t, "client"))
 	require.NoError(t, err)
@@ -81,14 +82,19 @@ func TestInboundDefaultCap(t *testing.T) {
 	require.ErrorContains(t, err, "not advertisable")
 	budget := connlimit.NewBudget(DefaultMaxInbound + 10)
 	srv := voteServer(t, Inbound{Budget: budget})
-	for range DefaultMaxInbound {
+	var first net.Conn
+	for i := range DefaultMaxInbound {
 		c, err := net.Dial("tcp", string(srv.LocalAddr()))
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = c.Close() })
+		if i == 0 {
+			first = c
+		}
 	}
 	require.Eventually(t, func() bool { return budget.InUse() == DefaultMaxInbound }, 5*time.Second, 5*time.Millisecond)
 	over, err := net.Dial("tcp", string(srv.LocalAddr()))
 	require.NoError(t, err)
 	defer over.Close()
-	require.True(t, refused(t, over), "connection %d is over the default cap", DefaultMaxInbound+1)
+	require.True(t, refused(t, first), "connection %d is over the default cap: the oldest gives its place", DefaultMaxInbound+1)
+	require.Equal(t, DefaultMaxInbound, budget.InUse())
 }

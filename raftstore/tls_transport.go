@@ -37,7 +37,13 @@ type TLSStreamLayer struct {
 	logger    hclog.Logger
 	accepted  atomic.Uint64
 	failed    atomic.Uint64
+	// inLogs bounds the warnings of failed inbound handshakes, which
+	// anyone who reaches the port can cause.
+	inLogs lograte.Limiter
 }
+
+// inboundLogEvery is the rate of inbound handshake warnings.
+const inboundLogEvery = time.Second
 
 // NewTLSStreamLayer listens on bindAddr, its inbound connections bounded
 // by in. advertiseAddr is what peers dial; empty means the listener's
@@ -53,8 +59,8 @@ func NewTLSStreamLayer(bindAddr, advertiseAddr string, server, client *tls.Confi
 		return nil, fmt.Errorf("%w: %s: %w", ErrBind, bindAddr, err)
 	}
 	logger = lograte.Wrap(logger) // a failed handshake is a stranger's line
-	l := &TLSStreamLayer{ln: in.wrap(ln, logger), advertise: ln.Addr(), server: server, client: client,
-		logger: logger.Named("tls")}
+	l := &TLSStreamLayer{ln: in.wrap(ln, false, logger), advertise: ln.Addr(), server: server, client: client,
+		logger: logger.Named("tls"), inLogs: lograte.Limiter{Every: inboundLogEvery}}
 	l.timeout.Store(int64(DefaultHandshakeTimeout))
 	if advertiseAddr != "" {
 		l.advertise, err = net.ResolveTCPAddr("tcp", advertiseAddr)
@@ -63,7 +69,7 @@ func NewTLSStreamLayer(bindAddr, advertiseAddr string, server, client *tls.Confi
 		err = fmt.Errorf("address %s is not advertisable", l.advertise)
 	}
 	if err != nil {
-		_ = ln.Close()
+		_ = l.ln.Close() // and leaves the budget
 		return nil, fmt.Errorf("%w: %s: %w", ErrBind, bindAddr, err)
 	}
 	return l, nil
@@ -87,7 +93,7 @@ func NewTLSTransport(bindAddr, advertiseAddr string, server, client *tls.Config,
 func (l *TLSStreamLayer) Transport(logger hclog.Logger) *raft.NetworkTransport {
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream: l, MaxPool: transportMaxPool, Timeout: transportTimeout,
-		Logger: lograte.Wrap(logger).Named("transport"), // see NewTCPTransport
+		Logger: newTransportLogger(lograte.Wrap(logger)), // see NewTCPTransport
 	})
 }
 
@@ -169,12 +175,15 @@ func (c *serverConn) handshake() error {
 		defer cancel()
 		if c.err = c.Conn.HandshakeContext(ctx); c.err != nil {
 			c.layer.failed.Add(1)
-			c.layer.logger.Warn("raft peer refused: tls handshake failed",
-				"remote", c.RemoteAddr().String(), "direction", "in", "error", c.err)
+			if ok, n := c.layer.inLogs.Allow(time.Now()); ok {
+				c.layer.logger.Warn("raft peer refused: tls handshake failed", "remote", c.RemoteAddr().String(),
+					"direction", "in", "error", c.err, "suppressed", n)
+			}
 			_ = c.Conn.Close()
 			return
 		}
 		c.layer.accepted.Add(1)
+		connlimit.Prove(c.NetConn()) // a peer: strangers over the cap never take its place
 	})
 	return c.err
 }

@@ -54,7 +54,7 @@ func NewBoundedTCPTransport(bindAddr, advertiseAddr string, in Inbound, logger h
 	}
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
 		Stream: l, MaxPool: transportMaxPool, Timeout: transportTimeout,
-		Logger: logger.Named("transport"),
+		Logger: newTransportLogger(logger),
 	}), nil
 }
 

@@ -2,7 +2,6 @@ package connlimit
 
 import (
 	"sync"
-	"sync/atomic"
 )
 
 // SideShare is the part of RLIMIT_NOFILE the side listeners may hold
@@ -14,32 +13,68 @@ const SideShare = 4
 const unlimitedSide = 1 << 20
 
 // Budget counts file descriptors shared by several listeners; the zero
-// value admits nothing, use NewBudget.
+// value admits nothing, use NewBudget. Its lock also guards the
+// admission state of every Listener sharing it, so that a connection
+// over the budget can take the place of another listener's oldest
+// unproven connection.
 type Budget struct {
-	max  int64
-	used atomic.Int64
+	max       int
+	mu        sync.Mutex
+	used      int
+	seq       uint64
+	listeners []*Listener
 }
 
 // NewBudget returns a budget of max descriptors.
-func NewBudget(max int) *Budget { return &Budget{max: int64(max)} }
+func NewBudget(max int) *Budget { return &Budget{max: max} }
 
 // Max is the size of the budget.
-func (b *Budget) Max() int { return int(b.max) }
+func (b *Budget) Max() int { return b.max }
 
 // InUse is how many descriptors are taken.
-func (b *Budget) InUse() int { return int(b.used.Load()) }
-
-// TryAcquire takes one descriptor if one is left.
-func (b *Budget) TryAcquire() bool {
-	if b.used.Add(1) > b.max {
-		b.used.Add(-1)
-		return false
-	}
-	return true
+func (b *Budget) InUse() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
 }
 
-// Release gives back one descriptor taken by TryAcquire.
-func (b *Budget) Release() { b.used.Add(-1) }
+// Listeners is how many open listeners share the budget.
+func (b *Budget) Listeners() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.listeners)
+}
+
+// join registers l for evictions across listeners.
+func (b *Budget) join(l *Listener) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.listeners = append(b.listeners, l)
+}
+
+// leave unregisters l (closed).
+func (b *Budget) leave(l *Listener) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i, x := range b.listeners {
+		if x == l {
+			b.listeners = append(b.listeners[:i], b.listeners[i+1:]...)
+			return
+		}
+	}
+}
+
+// oldestUnproven is the oldest unproven connection of all the budget's
+// listeners; nil when every connection is proven. Called with mu held.
+func (b *Budget) oldestUnproven() *conn {
+	var oldest *conn
+	for _, l := range b.listeners {
+		if c := l.oldestUnproven(); c != nil && (oldest == nil || c.seq < oldest.seq) {
+			oldest = c
+		}
+	}
+	return oldest
+}
 
 var side = sync.OnceValue(func() *Budget {
 	n, ok := NoFileLimit()

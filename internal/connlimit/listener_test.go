@@ -45,32 +45,73 @@ func echo(t *testing.T, l *Listener) (net.Conn, bool) {
 	return c, err == nil
 }
 
-func TestListenerCapClosesOverflowAndFreesOnClose(t *testing.T) {
+// closed reports whether the server closed c (within 5 s).
+func closed(t *testing.T, c net.Conn) bool {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	_, err := c.Read(make([]byte, 1))
+	return err == io.EOF
+}
+
+func TestListenerCapEvictsOldestUnproven(t *testing.T) {
 	b := NewBudget(100)
 	l := serve(t, Config{Max: 2, Budget: b})
 	c1, ok := echo(t, l)
 	require.True(t, ok)
-	_, ok = echo(t, l)
+	c2, ok := echo(t, l)
 	require.True(t, ok)
 	_, ok = echo(t, l)
-	require.False(t, ok, "the third connection is closed")
-	require.Equal(t, uint64(1), l.Refused())
+	require.True(t, ok, "a new connection over the cap takes the oldest unproven one's place")
+	require.True(t, closed(t, c1), "the oldest is closed")
+	require.Equal(t, uint64(1), l.Evicted())
+	require.Zero(t, l.Refused())
+	require.Equal(t, 2, l.Open())
 	require.Equal(t, 2, b.InUse())
-	require.NoError(t, c1.Close())
+	require.NoError(t, c2.Close())
 	require.Eventually(t, func() bool { return l.Open() == 1 && b.InUse() == 1 }, 5*time.Second, 5*time.Millisecond)
 	_, ok = echo(t, l)
 	require.True(t, ok, "a place freed by a close is taken again")
+	require.Equal(t, uint64(1), l.Evicted())
+}
+
+func TestListenerCapRefusesOverProven(t *testing.T) {
+	b := NewBudget(100)
+	l := serve(t, Config{Max: 2, Budget: b, ProveOnWrite: true}) // the echo proves
+	c1, ok := echo(t, l)
+	require.True(t, ok)
+	silent, err := net.Dial("tcp", l.Addr().String())
+	require.NoError(t, err)
+	defer silent.Close()
+	require.Eventually(t, func() bool { return l.Open() == 2 }, 5*time.Second, 5*time.Millisecond)
+	_, ok = echo(t, l)
+	require.True(t, ok, "the silent connection gives its place")
+	t.Logf("evicted=%d refused=%d open=%d", l.Evicted(), l.Refused(), l.Open())
+	require.True(t, closed(t, silent))
+	_, ok = echo(t, l)
+	require.False(t, ok, "both places are proven: the new connection is closed")
+	require.Equal(t, uint64(1), l.Refused())
+	require.Equal(t, uint64(1), l.Evicted())
+	_, err = c1.Write([]byte{3})
+	require.NoError(t, err)
+	_, err = io.ReadFull(c1, make([]byte, 1))
+	require.NoError(t, err, "a proven connection keeps its place")
+	require.Equal(t, 2, b.InUse())
 }
 
 func TestListenerBudgetSharedAcrossListeners(t *testing.T) {
 	b := NewBudget(1)
-	l1 := serve(t, Config{Max: 5, Budget: b})
-	l2 := serve(t, Config{Max: 5, Budget: b})
-	_, ok := echo(t, l1)
+	proven := serve(t, Config{Max: 5, Budget: b, ProveOnWrite: true})
+	plain := serve(t, Config{Max: 5, Budget: b})
+	c, ok := echo(t, plain)
 	require.True(t, ok)
-	_, ok = echo(t, l2)
-	require.False(t, ok, "the budget is spent by the other listener")
-	require.Equal(t, uint64(1), l2.Refused())
+	_, ok = echo(t, proven)
+	require.True(t, ok, "the other listener's unproven connection gives its place")
+	require.True(t, closed(t, c))
+	_, ok = echo(t, plain)
+	require.False(t, ok, "the budget is spent by the other listener's proven connection")
+	require.Equal(t, uint64(1), plain.Refused())
+	require.Equal(t, uint64(1), proven.Evicted())
+	require.Equal(t, 1, b.InUse())
 }
 
 func TestListenerFirstReadTimeout(t *testing.T) {
