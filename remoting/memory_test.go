@@ -83,7 +83,11 @@ func TestServerBoundsResponsesOfNonReadingClients(t *testing.T) {
 
 	other := dial(t, addr, ClientOptions{})
 	require.Equal(t, Success, invoke(t, other, NewRequest(1, nil, nil)).Code, "another client is served")
-	eventually(t, func() bool { return closed.Load() == conns }, "stuck connections closed after the idle timeout")
+	// Each stuck connection is closed about one idle timeout after its
+	// last write; a loaded -race run (make test runs packages side by side)
+	// took over 5 s, so this waits up to four idle timeouts.
+	require.Eventually(t, func() bool { return closed.Load() == conns }, 12*time.Second, 5*time.Millisecond,
+		"stuck connections closed after the idle timeout")
 }
 
 // TestServerBoundsPartialLargeFrames is defect 4's second half: many
