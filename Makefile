@@ -74,6 +74,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeFrame -fuzztime $(FUZZTIME) ./remoting
 	$(GO) test -run '^$$' -fuzz FuzzJSONHeader -fuzztime $(FUZZTIME) ./remoting
 	$(GO) test -run '^$$' -fuzz FuzzRocketMQHeader -fuzztime $(FUZZTIME) ./remoting
+	$(GO) test -run '^$$' -fuzz FuzzRecycledDecode -fuzztime $(FUZZTIME) ./remoting
 	$(GO) test -run '^$$' -fuzz FuzzDecodeRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
 	$(GO) test -run '^$$' -fuzz FuzzDecodeTopicRouteData -fuzztime $(FUZZTIME) ./namesrv/body
 	$(GO) test -run '^$$' -fuzz FuzzDecodeInflatedRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
@@ -86,6 +87,7 @@ fuzz:
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzControllerRequest -fuzztime $(FUZZTIME) ./controller
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzDecodeEntry -fuzztime $(FUZZTIME) ./controller
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzSnapshotRoundTrip -fuzztime $(FUZZTIME) ./controller
+	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzNamesStoredAsSent -fuzztime $(FUZZTIME) ./controller
 
 ## cluster: three NameServer+Controller nodes on 127.0.0.1, then the broker
 ## flow against them (tools/brokerflow); CLUSTER_CMD=start|status|flow|stop|clean
