@@ -41,12 +41,14 @@ func TestAttackPoisonedSnapshotProcessesSurviveKill9(t *testing.T) {
 		code, remark := w.applyID("C", "broker-a", id)
 		require.Equal(t, remoting.Success, code, remark)
 	}
+	// 8,500 writes as 4,250 sets of two ids each: within the default
+	// controllerMaxBrokerSets (8,192).
 	for i := range 8500 {
-		name := fmt.Sprintf("w-%d", i)
-		code, remark := w.applyID("C", name, 1)
-		require.Equal(t, remoting.Success, code, "%s: %s", name, remark)
-		if i%50 == 0 {
-			want[name] = "1"
+		name, id := fmt.Sprintf("w-%d", i/2), int64(1+i%2)
+		code, remark := w.applyID("C", name, id)
+		require.Equal(t, remoting.Success, code, "%s id %d: %s", name, id, remark)
+		if i%100 == 1 {
+			want[name] = "3"
 		}
 	}
 	require.Eventually(t, func() bool { return pc.snapshotted() }, 4*time.Minute, time.Second,
