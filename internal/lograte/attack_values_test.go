@@ -88,3 +88,15 @@ func TestAttackWrapCutsEveryKindOfLongValue(t *testing.T) {
 		require.Less(t, out.Len(), 8*MaxValue)
 	}
 }
+
+// TestWrapKeepsStacks: a stack (hclog.CapturedStacktrace) keeps up to
+// MaxStack bytes, so a panic's frames below the recover machinery are
+// written; past MaxStack it is cut like any value.
+func TestWrapKeepsStacks(t *testing.T) {
+	var out buffer
+	l := Wrap(hclog.New(&hclog.LoggerOptions{Name: "x", Output: &out, JSONFormat: true}))
+	l.Error("handler panicked", "stack", hclog.CapturedStacktrace(strings.Repeat("s", 8<<10)))
+	require.Greater(t, out.Len(), 8<<10)
+	l.Error("handler panicked", "stack", hclog.CapturedStacktrace(strings.Repeat("s", 1<<20)))
+	require.Less(t, out.Len(), 8<<10+MaxStack+1024)
+}
