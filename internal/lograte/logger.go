@@ -81,12 +81,12 @@ func (s *state) limiter(key string) *Limiter {
 
 // Log writes msg at level unless its limiter refuses it.
 func (l *logger) Log(level hclog.Level, msg string, args ...any) {
+	if l.GetLevel() > level && l.GetLevel() != hclog.NoLevel {
+		return // would not be written: spend nothing
+	}
 	if level < hclog.Info {
 		l.Logger.Log(level, msg, capValues(args)...)
 		return
-	}
-	if l.GetLevel() > level && l.GetLevel() != hclog.NoLevel {
-		return // would not be written: spend nothing
 	}
 	ok, n := l.s.limiter(l.Name() + "\x00" + msg).Allow(time.Now())
 	if !ok {
