@@ -100,3 +100,14 @@ func TestWrapKeepsStacks(t *testing.T) {
 	l.Error("handler panicked", "stack", hclog.CapturedStacktrace(strings.Repeat("s", 1<<20)))
 	require.Less(t, out.Len(), 8<<10+MaxStack+1024)
 }
+
+// TestAttackWrapCutsWithValues: values given to With (a per-connection
+// sub-logger's remote address) are written on every line of that logger
+// and are cut like the line's own.
+func TestAttackWrapCutsWithValues(t *testing.T) {
+	var out buffer
+	l := Wrap(hclog.New(&hclog.LoggerOptions{Name: "x", Output: &out}))
+	l.With("remote", address(strings.Repeat("r", 1<<20))).Warn("connection closed")
+	t.Logf("%d bytes written", out.Len())
+	require.Less(t, out.Len(), 2*MaxValue)
+}

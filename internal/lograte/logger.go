@@ -40,9 +40,9 @@ const StdMessage = "stdlib log"
 // message (keyed by the logger's name and the message, not the values),
 // the next line let through carrying "suppressed" with the count of those
 // left out. Debug and Trace lines pass unlimited. Every line's long
-// values are cut to MaxValue bytes (stacks to MaxStack). Sub-loggers (Named,
-// With, ResetNamed) share the limiters, so per-connection loggers count
-// together. Wrapping a wrapped logger returns it; nil gives a null logger.
+// values, With's included, are cut to MaxValue bytes (stacks to
+// MaxStack). Sub-loggers (Named, With, ResetNamed) share the limiters, so
+// per-connection loggers count together. Wrapping a wrapped logger returns it; nil gives a null logger.
 func Wrap(base hclog.Logger) hclog.Logger {
 	if base == nil {
 		base = hclog.NewNullLogger()
@@ -175,9 +175,10 @@ func (l *logger) Warn(msg string, args ...any) { l.Log(hclog.Warn, msg, args...)
 // Error writes an error line, limited.
 func (l *logger) Error(msg string, args ...any) { l.Log(hclog.Error, msg, args...) }
 
-// With returns a sub-logger sharing the limiters.
+// With returns a sub-logger sharing the limiters; its values are cut
+// like a line's.
 func (l *logger) With(args ...any) hclog.Logger {
-	return &logger{Logger: l.Logger.With(args...), s: l.s}
+	return &logger{Logger: l.Logger.With(capValues(args)...), s: l.s}
 }
 
 // Named returns a sub-logger sharing the limiters.
