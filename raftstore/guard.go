@@ -143,9 +143,15 @@ func (g *voteGuard) run() {
 	}
 }
 
-// handle answers probes and refused votes, and relays everything else.
+// handle answers probes and refused votes, refuses RPCs raft would panic
+// on (checkRPC), and relays everything else.
 func (g *voteGuard) handle(rpc raft.RPC) {
 	r := g.raft.Load()
+	if err := checkRPC(rpc.Command); err != nil {
+		g.logger.Warn("raft rpc refused", "error", err)
+		rpc.Respond(emptyResponse(rpc.Command), err)
+		return
+	}
 	switch req := rpc.Command.(type) {
 	case *raft.AppendEntriesRequest:
 		if string(req.ID) == probeID {

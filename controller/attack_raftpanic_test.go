@@ -1,0 +1,103 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/raft"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/testlog"
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// TestAttackStrangerRaftRPCCannotCrash (issue 15, Raft port): hashicorp/raft
+// panics, on its own goroutine, when it decodes a configuration it cannot
+// read: the one in an InstallSnapshot request (snapshot version 1) and the
+// data of a LogConfiguration entry of an AppendEntries; and when it
+// applies a committed entry of a type it does not know, or a committed
+// index its log lacks (entries that leave a gap). Each reaches it
+// from anyone who can send one RPC to the Raft port: the process, and an
+// embedded NameServer with it, died. Each RPC is refused instead and the
+// Controller still answers.
+func TestAttackStrangerRaftRPCCannotCrash(t *testing.T) {
+	c := startRealController(t, testlog.New(t, "controller"))
+	tr, err := raft.NewTCPTransport("127.0.0.1:0", nil, 2, 5*time.Second, io.Discard)
+	require.NoError(t, err)
+	defer tr.Close()
+	target := raft.ServerAddress(c.Node().Addr())
+	hdr := raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax, ID: []byte("stranger"), Addr: []byte(tr.LocalAddr())}
+	term := func() uint64 { return c.Node().Raft().CurrentTerm() + 1 }
+	for _, tc := range []struct {
+		name string
+		send func() error
+	}{
+		{"install snapshot without a configuration", func() error {
+			var resp raft.InstallSnapshotResponse
+			return tr.InstallSnapshot("n0", target, &raft.InstallSnapshotRequest{RPCHeader: hdr, SnapshotVersion: 1,
+				Term: term(), LastLogIndex: 1 << 30, LastLogTerm: 1, Size: 8}, &resp, strings.NewReader("garbage!"))
+		}},
+		{"install snapshot with a garbage configuration", func() error {
+			var resp raft.InstallSnapshotResponse
+			return tr.InstallSnapshot("n0", target, &raft.InstallSnapshotRequest{RPCHeader: hdr, SnapshotVersion: 1,
+				Term: term(), LastLogIndex: 1 << 30, LastLogTerm: 1, Size: 8, Configuration: []byte{0xc1, 0xc1}},
+				&resp, strings.NewReader("garbage!"))
+		}},
+		{"append entries with a garbage configuration entry", func() error {
+			var resp raft.AppendEntriesResponse
+			last, lastTerm := lastLog(t, c)
+			return tr.AppendEntries("n0", target, &raft.AppendEntriesRequest{RPCHeader: hdr, Term: term(),
+				PrevLogEntry: last, PrevLogTerm: lastTerm, Entries: []*raft.Log{{Index: last + 1, Term: term(),
+					Type: raft.LogConfiguration, Data: []byte{0xc1}}}}, &resp)
+		}},
+		{"append entries with an entry of an unknown type, committed", func() error {
+			var resp raft.AppendEntriesResponse
+			last, lastTerm := lastLog(t, c)
+			return tr.AppendEntries("n0", target, &raft.AppendEntriesRequest{RPCHeader: hdr, Term: term(),
+				PrevLogEntry: last, PrevLogTerm: lastTerm,
+				Entries:           []*raft.Log{{Index: last + 1, Term: term(), Type: raft.LogType(99), Data: []byte("x")}},
+				LeaderCommitIndex: last + 1}, &resp)
+		}},
+		{"append entries leaving a gap in the log, committed", func() error {
+			var resp raft.AppendEntriesResponse
+			last := c.Node().Raft().LastIndex()
+			return tr.AppendEntries("n0", target, &raft.AppendEntriesRequest{RPCHeader: hdr, Term: term(),
+				Entries: []*raft.Log{{Index: last + 10, Term: term(), Type: raft.LogNoop}}, LeaderCommitIndex: last + 10}, &resp)
+		}},
+		{"append entries with a nil entry", func() error {
+			var resp raft.AppendEntriesResponse
+			return tr.AppendEntries("n0", target, &raft.AppendEntriesRequest{RPCHeader: hdr, Term: term(),
+				Entries: []*raft.Log{nil}}, &resp)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.send()
+			t.Logf("answered: %v", err)
+			require.Eventually(t, func() bool { // the process is alive: it answers, and raft still runs
+				cl, err := remoting.Dial(ctxT(t), c.Addr(), remoting.ClientOptions{})
+				if err != nil {
+					return false
+				}
+				defer cl.Close()
+				_, err = cl.Invoke(ctxT(t), remoting.NewRequest(remoting.ControllerGetMetadataInfo, nil, nil))
+				return err == nil && c.Node().Raft().State() != raft.Shutdown
+			}, 10*time.Second, 50*time.Millisecond)
+		})
+	}
+}
+
+// lastLog is the index and term of c's last log entry.
+func lastLog(t *testing.T, c *Controller) (index, term uint64) {
+	t.Helper()
+	st := c.Node().Raft().Stats()
+	index, err := strconv.ParseUint(st["last_log_index"], 10, 64)
+	require.NoError(t, err)
+	term, err = strconv.ParseUint(st["last_log_term"], 10, 64)
+	require.NoError(t, err)
+	return index, term
+}
