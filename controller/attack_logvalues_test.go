@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/internal/lograte"
+	"github.com/rmqgo/nameserver/internal/stranger"
 )
 
 // byteCount counts what a logger writes.
@@ -46,4 +47,50 @@ func TestAttackStrangerVoteAddressIsCut(t *testing.T) {
 	written := out.n.Load() - before
 	t.Logf("%d votes with a %d-byte candidate address: %d bytes of log", votes, len(addr), written)
 	require.Less(t, written, int64(votes*4*lograte.MaxValue))
+}
+
+// TestAttackStrangerRaftRPCLogLinesAreBounded (issue 15): the Raft RPCs a
+// stranger can send besides votes reach hashicorp/raft's own logger:
+// pre-votes, AppendEntries with a higher term (the node steps down, then
+// elects itself again), AppendEntries with entries that do not follow its
+// log, and TimeoutNow (InstallSnapshot: TestAttackStrangerRaftRPCCannotCrash). Each is
+// sent 500 times; no message is written more than lograte.Burst times per
+// window of the run.
+func TestAttackStrangerRaftRPCLogLinesAreBounded(t *testing.T) {
+	logger, lines := stranger.Logger("controller")
+	c := startRealController(t, logger)
+	tr, err := raft.NewTCPTransport("127.0.0.1:0", nil, 2, 5*time.Second, io.Discard)
+	require.NoError(t, err)
+	defer tr.Close()
+	target := raft.ServerAddress(c.Node().Addr())
+	hdr := raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax, ID: []byte("stranger"), Addr: []byte(tr.LocalAddr())}
+	stranger.Drive(t, lines, 500, []stranger.Path{
+		{Name: "pre-vote from a stranger", Run: func(t *testing.T, n int) {
+			for i := range n {
+				var resp raft.RequestPreVoteResponse
+				_ = tr.RequestPreVote("n0", target, &raft.RequestPreVoteRequest{RPCHeader: hdr, Term: uint64(i + 2),
+					LastLogIndex: 1 << 40, LastLogTerm: 1 << 30}, &resp)
+			}
+		}},
+		{Name: "append entries with a higher term", Run: func(t *testing.T, n int) {
+			for i := range n {
+				var resp raft.AppendEntriesResponse
+				_ = tr.AppendEntries("n0", target, &raft.AppendEntriesRequest{RPCHeader: hdr, Term: uint64(1000 + i),
+					PrevLogEntry: 1 << 40, PrevLogTerm: 7, LeaderCommitIndex: 1 << 40}, &resp)
+			}
+		}},
+		{Name: "append entries that do not follow the log", Run: func(t *testing.T, n int) {
+			for i := range n {
+				var resp raft.AppendEntriesResponse
+				_ = tr.AppendEntries("n0", target, &raft.AppendEntriesRequest{RPCHeader: hdr, Term: uint64(5000 + i),
+					Entries: []*raft.Log{{Index: 1 << 20, Term: uint64(5000 + i), Type: raft.LogCommand, Data: []byte("x")}}}, &resp)
+			}
+		}},
+		{Name: "timeout now", Run: func(t *testing.T, n int) {
+			for range n {
+				var resp raft.TimeoutNowResponse
+				_ = tr.TimeoutNow("n0", target, &raft.TimeoutNowRequest{RPCHeader: hdr}, &resp)
+			}
+		}},
+	})
 }
