@@ -63,6 +63,24 @@ func TestAttackStrangerRaftRPCCannotCrash(t *testing.T) {
 				Entries:           []*raft.Log{{Index: last + 1, Term: term(), Type: raft.LogType(99), Data: []byte("x")}},
 				LeaderCommitIndex: last + 1}, &resp)
 		}},
+		{"append entries with a garbage command, committed", func() error {
+			var resp raft.AppendEntriesResponse
+			last, lastTerm := lastLog(t, c)
+			return tr.AppendEntries("n0", target, &raft.AppendEntriesRequest{RPCHeader: hdr, Term: term(),
+				PrevLogEntry: last, PrevLogTerm: lastTerm,
+				Entries: []*raft.Log{{Index: last + 1, Term: term(), Type: raft.LogCommand, Data: []byte{0xff, 0xc1, 0}},
+					{Index: last + 2, Term: term(), Type: raft.LogCommand, Data: nil}},
+				LeaderCommitIndex: last + 2}, &resp)
+		}},
+		{"install snapshot of garbage with a configuration", func() error {
+			var resp raft.InstallSnapshotResponse
+			conf := raft.EncodeConfiguration(raft.Configuration{Servers: []raft.Server{
+				{Suffrage: raft.Voter, ID: "n0", Address: target}}})
+			last, _ := lastLog(t, c)
+			return tr.InstallSnapshot("n0", target, &raft.InstallSnapshotRequest{RPCHeader: hdr, SnapshotVersion: 1,
+				Term: term(), LastLogIndex: last + 100, LastLogTerm: term(), Size: 8, Configuration: conf,
+				ConfigurationIndex: 1}, &resp, strings.NewReader("garbage!"))
+		}},
 		{"append entries leaving a gap in the log, committed", func() error {
 			var resp raft.AppendEntriesResponse
 			last := c.Node().Raft().LastIndex()

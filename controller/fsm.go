@@ -60,6 +60,15 @@ func (f *FSM) read(fn func(s *state)) {
 	fn(f.state)
 }
 
+// checkEntryDecodes is the raftstore CheckCommand of the Controller: a
+// follower refuses an inbound entry Apply could not decode (only a
+// stranger on the Raft port sends one: stored and committed, it would
+// stop the FSM at every start).
+func checkEntryDecodes(data []byte) error {
+	_, err := decodeEntry(data)
+	return err
+}
+
 // Apply implements raft.FSM. An entry that cannot be decoded means a corrupt
 // or incompatible log: it panics rather than let replicas diverge.
 func (f *FSM) Apply(l *raft.Log) interface{} {

@@ -188,7 +188,7 @@ func (c *Controller) openRaft() error {
 	cfg := c.config()
 	raftPeers, _ := cfg.RaftPeers()
 	rc := raftstore.Config{SelfID: cfg.ControllerDLegerSelfId, Dir: cfg.ControllerStorePath,
-		Transport: c.trans, Logger: c.logger}
+		Transport: c.trans, Logger: c.logger, CheckCommand: checkEntryDecodes}
 	for _, p := range raftPeers {
 		rc.Peers = append(rc.Peers, raftstore.Peer{ID: p.ID, RaftAddr: p.Addr})
 	}

@@ -66,6 +66,12 @@ type Config struct {
 	// Logger is the parent logger; raftstore logs under Named("raft").
 	// Nil means hclog.Default().
 	Logger hclog.Logger
+	// CheckCommand, when set, is asked about the data of every
+	// LogCommand entry an inbound AppendEntries carries, before raft
+	// stores it; an error refuses the RPC (ErrBadRPC). The FSM's decoder
+	// belongs here: an entry it cannot decode, stored and committed,
+	// would stop the FSM at every start. Nil checks nothing.
+	CheckCommand func(data []byte) error
 
 	SnapshotThreshold  uint64        // log entries between automatic snapshots
 	SnapshotInterval   time.Duration // how often the threshold is checked

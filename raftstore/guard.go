@@ -34,16 +34,18 @@ var (
 // vote floor, the terms in which its lost vote record may hold a vote.
 type voteGuard struct {
 	raft.Transport
-	id      raft.ServerID
-	stable  raft.StableStore
-	logger  hclog.Logger
-	out     chan raft.RPC
-	stop    chan struct{}
-	once    sync.Once
-	raft    atomic.Pointer[raft.Raft]
-	refused atomic.Uint64  // votes and pre-votes refused (tests)
-	raising atomic.Bool    // raiseToFloor's goroutine runs
-	wg      sync.WaitGroup // raiseToFloor's goroutine
+	id     raft.ServerID
+	stable raft.StableStore
+	logger hclog.Logger
+	// checkCommand is Config.CheckCommand (nil: none).
+	checkCommand func([]byte) error
+	out          chan raft.RPC
+	stop         chan struct{}
+	once         sync.Once
+	raft         atomic.Pointer[raft.Raft]
+	refused      atomic.Uint64  // votes and pre-votes refused (tests)
+	raising      atomic.Bool    // raiseToFloor's goroutine runs
+	wg           sync.WaitGroup // raiseToFloor's goroutine
 
 	mu     sync.Mutex
 	mode   uint64
@@ -147,7 +149,7 @@ func (g *voteGuard) run() {
 // on (checkRPC), and relays everything else.
 func (g *voteGuard) handle(rpc raft.RPC) {
 	r := g.raft.Load()
-	if err := checkRPC(rpc.Command); err != nil {
+	if err := checkRPC(rpc.Command, g.checkCommand); err != nil {
 		g.logger.Warn("raft rpc refused", "error", err)
 		rpc.Respond(emptyResponse(rpc.Command), err)
 		return

@@ -12,11 +12,12 @@ import (
 // its own goroutine (the process dies): anyone who reaches the Raft port
 // can send one. A leader of this group never sends such an RPC: its
 // entries follow PrevLogEntry one by one, are of the types raft writes,
-// and its configurations decode.
-func checkRPC(cmd any) error {
+// and its configurations decode. checkCommand (nil: none) is asked about
+// the data of every LogCommand entry.
+func checkRPC(cmd any, checkCommand func([]byte) error) error {
 	switch req := cmd.(type) {
 	case *raft.AppendEntriesRequest:
-		return checkEntries(req)
+		return checkEntries(req, checkCommand)
 	case *raft.InstallSnapshotRequest:
 		if req.SnapshotVersion > 0 && !configurationDecodes(req.Configuration) {
 			return fmt.Errorf("%w: install snapshot: configuration does not decode", ErrBadRPC)
@@ -27,8 +28,9 @@ func checkRPC(cmd any) error {
 
 // checkEntries: no nil entry, indexes following PrevLogEntry with no gap
 // (raft applies a committed index by reading every entry up to it, and
-// panics on a missing one), known types, configurations that decode.
-func checkEntries(req *raft.AppendEntriesRequest) error {
+// panics on a missing one), known types, configurations that decode,
+// commands that checkCommand accepts.
+func checkEntries(req *raft.AppendEntriesRequest, checkCommand func([]byte) error) error {
 	for i, e := range req.Entries {
 		if e == nil {
 			return fmt.Errorf("%w: append entries: entry %d is nil", ErrBadRPC, i)
@@ -37,7 +39,14 @@ func checkEntries(req *raft.AppendEntriesRequest) error {
 			return fmt.Errorf("%w: append entries: entry %d has index %d, want %d", ErrBadRPC, i, e.Index, want)
 		}
 		switch e.Type {
-		case raft.LogCommand, raft.LogNoop, raft.LogBarrier:
+		case raft.LogCommand:
+			if checkCommand == nil {
+				continue
+			}
+			if err := checkCommand(e.Data); err != nil {
+				return fmt.Errorf("%w: append entries: command entry %d: %w", ErrBadRPC, e.Index, err)
+			}
+		case raft.LogNoop, raft.LogBarrier:
 		case raft.LogConfiguration:
 			if !configurationDecodes(e.Data) {
 				return fmt.Errorf("%w: append entries: configuration entry %d does not decode", ErrBadRPC, e.Index)

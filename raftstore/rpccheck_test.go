@@ -3,6 +3,7 @@
 package raftstore
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/hashicorp/raft"
@@ -37,7 +38,7 @@ func TestCheckRPCPassesWhatALeaderSends(t *testing.T) {
 		&raft.InstallSnapshotRequest{SnapshotVersion: 0},
 		&raft.RequestVoteRequest{}, &raft.TimeoutNowRequest{},
 	} {
-		require.NoError(t, checkRPC(ok), "%#v", ok)
+		require.NoError(t, checkRPC(ok, nil), "%#v", ok)
 	}
 	for _, bad := range []any{
 		&raft.AppendEntriesRequest{Entries: []*raft.Log{nil}},
@@ -47,6 +48,17 @@ func TestCheckRPCPassesWhatALeaderSends(t *testing.T) {
 		&raft.AppendEntriesRequest{Entries: []*raft.Log{{Index: 1, Type: raft.LogConfiguration, Data: []byte{0xc1}}}},
 		&raft.InstallSnapshotRequest{SnapshotVersion: 1},
 	} {
-		require.ErrorIs(t, checkRPC(bad), ErrBadRPC, "%#v", bad)
+		require.ErrorIs(t, checkRPC(bad, nil), ErrBadRPC, "%#v", bad)
 	}
+	notEmpty := func(b []byte) error {
+		if len(b) == 0 {
+			return errors.New("empty")
+		}
+		return nil
+	}
+	cmds := &raft.AppendEntriesRequest{Entries: entries(0, raft.LogCommand)}
+	require.NoError(t, checkRPC(cmds, nil))
+	require.ErrorIs(t, checkRPC(cmds, notEmpty), ErrBadRPC)
+	cmds.Entries[0].Data = []byte("x")
+	require.NoError(t, checkRPC(cmds, notEmpty))
 }
