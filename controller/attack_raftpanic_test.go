@@ -24,7 +24,11 @@ import (
 // index its log lacks (entries that leave a gap). Each reaches it
 // from anyone who can send one RPC to the Raft port: the process, and an
 // embedded NameServer with it, died. Each RPC is refused instead and the
-// Controller still answers.
+// Controller still answers. A snapshot of garbage (with a configuration
+// raft can read) is not kept: kept as the newest, it stopped the node at
+// its next start ("failed to load any existing snapshots"); one
+// announcing more than twice the state's hard ceiling is refused before
+// raft writes it to disk.
 func TestAttackStrangerRaftRPCCannotCrash(t *testing.T) {
 	c := startRealController(t, testlog.New(t, "controller"))
 	tr, err := raft.NewTCPTransport("127.0.0.1:0", nil, 2, 5*time.Second, io.Discard)
@@ -81,6 +85,15 @@ func TestAttackStrangerRaftRPCCannotCrash(t *testing.T) {
 				Term: term(), LastLogIndex: last + 100, LastLogTerm: term(), Size: 8, Configuration: conf,
 				ConfigurationIndex: 1}, &resp, strings.NewReader("garbage!"))
 		}},
+		{"install snapshot announcing 1 TiB", func() error {
+			var resp raft.InstallSnapshotResponse
+			conf := raft.EncodeConfiguration(raft.Configuration{Servers: []raft.Server{
+				{Suffrage: raft.Voter, ID: "n0", Address: target}}})
+			last, _ := lastLog(t, c)
+			return tr.InstallSnapshot("n0", target, &raft.InstallSnapshotRequest{RPCHeader: hdr, SnapshotVersion: 1,
+				Term: term(), LastLogIndex: last + 200, LastLogTerm: term(), Size: 1 << 40, Configuration: conf,
+				ConfigurationIndex: 1}, &resp, strings.NewReader(strings.Repeat("{", 1<<20)))
+		}},
 		{"append entries leaving a gap in the log, committed", func() error {
 			var resp raft.AppendEntriesResponse
 			last := c.Node().Raft().LastIndex()
@@ -105,6 +118,20 @@ func TestAttackStrangerRaftRPCCannotCrash(t *testing.T) {
 				_, err = cl.Invoke(ctxT(t), remoting.NewRequest(remoting.ControllerGetMetadataInfo, nil, nil))
 				return err == nil && c.Node().Raft().State() != raft.Shutdown
 			}, 10*time.Second, 50*time.Millisecond)
+			snaps, err := raft.NewFileSnapshotStore(c.config().ControllerStorePath, 3, io.Discard)
+			require.NoError(t, err)
+			kept, err := snaps.List()
+			require.NoError(t, err)
+			for _, m := range kept { // a stranger's snapshot kept as the newest stops the node at its next start
+				require.Less(t, m.Index, uint64(1<<20), "snapshot %s of %d bytes kept", m.ID, m.Size)
+				_, rc, err := snaps.Open(m.ID)
+				require.NoError(t, err)
+				data, err := io.ReadAll(rc)
+				_ = rc.Close()
+				require.NoError(t, err)
+				_, err = decodeSnapshot(data)
+				require.NoError(t, err, "snapshot %s kept but cannot be restored", m.ID)
+			}
 		})
 	}
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+
+	"github.com/rmqgo/nameserver/config"
 )
 
 // applyResult is the value FSM.Apply returns for a command entry (the
@@ -66,6 +68,23 @@ func (f *FSM) read(fn func(s *state)) {
 // stop the FSM at every start).
 func checkEntryDecodes(data []byte) error {
 	_, err := decodeEntry(data)
+	return err
+}
+
+// maxInboundSnapshot bounds the snapshot a follower accepts from a
+// leader (raftstore MaxSnapshotBytes): twice the size the state may ever
+// reach (the hard ceiling of controllerMaxStateBytes).
+const maxInboundSnapshot = 2 * config.MaxControllerStateBytes
+
+// checkSnapshotDecodes is the raftstore CheckSnapshot of the Controller:
+// an inbound snapshot Restore could not decode is not kept (kept as the
+// newest, it would stop the node at its next start).
+func checkSnapshotDecodes(r io.Reader) error {
+	data, err := io.ReadAll(io.LimitReader(r, maxInboundSnapshot+1))
+	if err != nil {
+		return err
+	}
+	_, err = decodeSnapshot(data)
 	return err
 }
 

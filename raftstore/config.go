@@ -4,6 +4,7 @@ package raftstore
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"time"
@@ -72,6 +73,15 @@ type Config struct {
 	// belongs here: an entry it cannot decode, stored and committed,
 	// would stop the FSM at every start. Nil checks nothing.
 	CheckCommand func(data []byte) error
+	// CheckSnapshot, when set, reads the data of every inbound
+	// InstallSnapshot as raft stores it; an error makes raft's copy fail,
+	// so the snapshot is not kept (a snapshot the FSM cannot restore,
+	// kept as the newest, stops the node at its next start). Nil checks
+	// nothing.
+	CheckSnapshot func(r io.Reader) error
+	// MaxSnapshotBytes refuses an inbound InstallSnapshot announcing more
+	// bytes (ErrBadRPC) before raft writes any to disk; 0 means no bound.
+	MaxSnapshotBytes int64
 
 	SnapshotThreshold  uint64        // log entries between automatic snapshots
 	SnapshotInterval   time.Duration // how often the threshold is checked

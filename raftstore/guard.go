@@ -4,6 +4,7 @@ package raftstore
 
 import (
 	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
 
@@ -37,15 +38,18 @@ type voteGuard struct {
 	id     raft.ServerID
 	stable raft.StableStore
 	logger hclog.Logger
-	// checkCommand is Config.CheckCommand (nil: none).
-	checkCommand func([]byte) error
-	out          chan raft.RPC
-	stop         chan struct{}
-	once         sync.Once
-	raft         atomic.Pointer[raft.Raft]
-	refused      atomic.Uint64  // votes and pre-votes refused (tests)
-	raising      atomic.Bool    // raiseToFloor's goroutine runs
-	wg           sync.WaitGroup // raiseToFloor's goroutine
+	// checkCommand, checkSnapshot and maxSnapshot are Config's
+	// CheckCommand, CheckSnapshot and MaxSnapshotBytes.
+	checkCommand  func([]byte) error
+	checkSnapshot func(io.Reader) error
+	maxSnapshot   int64
+	out           chan raft.RPC
+	stop          chan struct{}
+	once          sync.Once
+	raft          atomic.Pointer[raft.Raft]
+	refused       atomic.Uint64  // votes and pre-votes refused (tests)
+	raising       atomic.Bool    // raiseToFloor's goroutine runs
+	wg            sync.WaitGroup // raiseToFloor's goroutine
 
 	mu     sync.Mutex
 	mode   uint64
@@ -149,7 +153,7 @@ func (g *voteGuard) run() {
 // on (checkRPC), and relays everything else.
 func (g *voteGuard) handle(rpc raft.RPC) {
 	r := g.raft.Load()
-	if err := checkRPC(rpc.Command, g.checkCommand); err != nil {
+	if err := g.check(&rpc); err != nil {
 		g.logger.Warn("raft rpc refused", "error", err)
 		rpc.Respond(emptyResponse(rpc.Command), err)
 		return

@@ -3,7 +3,10 @@
 package raftstore
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"sync"
 
 	"github.com/hashicorp/raft"
 )
@@ -68,4 +71,82 @@ func configurationDecodes(b []byte) (ok bool) {
 	}()
 	raft.DecodeConfiguration(b)
 	return true
+}
+
+// check refuses what checkRPC refuses and a snapshot announcing more than
+// maxSnapshot bytes; it hands raft a snapshot's data through
+// checkSnapshot.
+func (g *voteGuard) check(rpc *raft.RPC) error {
+	if err := checkRPC(rpc.Command, g.checkCommand); err != nil {
+		return err
+	}
+	req, ok := rpc.Command.(*raft.InstallSnapshotRequest)
+	if !ok {
+		return nil
+	}
+	if g.maxSnapshot > 0 && req.Size > g.maxSnapshot {
+		return fmt.Errorf("%w: install snapshot of %d bytes, more than %d", ErrBadRPC, req.Size, g.maxSnapshot)
+	}
+	if g.checkSnapshot != nil && rpc.Reader != nil {
+		rpc.Reader = newCheckedReader(rpc.Reader, g.checkSnapshot)
+	}
+	return nil
+}
+
+// checkedReader passes r's bytes to its reader and, at the same time, to
+// a check running on a pipe; at r's end it returns the check's error in
+// place of io.EOF, so that raft's copy into the snapshot sink fails and
+// the sink is cancelled.
+type checkedReader struct {
+	r    io.Reader
+	pw   *io.PipeWriter
+	done chan error
+	once sync.Once
+	err  error // the check's verdict, once known
+}
+
+// errCheckEnded closes the pipe once the check returned.
+var errCheckEnded = errors.New("raftstore: snapshot check ended")
+
+func newCheckedReader(r io.Reader, check func(io.Reader) error) *checkedReader {
+	pr, pw := io.Pipe()
+	c := &checkedReader{r: r, pw: pw, done: make(chan error, 1)}
+	go func() {
+		err := check(pr)
+		_ = pr.CloseWithError(errCheckEnded)
+		c.done <- err
+	}()
+	return c
+}
+
+// verdict closes the pipe and waits for the check, once.
+func (c *checkedReader) verdict(cause error) error {
+	c.once.Do(func() {
+		_ = c.pw.CloseWithError(cause)
+		if err := <-c.done; err != nil {
+			c.err = fmt.Errorf("%w: install snapshot: %w", ErrBadRPC, err)
+		}
+	})
+	return c.err
+}
+
+// Read reads from r and feeds the check.
+func (c *checkedReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if n > 0 {
+		if _, werr := c.pw.Write(p[:n]); werr != nil { // the check returned before the end
+			if v := c.verdict(werr); v != nil {
+				return n, v
+			}
+		}
+	}
+	switch {
+	case err == io.EOF:
+		if v := c.verdict(nil); v != nil {
+			return n, v
+		}
+	case err != nil:
+		_ = c.verdict(err)
+	}
+	return n, err
 }

@@ -3,7 +3,10 @@
 package raftstore
 
 import (
+	"bytes"
 	"errors"
+	"io"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/raft"
@@ -61,4 +64,34 @@ func TestCheckRPCPassesWhatALeaderSends(t *testing.T) {
 	require.ErrorIs(t, checkRPC(cmds, notEmpty), ErrBadRPC)
 	cmds.Entries[0].Data = []byte("x")
 	require.NoError(t, checkRPC(cmds, notEmpty))
+}
+
+// TestCheckedReaderVerdict: the checked reader passes every byte through;
+// at the end it returns io.EOF when the check accepts and the check's
+// error (ErrBadRPC) when it refuses, also when the check stops reading
+// early, and gives the same answer to later reads.
+func TestCheckedReaderVerdict(t *testing.T) {
+	data := strings.Repeat("snapshot", 10000)
+	readAll := func(r io.Reader) error { _, err := io.ReadAll(r); return err }
+	refuse := func(r io.Reader) error { _ = readAll(r); return errors.New("cannot restore") }
+	refuseEarly := func(r io.Reader) error { _, _ = r.Read(make([]byte, 4)); return errors.New("bad header") }
+	acceptEarly := func(r io.Reader) error { _, _ = r.Read(make([]byte, 4)); return nil }
+
+	for name, tc := range map[string]struct {
+		check func(io.Reader) error
+		bad   bool
+	}{"accept": {readAll, false}, "refuse": {refuse, true}, "refuse early": {refuseEarly, true}, "accept early": {acceptEarly, false}} {
+		r := newCheckedReader(strings.NewReader(data), tc.check)
+		var got bytes.Buffer
+		_, err := io.Copy(&got, r)
+		_, again := r.Read(make([]byte, 8))
+		if tc.bad {
+			require.ErrorIs(t, err, ErrBadRPC, name)
+			require.ErrorIs(t, again, ErrBadRPC, name)
+			continue
+		}
+		require.NoError(t, err, name)
+		require.Equal(t, io.EOF, again, name)
+		require.Equal(t, data, got.String(), name)
+	}
 }
