@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"bytes"
 	"io"
 	"strconv"
 	"strings"
@@ -145,4 +146,33 @@ func lastLog(t *testing.T, c *Controller) (index, term uint64) {
 	term, err = strconv.ParseUint(st["last_log_term"], 10, 64)
 	require.NoError(t, err)
 	return index, term
+}
+
+// TestInboundSnapshotOfAValidStateIsInstalled: the checks on an inbound
+// InstallSnapshot let a snapshot the FSM can restore through: raft
+// installs it and keeps it.
+func TestInboundSnapshotOfAValidStateIsInstalled(t *testing.T) {
+	c := startRealController(t, testlog.New(t, "controller"))
+	tr, err := raft.NewTCPTransport("127.0.0.1:0", nil, 2, 5*time.Second, io.Discard)
+	require.NoError(t, err)
+	defer tr.Close()
+	target := raft.ServerAddress(c.Node().Addr())
+	data, err := encodeSnapshot(newState())
+	require.NoError(t, err)
+	conf := raft.EncodeConfiguration(raft.Configuration{Servers: []raft.Server{
+		{Suffrage: raft.Voter, ID: "n0", Address: target}}})
+	last, _ := lastLog(t, c)
+	term := c.Node().Raft().CurrentTerm() + 1
+	var resp raft.InstallSnapshotResponse
+	require.NoError(t, tr.InstallSnapshot("n0", target, &raft.InstallSnapshotRequest{
+		RPCHeader:       raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax, ID: []byte("leader"), Addr: []byte(tr.LocalAddr())},
+		SnapshotVersion: 1, Term: term, LastLogIndex: last + 100, LastLogTerm: term, Size: int64(len(data)),
+		Configuration: conf, ConfigurationIndex: 1}, &resp, bytes.NewReader(data)))
+	require.True(t, resp.Success, "the snapshot is installed")
+	snaps, err := raft.NewFileSnapshotStore(c.config().ControllerStorePath, 3, io.Discard)
+	require.NoError(t, err)
+	kept, err := snaps.List()
+	require.NoError(t, err)
+	require.NotEmpty(t, kept)
+	require.Equal(t, last+100, kept[0].Index)
 }
