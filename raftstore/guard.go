@@ -111,6 +111,11 @@ func (g *voteGuard) SetHeartbeatHandler(cb func(rpc raft.RPC)) {
 		return
 	}
 	g.Transport.SetHeartbeatHandler(func(rpc raft.RPC) {
+		if err := checkTerms(rpc.Command); err != nil { // raft's fast path skips handle
+			g.logger.Warn("raft rpc refused", "error", err)
+			rpc.Respond(emptyResponse(rpc.Command), err)
+			return
+		}
 		if req, ok := rpc.Command.(*raft.AppendEntriesRequest); ok {
 			if r := g.raft.Load(); r != nil {
 				g.sawLeader(req.Term >= r.CurrentTerm())

@@ -18,12 +18,48 @@ import (
 // and its configurations decode. checkCommand (nil: none) is asked about
 // the data of every LogCommand entry.
 func checkRPC(cmd any, checkCommand func([]byte) error) error {
+	if err := checkTerms(cmd); err != nil {
+		return err
+	}
 	switch req := cmd.(type) {
 	case *raft.AppendEntriesRequest:
 		return checkEntries(req, checkCommand)
 	case *raft.InstallSnapshotRequest:
 		if req.SnapshotVersion > 0 && !configurationDecodes(req.Configuration) {
 			return fmt.Errorf("%w: install snapshot: configuration does not decode", ErrBadRPC)
+		}
+	}
+	return nil
+}
+
+// MaxTerm is the highest Raft term an inbound RPC may carry (its own, or
+// one of its log's): a group that elects a leader every millisecond
+// reaches it in 8,900 years. A term near 2^64 taken from a stranger was
+// persisted, and the next election's term wrapped to 0: terms went
+// backwards, which Raft's safety rests on never happening.
+const MaxTerm = 1 << 48
+
+// checkTerms refuses an RPC carrying a term above MaxTerm.
+func checkTerms(cmd any) error {
+	var terms []uint64
+	switch req := cmd.(type) {
+	case *raft.AppendEntriesRequest:
+		terms = []uint64{req.Term, req.PrevLogTerm}
+		for _, e := range req.Entries {
+			if e != nil {
+				terms = append(terms, e.Term)
+			}
+		}
+	case *raft.RequestVoteRequest:
+		terms = []uint64{req.Term, req.LastLogTerm}
+	case *raft.RequestPreVoteRequest:
+		terms = []uint64{req.Term, req.LastLogTerm}
+	case *raft.InstallSnapshotRequest:
+		terms = []uint64{req.Term, req.LastLogTerm}
+	}
+	for _, term := range terms {
+		if term > MaxTerm {
+			return fmt.Errorf("%w: term %d above %d", ErrBadRPC, term, uint64(MaxTerm))
 		}
 	}
 	return nil

@@ -95,3 +95,19 @@ func TestCheckedReaderVerdict(t *testing.T) {
 		require.Equal(t, data, got.String(), name)
 	}
 }
+
+// TestCheckTermsRefusesTermsAboveMaxTerm: a term above MaxTerm in any
+// field of a request is refused; MaxTerm itself passes.
+func TestCheckTermsRefusesTermsAboveMaxTerm(t *testing.T) {
+	for _, bad := range []any{
+		&raft.AppendEntriesRequest{Term: MaxTerm + 1},
+		&raft.AppendEntriesRequest{Term: 1, PrevLogTerm: MaxTerm + 1},
+		&raft.AppendEntriesRequest{Term: 1, Entries: []*raft.Log{{Index: 1, Term: 1 << 63, Type: raft.LogNoop}}},
+		&raft.RequestVoteRequest{Term: 1, LastLogTerm: MaxTerm + 1},
+		&raft.RequestPreVoteRequest{Term: MaxTerm + 1},
+		&raft.InstallSnapshotRequest{Term: MaxTerm + 1, SnapshotVersion: 1},
+	} {
+		require.ErrorIs(t, checkRPC(bad, nil), ErrBadRPC, "%#v", bad)
+	}
+	require.NoError(t, checkTerms(&raft.RequestVoteRequest{Term: MaxTerm, LastLogTerm: MaxTerm}))
+}
