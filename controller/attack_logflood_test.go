@@ -88,7 +88,8 @@ func strangerVotes(c *Controller) func(t *testing.T, n int) {
 		require.NoError(t, err)
 		defer tr.Close()
 		for i := range n {
-			req := &raft.RequestVoteRequest{RPCHeader: raft.RPCHeader{ID: []byte("stranger"), Addr: []byte(tr.LocalAddr())},
+			req := &raft.RequestVoteRequest{RPCHeader: raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax,
+				ID: []byte("stranger"), Addr: []byte(tr.LocalAddr())},
 				Term: 1, LastLogIndex: uint64(i), LastLogTerm: 1}
 			var resp raft.RequestVoteResponse
 			_ = tr.RequestVote("n0", raft.ServerAddress(c.Node().Addr()), req, &resp)

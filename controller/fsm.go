@@ -10,6 +10,8 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+
+	"github.com/rmqgo/nameserver/config"
 )
 
 // applyResult is the value FSM.Apply returns for a command entry (the
@@ -58,6 +60,28 @@ func (f *FSM) read(fn func(s *state)) {
 	}
 	defer f.mu.RUnlock()
 	fn(f.state)
+}
+
+// checkEntryDecodes is the raftstore CheckCommand of the Controller: a
+// follower refuses an inbound entry Apply could not decode (only a
+// stranger on the Raft port sends one: stored and committed, it would
+// stop the FSM at every start).
+func checkEntryDecodes(data []byte) error {
+	_, err := decodeEntry(data)
+	return err
+}
+
+// maxInboundSnapshot bounds the snapshot a follower accepts from a
+// leader (raftstore MaxSnapshotBytes): twice the size the state may ever
+// reach (the hard ceiling of controllerMaxStateBytes).
+const maxInboundSnapshot = 2 * config.MaxControllerStateBytes
+
+// checkSnapshotDecodes is the raftstore CheckSnapshot of the Controller:
+// an inbound snapshot Restore could not decode is not kept (kept as the
+// newest, it would stop the node at its next start).
+func checkSnapshotDecodes(r io.Reader) error {
+	_, _, err := readSnapshot(r, maxInboundSnapshot)
+	return err
 }
 
 // Apply implements raft.FSM. An entry that cannot be decoded means a corrupt

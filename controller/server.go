@@ -193,7 +193,8 @@ func (c *Controller) openRaft() error {
 	cfg := c.config()
 	raftPeers, _ := cfg.RaftPeers()
 	rc := raftstore.Config{SelfID: cfg.ControllerDLegerSelfId, Dir: cfg.ControllerStorePath,
-		Transport: c.trans, Logger: c.logger}
+		Transport: c.trans, Logger: c.logger, CheckCommand: checkEntryDecodes,
+		CheckSnapshot: checkSnapshotDecodes, MaxSnapshotBytes: maxInboundSnapshot}
 	for _, p := range raftPeers {
 		rc.Peers = append(rc.Peers, raftstore.Peer{ID: p.ID, RaftAddr: p.Addr})
 	}

@@ -125,7 +125,7 @@ func (s *Server) onConnClose(c *remoting.Conn) {
 // lanePanicked logs a panic recovered on the registration lane, with its
 // stack, and counts it; the request fails with SYSTEM_ERROR.
 func (s *Server) lanePanicked(v any, stack []byte) {
-	s.log.Error("registration handler panicked", "panic", v, "stack", string(stack))
+	s.log.Error("registration handler panicked", "panic", v, "stack", hclog.CapturedStacktrace(stack))
 	s.metrics.panic(metrics.PanicRegistrationLane)
 }
 

@@ -4,6 +4,7 @@ package raftstore
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"time"
@@ -66,6 +67,21 @@ type Config struct {
 	// Logger is the parent logger; raftstore logs under Named("raft").
 	// Nil means hclog.Default().
 	Logger hclog.Logger
+	// CheckCommand, when set, is asked about the data of every
+	// LogCommand entry an inbound AppendEntries carries, before raft
+	// stores it; an error refuses the RPC (ErrBadRPC). The FSM's decoder
+	// belongs here: an entry it cannot decode, stored and committed,
+	// would stop the FSM at every start. Nil checks nothing.
+	CheckCommand func(data []byte) error
+	// CheckSnapshot, when set, reads the data of every inbound
+	// InstallSnapshot as raft stores it; an error makes raft's copy fail,
+	// so the snapshot is not kept (a snapshot the FSM cannot restore,
+	// kept as the newest, stops the node at its next start). Nil checks
+	// nothing.
+	CheckSnapshot func(r io.Reader) error
+	// MaxSnapshotBytes refuses an inbound InstallSnapshot announcing more
+	// bytes (ErrBadRPC) before raft writes any to disk; 0 means no bound.
+	MaxSnapshotBytes int64
 
 	SnapshotThreshold  uint64        // log entries between automatic snapshots
 	SnapshotInterval   time.Duration // how often the threshold is checked

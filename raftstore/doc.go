@@ -8,7 +8,11 @@
 // answered empty, and every peer answered or a grace passed), the vote
 // guard that keeps a node restarted with a wiped data directory from
 // voting until it is caught up and, after a bootstrap, from voting or
-// campaigning in terms up to its vote floor, the Node handle that
+// campaigning in terms up to its vote floor, and that refuses the
+// inbound RPCs hashicorp/raft would panic on or be poisoned by (ErrBadRPC:
+// undecodable configurations, gaps, unknown entry types, terms above
+// MaxTerm, commands and snapshots the caller's checks refuse, snapshots
+// over MaxSnapshotBytes; rpccheck.go), the Node handle that
 // applies commands and reports leadership, and in-memory variants
 // (stores, transport, TestCluster) for unit tests of other packages.
 //

@@ -36,6 +36,10 @@ var (
 	// ErrGuardState reports that the vote guard's state (kept in the
 	// stable store beside raft's term and vote) cannot be read or written.
 	ErrGuardState = errors.New("raftstore: vote guard state")
+	// ErrBadRPC reports an inbound Raft RPC refused before hashicorp/raft
+	// saw it: raft panics on it (an undecodable configuration, an entry of
+	// an unknown type, entries that leave a gap in the log, a nil entry).
+	ErrBadRPC = errors.New("raftstore: malformed raft rpc refused")
 	// ErrDiskFault reports a log write failed by Config.DiskFaults (tests).
 	ErrDiskFault = errors.New("raftstore: injected disk fault")
 	// ErrVoteFloor reports a vote or pre-vote this node did not send, or

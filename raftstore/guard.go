@@ -4,6 +4,7 @@ package raftstore
 
 import (
 	"errors"
+	"io"
 	"sync"
 	"sync/atomic"
 
@@ -34,16 +35,21 @@ var (
 // vote floor, the terms in which its lost vote record may hold a vote.
 type voteGuard struct {
 	raft.Transport
-	id      raft.ServerID
-	stable  raft.StableStore
-	logger  hclog.Logger
-	out     chan raft.RPC
-	stop    chan struct{}
-	once    sync.Once
-	raft    atomic.Pointer[raft.Raft]
-	refused atomic.Uint64  // votes and pre-votes refused (tests)
-	raising atomic.Bool    // raiseToFloor's goroutine runs
-	wg      sync.WaitGroup // raiseToFloor's goroutine
+	id     raft.ServerID
+	stable raft.StableStore
+	logger hclog.Logger
+	// checkCommand, checkSnapshot and maxSnapshot are Config's
+	// CheckCommand, CheckSnapshot and MaxSnapshotBytes.
+	checkCommand  func([]byte) error
+	checkSnapshot func(io.Reader) error
+	maxSnapshot   int64
+	out           chan raft.RPC
+	stop          chan struct{}
+	once          sync.Once
+	raft          atomic.Pointer[raft.Raft]
+	refused       atomic.Uint64  // votes and pre-votes refused (tests)
+	raising       atomic.Bool    // raiseToFloor's goroutine runs
+	wg            sync.WaitGroup // raiseToFloor's goroutine
 
 	mu     sync.Mutex
 	mode   uint64
@@ -105,6 +111,11 @@ func (g *voteGuard) SetHeartbeatHandler(cb func(rpc raft.RPC)) {
 		return
 	}
 	g.Transport.SetHeartbeatHandler(func(rpc raft.RPC) {
+		if err := checkTerms(rpc.Command); err != nil { // raft's fast path skips handle
+			g.logger.Warn("raft rpc refused", "error", err)
+			rpc.Respond(emptyResponse(rpc.Command), err)
+			return
+		}
 		if req, ok := rpc.Command.(*raft.AppendEntriesRequest); ok {
 			if r := g.raft.Load(); r != nil {
 				g.sawLeader(req.Term >= r.CurrentTerm())
@@ -143,9 +154,15 @@ func (g *voteGuard) run() {
 	}
 }
 
-// handle answers probes and refused votes, and relays everything else.
+// handle answers probes and refused votes, refuses RPCs raft would panic
+// on (checkRPC), and relays everything else.
 func (g *voteGuard) handle(rpc raft.RPC) {
 	r := g.raft.Load()
+	if err := g.check(&rpc); err != nil {
+		g.logger.Warn("raft rpc refused", "error", err)
+		rpc.Respond(emptyResponse(rpc.Command), err)
+		return
+	}
 	switch req := rpc.Command.(type) {
 	case *raft.AppendEntriesRequest:
 		if string(req.ID) == probeID {

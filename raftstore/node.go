@@ -72,6 +72,7 @@ func start(cfg *Config, fsm raft.FSM, p *parts, logger hclog.Logger) (*Node, err
 	if err != nil {
 		return nil, err
 	}
+	g.checkCommand, g.checkSnapshot, g.maxSnapshot = cfg.CheckCommand, cfg.CheckSnapshot, cfg.MaxSnapshotBytes
 	boot, err := p.bootstrapIfNew(cfg, rc, g)
 	if err != nil {
 		return nil, err

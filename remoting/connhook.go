@@ -5,6 +5,8 @@ import (
 	"net"
 	"runtime/debug"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 // DefaultHandshakeTimeout bounds the ConnHooks of one connection (a PROXY
@@ -48,7 +50,7 @@ func (s *Server) runHook(i int, hook ConnHook, nc net.Conn) (next net.Conn, err 
 	defer func() {
 		if r := recover(); r != nil {
 			s.log.Error("connection hook panicked", "hook", i, "remote", nc.RemoteAddr().String(),
-				"panic", r, "stack", string(debug.Stack()))
+				"panic", r, "stack", hclog.CapturedStacktrace(debug.Stack()))
 			if s.cfg.OnPanic != nil {
 				s.cfg.OnPanic(-1, r)
 			}

@@ -8,6 +8,8 @@ import (
 	"net"
 	"runtime/debug"
 	"time"
+
+	"github.com/hashicorp/go-hclog"
 )
 
 // startConn admits an accepted connection against MaxConnections and
@@ -189,7 +191,7 @@ func (s *Server) dispatch(c *Conn, req *Command, fn HandlerFunc) *Command {
 func (s *Server) call(c *Conn, req *Command, fn HandlerFunc) (resp *Command) {
 	defer func() {
 		if r := recover(); r != nil {
-			c.log.Error("handler panicked", "code", req.Code, "panic", r, "stack", string(debug.Stack()))
+			c.log.Error("handler panicked", "code", req.Code, "panic", r, "stack", hclog.CapturedStacktrace(debug.Stack()))
 			if s.cfg.OnPanic != nil {
 				s.cfg.OnPanic(req.Code, r)
 			}

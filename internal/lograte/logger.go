@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -24,6 +25,10 @@ const (
 	// writes (a name or a body a stranger chose); past it the value is cut
 	// and ends with the size it had.
 	MaxValue = 512
+	// MaxStack bounds a stack (a value of type hclog.CapturedStacktrace):
+	// a panic's stack is the code's, not a stranger's, and an operator
+	// needs its frames past the first few.
+	MaxStack = 64 << 10
 )
 
 // StdMessage is the message of a line written through StandardLogger or
@@ -35,9 +40,9 @@ const StdMessage = "stdlib log"
 // message (keyed by the logger's name and the message, not the values),
 // the next line let through carrying "suppressed" with the count of those
 // left out. Debug and Trace lines pass unlimited. Every line's long
-// values are cut to MaxValue bytes. Sub-loggers (Named,
-// With, ResetNamed) share the limiters, so per-connection loggers count
-// together. Wrapping a wrapped logger returns it; nil gives a null logger.
+// values, With's included, are cut to MaxValue bytes (stacks to
+// MaxStack). Sub-loggers (Named, With, ResetNamed) share the limiters, so
+// per-connection loggers count together. Wrapping a wrapped logger returns it; nil gives a null logger.
 func Wrap(base hclog.Logger) hclog.Logger {
 	if base == nil {
 		base = hclog.NewNullLogger()
@@ -76,18 +81,18 @@ func (s *state) limiter(key string) *Limiter {
 
 // Log writes msg at level unless its limiter refuses it.
 func (l *logger) Log(level hclog.Level, msg string, args ...any) {
-	args = capValues(args)
-	if level < hclog.Info {
-		l.Logger.Log(level, msg, args...)
-		return
-	}
 	if l.GetLevel() > level && l.GetLevel() != hclog.NoLevel {
 		return // would not be written: spend nothing
 	}
-	ok, n := l.s.limiter(l.Name() + "\x00" + msg).Allow(time.Now())
-	if !ok {
+	if level < hclog.Info {
+		l.Logger.Log(level, msg, capValues(args)...)
 		return
 	}
+	ok, n := l.s.limiter(l.Name() + "\x00" + msg).Allow(time.Now())
+	if !ok {
+		return // refused: its values are not even formatted
+	}
+	args = capValues(args)
 	if n > 0 {
 		args = append(args[:len(args):len(args)], "suppressed", n)
 	}
@@ -95,30 +100,64 @@ func (l *logger) Log(level hclog.Level, msg string, args ...any) {
 }
 
 // capValues returns args with every long value cut to MaxValue bytes (a
-// copy: the caller's slice is not written).
+// copy: the caller's slice is not written). Any type is cut: strings and
+// byte slices, named string types (raft's ServerAddress), errors,
+// fmt.Stringers, hclog.Fmt, slices and maps; a value that is not long
+// keeps its type (an error becomes its text). A stack (hclog.CapturedStacktrace) is cut at MaxStack.
 func capValues(args []any) []any {
 	out := args
 	for i := 1; i < len(args); i += 2 {
-		var v string
-		switch x := args[i].(type) {
-		case string:
-			v = x
-		case []byte:
-			v = string(x)
-		case error:
-			v = x.Error()
-		default:
-			continue
-		}
-		if len(v) <= MaxValue {
+		v, limit, ok := text(args[i])
+		_, isErr := args[i].(error)
+		if !ok || (len(v) <= limit && !isErr) {
 			continue
 		}
 		if &out[0] == &args[0] {
 			out = append([]any(nil), args...)
 		}
-		out[i] = fmt.Sprintf("%s... (%d bytes)", strings.ToValidUTF8(v[:MaxValue], ""), len(v))
+		if len(v) > limit {
+			v = fmt.Sprintf("%s... (%d bytes)", strings.ToValidUTF8(v[:limit], ""), len(v))
+		}
+		out[i] = v // an error as its text: hclog's JSON calls Error, which panics on a typed nil
+		if _, stack := args[i].(hclog.CapturedStacktrace); stack {
+			out[i] = hclog.CapturedStacktrace(v)
+		}
 	}
 	return out
+}
+
+// text returns how v is written and the bound it is cut to; ok is false
+// for the values that cannot be long (nil, numbers, booleans).
+func text(v any) (s string, limit int, ok bool) {
+	switch x := v.(type) {
+	case nil:
+		return "", 0, false
+	case string:
+		return x, MaxValue, true
+	case []byte:
+		return string(x), MaxValue, true
+	case hclog.CapturedStacktrace:
+		return string(x), MaxStack, true
+	case hclog.Format:
+		if len(x) == 0 {
+			return "", 0, false
+		}
+		if f, isString := x[0].(string); isString {
+			return fmt.Sprintf(f, x[1:]...), MaxValue, true
+		}
+		return fmt.Sprint(x...), MaxValue, true
+	}
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		if _, custom := v.(fmt.Stringer); !custom {
+			return "", 0, false
+		}
+	}
+	// fmt calls Error and String as hclog does, and writes a panic in
+	// them (a typed nil) instead of panicking.
+	return fmt.Sprintf("%v", v), MaxValue, true
 }
 
 // Trace writes a trace line.
@@ -136,9 +175,10 @@ func (l *logger) Warn(msg string, args ...any) { l.Log(hclog.Warn, msg, args...)
 // Error writes an error line, limited.
 func (l *logger) Error(msg string, args ...any) { l.Log(hclog.Error, msg, args...) }
 
-// With returns a sub-logger sharing the limiters.
+// With returns a sub-logger sharing the limiters; its values are cut
+// like a line's.
 func (l *logger) With(args ...any) hclog.Logger {
-	return &logger{Logger: l.Logger.With(args...), s: l.s}
+	return &logger{Logger: l.Logger.With(capValues(args)...), s: l.s}
 }
 
 // Named returns a sub-logger sharing the limiters.

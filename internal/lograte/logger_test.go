@@ -2,6 +2,8 @@ package lograte
 
 import (
 	"errors"
+	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -79,4 +81,15 @@ func TestWrapCutsLongValues(t *testing.T) {
 	require.Less(t, len(lines.String()), 4*MaxValue)
 	require.Equal(t, 3, lines.Count("... (1048576 bytes)"))
 	require.Equal(t, big, args[1], "the caller's arguments are not changed")
+}
+
+// BenchmarkWrapDisabledDebug: a Debug line below the level costs no
+// formatting of its values (a per-connection Debug line on a hot path).
+func BenchmarkWrapDisabledDebug(b *testing.B) {
+	l := Wrap(hclog.New(&hclog.LoggerOptions{Name: "x", Level: hclog.Info, Output: io.Discard}))
+	addr := &net.TCPAddr{IP: net.IPv4(192, 0, 2, 1), Port: 10911}
+	b.ReportAllocs()
+	for b.Loop() {
+		l.Debug("client connection closed", "remote", addr, "after", time.Second)
+	}
 }
