@@ -76,6 +76,14 @@ func (l *leaderLog) observe(id string, term uint64) {
 	l.byTerm[term] = id
 }
 
+// String lists the leader of each term so far (for logs; safe while raft
+// goroutines keep observing).
+func (l *leaderLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return fmt.Sprint(l.byTerm)
+}
+
 // conflicted reports whether some term had two leaders so far.
 func (l *leaderLog) conflicted() bool {
 	l.mu.Lock()

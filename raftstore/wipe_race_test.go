@@ -82,7 +82,7 @@ func TestWipedNodeNeverMakesTwoLeadersInATerm(t *testing.T) {
 		return c.leaders.conflicted() || c.nodes["n1"].IsLeader() || c.nodes["n2"].IsLeader()
 	}, 20*time.Second, time.Millisecond, "W and F elect no leader")
 	c.leaders.requireOneLeaderPerTerm(t)
-	t.Logf("leaders by term: %v", c.leaders.byTerm)
+	t.Logf("leaders by term: %v", c.leaders)
 }
 
 // TestWipedNodeWaitsForASlowerPeerWithALog (the actual flake): L is

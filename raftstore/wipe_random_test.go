@@ -123,7 +123,7 @@ func runRandomWipes(t *testing.T, rng *rand.Rand) {
 		c.requireSafe(t)
 		time.Sleep(5 * time.Millisecond)
 	}
-	t.Logf("down=%q wipes=%d leaders by term: %v", down, wipes, c.leaders.byTerm)
+	t.Logf("down=%q wipes=%d leaders by term: %v", down, wipes, c.leaders)
 	if wipes == 0 {
 		WaitForLeader(t, c.running()...)
 	}
