@@ -218,3 +218,42 @@ func FuzzSnapshotRestore(f *testing.F) {
 		requireRestoreContract(t, small, data)
 	})
 }
+
+// TestAttackRestoreAmplification measures the heap a dense snapshot (with
+// a valid checksum, as only a node's own state or a peer on the Raft port
+// can give) takes once restored, per byte of snapshot: the shapes with the
+// most Go values per byte, replica halves of names of up to 5 bytes and brokers with
+// empty strings. Restore reads up to the 1 GiB ceiling, so this factor
+// times the ceiling is the memory a corrupt-but-checksummed snapshot can
+// ask for; a state within the bounds stays under 82 MiB of snapshot
+// (TestAttackSnapshotUnderCeiling) (passed: no defect; figures logged).
+func TestAttackRestoreAmplification(t *testing.T) {
+	sets := newState()
+	for i := range 100_000 {
+		name := fmt.Sprintf("%x", i)
+		sets.replicas[name] = &replicaInfo{ClusterName: "", BrokerName: name, Brokers: map[int64]brokerIDInfo{}}
+	}
+	brokers := newState()
+	r := &replicaInfo{BrokerName: "b", Brokers: map[int64]brokerIDInfo{}}
+	for id := range int64(100_000) {
+		r.Brokers[id] = brokerIDInfo{}
+	}
+	brokers.replicas["b"] = r
+	for name, st := range map[string]*state{"replica halves": sets, "brokers": brokers} {
+		var buf bytes.Buffer
+		require.NoError(t, writeSnapshot(&buf, st))
+		data := buf.Bytes()
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		got, _, err := readSnapshot(bytes.NewReader(data), maxSnapshotBytes)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+		ratio := float64(heap) / float64(len(data))
+		t.Logf("%s: %d bytes of snapshot restore to %d bytes of heap (%.1fx)", name, len(data), heap, ratio)
+		require.Less(t, ratio, 64.0)
+		runtime.KeepAlive(got)
+	}
+}
