@@ -85,6 +85,25 @@ func TestAttackFoldedStateRoundTrip(t *testing.T) {
 	g.read(func(s *state) { got = s.size })
 	require.Equal(t, want, got, "restored size")
 	t.Logf("floor %+v, %d bytes accounted, snapshot %d bytes", st.retired[floorName], want, len(snapshotBytes(t, g)))
+
+	// The same state in an earlier binary's version 1 snapshot: the floor
+	// ("\u0000folded" in JSON) and the tombstones come back byte for byte,
+	// every valid UTF-8 name too (JSON had already made invalid UTF-8
+	// U+FFFD in the earlier binary's state), and it round-trips in version 2.
+	v1, err := encodeSnapshotV1(st)
+	require.NoError(t, err)
+	require.Contains(t, string(v1), `"\u0000folded"`)
+	h := NewFSM(testLogger(t))
+	require.NoError(t, h.Restore(io.NopCloser(bytes.NewReader(v1))))
+	h.read(func(s *state) {
+		require.Equal(t, st.retired, s.retired)
+		for _, name := range []string{"", "\u00e9", "\uffff", "\U0001F600", "a\x00b", "z", "\x00folded", "half"} {
+			require.Equal(t, st.replicas[name], s.replicas[name], "%q", name)
+			require.Equal(t, st.syncStates[name], s.syncStates[name], "%q", name)
+		}
+		require.Contains(t, s.replicas, "\uFFFD", "\xff as JSON wrote it")
+	})
+	requireRoundTrip(t, h)
 }
 
 // TestAttackSnapshotDeterministic: equal states built in different orders
