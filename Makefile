@@ -88,6 +88,7 @@ fuzz:
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzDecodeEntry -fuzztime $(FUZZTIME) ./controller
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzSnapshotRoundTrip -fuzztime $(FUZZTIME) ./controller
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzNamesStoredAsSent -fuzztime $(FUZZTIME) ./controller
+	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -fuzz FuzzSnapshotRestore -fuzztime $(FUZZTIME) ./controller
 
 ## cluster: three NameServer+Controller nodes on 127.0.0.1, then the broker
 ## flow against them (tools/brokerflow); CLUSTER_CMD=start|status|flow|stop|clean

@@ -80,13 +80,23 @@ func (s *state) capRetired() {
 func (s *state) retireSync(brokerName string, ss *syncStateInfo) {
 	t := s.retired[brokerName]
 	t.MasterEpoch, t.SyncStateSetEpoch = ss.MasterEpoch, ss.SyncStateSetEpoch
-	s.retired[brokerName] = t
+	s.putRetired(brokerName, t)
 }
 
 // retireReplicas records the next id of a replica half about to be removed.
 func (s *state) retireReplicas(brokerName string, r *replicaInfo) {
 	t := s.retired[brokerName]
 	t.NextBrokerID = r.NextAssignBrokerID
+	s.putRetired(brokerName, t)
+}
+
+// putRetired stores the tombstone of a removed half. Under floorName (a
+// set an earlier version stored under that name, then cleaned) it only
+// raises the floor, field by field: the floor is never lowered.
+func (s *state) putRetired(brokerName string, t retiredSet) {
+	if brokerName == floorName {
+		t = higher(t, s.retired[floorName])
+	}
 	s.retired[brokerName] = t
 }
 

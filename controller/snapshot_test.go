@@ -23,6 +23,12 @@ func requireRoundTrip(t testing.TB, f *FSM) *FSM {
 	g.read(func(s *state) { got = s.Clone() })
 	require.Equal(t, want, got, "restored state")
 	require.True(t, bytes.Equal(data, snapshotBytes(t, g)), "re-encoding gives the same bytes")
+	// Apply's bound checks read the accounted size: a restored node must
+	// count what a node that applied the log keeps.
+	var kept, counted int64
+	f.read(func(s *state) { kept = s.bytes() })
+	g.read(func(s *state) { counted = s.bytes() })
+	require.Equal(t, kept, counted, "restored accounted size")
 	return g
 }
 

@@ -17,20 +17,29 @@ import "fmt"
 const (
 	costSet    = 320 // both halves, their two map entries and names' headers
 	costBroker = 96  // one id's map entry and its two strings' headers
-	costID     = 8   // one id of a sync-state set
+	costID     = 8   // one id of a sync-state set (counted with its broker)
 )
 
 // setCost is the accounted size of everything stored under name.
 func (s *state) setCost(name string) int64 {
 	var n int64
-	if r, ok := s.replicas[name]; ok {
+	r, hasR := s.replicas[name]
+	if hasR {
 		n += costSet/2 + int64(len(name)+len(r.ClusterName))
 		for _, b := range r.Brokers {
-			n += costBroker + int64(len(b.Address)+len(b.RegisterCheckCode))
+			n += costBroker + costID + int64(len(b.Address)+len(b.RegisterCheckCode))
 		}
 	}
 	if ss, ok := s.syncStates[name]; ok {
-		n += costSet/2 + int64(len(name)+len(ss.ClusterName)) + costID*int64(len(ss.SyncStateSet))
+		n += costSet/2 + int64(len(name)+len(ss.ClusterName))
+		n += costID * int64(len(ss.SyncStateSet))
+		if hasR { // a registered id's slot is counted with its broker
+			for _, id := range ss.SyncStateSet {
+				if _, ok := r.Brokers[id]; ok {
+					n -= costID
+				}
+			}
+		}
 	}
 	return n // tombstones are bounded in number instead (retire.go)
 }
@@ -40,8 +49,12 @@ func newSetCost(cluster clusterName, name brokerName, addr brokerAddr, code chec
 	return costSet + 2*int64(len(name)+len(cluster)) + brokerCost(addr, code)
 }
 
+// brokerCost is the cost of one registered id, its slot in the sync-state
+// set included: elections and alters only move registered ids in and out of
+// that set, so they change no count and need no bound check (a full state
+// still lets every real set's in-sync replicas change).
 func brokerCost(addr brokerAddr, code checkCode) int64 {
-	return costBroker + int64(len(addr)+len(code))
+	return costBroker + costID + int64(len(addr)+len(code))
 }
 
 // bytes returns the accounted size (a builder may call it under the read
