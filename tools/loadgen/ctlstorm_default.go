@@ -1,0 +1,15 @@
+//go:build !embedded_controller
+
+package main
+
+import (
+	"errors"
+
+	"github.com/hashicorp/go-hclog"
+)
+
+// runCtlStorm needs the Controller, which only the embedded_controller
+// build has.
+func runCtlStorm(ctlOptions, int64, hclog.Logger) (*ctlResult, error) {
+	return nil, errors.New("ctlstorm needs a build with -tags embedded_controller")
+}
