@@ -37,7 +37,7 @@ const (
 	ctlMaxBrokers    = 5
 	ctlSetupWorkers  = 32
 	ctlSetupTimeout  = 5 * time.Minute
-	ctlStormDeadline = 60 * time.Second // after the failure (plus the heartbeat timeout)
+	ctlNoticeWait    = 15 * time.Second // for a new master's 1008, after the failure plus the heartbeat timeout; then 1004 is asked
 	ctlMaxProblems   = 20
 )
 
@@ -114,9 +114,9 @@ type ctlNodeEnd struct {
 
 // ctlRaftUse is what a phase cost the Raft log.
 type ctlRaftUse struct {
-	Entries      uint64 `json:"entries"`            // last index delta (all entry types)
-	LogWrites    int    `json:"log_writes"`         // the leader's StoreLogs calls (one bbolt commit, i.e. fsync, each)
-	LogWritesAll int    `json:"log_writes_all"`     // the same summed over the three nodes
+	Entries      uint64 `json:"entries"`             // last index delta (all entry types)
+	LogWrites    int    `json:"log_writes"`          // the leader's StoreLogs calls (one bbolt commit, i.e. fsync, each)
+	LogWritesAll int    `json:"log_writes_all"`      // the same summed over the three nodes
 	PerEvent     string `json:"per_event,omitempty"` // entries and writes per operation or failover
 }
 
@@ -128,11 +128,11 @@ type ctlStorm struct {
 	LeaderKilled  string     `json:"leader_killed,omitempty"`
 	KilledAfterMS float64    `json:"leader_killed_after_ms,omitempty"`
 	NewLeader     string     `json:"new_leader,omitempty"`
-	Notified      int        `json:"notified"`           // new masters told by 1008
-	LearnedBy1004 int        `json:"learned_by_1004"`    // new masters whose 1008 was lost (leader kill)
-	P50MS         float64    `json:"p50_ms"`             // failure → the new master's 1008
-	P99MS         float64    `json:"p99_ms"`             //
-	LastMS        float64    `json:"last_ms"`            //
+	Notified      int        `json:"notified"`                   // new masters told by 1008
+	LearnedBy1004 int        `json:"learned_by_1004"`            // new masters whose 1008 was lost (leader kill)
+	P50MS         float64    `json:"p50_ms"`                     // failure → the new master's 1008
+	P99MS         float64    `json:"p99_ms"`                     //
+	LastMS        float64    `json:"last_ms"`                    //
 	AfterTimeout  *ctlAfterT `json:"after_hb_timeout,omitempty"` // silence: the same minus the heartbeat timeout
 	Raft          ctlRaftUse `json:"raft"`
 }

@@ -138,7 +138,7 @@ func (r *stormRun) anyNotified() bool {
 
 // awaitAll waits for every failed set's new master, one goroutine a set.
 func (r *stormRun) awaitAll() map[int]outcome {
-	ctx, cancel := context.WithTimeout(context.Background(), r.co.hbTimeout+ctlStormDeadline)
+	ctx, cancel := context.WithTimeout(context.Background(), r.co.hbTimeout+ctlNoticeWait)
 	defer cancel()
 	outs := make(map[int]outcome, len(r.failed))
 	var mu sync.Mutex
