@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -29,16 +30,19 @@ type ctlOptions struct {
 	opsClients int
 	opsTime    time.Duration
 	hbWindow   time.Duration
+	noticeWait time.Duration
 }
 
 // Bounds of the ctlstorm flags and phases.
 const (
-	ctlMaxSets       = 4000
-	ctlMaxBrokers    = 5
-	ctlSetupWorkers  = 32
-	ctlSetupTimeout  = 5 * time.Minute
-	ctlNoticeWait    = 15 * time.Second // for a new master's 1008, after the failure plus the heartbeat timeout; then 1004 is asked
-	ctlMaxProblems   = 20
+	ctlMaxSets      = 4000
+	ctlMaxBrokers   = 5
+	ctlSetupWorkers = 32
+	ctlSetupTimeout = 5 * time.Minute
+	ctlMaxProblems  = 20
+	ctlSettleWait   = 30 * time.Second       // after -notice-wait: a 1008 or 1004 naming the new master
+	ctlSettlePoll   = 250 * time.Millisecond // the 1004 period meanwhile
+	ctlLateNotice   = 2 * time.Second        // for the 1008 once 1004 names the new master
 )
 
 // ctlPhases are the phases -ctl-phases may name, in run order.
@@ -57,6 +61,7 @@ func (c *ctlOptions) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.opsClients, "ops", 64, "ctlstorm ops phase: clients sending alterSyncStateSet closed-loop over the sets")
 	fs.DurationVar(&c.opsTime, "ops-duration", 5*time.Second, "ctlstorm ops phase: measured time")
 	fs.DurationVar(&c.hbWindow, "hb-window", 5*time.Second, "ctlstorm hb phase: measured time")
+	fs.DurationVar(&c.noticeWait, "notice-wait", 15*time.Second, "ctlstorm storm: wait for a new master's 1008 this long after the failure plus the heartbeat timeout, then ask 1004 (a leader kill can lose a 1008)")
 }
 
 func (c ctlOptions) validate() error {
@@ -72,8 +77,9 @@ func (c ctlOptions) validate() error {
 	if c.scan < 10*time.Millisecond || c.scan > time.Minute || c.opsClients < 1 || c.opsClients > 1024 {
 		return errors.New("need 10ms <= -scan <= 1m and 1 <= -ops <= 1024")
 	}
-	if c.opsTime <= 0 || c.opsTime > 10*time.Minute || c.hbWindow <= 0 || c.hbWindow > 10*time.Minute {
-		return errors.New("need 0 < -ops-duration, -hb-window <= 10m")
+	if c.opsTime <= 0 || c.opsTime > 10*time.Minute || c.hbWindow <= 0 || c.hbWindow > 10*time.Minute ||
+		c.noticeWait <= 0 || c.noticeWait > 10*time.Minute {
+		return errors.New("need 0 < -ops-duration, -hb-window, -notice-wait <= 10m")
 	}
 	for _, p := range strings.Split(c.phases, ",") {
 		if !slices.Contains(ctlPhases, p) {
@@ -163,8 +169,12 @@ type ctlHB struct {
 }
 
 // runCtlStormWorkload runs the ctlstorm workload and prints or writes its report.
-func runCtlStormWorkload(o options, stdout io.Writer, log hclog.Logger) error {
-	res, err := runCtlStorm(o.ctl, o.seed, log)
+func runCtlStormWorkload(o options, stdout, stderr io.Writer, log hclog.Logger) error {
+	ctlLog := log.Named("ctlstorm") // the nodes and brokers: errors only, all with -v
+	if !o.verbose {
+		ctlLog = hclog.New(&hclog.LoggerOptions{Name: "ctlstorm", Level: hclog.Error, Output: stderr})
+	}
+	res, err := runCtlStorm(o.ctl, o.seed, log, ctlLog)
 	if res == nil {
 		return err
 	}
@@ -207,4 +217,16 @@ func (r *ctlResult) print(w io.Writer) {
 		}
 	}
 	fmt.Fprintf(w, "correct: %v %s\n", r.Correct, strings.Join(r.Problems, "; "))
+}
+
+// pickFailed chooses round(n·frac) distinct set indexes.
+func pickFailed(n int, frac float64, seed int64) map[int]bool {
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
+	perm := rng.Perm(n)
+	k := int(float64(n)*frac + 0.5)
+	out := make(map[int]bool, k)
+	for _, i := range perm[:k] {
+		out[i] = true
+	}
+	return out
 }

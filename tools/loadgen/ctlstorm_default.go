@@ -10,6 +10,6 @@ import (
 
 // runCtlStorm needs the Controller, which only the embedded_controller
 // build has.
-func runCtlStorm(ctlOptions, int64, hclog.Logger) (*ctlResult, error) {
+func runCtlStorm(ctlOptions, int64, hclog.Logger, hclog.Logger) (*ctlResult, error) {
 	return nil, errors.New("ctlstorm needs a build with -tags embedded_controller")
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -40,7 +41,8 @@ func (s *ctlSet) ids() []int64 {
 // newFleet creates co.sets sets of co.brokers brokers and runs docs/controller.md
 // section 7 steps 3-8 for each (1012/1013 ids 1..n, 1003, 904, the first
 // election naming broker 1, the master's 1001 growing the sync-state set to
-// every broker), ctlSetupWorkers sets at a time; then every broker beats.
+// every broker), ctlSetupWorkers sets at a time. Each broker beats from
+// its first 904 on.
 func newFleet(g *ctlGroup, co ctlOptions, log hclog.Logger) ([]*ctlSet, error) {
 	sets := make([]*ctlSet, co.sets)
 	ctx, cancel := context.WithTimeout(context.Background(), ctlSetupTimeout)
@@ -62,11 +64,6 @@ func newFleet(g *ctlGroup, co ctlOptions, log hclog.Logger) ([]*ctlSet, error) {
 		closeFleet(sets)
 		return nil, err
 	}
-	for _, s := range sets {
-		for _, b := range s.brokers {
-			b.StartHeartbeats(co.hbInterval)
-		}
-	}
 	return sets, nil
 }
 
@@ -82,15 +79,16 @@ func setupSet(ctx context.Context, ctls []string, name string, co ctlOptions, lo
 		}
 		s.brokers = append(s.brokers, b)
 	}
-	if err := s.bootstrap(ctx); err != nil {
+	if err := s.bootstrap(ctx, co.hbInterval); err != nil {
 		closeFleet([]*ctlSet{s})
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return s, nil
 }
 
-// bootstrap runs steps 3-8 for every broker of s.
-func (s *ctlSet) bootstrap(ctx context.Context) error {
+// bootstrap runs steps 3-8 for every broker of s; each beats every
+// interval from its first 904 on.
+func (s *ctlSet) bootstrap(ctx context.Context, interval time.Duration) error {
 	for i, b := range s.brokers {
 		id, err := b.ApplyID(ctx)
 		if err != nil {
@@ -105,6 +103,7 @@ func (s *ctlSet) bootstrap(ctx context.Context) error {
 		if err := b.HeartbeatSync(ctx); err != nil {
 			return err
 		}
+		b.StartHeartbeats(interval)
 	}
 	resp, err := s.master().Elect(ctx)
 	if err != nil {

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"os"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -21,12 +20,9 @@ const (
 
 // runCtlStorm starts the group and the fleet, runs the selected phases
 // (ops, hb, storm, in that order) and returns the report; on an error
-// after the setup the partial report comes with it.
-func runCtlStorm(co ctlOptions, seed int64, log hclog.Logger) (*ctlResult, error) {
-	ctlLog := log.Named("ctlstorm")
-	if !log.IsDebug() {
-		ctlLog = hclog.New(&hclog.LoggerOptions{Name: "ctlstorm", Level: hclog.Error, Output: os.Stderr})
-	}
+// after the setup the partial report comes with it. The nodes and brokers
+// log to ctlLog.
+func runCtlStorm(co ctlOptions, seed int64, log, ctlLog hclog.Logger) (*ctlResult, error) {
 	res := &ctlResult{Sets: co.sets, BrokersPerSet: co.brokers, HBIntervalMS: ms(co.hbInterval),
 		HBTimeoutMS: ms(co.hbTimeout), ScanMS: ms(co.scan), Raft: ctlRaftNote, CPU: ctlCPUNote}
 	g, err := startCtlGroup(co, ctlLog)

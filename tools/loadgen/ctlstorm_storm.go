@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"sync"
 	"time"
@@ -68,18 +67,6 @@ func runStorm(g *ctlGroup, co ctlOptions, sets []*ctlSet, seed int64, probs *pro
 	return res, nil
 }
 
-// pickFailed chooses round(n·frac) distinct set indexes.
-func pickFailed(n int, frac float64, seed int64) map[int]bool {
-	rng := rand.New(rand.NewPCG(uint64(seed), 0x5eed))
-	perm := rng.Perm(n)
-	k := int(float64(n)*frac + 0.5)
-	out := make(map[int]bool, k)
-	for _, i := range perm[:k] {
-		out[i] = true
-	}
-	return out
-}
-
 // fail injects the failure into every failed set's master at once.
 func (r *stormRun) fail() {
 	var wg sync.WaitGroup
@@ -138,7 +125,7 @@ func (r *stormRun) anyNotified() bool {
 
 // awaitAll waits for every failed set's new master, one goroutine a set.
 func (r *stormRun) awaitAll() map[int]outcome {
-	ctx, cancel := context.WithTimeout(context.Background(), r.co.hbTimeout+ctlNoticeWait)
+	ctx, cancel := context.WithTimeout(context.Background(), r.co.hbTimeout+r.co.noticeWait)
 	defer cancel()
 	outs := make(map[int]outcome, len(r.failed))
 	var mu sync.Mutex
@@ -159,12 +146,42 @@ func (r *stormRun) awaitAll() map[int]outcome {
 
 // await waits for set i's new master: the first 1008 naming masterEpoch+1
 // that a surviving broker receives names the new master, whose own 1008
-// is the time taken. Without one by the deadline (a leader kill can lose
-// a notification), the surviving brokers ask 1004 as Java's brokers do
-// every 5 s.
+// is the time taken. Without one by -notice-wait (a leader kill can lose
+// a notification), it polls both that and 1004 (which Java's brokers ask
+// every 5 s) for up to ctlSettleWait more.
 func (r *stormRun) await(ctx context.Context, i int) outcome {
 	s := r.sets[i]
 	want := strconv.Itoa(int(s.masterEpoch + 1))
+	if n, ok := r.firstNotice(ctx, s); ok {
+		return r.checkNotice(ctx, i, n, want)
+	}
+	deadline := time.Now().Add(ctlSettleWait)
+	for {
+		short, cancel := context.WithTimeout(context.Background(), ctlSettlePoll)
+		n, ok := r.firstNotice(short, s)
+		cancel()
+		if ok {
+			return r.checkNotice(context.Background(), i, n, want)
+		}
+		o, done := r.by1004(i, time.Now().After(deadline))
+		if !done {
+			continue
+		}
+		if o.by1004 { // 1004 and the 1008 come from the same applied entry
+			short, cancel := context.WithTimeout(context.Background(), ctlLateNotice)
+			n, ok := r.firstNotice(short, s)
+			cancel()
+			if ok {
+				return r.checkNotice(context.Background(), i, n, want)
+			}
+		}
+		return o
+	}
+}
+
+// firstNotice is the first 1008 naming s's next master epoch that a
+// surviving broker of s receives before ctx ends.
+func (r *stormRun) firstNotice(ctx context.Context, s *ctlSet) (brokerflow.Notice, bool) {
 	first := make(chan brokerflow.Notice, len(s.brokers))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -177,9 +194,9 @@ func (r *stormRun) await(ctx context.Context, i int) outcome {
 	}
 	select {
 	case n := <-first:
-		return r.checkNotice(ctx, i, n, want)
+		return n, true
 	case <-ctx.Done():
-		return r.by1004(i)
+		return brokerflow.Notice{}, false
 	}
 }
 
@@ -204,22 +221,24 @@ func (r *stormRun) checkNotice(ctx context.Context, i int, n brokerflow.Notice, 
 	return outcome{took: own.At.Sub(r.start[i])}
 }
 
-// by1004 asks the current leader for set i's master after the deadline.
-func (r *stormRun) by1004(i int) outcome {
+// by1004 asks the current leader for set i's master; done when it names
+// a new master, or when last (then a missing master is a problem).
+func (r *stormRun) by1004(i int, last bool) (outcome, bool) {
 	s := r.sets[i]
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	resp, err := s.brokers[1].ReplicaInfo(ctx)
-	if err != nil || resp.Code != remoting.Success {
-		r.probs.add("%s: no 1008 and 1004 failed: %v", s.name, err)
-		return outcome{missing: true}
+	if err == nil && resp.Code == remoting.Success {
+		id, epoch := resp.ExtFields["masterBrokerId"], resp.ExtFields["masterEpoch"]
+		if id != "" && id != "1" && epoch != strconv.Itoa(int(s.masterEpoch)) {
+			return outcome{by1004: true}, true
+		}
+		err = fmt.Errorf("1004 says master %q epoch %q", id, epoch)
 	}
-	id, epoch := resp.ExtFields["masterBrokerId"], resp.ExtFields["masterEpoch"]
-	if id == "" || id == "1" || epoch == strconv.Itoa(int(s.masterEpoch)) {
-		r.probs.add("%s: no new master (1004 says master %q epoch %q)", s.name, id, epoch)
-		return outcome{missing: true}
+	if last {
+		r.probs.add("%s: no new master %v after the failure: %v", s.name, r.co.hbTimeout+r.co.noticeWait+ctlSettleWait, err)
 	}
-	return outcome{by1004: true}
+	return outcome{missing: true}, last
 }
 
 // checkLive checks that every set ends with exactly one master change if

@@ -77,7 +77,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case o.serveNamesrv:
 		err = serveNamesrv(o, stdout, log)
 	case o.workload == "ctlstorm":
-		err = runCtlStormWorkload(o, stdout, log)
+		err = runCtlStormWorkload(o, stdout, stderr, log)
 	default:
 		err = runWorkloads(o, stdout, log)
 	}
