@@ -31,6 +31,11 @@ type ctlOptions struct {
 	opsTime    time.Duration
 	hbWindow   time.Duration
 	noticeWait time.Duration
+	logLevel   string
+	hbBrokers  int
+	// hidden child mode: a fleet of hbBrokers brokers beating to ctlAddrs
+	serveFleet bool
+	ctlAddrs   string
 }
 
 // Bounds of the ctlstorm flags and phases.
@@ -39,6 +44,7 @@ const (
 	ctlMaxBrokers   = 5
 	ctlSetupWorkers = 32
 	ctlSetupTimeout = 5 * time.Minute
+	ctlSetupTries   = 5
 	ctlMaxProblems  = 20
 	ctlSettleWait   = 30 * time.Second       // after -notice-wait: a 1008 or 1004 naming the new master
 	ctlSettlePoll   = 250 * time.Millisecond // the 1004 period meanwhile
@@ -61,6 +67,10 @@ func (c *ctlOptions) register(fs *flag.FlagSet) {
 	fs.IntVar(&c.opsClients, "ops", 64, "ctlstorm ops phase: clients sending alterSyncStateSet closed-loop over the sets")
 	fs.DurationVar(&c.opsTime, "ops-duration", 5*time.Second, "ctlstorm ops phase: measured time")
 	fs.DurationVar(&c.hbWindow, "hb-window", 5*time.Second, "ctlstorm hb phase: measured time")
+	fs.IntVar(&c.hbBrokers, "hb-brokers", 0, "ctlstorm hb phase: 0 = measure the fleet of -sets in this process; N = add N brokers (N/-brokers sets) beating from a child process, so that CPU is the nodes' alone")
+	fs.BoolVar(&c.serveFleet, "serve-fleet", false, "internal: run -hb-brokers brokers beating to -ctl-addrs until SIGTERM")
+	fs.StringVar(&c.ctlAddrs, "ctl-addrs", "", "internal: controller addresses of -serve-fleet")
+	fs.StringVar(&c.logLevel, "ctl-log-level", "error", "ctlstorm: log level of the nodes and brokers (to stderr; -v: debug)")
 	fs.DurationVar(&c.noticeWait, "notice-wait", 15*time.Second, "ctlstorm storm: wait for a new master's 1008 this long after the failure plus the heartbeat timeout, then ask 1004 (a leader kill can lose a 1008)")
 }
 
@@ -80,6 +90,12 @@ func (c ctlOptions) validate() error {
 	if c.opsTime <= 0 || c.opsTime > 10*time.Minute || c.hbWindow <= 0 || c.hbWindow > 10*time.Minute ||
 		c.noticeWait <= 0 || c.noticeWait > 10*time.Minute {
 		return errors.New("need 0 < -ops-duration, -hb-window, -notice-wait <= 10m")
+	}
+	if hclog.LevelFromString(c.logLevel) == hclog.NoLevel {
+		return fmt.Errorf("-ctl-log-level: unknown level %q", c.logLevel)
+	}
+	if c.hbBrokers < 0 || c.hbBrokers > ctlMaxSets*c.brokers {
+		return fmt.Errorf("need 0 <= -hb-brokers <= %d", ctlMaxSets*c.brokers)
 	}
 	for _, p := range strings.Split(c.phases, ",") {
 		if !slices.Contains(ctlPhases, p) {
@@ -161,6 +177,8 @@ type ctlOps struct {
 // ctlHB is the heartbeat load phase.
 type ctlHB struct {
 	Brokers         int     `json:"brokers"`
+	InChild         bool    `json:"brokers_in_child_process"` // then process CPU is the nodes' (and the probe's) alone
+	ChildCPUPct     float64 `json:"child_cpu_pct_of_core,omitempty"`
 	BeatsPerSNode   float64 `json:"beats_per_s_per_node"`
 	ProcessCPUPct   float64 `json:"process_cpu_pct_of_core"`
 	CPUPerBeatUS    float64 `json:"process_cpu_per_beat_us"` // per 904 received by any node
@@ -172,7 +190,7 @@ type ctlHB struct {
 func runCtlStormWorkload(o options, stdout, stderr io.Writer, log hclog.Logger) error {
 	ctlLog := log.Named("ctlstorm") // the nodes and brokers: errors only, all with -v
 	if !o.verbose {
-		ctlLog = hclog.New(&hclog.LoggerOptions{Name: "ctlstorm", Level: hclog.Error, Output: stderr})
+		ctlLog = hclog.New(&hclog.LoggerOptions{Name: "ctlstorm", Level: hclog.LevelFromString(o.ctl.logLevel), Output: stderr})
 	}
 	res, err := runCtlStorm(o.ctl, o.seed, log, ctlLog)
 	if res == nil {

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -69,7 +71,7 @@ func opsClient(sets []*ctlSet, c, clients int, deadline time.Time) (lat []int64,
 		s := sets[i]
 		ids := s.ids()
 		if s.ssEpoch%2 == 0 { // even epochs hold every broker (setup ends at 2)
-			ids = ids[:1]
+			ids = []int64{s.master().ID()}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		t0 := time.Now()
@@ -101,16 +103,25 @@ func restoreSyncStateSets(sets []*ctlSet, probs *problems) {
 
 // runHB is the heartbeat load phase: the fleet beats to every node for
 // co.hbWindow while this process's CPU time is read (getrusage: the three
-// nodes and the brokers' sending side together, as they share the
-// process) and a probe sends a synchronous 904 to the leader every
-// ctlProbeEvery from a random broker.
-func runHB(g *ctlGroup, co ctlOptions, sets []*ctlSet, seed int64) (*ctlHB, error) {
+// nodes, and the sending side of the brokers in this process) and a probe
+// sends a synchronous 904 to the leader every ctlProbeEvery from a random
+// broker. With -hb-brokers the load comes mostly from a child process.
+func runHB(g *ctlGroup, co ctlOptions, sets []*ctlSet, seed int64, log hclog.Logger) (*ctlHB, error) {
 	leader, err := g.waitLeader(ctlLeaderWait)
 	if err != nil {
 		return nil, err
 	}
-	brokers := len(sets) * co.brokers
-	res := &ctlHB{Brokers: brokers, BeatsPerSNode: float64(brokers) / co.hbInterval.Seconds()}
+	brokers := len(sets)*co.brokers + co.hbBrokers
+	res := &ctlHB{Brokers: brokers, BeatsPerSNode: float64(brokers) / co.hbInterval.Seconds(), InChild: co.hbBrokers > 0}
+	var child *fleetChild
+	if co.hbBrokers > 0 {
+		if child, err = startFleetChild(g, co, log); err != nil {
+			return nil, err
+		}
+		defer child.stop()
+		time.Sleep(co.hbInterval)
+	}
+	childCPU0 := child.cpuOrZero()
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x904))
 	cpu0, t0 := processCPU(), time.Now()
 	var lat []int64
@@ -132,6 +143,7 @@ func runHB(g *ctlGroup, co ctlOptions, sets []*ctlSet, seed int64) (*ctlHB, erro
 	}
 	wall := time.Since(t0)
 	cpu := processCPU() - cpu0
+	res.ChildCPUPct = 100 * (child.cpuOrZero() - childCPU0).Seconds() / wall.Seconds()
 	res.Latency904 = summarize(lat, wall)
 	beats := res.BeatsPerSNode*float64(ctlNodes)*wall.Seconds() + float64(len(lat))
 	res.ProcessCPUPct = 100 * cpu.Seconds() / wall.Seconds()

@@ -13,9 +13,10 @@ const (
 	ctlRaftNote = "entries: the highest last_log_index of the running nodes, delta over the phase (every entry type, " +
 		"a new leader's no-op included); log writes: StoreLogs calls of raftstore's counting log-store wrapper " +
 		"(DiskFaults, injecting nothing), one bbolt commit each, and a bbolt commit is what fsyncs"
-	ctlCPUNote = "hb phase: getrusage(RUSAGE_SELF) of the loadgen process, which runs the three nodes AND the fake " +
-		"brokers' sending side, so per-beat CPU is an upper bound of the nodes' cost; leader estimate = per-beat CPU " +
-		"x beats one node receives a second (every broker beats to every node)"
+	ctlCPUNote = "hb phase: getrusage(RUSAGE_SELF) of the loadgen process, which runs the three nodes (one process, so " +
+		"not per node) and the in-process brokers' sending side: with -hb-brokers most brokers beat from a child " +
+		"process and the figure is the nodes' own, else it is an upper bound; per beat = CPU / 904s received by " +
+		"all nodes; leader estimate = per-beat CPU x the beats one node receives a second (every broker beats to every node)"
 )
 
 // runCtlStorm starts the group and the fleet, runs the selected phases
@@ -32,7 +33,7 @@ func runCtlStorm(co ctlOptions, seed int64, log, ctlLog hclog.Logger) (*ctlResul
 	defer g.close()
 	log.Info("ctlstorm: setting up the fleet", "sets", co.sets, "brokers", co.brokers)
 	t0 := time.Now()
-	sets, err := newFleet(g, co, ctlLog)
+	sets, err := newFleet(g.addrs(), "ctl-set", co, ctlLog)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func runCtlStorm(co ctlOptions, seed int64, log, ctlLog hclog.Logger) (*ctlResul
 	}
 	if err == nil && co.wants("hb") {
 		log.Info("ctlstorm: heartbeat load phase", "brokers", co.sets*co.brokers, "window", co.hbWindow)
-		res.HB, err = runHB(g, co, sets, seed)
+		res.HB, err = runHB(g, co, sets, seed, ctlLog)
 	}
 	if err == nil && co.wants("storm") {
 		log.Info("ctlstorm: storm", "mode", co.mode, "fail", co.fail, "kill_leader", co.killLeader)

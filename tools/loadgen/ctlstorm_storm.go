@@ -205,11 +205,11 @@ func (r *stormRun) firstNotice(ctx context.Context, s *ctlSet) (brokerflow.Notic
 func (r *stormRun) checkNotice(ctx context.Context, i int, n brokerflow.Notice, want string) outcome {
 	s := r.sets[i]
 	id, _ := strconv.ParseInt(n.Req.ExtFields["masterBrokerId"], 10, 64)
-	if id < 2 || int(id) > len(s.brokers) {
+	nm := s.byID(id)
+	if nm == nil || nm == s.master() {
 		r.probs.add("%s: new master id %d is not a surviving member of the sync-state set", s.name, id)
 		return outcome{missing: true}
 	}
-	nm := s.brokers[id-1]
 	own, err := nm.WaitNotice(ctx, s.masterEpoch+1)
 	if err != nil || own.Req.ExtFields["masterBrokerId"] != n.Req.ExtFields["masterBrokerId"] {
 		r.probs.add("%s: the new master %d got no 1008 for epoch %s naming itself", s.name, id, want)
@@ -230,7 +230,7 @@ func (r *stormRun) by1004(i int, last bool) (outcome, bool) {
 	resp, err := s.brokers[1].ReplicaInfo(ctx)
 	if err == nil && resp.Code == remoting.Success {
 		id, epoch := resp.ExtFields["masterBrokerId"], resp.ExtFields["masterEpoch"]
-		if id != "" && id != "1" && epoch != strconv.Itoa(int(s.masterEpoch)) {
+		if id != "" && id != strconv.FormatInt(s.master().ID(), 10) && epoch != strconv.Itoa(int(s.masterEpoch)) {
 			return outcome{by1004: true}, true
 		}
 		err = fmt.Errorf("1004 says master %q epoch %q", id, epoch)

@@ -76,6 +76,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = serveLean(o, stdout, log)
 	case o.serveNamesrv:
 		err = serveNamesrv(o, stdout, log)
+	case o.ctl.serveFleet:
+		err = serveFleet(o.ctl, stdout, log)
 	case o.workload == "ctlstorm":
 		err = runCtlStormWorkload(o, stdout, stderr, log)
 	default:
