@@ -139,6 +139,7 @@ type ctlRaftUse struct {
 	Entries      uint64 `json:"entries"`             // last index delta (all entry types)
 	LogWrites    int    `json:"log_writes"`          // the leader's StoreLogs calls (one bbolt commit, i.e. fsync, each)
 	LogWritesAll int    `json:"log_writes_all"`      // the same summed over the three nodes
+	Terms        uint64 `json:"raft_terms"`          // term delta: Raft elections during the phase (a loaded machine's leader flaps)
 	PerEvent     string `json:"per_event,omitempty"` // entries and writes per operation or failover
 }
 
@@ -228,8 +229,8 @@ func (r *ctlResult) print(w io.Writer) {
 			h.Brokers, h.BeatsPerSNode, h.ProcessCPUPct, h.CPUPerBeatUS, h.LeaderCPUPctEst, h.Latency904.P50US/1e3, h.Latency904.P99US/1e3)
 	}
 	if s := r.Storm; s != nil {
-		fmt.Fprintf(w, "storm (%s, %d failed sets, leader kill %v): failure -> 1008 p50 %.0f ms, p99 %.0f ms, last %.0f ms; notified %d, by 1004 %d; raft %d entries, %d leader log writes (%d all nodes)\n",
-			s.Mode, s.FailedSets, s.KillLeader, s.P50MS, s.P99MS, s.LastMS, s.Notified, s.LearnedBy1004, s.Raft.Entries, s.Raft.LogWrites, s.Raft.LogWritesAll)
+		fmt.Fprintf(w, "storm (%s, %d failed sets, leader kill %v): failure -> 1008 p50 %.0f ms, p99 %.0f ms, last %.0f ms; notified %d, by 1004 %d; raft %d entries, %d leader log writes (%d all nodes), %d new terms\n",
+			s.Mode, s.FailedSets, s.KillLeader, s.P50MS, s.P99MS, s.LastMS, s.Notified, s.LearnedBy1004, s.Raft.Entries, s.Raft.LogWrites, s.Raft.LogWritesAll, s.Raft.Terms)
 		if a := s.AfterTimeout; a != nil {
 			fmt.Fprintf(w, "  after the heartbeat timeout: p50 %.0f ms, p99 %.0f ms, last %.0f ms\n", a.P50MS, a.P99MS, a.LastMS)
 		}

@@ -165,6 +165,7 @@ func (g *ctlGroup) stop(nd *ctlNode) error {
 // raftMark is the group's Raft usage at one moment.
 type raftMark struct {
 	lastIndex uint64
+	term      uint64
 	writes    map[string]int
 }
 
@@ -177,8 +178,12 @@ func (g *ctlGroup) mark() raftMark {
 	for _, nd := range g.nodes {
 		m.writes[nd.id] = nd.faults.Writes()
 		if nd.ctl != nil {
-			if v, err := strconv.ParseUint(nd.ctl.RaftStats()["last_log_index"], 10, 64); err == nil {
+			stats := nd.ctl.RaftStats()
+			if v, err := strconv.ParseUint(stats["last_log_index"], 10, 64); err == nil {
 				m.lastIndex = max(m.lastIndex, v)
+			}
+			if v, err := strconv.ParseUint(stats["term"], 10, 64); err == nil {
+				m.term = max(m.term, v)
 			}
 		}
 	}
@@ -189,7 +194,7 @@ func (g *ctlGroup) mark() raftMark {
 // as the leader's (the leader at the end; a killed leader's are added).
 func (g *ctlGroup) since(m raftMark, leaders ...string) ctlRaftUse {
 	now := g.mark()
-	u := ctlRaftUse{Entries: now.lastIndex - m.lastIndex}
+	u := ctlRaftUse{Entries: now.lastIndex - m.lastIndex, Terms: now.term - m.term}
 	for id, w := range now.writes {
 		d := w - m.writes[id]
 		u.LogWritesAll += d
