@@ -39,6 +39,7 @@ func serveFleet(co ctlOptions, stdout io.Writer, log hclog.Logger) error {
 type fleetChild struct {
 	cmd  *exec.Cmd
 	done chan error
+	logF *os.File // the child's stderr, fleet.log
 }
 
 // startFleetChild re-executes this binary as a -serve-fleet child against
@@ -51,16 +52,22 @@ func startFleetChild(g *ctlGroup, co ctlOptions, log hclog.Logger) (*fleetChild,
 	cmd := exec.Command(self, "-workload", "ctlstorm", "-serve-fleet", "-ctl-addrs", strings.Join(g.addrs(), ","),
 		"-hb-brokers", strconv.Itoa(co.hbBrokers), "-brokers", strconv.Itoa(co.brokers),
 		"-hb-interval", co.hbInterval.String(), "-hb-timeout", co.hbTimeout.String())
-	cmd.Stderr = newLogFile(filepath.Join(g.dir, "fleet.log"))
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	out, err := cmd.StdoutPipe()
+	logF, err := os.Create(filepath.Join(g.dir, "fleet.log"))
 	if err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stderr = logF
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		_ = logF.Close()
 		return nil, err
 	}
-	c := &fleetChild{cmd: cmd, done: make(chan error, 1)}
+	if err := cmd.Start(); err != nil {
+		_ = logF.Close()
+		return nil, err
+	}
+	c := &fleetChild{cmd: cmd, done: make(chan error, 1), logF: logF}
 	ready := make(chan bool, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -110,13 +117,5 @@ func (c *fleetChild) stop() {
 		_ = c.cmd.Process.Kill()
 		<-c.done
 	}
-}
-
-// newLogFile creates path, or returns nil (output discarded) if it cannot.
-func newLogFile(path string) io.Writer {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil
-	}
-	return f
+	_ = c.logF.Close()
 }
