@@ -59,7 +59,8 @@ test-long:
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'WritesSurviveKill9' ./test/integration/
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'TestSoak' ./test/soak/
 
-## bench: Go benchmarks plus the end-to-end load tool (all workloads, then the TLS cost); figures go to BENCHMARKS.md.
+## bench: Go benchmarks plus the end-to-end load tool (all workloads, then the TLS cost, then the Controller
+## fleet: 300 sets' alter throughput, heartbeat load and close storm, 200 sets' silence storm); figures go to BENCHMARKS.md.
 ## BENCH_SCALE=1m adds the 1M-topic benchmark, scale row and restart storm (minutes).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s -timeout 10m ./remoting/... ./namesrv/...
@@ -67,6 +68,8 @@ bench:
 	$(GO) run ./tools/loadgen -workload all -out $(BIN)/loadgen.json
 	$(GO) run ./tools/loadgen -workload tls -duration 6s -rounds 3 -warmup 1s -out $(BIN)/loadgen-tls.json
 	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -bench . -benchtime 5x -timeout 10m ./test/controller/
+	$(GO) run -tags $(TAGS_CTRL) ./tools/loadgen -workload ctlstorm -sets 300 -ctl-phases ops,hb,storm -ops-duration 3s -hb-window 3s -out $(BIN)/loadgen-ctlstorm.json
+	$(GO) run -tags $(TAGS_CTRL) ./tools/loadgen -workload ctlstorm -sets 200 -mode silence -out $(BIN)/loadgen-ctlstorm-silence.json
 
 ## fuzz: run each fuzz target for FUZZTIME (seed corpora already run in `make test`)
 FUZZTIME ?= 60s

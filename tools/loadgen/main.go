@@ -8,7 +8,9 @@
 //
 // Workloads: small (QPS, latency, peak RSS vs the limit server), churn
 // (lookup p99 while brokers re-register), rss (RSS per topic route of
-// 100,000 topics). It prints a table (or JSON with -json), marks missed
+// 100,000 topics), and with -tags embedded_controller ctlstorm (three
+// Controller nodes in-process: failover storms, alter throughput and
+// heartbeat load of a fleet of broker sets). It prints a table (or JSON with -json), marks missed
 // targets MISSED and exits non-zero only on errors.
 package main
 
@@ -44,6 +46,7 @@ type options struct {
 	verbose    bool
 	tlsKey     string
 	tlsEvery   int
+	ctl        ctlOptions
 
 	// hidden child modes
 	serveLimit   bool
@@ -73,6 +76,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = serveLean(o, stdout, log)
 	case o.serveNamesrv:
 		err = serveNamesrv(o, stdout, log)
+	case o.ctl.serveFleet:
+		err = serveFleet(o.ctl, stdout, log)
+	case o.workload == "ctlstorm":
+		err = runCtlStormWorkload(o, stdout, stderr, log)
 	default:
 		err = runWorkloads(o, stdout, log)
 	}
@@ -87,7 +94,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("loadgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.workload, "workload", "all", "small | churn | rss | scale | restart | all | tls (tls is not part of all)")
+	fs.StringVar(&o.workload, "workload", "all", "small | churn | rss | scale | restart | all | tls | ctlstorm (tls and ctlstorm are not part of all; ctlstorm needs -tags embedded_controller)")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "measured time of each lookup phase")
 	fs.DurationVar(&o.warmup, "warmup", 2*time.Second, "warm-up before each lookup phase")
 	fs.IntVar(&o.conns, "conns", 16, "closed-loop lookup connections")
@@ -106,6 +113,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.verbose, "v", false, "debug logs")
 	fs.StringVar(&o.tlsKey, "tls-key", keyECDSA, "tls: server certificate key, ecdsa (P-256) or rsa (2048)")
 	fs.IntVar(&o.tlsEvery, "tls-reconnect-every", 1, "tls: lookups per connection in the reconnect phase")
+	o.ctl.register(fs)
 	fs.BoolVar(&o.serveLimit, "serve-limit", false, "internal: run the transport-limit server")
 	fs.BoolVar(&o.serveLean, "serve-lean", false, "internal: run the lean transport-limit server")
 	fs.BoolVar(&o.serveNamesrv, "serve-namesrv", false, "internal: run a NameServer in-process (profiling)")
@@ -123,6 +131,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 func (o options) validate() error {
 	switch o.workload {
 	case "small", "churn", "rss", "scale", "restart", "all", "tls":
+	case "ctlstorm":
+		return o.ctl.validate()
 	default:
 		return fmt.Errorf("unknown workload %q", o.workload)
 	}
