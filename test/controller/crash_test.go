@@ -28,7 +28,10 @@ import (
 func TestControllerWritesSurviveKill9(t *testing.T) {
 	bin := binary(t, "controller")
 	addr := freeAddr(t)
-	path := writeProps(t, t.TempDir(), "n0", "n0-"+addr, "n0-"+freeAddr(t), []string{"bindAddress=127.0.0.1"})
+	// Every write is a new set: 100 trials (long mode) pass the default
+	// controllerMaxBrokerSets, which this test is not about.
+	path := writeProps(t, t.TempDir(), "n0", "n0-"+addr, "n0-"+freeAddr(t),
+		[]string{"bindAddress=127.0.0.1", "controllerMaxBrokerSets=100000"})
 	start := func() *process {
 		p := startProcess(t, "n0", bin, "-c", path)
 		awaitLeader(t, addr)

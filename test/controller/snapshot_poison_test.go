@@ -57,7 +57,8 @@ func snapshotTune() (tune func(*raftstore.Config), writes int) {
 func TestAttackPoisonedSnapshotGroupRestarts(t *testing.T) {
 	logger, lines := testlog.Capture(t, "snap", hclog.Info)
 	tune, writes := snapshotTune()
-	fc := startFaultClusterWith(t, false, logger, tune)
+	// Long mode writes 8,500 sets, past the default controllerMaxBrokerSets.
+	fc := startFaultClusterWith(t, false, logger, tune, "controllerMaxBrokerSets=100000")
 	w := fc.newWriter()
 	defer w.close()
 	want := map[string]string{} // broker set -> what idReader reads (the id held, or the next id)
