@@ -125,6 +125,13 @@ func (r *snapshotReader) header() error {
 }
 
 func (r *snapshotReader) sets(st *state) error {
+	return r.sortedNames("broker set", func(name string) error { return r.set(st, name) })
+}
+
+// sortedNames reads a count, then that many names, each strictly after the
+// one before it (the encoder writes them sorted), calling each on every
+// name before the next is read.
+func (r *snapshotReader) sortedNames(what string, each func(name string) error) error {
 	n, err := r.count()
 	prev := ""
 	for i := 0; i < n && err == nil; i++ {
@@ -133,10 +140,10 @@ func (r *snapshotReader) sets(st *state) error {
 			break
 		}
 		if i > 0 && name <= prev {
-			return fmt.Errorf("%w: broker set names out of order", errSnapshotCorrupt)
+			return fmt.Errorf("%w: %s names out of order", errSnapshotCorrupt, what)
 		}
 		prev = name
-		err = r.set(st, name)
+		err = each(name)
 	}
 	return err
 }
@@ -223,26 +230,17 @@ func (r *snapshotReader) syncHalf(name string) (*syncStateInfo, error) {
 }
 
 func (r *snapshotReader) retired(st *state) error {
-	n, err := r.count()
-	prev := ""
-	for i := 0; i < n && err == nil; i++ {
-		var name string
-		if name, err = r.bytes(); err != nil {
-			break
-		}
-		if i > 0 && name <= prev {
-			return fmt.Errorf("%w: retired names out of order", errSnapshotCorrupt)
-		}
-		prev = name
+	return r.sortedNames("retired", func(name string) error {
 		var ep retiredSet
+		var err error
 		if ep.MasterEpoch, err = r.int32(); err == nil {
 			if ep.SyncStateSetEpoch, err = r.int32(); err == nil {
 				ep.NextBrokerID, err = r.varint()
 			}
 		}
 		st.retired[name] = ep
-	}
-	return err
+		return err
+	})
 }
 
 // trailer checks the CRC-32C and that nothing follows it.
