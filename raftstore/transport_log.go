@@ -14,37 +14,18 @@ import (
 // Raft port can cause, one per inbound connection (garbage, a failed TLS
 // handshake, a silent connection closed by the first-read timeout, one
 // closed to admit a newer one).
-var strangerLines = map[string]bool{
-	"failed to decode incoming command": true,
-	"failed to flush response":          true,
+var strangerLines = []string{
+	"failed to decode incoming command",
+	"failed to flush response",
 }
 
 // transportLogEvery is the rate of each of strangerLines.
 const transportLogEvery = time.Second
 
-// transportLogger is raft's transport logger with strangerLines
-// rate-limited, each line counting those left out.
-type transportLogger struct {
-	hclog.Logger
-	limits map[string]*lograte.Limiter
-}
-
+// newTransportLogger is raft's transport logger: lograte's, with
+// strangerLines at one a second each, each line counting those left out.
+// The transport's outbound errors reach raft, which logs them through the
+// peer error log (peerlog.go).
 func newTransportLogger(logger hclog.Logger) hclog.Logger {
-	l := &transportLogger{Logger: logger.Named("transport"), limits: map[string]*lograte.Limiter{}}
-	for msg := range strangerLines {
-		l.limits[msg] = &lograte.Limiter{Every: transportLogEvery}
-	}
-	return l
-}
-
-// Error logs msg, at most once a second when a stranger can cause it.
-func (l *transportLogger) Error(msg string, args ...interface{}) {
-	if lim := l.limits[msg]; lim != nil {
-		ok, n := lim.Allow(time.Now())
-		if !ok {
-			return
-		}
-		args = append(args, "suppressed", n)
-	}
-	l.Logger.Error(msg, args...)
+	return lograte.WithLimit(logger.Named("transport"), transportLogEvery, strangerLines...)
 }

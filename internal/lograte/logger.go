@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"maps"
 	"reflect"
 	"strings"
 	"sync"
@@ -56,6 +57,26 @@ func Wrap(base hclog.Logger) hclog.Logger {
 type logger struct {
 	hclog.Logger
 	s *state
+	// over holds the messages given their own limiter by WithLimit
+	// (shared by this logger's sub-loggers); nil for most loggers.
+	over map[string]*Limiter
+}
+
+// WithLimit returns a logger that writes as l wrapped does (sharing its
+// limiters), except that each of msgs passes at most once per every
+// instead of Burst times per Every, whatever the logger's name: the lines
+// a stranger causes once per connection, stricter than the rest. Its
+// sub-loggers keep the override; values are cut as everywhere.
+func WithLimit(l hclog.Logger, every time.Duration, msgs ...string) hclog.Logger {
+	w := Wrap(l).(*logger)
+	over := maps.Clone(w.over)
+	if over == nil {
+		over = make(map[string]*Limiter, len(msgs))
+	}
+	for _, m := range msgs {
+		over[m] = &Limiter{Every: every}
+	}
+	return &logger{Logger: w.Logger, s: w.s, over: over}
 }
 
 type state struct {
@@ -88,7 +109,11 @@ func (l *logger) Log(level hclog.Level, msg string, args ...any) {
 		l.Logger.Log(level, msg, capValues(args)...)
 		return
 	}
-	ok, n := l.s.limiter(l.Name() + "\x00" + msg).Allow(time.Now())
+	lim := l.over[msg]
+	if lim == nil {
+		lim = l.s.limiter(l.Name() + "\x00" + msg)
+	}
+	ok, n := lim.Allow(time.Now())
 	if !ok {
 		return // refused: its values are not even formatted
 	}
@@ -178,17 +203,17 @@ func (l *logger) Error(msg string, args ...any) { l.Log(hclog.Error, msg, args..
 // With returns a sub-logger sharing the limiters; its values are cut
 // like a line's.
 func (l *logger) With(args ...any) hclog.Logger {
-	return &logger{Logger: l.Logger.With(capValues(args)...), s: l.s}
+	return &logger{Logger: l.Logger.With(capValues(args)...), s: l.s, over: l.over}
 }
 
 // Named returns a sub-logger sharing the limiters.
 func (l *logger) Named(name string) hclog.Logger {
-	return &logger{Logger: l.Logger.Named(name), s: l.s}
+	return &logger{Logger: l.Logger.Named(name), s: l.s, over: l.over}
 }
 
 // ResetNamed returns a sub-logger sharing the limiters.
 func (l *logger) ResetNamed(name string) hclog.Logger {
-	return &logger{Logger: l.Logger.ResetNamed(name), s: l.s}
+	return &logger{Logger: l.Logger.ResetNamed(name), s: l.s, over: l.over}
 }
 
 // StandardLogger returns a *log.Logger writing through l (see

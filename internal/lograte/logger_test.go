@@ -93,3 +93,23 @@ func BenchmarkWrapDisabledDebug(b *testing.B) {
 		l.Debug("client connection closed", "remote", addr, "after", time.Second)
 	}
 }
+
+// TestWithLimitOverridesListedMessages: WithLimit gives the listed
+// messages one line per its interval, counting those left out, for the
+// logger and its sub-loggers together, while the other messages keep
+// Burst per Every and the values are cut as everywhere.
+func TestWithLimitOverridesListedMessages(t *testing.T) {
+	var out buffer
+	base := Wrap(hclog.New(&hclog.LoggerOptions{Name: "x", Output: &out, JSONFormat: true}))
+	l := WithLimit(base.Named("transport"), time.Hour, "failed to decode incoming command")
+	for i := range 50 {
+		l.Named("sub").Error("failed to decode incoming command", "remote", strings.Repeat("r", 4*MaxValue))
+		l.Error("failed to decode incoming command", "i", i)
+		l.Error("other message", "i", i)
+	}
+	text := out.b.String()
+	require.Equal(t, 1, strings.Count(text, "failed to decode incoming command"), text)
+	require.Equal(t, Burst, strings.Count(text, "other message"), "the others keep lograte's limit")
+	require.Less(t, len(text), 2*MaxValue+Burst*256, "values are cut")
+	require.Same(t, base.(*logger).s, l.(*logger).s, "the limiters are shared")
+}
