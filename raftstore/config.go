@@ -30,6 +30,9 @@ const (
 	// DefaultJoinProbeInterval is how often a node started with an empty
 	// data directory asks its peers whether they already form a cluster.
 	DefaultJoinProbeInterval = 500 * time.Millisecond
+	// DefaultPeerErrorLogInterval is how often the log sums up the failed
+	// outbound RPCs to each peer (raft's replaced line per attempt).
+	DefaultPeerErrorLogInterval = 30 * time.Second
 )
 
 const (
@@ -94,6 +97,11 @@ type Config struct {
 	// empty stores: the node joins when a peer holds a log, bootstraps
 	// when a majority answered empty, and keeps asking otherwise (Open).
 	JoinProbeInterval time.Duration
+	// PeerErrorLogInterval is the period of the summary lines of failed
+	// outbound RPCs: a peer's outage is logged at its first failure, when
+	// its error changes (at most once per interval), once per interval
+	// with the attempts that failed in it, and at its end (peerlog.go).
+	PeerErrorLogInterval time.Duration
 
 	// DiskFaults, when set, delays or stops this node's log writes on
 	// demand (fault-injection tests only).
@@ -177,6 +185,7 @@ func (c *Config) validateTimeouts(add func(string, ...any)) {
 	}{
 		{"HeartbeatTimeout", c.HeartbeatTimeout}, {"ElectionTimeout", c.ElectionTimeout},
 		{"LeaderLeaseTimeout", c.LeaderLeaseTimeout}, {"SnapshotInterval", c.SnapshotInterval},
+		{"PeerErrorLogInterval", c.PeerErrorLogInterval},
 	} {
 		if f.v < floor {
 			add("%s: %s is below the minimum %s", f.name, f.v, floor)
@@ -202,6 +211,7 @@ func (c *Config) withDefaults() Config {
 	setDur(&d.CommitTimeout, DefaultCommitTimeout)
 	setDur(&d.SnapshotInterval, DefaultSnapshotInterval)
 	setDur(&d.JoinProbeInterval, DefaultJoinProbeInterval)
+	setDur(&d.PeerErrorLogInterval, DefaultPeerErrorLogInterval)
 	if d.SnapshotThreshold == 0 {
 		d.SnapshotThreshold = DefaultSnapshotThreshold
 	}

@@ -23,6 +23,7 @@ type Node struct {
 	raft         *raft.Raft
 	parts        *parts
 	guard        *voteGuard
+	peers        *peerLog
 	logger       hclog.Logger
 	bootstrapped atomic.Bool
 	probeRounds  atomic.Uint64 // rounds resolveEmpty waited (tests)
@@ -64,7 +65,8 @@ func Open(cfg Config, fsm raft.FSM) (*Node, error) {
 // start bootstraps if needed and runs raft.NewRaft on already-built
 // parts, behind a vote guard. It does not release p on failure.
 func start(cfg *Config, fsm raft.FSM, p *parts, logger hclog.Logger) (*Node, error) {
-	rc := cfg.raftConfig(logger)
+	peers := newPeerLog(logger, cfg)
+	rc := cfg.raftConfig(&quietLogger{Logger: logger, peers: peers})
 	if err := raft.ValidateConfig(rc); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidConfig, err)
 	}
@@ -78,13 +80,14 @@ func start(cfg *Config, fsm raft.FSM, p *parts, logger hclog.Logger) (*Node, err
 		return nil, err
 	}
 	p.trans = g
-	r, err := raft.NewRaft(rc, fsm, p.logs, p.stable, p.snaps, g)
+	r, err := raft.NewRaft(rc, fsm, p.logs, p.stable, p.snaps, &reportingTransport{Transport: g, peers: peers})
 	if err != nil {
 		return nil, fmt.Errorf("raftstore: start raft: %w", err)
 	}
 	g.start(r)
-	n := &Node{id: cfg.SelfID, raft: r, parts: p, guard: g, logger: logger, stop: make(chan struct{})}
+	n := &Node{id: cfg.SelfID, raft: r, parts: p, guard: g, peers: peers, logger: logger, stop: make(chan struct{})}
 	n.bootstrapped.Store(boot)
+	n.spawn(func() { peers.run(n.stop) })
 	mode := g.currentMode()
 	if mode == modeUndecided {
 		n.spawn(func() { n.resolveEmpty(cfg) })
@@ -149,6 +152,11 @@ func (n *Node) Stats() map[string]string {
 	s["vote_guard"] = modeName(n.guard.currentMode())
 	return s
 }
+
+// PeerErrors returns how many outbound RPCs to each configured peer
+// (OtherPeer for a server not configured) failed since Open, by kind
+// (Kinds), each counted whether its line was written or summarized.
+func (n *Node) PeerErrors() []PeerErrorCount { return n.peers.counts() }
 
 // Apply replicates cmd and returns the FSM's response once it is
 // committed and applied here. It is bounded by ctx, or DefaultApplyTimeout
