@@ -38,12 +38,16 @@ func (l *jsonLines) len() int {
 }
 
 // about returns the lines from the from-th on that name peer (its id or
-// its address) in any value.
+// its address) in any value; all of them when no peer is given.
 func (l *jsonLines) about(from int, peer ...string) []map[string]any {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []map[string]any
 	for _, m := range l.lines[from:] {
+		if len(peer) == 0 {
+			out = append(out, m)
+			continue
+		}
 		for k, v := range m {
 			s, _ := json.Marshal(v)
 			if k != "@module" && k != "@message" && containsAny(string(s), peer) {
