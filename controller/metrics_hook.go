@@ -56,8 +56,22 @@ func (o metricsObserver) NotifySent(_ string, _ int32, err error) { o.r.NotifySe
 // HeartbeatReceived implements Observer.
 func (o metricsObserver) HeartbeatReceived() { o.r.Heartbeat() }
 
+// RaftPeerErrors counts the failed outbound Raft RPCs of this node by
+// peer and kind (metrics.RaftPeerErrorSource); nil before Start.
+func (c *Controller) RaftPeerErrors() []metrics.RaftPeerErrorCount {
+	if c.node == nil {
+		return nil
+	}
+	counts := c.node.PeerErrors()
+	out := make([]metrics.RaftPeerErrorCount, len(counts))
+	for i, pc := range counts {
+		out[i] = metrics.RaftPeerErrorCount{Peer: pc.Peer, Kind: pc.Kind, Failed: pc.Failed}
+	}
+	return out
+}
+
 // ExportMetrics makes m read this controller at scrape time (RaftStats,
-// MasterEpochs).
+// MasterEpochs, RaftPeerErrors).
 func (c *Controller) ExportMetrics(m *metrics.Controller) {
 	m.SetSource(c)
 }

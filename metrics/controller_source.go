@@ -36,6 +36,9 @@ var (
 		"Time since a follower last heard from the leader (0 on the leader).")
 	brokerSetsDesc  = newDesc(ControllerPrefix+"_broker_sets", "Broker sets in the replicated state.")
 	masterEpochDesc = newDesc(ControllerPrefix+"_master_epoch", "Master epoch of each broker set.", "broker_set")
+	peerErrorsDesc  = newDesc(raftPrefix+"transport_errors_total",
+		"Outbound Raft RPCs that failed, by peer (a configured controller id, or other) and kind; "+
+			"every attempt, whether its log line was written or summed up.", "peer", "kind")
 
 	raftNumbers = []raftNumber{
 		{"term", newDesc(raftPrefix+"term", "Current Raft term.")},
@@ -53,9 +56,29 @@ var (
 	}
 )
 
+// RaftPeerKinds are the kind label values of raft_transport_errors_total
+// (raftstore's Kinds); others become LabelOther.
+var RaftPeerKinds = []string{"heartbeat", "append_entries", "pipeline", "request_vote", "pre_vote",
+	"install_snapshot", "timeout_now"}
+
+// RaftPeerErrorCount is how many outbound Raft RPCs of Kind to Peer
+// failed since the node started.
+type RaftPeerErrorCount struct {
+	Peer, Kind string
+	Failed     uint64
+}
+
+// RaftPeerErrorSource is a ControllerSource that also counts its failed
+// outbound Raft RPCs (raft_transport_errors_total). Peers must be
+// bounded by the source (the configured ids, the rest as one).
+type RaftPeerErrorSource interface {
+	RaftPeerErrors() []RaftPeerErrorCount
+}
+
 // Describe implements prometheus.Collector.
 func (sourceCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{raftStateDesc, raftLeaderDesc, lastContactDesc, brokerSetsDesc, masterEpochDesc} {
+	for _, d := range []*prometheus.Desc{raftStateDesc, raftLeaderDesc, lastContactDesc, brokerSetsDesc,
+		masterEpochDesc, peerErrorsDesc} {
 		ch <- d
 	}
 	for _, n := range raftNumbers {
@@ -71,6 +94,27 @@ func (c sourceCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	collectRaft(ch, (*p).RaftStats())
 	collectEpochs(ch, (*p).MasterEpochs())
+	if ps, ok := (*p).(RaftPeerErrorSource); ok {
+		collectPeerErrors(ch, ps.RaftPeerErrors())
+	}
+}
+
+// collectPeerErrors writes one counter per (peer, kind), summing the
+// counts whose labels fold together.
+func collectPeerErrors(ch chan<- prometheus.Metric, counts []RaftPeerErrorCount) {
+	type key struct{ peer, kind string }
+	sums := map[key]uint64{}
+	var order []key
+	for _, c := range counts {
+		k := key{strings.ToValidUTF8(c.Peer, "\uFFFD"), boundedLabel(c.Kind, RaftPeerKinds...)}
+		if _, ok := sums[k]; !ok {
+			order = append(order, k)
+		}
+		sums[k] += c.Failed
+	}
+	for _, k := range order {
+		ch <- prometheus.MustNewConstMetric(peerErrorsDesc, prometheus.CounterValue, float64(sums[k]), k.peer, k.kind)
+	}
 }
 
 func collectRaft(ch chan<- prometheus.Metric, st map[string]string) {

@@ -74,6 +74,31 @@ type fakeSource struct {
 func (f fakeSource) RaftStats() map[string]string   { return f.stats }
 func (f fakeSource) MasterEpochs() map[string]int32 { return f.epochs }
 
+type fakePeerSource struct {
+	fakeSource
+	peers []RaftPeerErrorCount
+}
+
+func (f fakePeerSource) RaftPeerErrors() []RaftPeerErrorCount { return f.peers }
+
+// TestRaftPeerErrorFamily: a source that counts its failed Raft RPCs
+// exports one counter per peer and kind, an unknown kind folded into
+// other (summed, not duplicated).
+func TestRaftPeerErrorFamily(t *testing.T) {
+	reg := NewRegistry()
+	c := NewController(reg)
+	c.SetSource(fakePeerSource{fakeSource: fakeSource{stats: map[string]string{"state": "Leader"}},
+		peers: []RaftPeerErrorCount{{"n1", "heartbeat", 597}, {"n1", "append_entries", 0},
+			{"other", "pre_vote", 2}, {"n1", "x", 1}, {"n1", "y", 2}}})
+	fs := parse(t, reg)
+	const name = "rocketmq_controller_raft_transport_errors_total"
+	require.Equal(t, 597.0, fs.Sum(name, "peer", "n1", "kind", "heartbeat"))
+	require.True(t, fs.Has(name))
+	require.Equal(t, 0.0, fs.Sum(name, "peer", "n1", "kind", "append_entries"))
+	require.Equal(t, 2.0, fs.Sum(name, "peer", "other", "kind", "pre_vote"))
+	require.Equal(t, 3.0, fs.Sum(name, "peer", "n1", "kind", LabelOther))
+}
+
 func TestControllerFamilies(t *testing.T) {
 	reg := NewRegistry()
 	c := NewController(reg)

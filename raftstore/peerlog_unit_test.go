@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/internal/monotime"
+	"github.com/rmqgo/nameserver/metrics"
 )
 
 func newTestPeerLog(every time.Duration) (*peerLog, *jsonLines) {
@@ -127,4 +128,10 @@ func TestQuietLoggerKeepsTheFollowersOwnLines(t *testing.T) {
 		"failed to install snapshot":     {"debug", "error"},
 		"failed to send snapshot to":     {"debug", "error"},
 	}, levels)
+}
+
+// TestKindsAreTheMetricsLabels: the metric's kind label lists the kinds
+// this package counts (others would fold into "other").
+func TestKindsAreTheMetricsLabels(t *testing.T) {
+	require.Equal(t, metrics.RaftPeerKinds, Kinds)
 }
