@@ -11,11 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/internal/certreload"
 	"github.com/rmqgo/nameserver/internal/testcerts"
+	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
 const tlsWait = 10 * time.Second
@@ -258,4 +260,29 @@ func TestTLSWipedNodeRejoins(t *testing.T) {
 	require.False(t, n.Bootstrapped(), "a wiped node must not bootstrap again")
 	// Joined through the probe; it votes again at the next vote request.
 	require.Contains(t, []string{"catching-up", "voting"}, n.Stats()["vote_guard"])
+}
+
+// TestOutboundHandshakeFailureLeftToThePeerLog (issue 18): a dial whose
+// handshake the peer refuses wrote a warning per attempt (one per
+// heartbeat to that peer); the error, naming the handshake, now reaches
+// raft's RPC, whose outage the peer error log writes once.
+func TestOutboundHandshakeFailureLeftToThePeerLog(t *testing.T) {
+	ca, other := testcerts.NewCA(t, "raft-ca"), testcerts.NewCA(t, "other-ca")
+	peer := newTLSMember(t, other, other, testcerts.LeafOptions{}, "peer")
+	t.Cleanup(func() { _ = peer.trans.Close() })
+	files := ca.Issue(t, testcerts.LeafOptions{}).WriteFiles(t, t.TempDir(), "self", ca)
+	rl, err := certreload.New(files.Cert, files.Key, files.CA, TestLogger(t, "rl"))
+	require.NoError(t, err)
+	logger, logs := testlog.Capture(t, "self", hclog.Info)
+	self, err := NewTLSStreamLayer("127.0.0.1:0", "", rl.ServerConfig(), rl.ClientConfig(), Inbound{}, logger)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = self.Close() })
+	const n = 30
+	for range n {
+		_, err = self.Dial(raft.ServerAddress(peer.layer.Addr().String()), time.Second)
+		require.Error(t, err)
+	}
+	t.Logf("%d refused dials: %d lines at info and above; %v", n, logs.Count("tls handshake failed"), err)
+	require.Zero(t, logs.Count("tls handshake failed"), logs.String())
+	require.ErrorContains(t, err, "tls handshake failed")
 }

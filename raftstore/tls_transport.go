@@ -124,8 +124,9 @@ func (l *TLSStreamLayer) Close() error { return l.ln.Close() }
 func (l *TLSStreamLayer) Addr() net.Addr { return l.advertise }
 
 // Dial connects to a peer and completes the handshake within timeout
-// (at most the handshake timeout). TCP errors are returned as they are;
-// a failed handshake is also logged, naming the peer.
+// (at most the handshake timeout). TCP errors are returned as they are,
+// a failed handshake's wrapped: raft's RPC fails with it, and the peer
+// error log writes it once per outage (peerlog.go), not once a dial.
 func (l *TLSStreamLayer) Dial(address raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
 	if limit := l.handshakeTimeout(); timeout <= 0 || timeout > limit {
 		timeout = limit
@@ -139,8 +140,8 @@ func (l *TLSStreamLayer) Dial(address raft.ServerAddress, timeout time.Duration)
 	c := tls.Client(raw, l.clientFor(string(address)))
 	if err := c.HandshakeContext(ctx); err != nil {
 		_ = raw.Close()
-		l.logger.Warn("raft peer refused: tls handshake failed", "peer", address, "direction", "out", "error", err)
-		return nil, err
+		l.logger.Debug("raft peer refused: tls handshake failed", "peer", address, "direction", "out", "error", err)
+		return nil, fmt.Errorf("raft peer refused: tls handshake failed: %w", err) // the peer error log writes it
 	}
 	return c, nil
 }
