@@ -12,7 +12,10 @@
 // inbound RPCs hashicorp/raft would panic on or be poisoned by (ErrBadRPC:
 // undecodable configurations, gaps, unknown entry types, terms above
 // MaxTerm, commands and snapshots the caller's checks refuse, snapshots
-// over MaxSnapshotBytes; rpccheck.go), the Node handle that
+// over MaxSnapshotBytes; rpccheck.go), the peer error log that writes a
+// failed outbound RPC once per outage of each peer and kind, sums the
+// attempts up once per PeerErrorLogInterval and counts them (peerlog.go,
+// in place of hashicorp/raft's line per attempt), the Node handle that
 // applies commands and reports leadership, and in-memory variants
 // (stores, transport, TestCluster) for unit tests of other packages.
 //
