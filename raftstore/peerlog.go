@@ -93,7 +93,10 @@ type peerLog struct {
 }
 
 func newPeerLog(logger hclog.Logger, cfg *Config) *peerLog {
-	p := &peerLog{log: logger.Named("peers"), every: cfg.PeerErrorLogInterval,
+	// Its lines are bounded here (at most four per key and interval), not
+	// by lograte's burst, which a summary of every key at once may pass.
+	log := lograte.WithLimit(logger.Named("peers"), 0, msgPeerFailed, msgPeerChanged, msgPeerSummary, msgPeerResumed)
+	p := &peerLog{log: log, every: cfg.PeerErrorLogInterval,
 		labels: map[raft.ServerID]string{}, keys: map[peerKey]*peerState{}}
 	for _, peer := range cfg.Peers {
 		if peer.ID == cfg.SelfID {

@@ -4,6 +4,7 @@ package raftstore
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/lograte"
 	"github.com/rmqgo/nameserver/internal/monotime"
 	"github.com/rmqgo/nameserver/metrics"
 )
@@ -134,4 +136,36 @@ func TestQuietLoggerKeepsTheFollowersOwnLines(t *testing.T) {
 // this package counts (others would fold into "other").
 func TestKindsAreTheMetricsLabels(t *testing.T) {
 	require.Equal(t, metrics.RaftPeerKinds, Kinds)
+}
+
+// TestPeerLogSummaryOfEveryKeyIsWritten: a summary writes a line for
+// every key with failed attempts at once; lograte's burst (10 lines of a
+// message a second) must not drop some of them, their counts with them.
+func TestPeerLogSummaryOfEveryKeyIsWritten(t *testing.T) {
+	out := &jsonLines{}
+	logger := lograte.Wrap(hclog.New(&hclog.LoggerOptions{Name: "n0", Output: out, JSONFormat: true}))
+	cfg := &Config{SelfID: "n0", PeerErrorLogInterval: time.Second}
+	for i := range 13 {
+		cfg.Peers = append(cfg.Peers, Peer{ID: fmt.Sprintf("n%d", i)})
+	}
+	p := newPeerLog(logger, cfg)
+	now := monotime.Now()
+	for _, peer := range cfg.Peers[1:] {
+		for _, k := range []string{KindHeartbeat, KindAppendEntries} {
+			for range 3 {
+				p.fail(raft.ServerID(peer.ID), k, errors.New("connection refused"), now)
+			}
+		}
+	}
+	p.summarize()
+	summaries, failed := 0, 0
+	for _, m := range out.about(0) {
+		if m["@message"] == msgPeerSummary {
+			summaries++
+			failed += int(m["failed"].(float64))
+		}
+	}
+	t.Logf("24 keys failing: %d summary lines accounting for %d attempts", summaries, failed)
+	require.Equal(t, 24, summaries)
+	require.Equal(t, 24*2, failed)
 }

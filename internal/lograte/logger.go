@@ -65,8 +65,10 @@ type logger struct {
 // WithLimit returns a logger that writes as l wrapped does (sharing its
 // limiters), except that each of msgs passes at most once per every
 // instead of Burst times per Every, whatever the logger's name: the lines
-// a stranger causes once per connection, stricter than the rest. Its
-// sub-loggers keep the override; values are cut as everywhere.
+// a stranger causes once per connection, stricter than the rest. An every
+// of 0 lets each of msgs through unlimited, for a writer that bounds its
+// own lines. Its sub-loggers keep the override; values are cut as
+// everywhere.
 func WithLimit(l hclog.Logger, every time.Duration, msgs ...string) hclog.Logger {
 	w := Wrap(l).(*logger)
 	over := maps.Clone(w.over)

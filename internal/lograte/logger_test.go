@@ -113,3 +113,15 @@ func TestWithLimitOverridesListedMessages(t *testing.T) {
 	require.Less(t, len(text), 2*MaxValue+Burst*256, "values are cut")
 	require.Same(t, base.(*logger).s, l.(*logger).s, "the limiters are shared")
 }
+
+// TestWithLimitZeroExempts: an interval of 0 lets the listed messages
+// through unlimited (a writer bounding its own lines), still cut.
+func TestWithLimitZeroExempts(t *testing.T) {
+	var out buffer
+	l := WithLimit(hclog.New(&hclog.LoggerOptions{Name: "x", Output: &out}), 0, "summary")
+	for range 3 * Burst {
+		l.Error("summary", "error", strings.Repeat("e", 4*MaxValue))
+	}
+	require.Equal(t, 3*Burst, strings.Count(out.b.String(), "summary"))
+	require.Less(t, out.Len(), 3*Burst*(MaxValue+128))
+}
