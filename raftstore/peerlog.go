@@ -7,6 +7,7 @@ import (
 	"errors"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -137,8 +138,8 @@ func (p *peerLog) report(id raft.ServerID, kind string, err error) {
 
 func (p *peerLog) fail(id raft.ServerID, kind string, err error, now monotime.Mono) {
 	text := err.Error()
-	if len(text) > maxPeerErrorLen {
-		text = text[:maxPeerErrorLen]
+	if len(text) > maxPeerErrorLen { // a certificate's name is a stranger's
+		text = strings.ToValidUTF8(text[:maxPeerErrorLen], "")
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

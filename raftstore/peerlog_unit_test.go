@@ -5,8 +5,10 @@ package raftstore
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
@@ -168,4 +170,16 @@ func TestPeerLogSummaryOfEveryKeyIsWritten(t *testing.T) {
 	t.Logf("24 keys failing: %d summary lines accounting for %d attempts", summaries, failed)
 	require.Equal(t, 24, summaries)
 	require.Equal(t, 24*2, failed)
+}
+
+// TestPeerLogCutsLongErrors: an error naming a stranger's certificate may
+// be long; its text is kept and written cut, valid UTF-8.
+func TestPeerLogCutsLongErrors(t *testing.T) {
+	p, out := newTestPeerLog(time.Second)
+	p.fail("n1", KindHeartbeat, errors.New("x509: CN="+strings.Repeat("é", 4096)), monotime.Now())
+	lines := out.about(0)
+	require.Len(t, lines, 1)
+	text := lines[0]["error"].(string)
+	require.LessOrEqual(t, len(text), lograte.MaxValue)
+	require.True(t, utf8.ValidString(text))
 }
