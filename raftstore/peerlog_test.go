@@ -250,3 +250,48 @@ func requireAccounted(t *testing.T, out *jsonLines, from int, n *Node, peer, add
 		require.LessOrEqual(t, f, peerErrors(n, peer, k), k)
 	}
 }
+
+// TestCandidateWithPeersDownLogIsSummarized: a node left alone campaigns
+// every election timeout, each round a pre-vote (or vote) to each dead
+// peer; raft's line per RPC is at Debug, and each peer's outage of that
+// kind is written once, then summed up.
+func TestCandidateWithPeersDownLogIsSummarized(t *testing.T) {
+	const every, goal = 500 * time.Millisecond, 40
+	out := &jsonLines{}
+	logger := hclog.New(&hclog.LoggerOptions{Name: "tcp", Level: hclog.Debug, Output: out, JSONFormat: true})
+	c := newTCPCluster(t, 3, func(cfg *Config) {
+		cfg.Logger = logger.Named(cfg.SelfID)
+		cfg.HeartbeatTimeout, cfg.ElectionTimeout, cfg.LeaderLeaseTimeout = 50*time.Millisecond, 50*time.Millisecond, 25*time.Millisecond
+		cfg.PeerErrorLogInterval = every
+	})
+	WaitForLeader(t, c.running()...)
+	survivor := c.peers[0].ID
+	from := out.len()
+	c.kill(c.peers[1].ID)
+	c.kill(c.peers[2].ID)
+	down := time.Now()
+	n := c.nodes[survivor]
+	votes := func(peer string) int { return peerErrors(n, peer, KindPreVote) + peerErrors(n, peer, KindRequestVote) }
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) && (votes(c.peers[1].ID) < goal || votes(c.peers[2].ID) < goal) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	elapsed := time.Since(down)
+	intervals := int(elapsed/every) + 1
+	module := "tcp." + survivor + ".raft.peers"
+	for _, p := range c.peers[1:] {
+		lines, failed := 0, 0
+		for _, k := range []string{KindPreVote, KindRequestVote} {
+			l, f := out.linesOf(module, p.ID, k)
+			lines, failed = lines+len(l), failed+f
+			require.LessOrEqual(t, out.count(from, module, msgPeerFailed, "", k, p.ID), 1, "%s %s written once", p.ID, k)
+		}
+		t.Logf("%s: %d failed vote rpcs in %v, %d lines accounting for %d", p.ID, votes(p.ID),
+			elapsed.Round(time.Millisecond), lines, failed)
+		require.GreaterOrEqual(t, votes(p.ID), goal)
+		require.LessOrEqual(t, failed, votes(p.ID))
+		require.LessOrEqual(t, lines, 2*(intervals+2), "a first line and a summary per interval, per kind")
+	}
+	require.Zero(t, out.count(from, "tcp."+survivor+".raft", "failed to make requestVote RPC", "error", ""))
+	require.Positive(t, out.count(from, "tcp."+survivor+".raft", "failed to make requestVote RPC", "debug", ""))
+}
