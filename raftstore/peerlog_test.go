@@ -279,7 +279,6 @@ func TestCandidateWithPeersDownLogIsSummarized(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	elapsed := time.Since(down)
-	intervals := int(elapsed/every) + 1
 	module := "tcp." + survivor + ".raft.peers"
 	for _, p := range c.peers[1:] {
 		lines, failed := 0, 0
@@ -288,6 +287,7 @@ func TestCandidateWithPeersDownLogIsSummarized(t *testing.T) {
 			lines, failed = lines+len(l), failed+f
 			require.LessOrEqual(t, out.count(from, module, msgPeerFailed, "", k, p.ID), 1, "%s %s written once", p.ID, k)
 		}
+		intervals := int(time.Since(down)/every) + 1 // after the lines were read
 		t.Logf("%s: %d failed vote rpcs in %v, %d lines accounting for %d", p.ID, votes(p.ID),
 			elapsed.Round(time.Millisecond), lines, failed)
 		require.GreaterOrEqual(t, votes(p.ID), goal)
