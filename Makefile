@@ -4,17 +4,22 @@ BIN       := bin
 TAGS_CTRL := embedded_controller
 PKGS      := ./...
 RACE      ?= -race
+# VERSION is what -version prints and /metrics' rocketmq_build_info says:
+# the nearest tag (v1.0.0, or v1.0.0-3-gabc1234 past it), else the source's
+# default (internal/version).
+VERSION   ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null | sed 's/^v//')
+LDFLAGS   := $(if $(VERSION),-ldflags "-X github.com/rmqgo/nameserver/internal/version.Version=$(VERSION)")
 
 .PHONY: all build build-controller run test test-long vet fmt-check deps-check unit unit-controller bench fuzz cluster image clean
 
 all: build
 
 build:
-	$(GO) build -o $(BIN)/ ./cmd/...
+	$(GO) build $(LDFLAGS) -o $(BIN)/ ./cmd/...
 
 build-controller:
 	mkdir -p $(BIN)/controller
-	$(GO) build -tags $(TAGS_CTRL) -o $(BIN)/controller/ ./cmd/...
+	$(GO) build $(LDFLAGS) -tags $(TAGS_CTRL) -o $(BIN)/controller/ ./cmd/...
 
 ## run: a NameServer on 127.0.0.1:9876 with embedded defaults (state under ~/namesrv)
 run: build
