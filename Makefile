@@ -52,7 +52,8 @@ unit-controller:
 ## simulation (10,000 seeds) and randomized fencing, the snapshot round
 ## trip (3,000 request sequences) and the poisoned-snapshot restart at the
 ## default 8,192-entry threshold, the fault-injection
-## cluster runs (100+ seeds), random wipes of Raft nodes (40 rounds), the
+## cluster runs (100+ seeds), the rolling upgrade from the v1.0.0 tag with
+## real binaries (skipped without the tag), random wipes of Raft nodes (40 rounds), the
 ## route table's fast-path twin (400 runs), the kill -9 crash trials (100
 ## each) and the 2-minute soak of 1,000 connections. RMQ_SEED /
 ## RMQ_CRASH_SEED / RMQ_SOAK_SEED / RMQ_WIPE_SEED replay one seed; every

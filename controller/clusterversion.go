@@ -82,12 +82,12 @@ func (c *Controller) tryRaise(ctx context.Context) string {
 	if cur >= c.fsm.readsFormat() {
 		return ""
 	}
-	target, err := c.groupFormat(ctx)
+	target, who, err := c.groupFormat(ctx)
 	if err != nil {
 		return err.Error()
 	}
 	if target <= cur {
-		return fmt.Sprintf("a server reads up to format %d", target)
+		return fmt.Sprintf("server %s reads up to format %d", who, target)
 	}
 	entry, err := encodeEntry(clusterVersionEvent{Version: target})
 	if err == nil {
@@ -101,28 +101,30 @@ func (c *Controller) tryRaise(ctx context.Context) string {
 }
 
 // groupFormat is the lowest newest-format of this node and every other
-// server of the Raft configuration.
-func (c *Controller) groupFormat(ctx context.Context) (int, error) {
+// server of the Raft configuration, and the server that reads it.
+func (c *Controller) groupFormat(ctx context.Context) (int, string, error) {
 	f := c.node.Raft().GetConfiguration()
 	if err := f.Error(); err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	low := c.fsm.readsFormat()
+	low, who := c.fsm.readsFormat(), c.node.ID()
 	for _, s := range f.Configuration().Servers {
 		if s.ID == raft.ServerID(c.node.ID()) {
 			continue
 		}
 		addr := c.remotingAddrOf(string(s.ID))
 		if addr == "" {
-			return 0, fmt.Errorf("server %s has no controllerDLegerPeers address", s.ID)
+			return 0, "", fmt.Errorf("server %s has no controllerDLegerPeers address", s.ID)
 		}
 		peer, err := c.askFormat(ctx, addr)
 		if err != nil {
-			return 0, fmt.Errorf("server %s (%s): %w", s.ID, addr, err)
+			return 0, "", fmt.Errorf("server %s (%s): %w", s.ID, addr, err)
 		}
-		low = min(low, peer)
+		if peer < low {
+			low, who = peer, string(s.ID)
+		}
 	}
-	return low, nil
+	return low, who, nil
 }
 
 // askFormat asks one node for the newest format it reads (1005).
