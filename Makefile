@@ -120,8 +120,8 @@ image:
 	@if ! $(DOCKER) info >/dev/null 2>&1; then \
 		echo "make image: no container engine answers ('$(DOCKER) info' failed): nothing built"; exit 0; fi; \
 	set -e; \
-	$(DOCKER) build --target namesrv -t $(IMAGE_REPO)/namesrv:$(IMAGE_TAG) .; \
-	$(DOCKER) build --target namesrv-controller -t $(IMAGE_REPO)/namesrv-controller:$(IMAGE_TAG) .
+	$(DOCKER) build --target namesrv $(if $(VERSION),--build-arg VERSION=$(VERSION)) -t $(IMAGE_REPO)/namesrv:$(IMAGE_TAG) .; \
+	$(DOCKER) build --target namesrv-controller $(if $(VERSION),--build-arg VERSION=$(VERSION)) -t $(IMAGE_REPO)/namesrv-controller:$(IMAGE_TAG) .
 
 clean:
 	rm -rf $(BIN)
