@@ -98,3 +98,16 @@ func (uc *upCluster) requireKVs(t *testing.T) {
 		require.Equal(t, "written by the old binary", resp.ExtFields["value"], nd.id)
 	}
 }
+
+// dropVersionFields checks and removes the version fields this version
+// adds to 1005 replies (docs/controller.md §2.8), which Java's golden
+// replies do not have and Java's decoder ignores.
+func dropVersionFields(t *testing.T, ext map[string]string) {
+	t.Helper()
+	require.NotEmpty(t, ext["binaryVersion"])
+	require.Equal(t, "2", ext["controllerFormatVersion"])
+	require.Contains(t, []string{"1", "2"}, ext["controllerClusterVersion"])
+	for _, k := range []string{"binaryVersion", "controllerFormatVersion", "controllerClusterVersion"} {
+		delete(ext, k)
+	}
+}
