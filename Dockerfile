@@ -24,8 +24,11 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 ENV CGO_ENABLED=0
-RUN go build -trimpath -ldflags="-s -w" -o /out/plain/ ./cmd/namesrv ./cmd/mqadmin
-RUN go build -trimpath -ldflags="-s -w" -tags embedded_controller -o /out/controller/ ./cmd/namesrv ./cmd/controller ./cmd/mqadmin
+# VERSION (make image passes the Makefile's) is what -version prints.
+ARG VERSION=1.1.0-dev
+ARG LDFLAGS="-s -w -X github.com/rmqgo/nameserver/internal/version.Version=${VERSION}"
+RUN go build -trimpath -ldflags="${LDFLAGS}" -o /out/plain/ ./cmd/namesrv ./cmd/mqadmin
+RUN go build -trimpath -ldflags="${LDFLAGS}" -tags embedded_controller -o /out/controller/ ./cmd/namesrv ./cmd/controller ./cmd/mqadmin
 # The writable tree of the runtime user: the -c file's directory (updates
 # rewrite the file beside a .bak) and the data directory.
 RUN mkdir -p /rootfs/etc/rocketmq /rootfs/data \

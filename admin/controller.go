@@ -25,6 +25,12 @@ type ControllerMetadata struct {
 	LeaderAddr string `json:"controllerLeaderAddress"`
 	IsLeader   bool   `json:"isLeader"`
 	Peers      string `json:"peers"` // "n0:host:port;n1:host:port;"
+	// Versions, sent by nodes past v1.0.0 (empty from v1.0.0 and Java):
+	// the binary's release, the newest Controller format it reads and the
+	// group's replicated cluster version (docs/controller.md).
+	BinaryVersion  string `json:"binaryVersion,omitempty"`
+	FormatVersion  string `json:"controllerFormatVersion,omitempty"`
+	ClusterVersion string `json:"controllerClusterVersion,omitempty"`
 }
 
 // PeerList splits Peers on ';' (empty items dropped).
@@ -50,7 +56,9 @@ func (c *Client) ControllerMetadata(ctx context.Context, addr string) (*Controll
 	ext := resp.ExtFields
 	isLeader, _ := resp.ExtBool("isLeader")
 	return &ControllerMetadata{Addr: addr, Group: ext["group"], LeaderID: ext["controllerLeaderId"],
-		LeaderAddr: ext["controllerLeaderAddress"], IsLeader: isLeader, Peers: ext["peers"]}, nil
+		LeaderAddr: ext["controllerLeaderAddress"], IsLeader: isLeader, Peers: ext["peers"],
+		BinaryVersion: ext["binaryVersion"], FormatVersion: ext["controllerFormatVersion"],
+		ClusterVersion: ext["controllerClusterVersion"]}, nil
 }
 
 // FindLeader asks the controllers in order for metadata and returns the

@@ -331,7 +331,7 @@ func decodeOne(t eventType, payload []byte) (ev event, ok bool, err error) {
 		if t&ignoreUnknownFlag != 0 {
 			return nil, false, nil
 		}
-		return nil, false, fmt.Errorf("unknown log entry type %d", t)
+		return nil, false, unknownEntryType(t)
 	}
 	ev, err = dec(payload)
 	if err != nil {

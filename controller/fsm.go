@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
@@ -34,6 +35,7 @@ type FSM struct {
 	state  *state
 	logger hclog.Logger
 	legacy legacyEntries // unchecked events that break today's rules (parsed.go)
+	format atomic.Int32  // newest format read; 0: this binary's (version.go)
 }
 
 var _ raft.FSM = (*FSM)(nil)
@@ -62,37 +64,30 @@ func (f *FSM) read(fn func(s *state)) {
 	fn(f.state)
 }
 
-// checkEntryDecodes is the raftstore CheckCommand of the Controller: a
-// follower refuses an inbound entry Apply could not decode (only a
-// stranger on the Raft port sends one: stored and committed, it would
-// stop the FSM at every start).
-func checkEntryDecodes(data []byte) error {
-	_, err := decodeEntry(data)
-	return err
-}
-
 // maxInboundSnapshot bounds the snapshot a follower accepts from a
 // leader (raftstore MaxSnapshotBytes): twice the size the state may ever
 // reach (the hard ceiling of controllerMaxStateBytes).
 const maxInboundSnapshot = 2 * config.MaxControllerStateBytes
 
-// checkSnapshotDecodes is the raftstore CheckSnapshot of the Controller:
-// an inbound snapshot Restore could not decode is not kept (kept as the
-// newest, it would stop the node at its next start).
-func checkSnapshotDecodes(r io.Reader) error {
-	_, _, err := readSnapshot(r, maxInboundSnapshot)
+// checkSnapshot is the raftstore CheckSnapshot of the Controller: an
+// inbound snapshot Restore could not decode (or of a format newer than
+// this node reads) is not kept (kept as the newest, it would stop the
+// node at its next start).
+func (f *FSM) checkSnapshot(r io.Reader) error {
+	_, _, err := readSnapshotUpTo(r, maxInboundSnapshot, f.readsFormat())
 	return err
 }
 
 // Apply implements raft.FSM. An entry that cannot be decoded means a corrupt
-// or incompatible log: it panics rather than let replicas diverge.
+// log or one of a newer format: it stops (stopOn) rather than let replicas
+// diverge.
 func (f *FSM) Apply(l *raft.Log) interface{} {
 	if l.Type != raft.LogCommand {
 		return nil
 	}
-	events, err := decodeEntry(l.Data)
+	events, err := f.decodeReadable(l.Data)
 	if err != nil {
-		panic(fmt.Errorf("controller: failed to decode log entry at index %d: %w", l.Index, err))
+		f.stopOn(l.Index, err)
 	}
 	res := &applyResult{Index: l.Index, Events: len(events)}
 	f.legacy.note(f.logger, l.Index, events)
@@ -149,7 +144,7 @@ func (f *FSM) Snapshot() (raft.FSMSnapshot, error) {
 // the current state is left untouched.
 func (f *FSM) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
-	st, stats, err := readSnapshot(rc, maxSnapshotBytes)
+	st, stats, err := readSnapshotUpTo(rc, maxSnapshotBytes, f.readsFormat())
 	if err != nil {
 		return fmt.Errorf("controller: restore snapshot: %w", err)
 	}
@@ -158,7 +153,7 @@ func (f *FSM) Restore(rc io.ReadCloser) error {
 			"version", stats.Version, "repeated_halves", stats.Duplicates)
 	}
 	f.logger.Info("snapshot restored", "version", stats.Version, "bytes", stats.Bytes,
-		"broker_sets", len(st.BrokerNames()))
+		"broker_sets", len(st.BrokerNames()), "cluster_version", st.version())
 	f.mu.Lock()
 	f.state = st
 	f.mu.Unlock()

@@ -100,6 +100,7 @@ func (c *Controller) becomeReady(term uint64) {
 	c.gate.open(term, stop)
 	interval := time.Duration(c.config().ScanInactiveMasterInterval) * time.Millisecond
 	c.spawn(func() { c.scanInactiveMasters(duties, interval) })
+	c.spawn(func() { c.raiseClusterVersion(duties) })
 	c.logger.Info("controller leader ready", "id", c.node.ID(), "term", term)
 	c.opts.observer.LeadershipChanged(true)
 }

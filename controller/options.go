@@ -51,6 +51,8 @@ type options struct {
 	// aclMetrics counts ACL denials (set by WithMetrics; nil counts nothing).
 	aclMetrics *metrics.ACL
 	tls        *tlsconf.Manager // nil: plaintext only (WithTLS)
+	// versionPoll is the leader's cluster-version poll (clusterversion.go).
+	versionPoll time.Duration
 }
 
 func buildOptions(opts []Option) options {

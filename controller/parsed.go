@@ -148,6 +148,7 @@ func (l *legacyEntries) note(logger hclog.Logger, index uint64, events []event) 
 func (f *FSM) stats(m map[string]string) {
 	f.read(func(s *state) { m["state_bytes"] = strconv.FormatInt(s.bytes(), 10) })
 	m["legacy_entries_applied"] = strconv.FormatUint(f.legacy.n.Load(), 10)
+	f.versionStats(m)
 }
 
 // checkHeartbeat holds a 904's names and address to the rules of the

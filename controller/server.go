@@ -18,6 +18,7 @@ import (
 	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/internal/lograte"
+	"github.com/rmqgo/nameserver/internal/version"
 	"github.com/rmqgo/nameserver/proxyproto"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
@@ -51,6 +52,8 @@ type Controller struct {
 	electing sync.Map // brokerName → struct{}: a triggered election runs
 
 	acl *acl.Authorizer // nil when aclEnable is false
+	// versionRounds counts the leader's cluster-version polls (clusterversion.go).
+	versionRounds atomic.Int64
 
 	ctx      context.Context
 	cancel   context.CancelFunc
@@ -181,7 +184,8 @@ func (c *Controller) Start() error {
 	scan := time.Duration(cfg.ScanNotActiveBrokerInterval) * time.Millisecond
 	c.spawn(func() { c.hb.Run(c.ctx, min(heartbeatFirstScan, scan), scan) })
 	c.logger.Info("controller started", "id", cfg.ControllerDLegerSelfId, "remoting", c.ln.Addr().String(),
-		"raft", c.node.Addr(), "peers", cfg.ControllerDLegerPeers)
+		"raft", c.node.Addr(), "peers", cfg.ControllerDLegerPeers, "binary_version", version.Version,
+		"format_version", c.fsm.readsFormat(), "cluster_version", c.fsm.ClusterVersion())
 	return nil
 }
 
@@ -193,8 +197,8 @@ func (c *Controller) openRaft() error {
 	cfg := c.config()
 	raftPeers, _ := cfg.RaftPeers()
 	rc := raftstore.Config{SelfID: cfg.ControllerDLegerSelfId, Dir: cfg.ControllerStorePath,
-		Transport: c.trans, Logger: c.logger, CheckCommand: checkEntryDecodes,
-		CheckSnapshot: checkSnapshotDecodes, MaxSnapshotBytes: maxInboundSnapshot}
+		Transport: c.trans, Logger: c.logger, CheckCommand: c.fsm.checkEntry,
+		CheckSnapshot: c.fsm.checkSnapshot, MaxSnapshotBytes: maxInboundSnapshot}
 	for _, p := range raftPeers {
 		rc.Peers = append(rc.Peers, raftstore.Peer{ID: p.ID, RaftAddr: p.Addr})
 	}
@@ -335,6 +339,7 @@ func (c *Controller) peersString() string {
 // metadata is the GetMetaDataResponseHeader of 1005.
 func (c *Controller) metadata() map[string]string {
 	m := map[string]string{"isLeader": strconv.FormatBool(c.node.IsLeader()), "peers": c.peersString()}
+	c.addVersionFields(m)
 	if g := c.config().ControllerDLegerGroup; g != "" {
 		m["group"] = g
 	}

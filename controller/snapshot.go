@@ -12,6 +12,7 @@ import (
 	"io"
 
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/internal/version"
 )
 
 // Snapshot format, version 2 (docs/controller.md, "Snapshots"). Strings are
@@ -36,9 +37,14 @@ import (
 //	trailer   CRC-32C of every byte above, 4 bytes big endian; then EOF.
 //
 // bytes is a uvarint length then the bytes; varint is zig-zag (signed).
-// Version 1 (JSON, snapshot_v1.go) is still read, never written.
+// Version 3 is version 2 with uvarint clusterVersion after the version,
+// written only once the cluster version is 2 or more (version.go); version 2
+// is written before. Version 1 (JSON, snapshot_v1.go) is still read, never
+// written.
 const (
 	snapshotVersion = 2
+	// snapshotVersionCV is version 2 carrying the cluster version.
+	snapshotVersionCV = 3
 	// maxSnapshotBytes is the largest snapshot Restore reads: past it the
 	// restore fails (raft keeps the current state and tries an older
 	// snapshot). No state within the replicated-state bounds comes near it.
@@ -62,6 +68,9 @@ var (
 	errSnapshotCorrupt  = errors.New("corrupt snapshot")
 	errSnapshotTooLarge = errors.New("snapshot larger than the restore ceiling")
 	errSnapshotVersion  = errors.New("unsupported snapshot version")
+	// errNewerFormat: a log entry or snapshot of a format newer than the
+	// node reads (version.go); Apply stops on it.
+	errNewerFormat = errors.New("format newer than this node reads")
 )
 
 var crc32c = crc32.MakeTable(crc32.Castagnoli)
@@ -110,7 +119,12 @@ func writeSnapshot(out io.Writer, s *state) error {
 	cw := &crcWriter{w: out, crc: crc32.New(crc32c)}
 	w := &snapshotWriter{w: bufio.NewWriterSize(cw, snapshotBufSize), crc: cw}
 	w.write(snapshotMagic[:])
-	w.uvarint(snapshotVersion)
+	if cv := s.version(); cv >= formatClusterVersion {
+		w.uvarint(snapshotVersionCV)
+		w.uvarint(uint64(cv))
+	} else {
+		w.uvarint(snapshotVersion)
+	}
 	names := s.BrokerNames()
 	w.uvarint(uint64(len(names)))
 	for _, name := range names {
@@ -177,9 +191,15 @@ type snapshotStats struct {
 	Duplicates int // version 1 only: repeated broker-set halves (the last kept)
 }
 
-// readSnapshot stream-decodes a snapshot of either version, reading at most
-// limit bytes.
+// readSnapshot stream-decodes a snapshot of any version this binary reads,
+// reading at most limit bytes.
 func readSnapshot(in io.Reader, limit int64) (*state, snapshotStats, error) {
+	return readSnapshotUpTo(in, limit, version.ControllerFormat)
+}
+
+// readSnapshotUpTo is readSnapshot on a node that reads formats up to
+// format.
+func readSnapshotUpTo(in io.Reader, limit int64, format int) (*state, snapshotStats, error) {
 	lr := &ceilingReader{r: in, left: limit}
 	br := bufio.NewReaderSize(lr, snapshotBufSize)
 	first, err := br.Peek(1)
@@ -189,8 +209,7 @@ func readSnapshot(in io.Reader, limit int64) (*state, snapshotStats, error) {
 	var st *state
 	var stats snapshotStats
 	if first[0] == snapshotMagic[0] {
-		st, err = decodeV2(br, lr)
-		stats.Version = snapshotVersion
+		st, stats.Version, err = decodeV2(br, lr, format)
 	} else {
 		st, stats.Duplicates, err = decodeV1(br)
 		stats.Version = 1

@@ -27,6 +27,9 @@ type snapshotReader struct {
 	br  *bufio.Reader
 	lr  *ceilingReader
 	crc hash.Hash32
+	// format is the newest format the node reads; version and
+	// clusterVersion are the header's (version 2: cluster version 1).
+	format, version, clusterVersion int
 }
 
 // ReadByte implements io.ByteReader for the varints.
@@ -84,14 +87,15 @@ func (r *snapshotReader) bytes() (string, error) {
 	return sb.String(), nil
 }
 
-// decodeV2 decodes a version 2 snapshot (snapshot.go) from br.
-func decodeV2(br *bufio.Reader, lr *ceilingReader) (*state, error) {
-	r := &snapshotReader{br: br, lr: lr, crc: crc32.New(crc32c)}
+// decodeV2 decodes a version 2 or 3 snapshot (snapshot.go) from br on a
+// node that reads formats up to format, and gives its version.
+func decodeV2(br *bufio.Reader, lr *ceilingReader, format int) (*state, int, error) {
+	r := &snapshotReader{br: br, lr: lr, crc: crc32.New(crc32c), format: format}
 	st, err := r.decode()
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		err = fmt.Errorf("%w: truncated", errSnapshotCorrupt)
 	}
-	return st, err
+	return st, r.version, err
 }
 
 func (r *snapshotReader) decode() (*state, error) {
@@ -99,6 +103,9 @@ func (r *snapshotReader) decode() (*state, error) {
 		return nil, err
 	}
 	st := newState()
+	if r.clusterVersion > formatV1 {
+		st.clusterVersion = r.clusterVersion
+	}
 	if err := r.sets(st); err != nil {
 		return nil, err
 	}
@@ -118,10 +125,10 @@ func (r *snapshotReader) header() error {
 		return fmt.Errorf("%w: bad magic %x", errSnapshotCorrupt, magic)
 	}
 	v, err := r.uvarint()
-	if err == nil && v != snapshotVersion {
-		err = fmt.Errorf("%w %d", errSnapshotVersion, v)
+	if err != nil {
+		return err
 	}
-	return err
+	return r.versions(v)
 }
 
 func (r *snapshotReader) sets(st *state) error {

@@ -48,6 +48,9 @@ type state struct {
 	replicas   map[string]*replicaInfo
 	syncStates map[string]*syncStateInfo
 	retired    map[string]retiredSet // epochs of removed sync-state halves (retire.go)
+	// clusterVersion is the replicated cluster version; 0 means 1
+	// (version.go).
+	clusterVersion int
 	// size is the accounted size in bytes once sized (statesize.go).
 	size  int64
 	sized bool
@@ -62,6 +65,7 @@ func newState() *state {
 // Clone returns a deep copy.
 func (s *state) Clone() *state {
 	c := newState() // not sized: a copy compares equal to a restored snapshot
+	c.clusterVersion = s.clusterVersion
 	for name, r := range s.replicas {
 		c.replicas[name] = r.clone()
 	}

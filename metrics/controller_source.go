@@ -53,6 +53,10 @@ var (
 			"Accounted size of the replicated state (bounded by controllerMaxStateBytes).")},
 		{"legacy_entries_applied", newDesc(ControllerPrefix+"_legacy_entries_applied",
 			"Log entries of an older version applied since start although they break the rules of the replicated state.")},
+		{"cluster_version", newDesc(ControllerPrefix+"_cluster_version",
+			"Replicated cluster version: the newest Controller format the group writes.")},
+		{"format_version", newDesc(ControllerPrefix+"_format_version",
+			"Newest Controller format (log entries, snapshots, Raft RPCs) this node reads.")},
 	}
 )
 

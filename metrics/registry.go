@@ -24,10 +24,11 @@ type Registry struct {
 func NewRegistry() *Registry { return &Registry{prom: prometheus.NewRegistry()} }
 
 // NewProcessRegistry returns a registry holding client_golang's Go
-// runtime (go_*) and process (process_*) collectors.
+// runtime (go_*) and process (process_*) collectors and the binary's
+// BuildInfoName.
 func NewProcessRegistry() *Registry {
 	r := NewRegistry()
-	r.Register(collectors.NewGoCollector(),
+	r.Register(newBuildInfo(), collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return r
 }

@@ -7,6 +7,7 @@
 //
 //	controller -c controller.properties   run until SIGTERM/SIGINT
 //	controller -c FILE -p                 print every config item and exit
+//	controller -version                   print the version and exit
 //	controller -probe "a:p;b:p" [-wait 30s]
 //	                                      ask each controller for its metadata
 //	                                      (1005) and wait for a ready leader
@@ -33,6 +34,7 @@ type options struct {
 	probe      string
 	wait       time.Duration
 	javaProps  map[string]string // -Dkey=value arguments (tls.*)
+	version    bool
 }
 
 // parseFlags parses mqcontroller's flags; -h prints the usage and returns
@@ -45,5 +47,6 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.printOnly, "p", false, "Print all config items and exit")
 	fs.StringVar(&o.probe, "probe", "", "Probe mode: ';'-separated controller addresses to ask for metadata (1005)")
 	fs.DurationVar(&o.wait, "wait", 0, "Probe mode: how long to wait for a ready leader")
+	fs.BoolVar(&o.version, "version", false, "Print the version and the Controller format this binary reads, and exit")
 	return o, fs.Parse(args)
 }

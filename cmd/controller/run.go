@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/version"
 )
 
 func main() {
@@ -30,6 +31,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case err != nil:
 		return 2
+	case opts.version:
+		fmt.Fprintln(stdout, version.String("controller"))
+		return 0
 	case opts.probe != "":
 		if probeTLS, err = probeClientTLS(javaProps); err != nil {
 			fmt.Fprintln(stderr, err)

@@ -55,6 +55,7 @@ func setupGetControllerMetaData(fs *flag.FlagSet) runFunc {
 		for _, p := range md.PeerList() {
 			e.printf("\n#Peer:\t%s", p)
 		}
+		printVersions(e, md)
 		e.printf("\n")
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rmqgo/nameserver/admin"
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/version"
 )
 
 // Exit statuses.
@@ -54,6 +55,7 @@ var commands = []command{
 	{"getSyncStateSet", "Fetch syncStateSet for target brokers.", setupGetSyncStateSet},
 	{"electMaster", "Re-elect the specified broker as master.", setupElectMaster},
 	{"cleanBrokerMetadata", "Clean metadata of broker on controller.", setupCleanBrokerMetadata},
+	{"getControllerVersions", "Show each controller's binary version, format and the cluster version.", setupGetControllerVersions},
 	{"routeDiff", "Compare cluster info, topic lists and routes across NameServers.", setupRouteDiff},
 	{"diagnose", "Explain why a topic is not sendable.", setupDiagnose},
 	{"waitRoute", "Wait until every NameServer returns the topic's route.", setupWaitRoute},
@@ -70,6 +72,10 @@ func main() {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		return help(args, stdout, stderr)
+	}
+	if args[0] == "-version" || args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintln(stdout, version.String("mqadmin"))
+		return exitOK
 	}
 	cmd, ok := lookup(args[0])
 	if !ok {

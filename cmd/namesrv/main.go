@@ -24,6 +24,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/version"
 	"github.com/rmqgo/nameserver/namesrv"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
@@ -34,6 +35,7 @@ type options struct {
 	printOnly   bool
 	namesrv     string
 	healthcheck bool
+	version     bool
 }
 
 func main() {
@@ -53,6 +55,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
+	if opts.version {
+		fmt.Fprintln(stdout, version.String("namesrv"))
+		return 0
+	}
 	cfg, err := loadConfig(opts)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -66,6 +72,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return healthcheck(cfg, stderr)
 	}
 	logger := newLogger(stderr)
+	logger.Info("starting", "version", version.Version, "controller_format", version.ControllerFormat)
 	tlsm, err := startTLS(cfg, javaProps, logger)
 	if err != nil {
 		logger.Error("start failed", "error", err)
@@ -89,6 +96,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.printOnly, "p", false, "Print all config items and exit")
 	fs.StringVar(&o.namesrv, "n", "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876' (accepted, unused)")
 	fs.BoolVar(&o.healthcheck, "healthcheck", false, "GET /healthz of this configuration's metrics listener and exit 0 (200) or 1")
+	fs.BoolVar(&o.version, "version", false, "Print the version and the Controller format this binary reads, and exit")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: namesrv [-c file] [-p] [-Dtls.key=value ...]")
 		fs.PrintDefaults()

@@ -54,8 +54,10 @@ func binary(t testing.TB, name string) string {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		_ = os.RemoveAll(buildDir)
+	for _, dir := range []string{buildDir, oldBuildDir} {
+		if dir != "" {
+			_ = os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }

@@ -28,7 +28,7 @@ func makeImage(t *testing.T, docker string) (string, error) {
 	if err != nil {
 		t.Skip("make not installed")
 	}
-	out, err := exec.Command(make, "-s", "-C", root, "image", "DOCKER="+docker).CombinedOutput()
+	out, err := exec.Command(make, "-s", "-C", root, "image", "DOCKER="+docker, "VERSION=9.9.9").CombinedOutput()
 	return string(out), err
 }
 
@@ -41,7 +41,8 @@ func TestMakeImageWithoutEngine(t *testing.T) {
 	require.NoFileExists(t, log)
 }
 
-// With one it builds both targets under the names compose and k8s use.
+// With one it builds both targets under the names compose and k8s use,
+// passing the Makefile's VERSION (what -version prints).
 func TestMakeImageBuildsBothTargets(t *testing.T) {
 	docker, log := fakeDocker(t, "0")
 	out, err := makeImage(t, docker)
@@ -49,7 +50,7 @@ func TestMakeImageBuildsBothTargets(t *testing.T) {
 	b, err := os.ReadFile(log)
 	require.NoError(t, err)
 	require.Equal(t, []string{
-		"build --target namesrv -t " + makeImageName(t, "namesrv") + " .",
-		"build --target namesrv-controller -t " + makeImageName(t, "namesrv-controller") + " .",
+		"build --target namesrv --build-arg VERSION=9.9.9 -t " + makeImageName(t, "namesrv") + " .",
+		"build --target namesrv-controller --build-arg VERSION=9.9.9 -t " + makeImageName(t, "namesrv-controller") + " .",
 	}, strings.Split(strings.TrimSpace(string(b)), "\n"))
 }
