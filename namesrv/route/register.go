@@ -125,7 +125,7 @@ func (t *mutation) applyTopics(req RegisterRequest, body *RegisterBody, b *broke
 		return
 	case all && b.applied == applied{prints.content, n, m.edits, strip, true}:
 	default:
-		t.putTopics(b, body.TopicConfigs, all, strip)
+		t.putTopics(b, body, all, strip)
 		if all {
 			b.applied = applied{prints.content, n, m.edits, strip, true}
 		}
@@ -137,12 +137,18 @@ func (t *mutation) applyTopics(req RegisterRequest, body *RegisterBody, b *broke
 }
 
 // putTopics is step 10c: every topic when all is set, otherwise only the
-// topics without a QueueData of the group.
-func (t *mutation) putTopics(b *brokerState, tcs map[string]TopicConfig, all, stripWrite bool) {
-	i := 0
-	for _, tc := range tcs {
+// topics without a QueueData of the group. Topics are taken in body order;
+// the new rows then get the places Java gives them (orderNewRows).
+func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite bool) {
+	keys := body.KeyOrder()
+	base := t.m.rowsAdded
+	fresh := t.fresh[:0]
+	for i, k := range keys {
 		yield.At(i)
-		i++
+		tc, ok := body.TopicConfigs[k]
+		if !ok {
+			continue // Keys not matching the table: a body built in memory
+		}
 		if !all {
 			if e := t.m.topics[tc.TopicName]; e != nil && e.has(b.name) {
 				continue
@@ -152,9 +158,18 @@ func (t *mutation) putTopics(b *brokerState, tcs map[string]TopicConfig, all, st
 		if stripWrite {
 			perm &^= PermWrite
 		}
+		before := t.m.rowsAdded
 		t.putQueue(tc.TopicName, QueueData{BrokerName: b.name, ReadQueueNums: tc.ReadQueueNums,
 			WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag})
+		if t.m.rowsAdded != before {
+			fresh = append(fresh, newRow{int32(i), t.added[len(t.added)-1]})
+		}
 	}
+	if len(fresh) > 1 {
+		t.orderNewRows(keys, fresh, base)
+	}
+	clear(fresh)
+	t.fresh = fresh[:0]
 }
 
 // dvChanged is isBrokerTopicConfigChanged: no live entry, or a different

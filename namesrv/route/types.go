@@ -97,7 +97,13 @@ type RegisterBody struct {
 	DataVersion DataVersion
 	// TopicConfigs keeps the map keys of topicConfigTable; the QueueData is
 	// keyed by TopicConfig.TopicName, deletion-by-registration by map key.
-	TopicConfigs     map[string]TopicConfig
+	TopicConfigs map[string]TopicConfig
+	// Keys lists the keys of TopicConfigs in the order the body first
+	// gave them: Java's decoder puts them into its topicConfigTable in that
+	// order, which decides the order new topics join topicQueueTable. Nil
+	// (or not matching TopicConfigs) for a body built in memory: its keys
+	// are then taken in name order.
+	Keys             []string
 	MappingInfos     map[string]*TopicQueueMappingInfo // topic -> info; may be nil
 	FilterServerList []string                          // nil = absent (leave untouched)
 	// Print is PrintTopics(TopicConfigs), filled by the decoders while the
