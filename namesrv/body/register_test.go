@@ -31,7 +31,7 @@ func sampleRegister(topics int) *route.RegisterBody {
 	tc.Attributes, tc.TopicFilterType = map[string]string{"+message.type": "NORMAL"}, FilterMultiTag
 	rb.TopicConfigs["T0"] = tc
 	rb.Print = route.PrintTopics(rb.TopicConfigs) // every decoder fills it
-	rb.Keys = rb.KeyOrder()                        // the encoders write them in this order
+	rb.Keys = rb.KeyOrder()                       // the encoders write them in this order
 	return rb
 }
 
