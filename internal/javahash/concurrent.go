@@ -33,8 +33,8 @@ type ConcurrentHashMap struct {
 	next   []int32  // next node by key number, -1 at a bin's end
 	spread []uint32 // Spread(hash) by key number
 	count  int
-	rank   []int32 // Ranks' result, reused
 	spare  []int32 // a retired head table, reused by transfer
+	spareT []bool  // a retired tree table, reused by transfer
 }
 
 // NewConcurrentHashMap returns an empty map whose table, once created,
@@ -115,20 +115,6 @@ func (c *ConcurrentHashMap) Order(dst []int32) []int32 {
 	return dst
 }
 
-// Ranks returns each key's place in iteration order, by key number. The
-// slice is reused by the next call.
-func (c *ConcurrentHashMap) Ranks() []int32 {
-	c.rank = slices.Grow(c.rank[:0], len(c.next))[:len(c.next)]
-	r := int32(0)
-	for _, p := range c.head {
-		for ; p >= 0; p = c.next[p] {
-			c.rank[p] = r
-			r++
-		}
-	}
-	return c.rank
-}
-
 // Len returns the number of keys.
 func (c *ConcurrentHashMap) Len() int { return c.count }
 
@@ -136,7 +122,7 @@ func (c *ConcurrentHashMap) Len() int { return c.count }
 func (c *ConcurrentHashMap) transfer() {
 	n := len(c.head)
 	head := fill(c.spare[:0], 2*n, -1)
-	tree := make([]bool, 2*n)
+	tree := append(c.spareT[:0], make([]bool, 2*n)...)
 	for b, p := range c.head {
 		if p < 0 {
 			continue
@@ -147,7 +133,7 @@ func (c *ConcurrentHashMap) transfer() {
 			head[b], head[b+n] = c.splitList(p, uint32(n))
 		}
 	}
-	c.spare, c.head, c.tree = c.head, head, tree
+	c.spare, c.head, c.spareT, c.tree = c.head, head, c.tree, tree
 }
 
 // splitList splits a list bin by the hash bit n into its low and high

@@ -248,3 +248,23 @@ func (m *refConcurrentHashMap) keys() []uint32 {
 	}
 	return out
 }
+
+// BenchmarkConcurrentHashMapOrder2000 is the work route adds to a
+// registration that brings 2,000 new topics: hashing the body's keys,
+// replaying their puts into a reused model and listing them.
+func BenchmarkConcurrentHashMapOrder2000(b *testing.B) {
+	keys := make([]string, 2000)
+	for i := range keys {
+		keys[i] = "new-topic-" + strconv.Itoa(i)
+	}
+	c := NewConcurrentHashMap(16)
+	var order []int32
+	b.ReportAllocs()
+	for range b.N {
+		c.Reset(16)
+		for _, k := range keys {
+			c.Put(StringHash(k))
+		}
+		order = c.Order(order[:0])
+	}
+}

@@ -145,6 +145,7 @@ func (r *frameReader) topicConfigs(rb *route.RegisterBody) error {
 		if err != nil {
 			return err
 		}
+		tc.Pos = int32(len(keys))
 		m[tc.TopicName] = tc
 		keys = append(keys, tc.TopicName)
 		p.Add(tc)
@@ -152,7 +153,7 @@ func (r *frameReader) topicConfigs(rb *route.RegisterBody) error {
 	}
 	if p.Count() != len(m) {
 		*p = route.PrintTopics(m) // duplicates replaced earlier entries
-		keys = firstOccurrences(keys)
+		keys = firstOccurrences(keys, m)
 	}
 	rb.Keys = keys
 	return nil

@@ -124,6 +124,7 @@ func decodeTopicConfigTable(s *scanner, rb *route.RegisterBody) error {
 		k := string(key)
 		tc, present, err := decodeTopicConfig(s, k)
 		if present {
+			tc.Pos = int32(len(rb.Keys))
 			m[k] = tc
 			rb.Keys = append(rb.Keys, k)
 			p.Add(tc)
@@ -133,20 +134,23 @@ func decodeTopicConfigTable(s *scanner, rb *route.RegisterBody) error {
 	})
 	if p.Count() != len(m) {
 		*p = route.PrintTopics(m) // duplicate keys replaced earlier entries
-		rb.Keys = firstOccurrences(rb.Keys)
+		rb.Keys = firstOccurrences(rb.Keys, m)
 	}
 	return err
 }
 
 // firstOccurrences drops the repeats of keys in place, keeping each
-// key's first place: a repeated key replaces the value of a Java map
-// entry, which keeps its place.
-func firstOccurrences(keys []string) []string {
+// key's first place (a repeated key replaces the value of a Java map
+// entry, which keeps its place), and sets the places in m.
+func firstOccurrences(keys []string, m map[string]route.TopicConfig) []string {
 	seen := make(map[string]struct{}, len(keys))
 	out := keys[:0]
 	for _, k := range keys {
 		if _, dup := seen[k]; !dup {
 			seen[k] = struct{}{}
+			tc := m[k]
+			tc.Pos = int32(len(out))
+			m[k] = tc
 			out = append(out, k)
 		}
 	}

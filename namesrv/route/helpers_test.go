@@ -85,7 +85,8 @@ func body(counter int64, topics ...string) *RegisterBody {
 		if _, dup := b.TopicConfigs[tp]; !dup {
 			b.Keys = append(b.Keys, tp) // body order, as the decoders keep it
 		}
-		b.TopicConfigs[tp] = TopicConfig{TopicName: tp, ReadQueueNums: 8, WriteQueueNums: 8, Perm: PermRead | PermWrite}
+		b.TopicConfigs[tp] = TopicConfig{TopicName: tp, ReadQueueNums: 8, WriteQueueNums: 8, Perm: PermRead | PermWrite,
+			Pos: int32(len(b.Keys) - 1)}
 	}
 	return b
 }

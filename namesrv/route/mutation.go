@@ -17,7 +17,9 @@ type mutation struct {
 	added    []*topicEntry               // new rows of topicQueueTable
 	removed  []*topicEntry               // dropped rows
 	notes    []MinBrokerIDChange         // 905 notifications to send after unlock
-	fresh    []newRow                    // rows added by putTopics, reused
+	rowAt    []*topicEntry               // putTopics: the row each body key added, by Pos, reused
+	loose    []looseRow                  // putTopics: rows added by keys without a valid Pos
+	order    []int32                     // orderNewRows' iteration order, reused
 	tcTable  *javahash.ConcurrentHashMap // orderNewRows' model, reused
 }
 

@@ -137,18 +137,14 @@ func (t *mutation) applyTopics(req RegisterRequest, body *RegisterBody, b *broke
 }
 
 // putTopics is step 10c: every topic when all is set, otherwise only the
-// topics without a QueueData of the group. Topics are taken in body order;
-// the new rows then get the places Java gives them (orderNewRows).
+// topics without a QueueData of the group. The rows it adds then get the
+// places Java gives them (orderNewRows).
 func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite bool) {
-	keys := body.KeyOrder()
-	base := t.m.rowsAdded
-	fresh := t.fresh[:0]
-	for i, k := range keys {
+	base, fresh := t.m.rowsAdded, 0
+	i := 0
+	for k, tc := range body.TopicConfigs {
 		yield.At(i)
-		tc, ok := body.TopicConfigs[k]
-		if !ok {
-			continue // Keys not matching the table: a body built in memory
-		}
+		i++
 		if !all {
 			if e := t.m.topics[tc.TopicName]; e != nil && e.has(b.name) {
 				continue
@@ -162,14 +158,16 @@ func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite
 		t.putQueue(tc.TopicName, QueueData{BrokerName: b.name, ReadQueueNums: tc.ReadQueueNums,
 			WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag})
 		if t.m.rowsAdded != before {
-			fresh = append(fresh, newRow{int32(i), t.added[len(t.added)-1]})
+			t.noteFresh(body, k, tc.Pos, fresh == 0)
+			fresh++
 		}
 	}
-	if len(fresh) > 1 {
-		t.orderNewRows(keys, fresh, base)
+	if fresh > 1 {
+		t.orderNewRows(body, base)
 	}
-	clear(fresh)
-	t.fresh = fresh[:0]
+	clear(t.rowAt)
+	clear(t.loose)
+	t.rowAt, t.loose = t.rowAt[:0], t.loose[:0]
 }
 
 // dvChanged is isBrokerTopicConfigChanged: no live entry, or a different

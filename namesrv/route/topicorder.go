@@ -23,21 +23,41 @@ func (t *mutation) noteNewTopic(e *topicEntry) {
 	m.topicPeak = max(m.topicPeak, len(m.topics))
 }
 
-// newRow is a row added by a registration and the index of the body key
-// that added it.
-type newRow struct {
-	key int32
+// looseRow is a row added by a body key whose Pos does not place it in
+// the body's Keys (a body built in memory).
+type looseRow struct {
+	key string
 	e   *topicEntry
 }
 
-// orderNewRows gives the rows one registration added (fresh, stamped from
-// base on in body order) the order Java adds them in: its decoder puts
-// the body's topics into a new ConcurrentHashMap<>() in body order, and
-// registerBroker walks that map, appending each new topic to its bin of
-// topicQueueTable. The walk is the map's iteration order, which is not
+// noteFresh records that body key k, at place pos, added the last added
+// row; first sizes the record for the body.
+func (t *mutation) noteFresh(body *RegisterBody, k string, pos int32, first bool) {
+	n := len(body.TopicConfigs)
+	if first {
+		t.rowAt = slices.Grow(t.rowAt[:0], n)[:n]
+		clear(t.rowAt) // a panic may have left rows behind
+	}
+	e := t.added[len(t.added)-1]
+	if len(body.Keys) == n && pos >= 0 && int(pos) < n && body.Keys[pos] == k {
+		t.rowAt[pos] = e
+		return
+	}
+	t.loose = append(t.loose, looseRow{k, e})
+}
+
+// orderNewRows gives the rows one registration added (t.rowAt by body
+// key, stamped from base on) the order Java adds them in: its decoder
+// puts the body's topics into a new ConcurrentHashMap<>() in body order,
+// and registerBroker walks that map, appending each new topic to its bin
+// of topicQueueTable. The walk is the map's iteration order, which is not
 // the body's: it goes bucket by bucket, and the map's resizes reverse
 // parts of its bins (javahash.ConcurrentHashMap).
-func (t *mutation) orderNewRows(keys []string, fresh []newRow, base uint64) {
+func (t *mutation) orderNewRows(body *RegisterBody, base uint64) {
+	keys := body.KeyOrder()
+	if len(t.loose) > 0 {
+		t.placeLoose(keys)
+	}
 	if t.tcTable == nil {
 		t.tcTable = javahash.NewConcurrentHashMap(tcTableBuckets)
 	}
@@ -46,10 +66,26 @@ func (t *mutation) orderNewRows(keys []string, fresh []newRow, base uint64) {
 	for _, k := range keys {
 		c.Put(javahash.StringHash(k))
 	}
-	rank := c.Ranks()
-	slices.SortFunc(fresh, func(a, b newRow) int { return cmp.Compare(rank[a.key], rank[b.key]) })
-	for i, r := range fresh {
-		r.e.seq = base + uint64(i)
+	t.order = c.Order(t.order[:0])
+	for _, i := range t.order {
+		if e := t.rowAt[i]; e != nil {
+			e.seq = base
+			base++
+		}
+	}
+	if cap(t.order) > 1<<16 {
+		t.order = nil
+	}
+}
+
+// placeLoose puts the loose rows into t.rowAt at their key's place in keys.
+func (t *mutation) placeLoose(keys []string) {
+	at := make(map[string]int, len(keys))
+	for i, k := range keys {
+		at[k] = i
+	}
+	for _, r := range t.loose {
+		t.rowAt[at[r.key]] = r.e
 	}
 }
 

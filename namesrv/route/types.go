@@ -21,10 +21,13 @@ type DataVersion struct {
 
 // TopicConfig is one topic as a broker registers it (TopicConfig.java).
 type TopicConfig struct {
-	TopicName       string
-	ReadQueueNums   int32
-	WriteQueueNums  int32
-	Perm            int32
+	TopicName      string
+	ReadQueueNums  int32
+	WriteQueueNums int32
+	Perm           int32
+	// Pos is the place of the entry's key in the body (RegisterBody.Keys),
+	// set by the decoders; it is not part of the topic.
+	Pos             int32
 	TopicFilterType string // "SINGLE_TAG" or "MULTI_TAG"
 	TopicSysFlag    int32
 	Order           bool
