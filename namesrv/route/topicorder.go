@@ -73,8 +73,8 @@ func (t *mutation) orderNewRows(body *RegisterBody, base uint64) {
 			base++
 		}
 	}
-	if cap(t.order) > 1<<16 {
-		t.order = nil
+	if len(keys) > 1<<16 { // keep no large model between registrations
+		t.order, t.tcTable = nil, nil
 	}
 }
 
