@@ -140,6 +140,7 @@ func (t *mutation) applyTopics(req RegisterRequest, body *RegisterBody, b *broke
 // topics without a QueueData of the group. The rows it adds then get the
 // places Java gives them (orderNewRows).
 func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite bool) {
+	t.resetFresh() // a panic may have left rows behind
 	base, fresh := t.m.rowsAdded, 0
 	i := 0
 	for k, tc := range body.TopicConfigs {
@@ -165,9 +166,7 @@ func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite
 	if fresh > 1 {
 		t.orderNewRows(body, base)
 	}
-	clear(t.rowAt)
-	clear(t.loose)
-	t.rowAt, t.loose = t.rowAt[:0], t.loose[:0]
+	t.resetFresh()
 }
 
 // dvChanged is isBrokerTopicConfigChanged: no live entry, or a different

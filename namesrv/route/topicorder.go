@@ -36,7 +36,6 @@ func (t *mutation) noteFresh(body *RegisterBody, k string, pos int32, first bool
 	n := len(body.TopicConfigs)
 	if first {
 		t.rowAt = slices.Grow(t.rowAt[:0], n)[:n]
-		clear(t.rowAt) // a panic may have left rows behind
 	}
 	e := t.added[len(t.added)-1]
 	if len(body.Keys) == n && pos >= 0 && int(pos) < n && body.Keys[pos] == k {
@@ -44,6 +43,13 @@ func (t *mutation) noteFresh(body *RegisterBody, k string, pos int32, first bool
 		return
 	}
 	t.loose = append(t.loose, looseRow{k, e})
+}
+
+// resetFresh empties the records of noteFresh, keeping their storage.
+func (t *mutation) resetFresh() {
+	clear(t.rowAt)
+	clear(t.loose)
+	t.rowAt, t.loose = t.rowAt[:0], t.loose[:0]
 }
 
 // orderNewRows gives the rows one registration added (t.rowAt by body
@@ -85,7 +91,9 @@ func (t *mutation) placeLoose(keys []string) {
 		at[k] = i
 	}
 	for _, r := range t.loose {
-		t.rowAt[at[r.key]] = r.e
+		if i, ok := at[r.key]; ok {
+			t.rowAt[i] = r.e
+		}
 	}
 }
 
