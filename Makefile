@@ -70,6 +70,7 @@ test-long:
 ## bench: Go benchmarks plus the end-to-end load tool (all workloads, then the TLS cost, then the Controller
 ## fleet: 300 sets' alter throughput, heartbeat load and close storm, 200 sets' silence storm); figures go to BENCHMARKS.md.
 ## BENCH_SCALE=1m adds the 1M-topic benchmark, scale row and restart storm (minutes).
+## BenchmarkRegisterIdenticalToFloor prints identical re-registration / transport floor (target 1.25).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1s -timeout 10m ./remoting/... ./namesrv/...
 	mkdir -p $(BIN)

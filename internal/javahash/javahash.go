@@ -61,10 +61,20 @@ func TableSizeFor(c int) int {
 // Spread is HashMap.hash's mixing of the high half into the low half.
 func Spread(h uint32) uint32 { return h ^ h>>16 }
 
-// StringHash returns java.lang.String.hashCode of s read as UTF-8.
+// StringHash returns java.lang.String.hashCode of s read as UTF-8. ASCII
+// is hashed four bytes a step (h*31^4 + c0*31^3 + c1*31^2 + c2*31 + c3),
+// which shortens the chain of dependent multiplications.
 func StringHash(s string) uint32 {
 	var h uint32
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+4 <= len(s); i += 4 {
+		c0, c1, c2, c3 := s[i], s[i+1], s[i+2], s[i+3]
+		if c0|c1|c2|c3 >= utf8.RuneSelf {
+			return stringHashSlow(s)
+		}
+		h = h*923521 + uint32(c0)*29791 + uint32(c1)*961 + uint32(c2)*31 + uint32(c3)
+	}
+	for ; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return stringHashSlow(s)
 		}

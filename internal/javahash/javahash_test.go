@@ -2,6 +2,7 @@ package javahash
 
 import (
 	"testing"
+	"unicode/utf16"
 
 	"github.com/stretchr/testify/require"
 )
@@ -17,6 +18,26 @@ func TestJavaStringHash(t *testing.T) {
 		require.Equal(t, want, int32(StringHash(s)), s)
 	}
 	require.Equal(t, int32(1874216089), int32(StringHash("DefaultCluster")))
+}
+
+// StringHash's four-byte steps agree with hashing one UTF-16 unit at a
+// time, for every length around the step and with non-ASCII at any place.
+func TestStringHashStepsAgree(t *testing.T) {
+	oneByOne := func(s string) uint32 {
+		var h uint32
+		for _, u := range utf16.Encode([]rune(s)) {
+			h = 31*h + uint32(u)
+		}
+		return h
+	}
+	base := "Topic_%RETRY%group-0123456789"
+	for n := range len(base) + 1 {
+		require.Equal(t, oneByOne(base[:n]), StringHash(base[:n]), base[:n])
+		for at := 0; at <= n; at++ {
+			s := base[:at] + "é😀" + base[at:n]
+			require.Equal(t, oneByOne(s), StringHash(s), s)
+		}
+	}
 }
 
 func TestJavaLongAndIntHash(t *testing.T) {

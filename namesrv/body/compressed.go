@@ -96,7 +96,7 @@ func decodeInflated(raw []byte, withMapping bool) (*route.RegisterBody, error) {
 	if err := r.dataVersion(&rb.DataVersion); err != nil {
 		return nil, err
 	}
-	if rb.TopicConfigs, err = r.topicConfigs(&rb.Print); err != nil {
+	if err = r.topicConfigs(rb); err != nil {
 		return nil, err
 	}
 	if rb.FilterServerList, err = r.filterServers(); err != nil {
@@ -125,31 +125,38 @@ func (r *frameReader) dataVersion(dv *route.DataVersion) error {
 	return nil
 }
 
-// topicConfigs reads the topic count and TopicConfig.encode() lines, keyed
-// by topic name (a later duplicate wins), and fingerprints them into p.
-func (r *frameReader) topicConfigs(p *route.TopicsPrint) (map[string]route.TopicConfig, error) {
+// topicConfigs reads the topic count and TopicConfig.encode() lines into
+// rb.TopicConfigs, keyed by topic name (a later duplicate wins, in the
+// first one's place in rb.Keys), and fingerprints them into rb.Print.
+func (r *frameReader) topicConfigs(rb *route.RegisterBody) error {
 	n, err := r.count()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	m := newTopicTable(n)
+	m, keys := newTopicTable(n)
+	p := &rb.Print
+	rb.TopicConfigs = m
 	for range n {
 		line, err := r.chunk()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		tc, err := parseTopicConfigLine(string(line))
 		if err != nil {
-			return nil, err
+			return err
 		}
+		tc.Pos = int32(len(keys))
 		m[tc.TopicName] = tc
+		keys = append(keys, tc.TopicName)
 		p.Add(tc)
 		yield.At(p.Count())
 	}
 	if p.Count() != len(m) {
 		*p = route.PrintTopics(m) // duplicates replaced earlier entries
+		keys = firstOccurrences(keys, m)
 	}
-	return m, nil
+	rb.Keys = keys
+	return nil
 }
 
 // filterServers reads the filter server JSON array; like Java, unparsable

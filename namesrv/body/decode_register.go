@@ -71,7 +71,8 @@ func topicsHint(n int) int { return min(n/160, 1<<20) }
 // decodeRegisterJSON decodes a RegisterBrokerBody (full) or a bare
 // TopicConfigSerializeWrapper.
 func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
-	rb := &route.RegisterBody{TopicConfigs: newTopicTable(topicsHint(len(body)))}
+	rb := &route.RegisterBody{}
+	rb.TopicConfigs, rb.Keys = newTopicTable(topicsHint(len(body)))
 	if full {
 		rb.FilterServerList = []string{}
 	}
@@ -101,7 +102,7 @@ func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping
 	case string(key) == "dataVersion":
 		err = decodeDataVersion(s, &rb.DataVersion)
 	case string(key) == "topicConfigTable":
-		err = decodeTopicConfigTable(s, rb.TopicConfigs, &rb.Print)
+		err = decodeTopicConfigTable(s, rb)
 	case mapping && string(key) == "topicQueueMappingInfoMap":
 		rb.MappingInfos, err = decodeMappingTable(s)
 		if len(rb.MappingInfos) == 0 {
@@ -113,15 +114,19 @@ func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping
 	return err
 }
 
-// decodeTopicConfigTable reads topic -> TopicConfig into m, folding each
-// entry into p; null values are dropped. It yields the processor every
-// yieldEvery topics so a large body does not hold it for milliseconds.
-func decodeTopicConfigTable(s *scanner, m map[string]route.TopicConfig, p *route.TopicsPrint) error {
+// decodeTopicConfigTable reads topic -> TopicConfig into rb.TopicConfigs
+// and rb.Keys, folding each entry into rb.Print; null values are dropped.
+// It yields the processor every yieldEvery topics so a large body does not
+// hold it for milliseconds.
+func decodeTopicConfigTable(s *scanner, rb *route.RegisterBody) error {
+	m, p := rb.TopicConfigs, &rb.Print
 	_, err := s.object(func(key []byte) error {
 		k := string(key)
 		tc, present, err := decodeTopicConfig(s, k)
 		if present {
+			tc.Pos = int32(len(rb.Keys))
 			m[k] = tc
+			rb.Keys = append(rb.Keys, k)
 			p.Add(tc)
 			yield.At(p.Count())
 		}
@@ -129,8 +134,28 @@ func decodeTopicConfigTable(s *scanner, m map[string]route.TopicConfig, p *route
 	})
 	if p.Count() != len(m) {
 		*p = route.PrintTopics(m) // duplicate keys replaced earlier entries
+		rb.Keys = firstOccurrences(rb.Keys, m)
 	}
 	return err
+}
+
+// firstOccurrences drops the repeats of keys in place, keeping each
+// key's first place (a repeated key replaces the value of a Java map
+// entry, which keeps its place), and sets the places in m.
+func firstOccurrences(keys []string, m map[string]route.TopicConfig) []string {
+	seen := make(map[string]struct{}, len(keys))
+	out := keys[:0]
+	for _, k := range keys {
+		if _, dup := seen[k]; !dup {
+			seen[k] = struct{}{}
+			tc := m[k]
+			tc.Pos = int32(len(out))
+			m[k] = tc
+			out = append(out, k)
+		}
+	}
+	clear(keys[len(out):])
+	return out
 }
 
 // decodeTopicConfig reads a TopicConfig with Java's field defaults; the
@@ -220,34 +245,43 @@ func CRC32(body []byte) int32 {
 // a cleared map keeps its capacity, and clearing costs as much.
 const maxPooledTable = 1 << 16
 
+// topicTable is a decoded body's topic table and its key order, recycled
+// together.
+type topicTable struct {
+	m    map[string]route.TopicConfig
+	keys []string
+}
+
 // tablePool recycles the topic tables of decoded register bodies. A
 // 2,000-topic table is about 330 kB, as much as the body it was decoded
 // from, and a broker sends one every registration.
 var tablePool sync.Pool
 
-// newTopicTable returns an empty topic table: a recycled one when there is
-// one, else a new one sized for hint entries.
-func newTopicTable(hint int) map[string]route.TopicConfig {
-	if m, ok := tablePool.Get().(map[string]route.TopicConfig); ok {
-		return m
+// newTopicTable returns an empty topic table and key list: recycled ones
+// when there are, else new ones sized for hint entries.
+func newTopicTable(hint int) (map[string]route.TopicConfig, []string) {
+	if t, ok := tablePool.Get().(*topicTable); ok {
+		return t.m, t.keys
 	}
-	return make(map[string]route.TopicConfig, hint)
+	return make(map[string]route.TopicConfig, hint), make([]string, 0, hint)
 }
 
-// ReleaseRegisterBody hands the topic table of a decoded body back for
-// reuse by later decodes and sets rb.TopicConfigs to nil. Call it only
-// when nothing refers to the table any more: route.Manager.RegisterBroker
-// keeps no reference to it once it returns. Strings and the other parts of
-// the body are left alone.
+// ReleaseRegisterBody hands the topic table and key list of a decoded body
+// back for reuse by later decodes and sets rb.TopicConfigs and rb.Keys to
+// nil. Call it only when nothing refers to the table any more:
+// route.Manager.RegisterBroker keeps no reference to it once it returns.
+// Strings and the other parts of the body are left alone.
 func ReleaseRegisterBody(rb *route.RegisterBody) {
 	if rb == nil || rb.TopicConfigs == nil {
 		return
 	}
-	m := rb.TopicConfigs
-	rb.TopicConfigs = nil
-	if len(m) > maxPooledTable {
+	t := &topicTable{rb.TopicConfigs, rb.Keys}
+	rb.TopicConfigs, rb.Keys = nil, nil
+	if len(t.m) > maxPooledTable {
 		return
 	}
-	clear(m)
-	tablePool.Put(m)
+	clear(t.m)
+	clear(t.keys)
+	t.keys = t.keys[:0]
+	tablePool.Put(t)
 }

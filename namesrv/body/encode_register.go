@@ -50,7 +50,7 @@ func appendWrapper(dst []byte, b *route.RegisterBody, full bool) []byte {
 		dst = AppendDataVersion(dst, &route.DataVersion{Timestamp: b.DataVersion.Timestamp})
 	}
 	dst = append(dst, `,"topicConfigTable":{`...)
-	for i, name := range sortedKeys(b.TopicConfigs) {
+	for i, name := range b.KeyOrder() {
 		dst = appendComma(dst, i)
 		dst = fastjson.AppendString(dst, name, FastjsonDefault)
 		dst = append(dst, ':')
@@ -135,7 +135,7 @@ func appendSortedStringMap(dst []byte, m map[string]string) []byte {
 func encodeCompressed(b *route.RegisterBody, withMapping bool) ([]byte, error) {
 	raw := appendChunk(nil, AppendDataVersion(nil, &b.DataVersion))
 	raw = binary.BigEndian.AppendUint32(raw, uint32(len(b.TopicConfigs)))
-	for _, name := range sortedKeys(b.TopicConfigs) {
+	for _, name := range b.KeyOrder() {
 		tc := b.TopicConfigs[name]
 		raw = appendChunk(raw, appendTopicConfigLine(nil, &tc))
 	}

@@ -31,6 +31,12 @@ func sampleRegister(topics int) *route.RegisterBody {
 	tc.Attributes, tc.TopicFilterType = map[string]string{"+message.type": "NORMAL"}, FilterMultiTag
 	rb.TopicConfigs["T0"] = tc
 	rb.Print = route.PrintTopics(rb.TopicConfigs) // every decoder fills it
+	rb.Keys = rb.KeyOrder()                       // the encoders write them in this order
+	for i, k := range rb.Keys {
+		tc := rb.TopicConfigs[k]
+		tc.Pos = int32(i)
+		rb.TopicConfigs[k] = tc
+	}
 	return rb
 }
 
@@ -128,8 +134,9 @@ func TestCompressedTopicLines(t *testing.T) {
 	rb, err := DecodeRegisterBody(compressedRaw(t, rawBody(5, lines, "not json")), 479, true)
 	require.NoError(t, err)
 	require.Len(t, rb.TopicConfigs, 5)
-	require.Equal(t, route.TopicConfig{TopicName: "B", ReadQueueNums: 3, WriteQueueNums: 4, Perm: 2,
+	require.Equal(t, route.TopicConfig{TopicName: "B", ReadQueueNums: 3, WriteQueueNums: 4, Perm: 2, Pos: 1,
 		TopicFilterType: FilterMultiTag, Attributes: map[string]string{"k": "v"}}, rb.TopicConfigs["B"])
+	require.Equal(t, []string{"A", "B", "C", "D", "E"}, rb.Keys)
 	require.Nil(t, rb.TopicConfigs["D"].Attributes)
 	require.Nil(t, rb.TopicConfigs["E"].Attributes)
 	require.Equal(t, []string{}, rb.FilterServerList)
@@ -200,6 +207,10 @@ func TestRegisterPrintDuplicates(t *testing.T) {
 	rb, err = DecodeRegisterBody(compressedRaw(t, rawBody(3, lines, "[]")), 479, true)
 	require.NoError(t, err)
 	require.Len(t, rb.TopicConfigs, 2)
+	require.Equal(t, []string{"A", "B"}, rb.Keys, "a repeated key keeps its first place")
+	require.Equal(t, int32(0), rb.TopicConfigs["A"].Pos)
+	require.Equal(t, int32(1), rb.TopicConfigs["B"].Pos)
+	require.Equal(t, int32(2), rb.TopicConfigs["A"].Perm, "and takes the last value")
 	require.Equal(t, route.PrintTopics(rb.TopicConfigs), rb.Print)
 
 	other := maps.Clone(rb.TopicConfigs)

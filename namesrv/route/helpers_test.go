@@ -82,7 +82,11 @@ func boolp(b bool) *bool { return &b }
 func body(counter int64, topics ...string) *RegisterBody {
 	b := &RegisterBody{DataVersion: DataVersion{Counter: counter, Timestamp: 1}, TopicConfigs: map[string]TopicConfig{}}
 	for _, tp := range topics {
-		b.TopicConfigs[tp] = TopicConfig{TopicName: tp, ReadQueueNums: 8, WriteQueueNums: 8, Perm: PermRead | PermWrite}
+		if _, dup := b.TopicConfigs[tp]; !dup {
+			b.Keys = append(b.Keys, tp) // body order, as the decoders keep it
+		}
+		b.TopicConfigs[tp] = TopicConfig{TopicName: tp, ReadQueueNums: 8, WriteQueueNums: 8, Perm: PermRead | PermWrite,
+			Pos: int32(len(b.Keys) - 1)}
 	}
 	return b
 }

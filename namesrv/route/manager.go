@@ -28,7 +28,7 @@ type Manager struct {
 	filters  map[addrKey][]string                         // filterServerTable
 	mappings map[string]map[string]*TopicQueueMappingInfo // topicQueueMappingInfoTable, copy-on-write per topic
 
-	mutations uint64 // bumped by every mutation (topic insertion order, see tableOrder)
+	rowsAdded uint64 // rows ever added to topicQueueTable (their insertion order, see tableOrder)
 	topicPeak int    // most rows topicQueueTable ever held (its Java table size)
 	removals  uint64 // bumped whenever a QueueData is removed (see coverage)
 	edits     uint64 // bumped whenever a QueueData is added, changed or removed (see applied)

@@ -1,6 +1,9 @@
 package route
 
-import "github.com/rmqgo/nameserver/internal/yield"
+import (
+	"github.com/rmqgo/nameserver/internal/javahash"
+	"github.com/rmqgo/nameserver/internal/yield"
+)
 
 // mutation is the state of one change under the coordinator: what changed,
 // so that commit republishes exactly the affected topics. There is one per
@@ -9,11 +12,15 @@ import "github.com/rmqgo/nameserver/internal/yield"
 type mutation struct {
 	m        *Manager
 	settings Settings
-	topics   []*topicEntry       // topics to republish
-	brokers  map[string]struct{} // broker groups whose BrokerData or filters changed
-	added    []*topicEntry       // new rows of topicQueueTable
-	removed  []*topicEntry       // dropped rows
-	notes    []MinBrokerIDChange // 905 notifications to send after unlock
+	topics   []*topicEntry               // topics to republish
+	brokers  map[string]struct{}         // broker groups whose BrokerData or filters changed
+	added    []*topicEntry               // new rows of topicQueueTable
+	removed  []*topicEntry               // dropped rows
+	notes    []MinBrokerIDChange         // 905 notifications to send after unlock
+	rowAt    []*topicEntry               // putTopics: the row each body key added, by Pos, reused
+	loose    []looseRow                  // putTopics: rows added by keys without a valid Pos
+	order    []int32                     // orderNewRows' iteration order, reused
+	tcTable  *javahash.ConcurrentHashMap // orderNewRows' model, reused
 }
 
 // markTopic queues the topic for republication.
@@ -48,7 +55,6 @@ func (m *Manager) apply(fn func(t *mutation)) []MinBrokerIDChange {
 	defer m.mu.Unlock()
 	t := &m.mut
 	t.settings = m.opts.Settings()
-	m.mutations++
 	fn(t)
 	return t.commit()
 }

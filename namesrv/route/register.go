@@ -125,7 +125,7 @@ func (t *mutation) applyTopics(req RegisterRequest, body *RegisterBody, b *broke
 		return
 	case all && b.applied == applied{prints.content, n, m.edits, strip, true}:
 	default:
-		t.putTopics(b, body.TopicConfigs, all, strip)
+		t.putTopics(b, body, all, strip)
 		if all {
 			b.applied = applied{prints.content, n, m.edits, strip, true}
 		}
@@ -137,10 +137,13 @@ func (t *mutation) applyTopics(req RegisterRequest, body *RegisterBody, b *broke
 }
 
 // putTopics is step 10c: every topic when all is set, otherwise only the
-// topics without a QueueData of the group.
-func (t *mutation) putTopics(b *brokerState, tcs map[string]TopicConfig, all, stripWrite bool) {
+// topics without a QueueData of the group. The rows it adds then get the
+// places Java gives them (orderNewRows).
+func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite bool) {
+	t.resetFresh() // a panic may have left rows behind
+	base, fresh := t.m.rowsAdded, 0
 	i := 0
-	for _, tc := range tcs {
+	for k, tc := range body.TopicConfigs {
 		yield.At(i)
 		i++
 		if !all {
@@ -152,9 +155,18 @@ func (t *mutation) putTopics(b *brokerState, tcs map[string]TopicConfig, all, st
 		if stripWrite {
 			perm &^= PermWrite
 		}
+		before := t.m.rowsAdded
 		t.putQueue(tc.TopicName, QueueData{BrokerName: b.name, ReadQueueNums: tc.ReadQueueNums,
 			WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag})
+		if t.m.rowsAdded != before {
+			t.noteFresh(body, k, tc.Pos, fresh == 0)
+			fresh++
+		}
 	}
+	if fresh > 1 {
+		t.orderNewRows(body, base)
+	}
+	t.resetFresh()
 }
 
 // dvChanged is isBrokerTopicConfigChanged: no live entry, or a different

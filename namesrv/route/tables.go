@@ -23,7 +23,7 @@ type topicEntry struct {
 	fresh   bool   // queues was allocated in the current mutation
 	dirty   bool   // queued for republication in the current mutation
 	removed bool   // dropped from topicQueueTable
-	seq     uint64 // Manager.mutations when added to topicQueueTable (see tableOrder)
+	seq     uint64 // place in the order rows were added to topicQueueTable (see tableOrder)
 	snap    atomic.Pointer[TopicSnapshot]
 }
 

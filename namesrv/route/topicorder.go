@@ -12,20 +12,112 @@ import (
 // 2048 buckets, grown once it holds 1536 topics.
 var topicQueueTable = javahash.Kind{Initial: 2048, Concurrent: true}
 
-// noteNewTopic stamps a row just added to topicQueueTable with the
-// mutation that added it and records the table's largest size: together
-// they give the row's place in Java's iteration order (tableOrder).
+// noteNewTopic stamps a row just added to topicQueueTable with its place
+// in the order rows were added and records the table's largest size:
+// together they give the row's place in Java's iteration order
+// (tableOrder).
 func (t *mutation) noteNewTopic(e *topicEntry) {
 	m := t.m
-	e.seq = m.mutations
+	e.seq = m.rowsAdded
+	m.rowsAdded++
 	m.topicPeak = max(m.topicPeak, len(m.topics))
+}
+
+// looseRow is a row added by a body key whose Pos does not place it in
+// the body's Keys (a body built in memory).
+type looseRow struct {
+	key string
+	e   *topicEntry
+}
+
+// noteFresh records that body key k, at place pos, added the last added
+// row; first sizes the record for the body.
+func (t *mutation) noteFresh(body *RegisterBody, k string, pos int32, first bool) {
+	n := len(body.TopicConfigs)
+	if first {
+		t.rowAt = slices.Grow(t.rowAt[:0], n)[:n]
+	}
+	e := t.added[len(t.added)-1]
+	if len(body.Keys) == n && pos >= 0 && int(pos) < n && body.Keys[pos] == k {
+		t.rowAt[pos] = e
+		return
+	}
+	t.loose = append(t.loose, looseRow{k, e})
+}
+
+// resetFresh empties the records of noteFresh, keeping their storage.
+func (t *mutation) resetFresh() {
+	clear(t.rowAt)
+	clear(t.loose)
+	t.rowAt, t.loose = t.rowAt[:0], t.loose[:0]
+}
+
+// orderNewRows gives the rows one registration added (t.rowAt by body
+// key, stamped from base on) the order Java adds them in: its decoder
+// puts the body's topics into a new ConcurrentHashMap<>() in body order,
+// and registerBroker walks that map, appending each new topic to its bin
+// of topicQueueTable. The walk is the map's iteration order, which is not
+// the body's: it goes bucket by bucket, and the map's resizes reverse
+// parts of its bins (javahash.ConcurrentHashMap).
+func (t *mutation) orderNewRows(body *RegisterBody, base uint64) {
+	keys := body.KeyOrder()
+	if len(t.loose) > 0 {
+		t.placeLoose(keys)
+	}
+	if t.tcTable == nil {
+		t.tcTable = javahash.NewConcurrentHashMap(tcTableBuckets)
+	}
+	c := t.tcTable
+	c.Reset(tcTableBuckets)
+	for _, k := range keys {
+		c.Put(javahash.StringHash(k))
+	}
+	t.order = c.Order(t.order[:0])
+	for _, i := range t.order {
+		if e := t.rowAt[i]; e != nil {
+			e.seq = base
+			base++
+		}
+	}
+	if len(keys) > 1<<16 { // keep no large model between registrations
+		t.order, t.tcTable = nil, nil
+	}
+}
+
+// placeLoose puts the loose rows into t.rowAt at their key's place in keys.
+func (t *mutation) placeLoose(keys []string) {
+	at := make(map[string]int, len(keys))
+	for i, k := range keys {
+		at[k] = i
+	}
+	for _, r := range t.loose {
+		if i, ok := at[r.key]; ok {
+			t.rowAt[i] = r.e
+		}
+	}
+}
+
+// tcTableBuckets is the first table of the decoder's topicConfigTable
+// (new ConcurrentHashMap<>()).
+const tcTableBuckets = 16
+
+// KeyOrder returns the keys of the body's topic table in body order (Keys);
+// for a body built in memory, whose Keys do not match its table, in name
+// order (String.compareTo).
+func (b *RegisterBody) KeyOrder() []string {
+	if len(b.Keys) == len(b.TopicConfigs) {
+		return b.Keys
+	}
+	keys := slices.Collect(maps.Keys(b.TopicConfigs))
+	slices.SortFunc(keys, javahash.Compare)
+	return keys
 }
 
 // tableOrder sorts rows in the iteration order of Java's topicQueueTable:
 // by bucket of a table sized for the most topics it ever held (a
 // ConcurrentHashMap never shrinks), then in the order they were added
-// (putVal appends to a bin), rows added by one mutation by name. Exact
-// while the table never grew past 2048 buckets; after a resize, which
+// (putVal appends to a bin). Exact while the table never grew past 2048
+// buckets and no bin held more than eight topics; after a resize, which
 // reverses parts of bins in Java, only the buckets are.
 func (m *Manager) tableOrder(es []*topicEntry) []*topicEntry {
 	mask := uint32(topicQueueTable.Buckets(m.topicPeak) - 1)
@@ -38,7 +130,7 @@ func (m *Manager) tableOrder(es []*topicEntry) []*topicEntry {
 		rows[i] = row{javahash.Spread(javahash.StringHash(e.name)) & mask, e}
 	}
 	slices.SortFunc(rows, func(a, b row) int {
-		return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.e.seq, b.e.seq), javahash.Compare(a.e.name, b.e.name))
+		return cmp.Or(cmp.Compare(a.bucket, b.bucket), cmp.Compare(a.e.seq, b.e.seq))
 	})
 	for i := range rows {
 		es[i] = rows[i].e

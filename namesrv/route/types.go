@@ -21,10 +21,13 @@ type DataVersion struct {
 
 // TopicConfig is one topic as a broker registers it (TopicConfig.java).
 type TopicConfig struct {
-	TopicName       string
-	ReadQueueNums   int32
-	WriteQueueNums  int32
-	Perm            int32
+	TopicName      string
+	ReadQueueNums  int32
+	WriteQueueNums int32
+	Perm           int32
+	// Pos is the place of the entry's key in the body (RegisterBody.Keys),
+	// set by the decoders; it is not part of the topic.
+	Pos             int32
 	TopicFilterType string // "SINGLE_TAG" or "MULTI_TAG"
 	TopicSysFlag    int32
 	Order           bool
@@ -97,7 +100,13 @@ type RegisterBody struct {
 	DataVersion DataVersion
 	// TopicConfigs keeps the map keys of topicConfigTable; the QueueData is
 	// keyed by TopicConfig.TopicName, deletion-by-registration by map key.
-	TopicConfigs     map[string]TopicConfig
+	TopicConfigs map[string]TopicConfig
+	// Keys lists the keys of TopicConfigs in the order the body first
+	// gave them: Java's decoder puts them into its topicConfigTable in that
+	// order, which decides the order new topics join topicQueueTable. Nil
+	// (or not matching TopicConfigs) for a body built in memory: its keys
+	// are then taken in name order.
+	Keys             []string
 	MappingInfos     map[string]*TopicQueueMappingInfo // topic -> info; may be nil
 	FilterServerList []string                          // nil = absent (leave untouched)
 	// Print is PrintTopics(TopicConfigs), filled by the decoders while the
