@@ -96,10 +96,12 @@ func TestFaultLeaderKilledDuringFailoverStorm(t *testing.T) {
 	start = time.Now()
 	failMasters(sets)
 	killed := killLeaderOnFirstNotice(t, fc, old, sets)
-	t.Logf("%d masters failed; leader %s killed %v later", nFailed, old.id, killed.Round(time.Millisecond))
+	t.Logf("%d masters failed; leader %s killed %v later, when %d of the %d new masters had been told by 1008",
+		nFailed, old.id, killed.Round(time.Millisecond), notifiedSets(sets), nFailed)
 	awaitSlavesLearn(t, sets)
 	final := awaitFleetSettled(t, admin, sets)
-	t.Logf("every set settled %v after the failure; new leader %s", time.Since(start).Round(time.Millisecond), fc.leader().id)
+	t.Logf("every set settled %v after the failure; new leader %s; %d of the %d new masters were told by 1008 (the others learned it by 1004)",
+		time.Since(start).Round(time.Millisecond), fc.leader().id, notifiedSets(sets), nFailed)
 	requireSafe(t, verifyFleet(t, sets, final))
 }
 
@@ -117,7 +119,7 @@ func newStormFleet(t *testing.T, ctls []string, n int) []*stormSet {
 }
 
 // stormSetupWorkers set up that many sets at a time.
-const stormSetupWorkers = 8
+const stormSetupWorkers = 16
 
 // setupStormFleet runs setup for every set, stormSetupWorkers at a time.
 func setupStormFleet(t *testing.T, sets []*stormSet) {
@@ -241,11 +243,16 @@ func killLeaderOnFirstNotice(t *testing.T, fc *faultCluster, old *node, sets []*
 	return took
 }
 
-func anyFailoverNotified(sets []*stormSet) bool {
+func anyFailoverNotified(sets []*stormSet) bool { return notifiedSets(sets) > 0 }
+
+// notifiedSets counts the failed sets whose surviving broker got a 1008
+// since the failure.
+func notifiedSets(sets []*stormSet) int {
+	n := 0
 	for _, s := range sets {
 		if s.failed && len(s.brokers[1].b.Notices()) > s.notices[1] {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
