@@ -23,7 +23,7 @@ import (
 // broker sets of two brokers each (master 1, slave 2, sync-state set
 // {1,2}) heartbeats to three controllers; the masters of a third of the
 // sets lose every connection at once, and the Raft leader is killed while
-// those elections are in flight (once the first new master was notified).
+// those elections are in flight (at one of two moments: stormKill*).
 // Every set keeps its own history (its brokers' one-attempt requests,
 // their 1008s, the final reads) and is checked as the fault suite checks
 // its one set: the per-message invariants, no acknowledged write lost and
@@ -36,9 +36,10 @@ import (
 // brokers is told of a new master, and every 1008 of a failed set names its
 // surviving broker.
 //
-// make test runs 100 sets (33 fail); RMQ_TEST_LONG=1 runs 1,000 (333
-// fail). The failing sets are drawn from the seed, printed; RMQ_SEED=N
-// replays the draw.
+// make test runs 100 sets (33 fail) and one kill moment, chosen by the
+// seed; RMQ_TEST_LONG=1 runs 1,000 sets (333 fail) and both moments. The
+// failing sets and the moment are drawn from the seed, printed;
+// RMQ_SEED=N replays the draw.
 
 // The fleet's brokers beat every stormHBInterval and announce
 // stormHBTimeout, which is also how long a new leader's first-heartbeat
@@ -79,9 +80,30 @@ func stormSeed(t *testing.T) uint64 {
 	return seed
 }
 
+// The two moments of the leader kill (stormKill*): once the first new
+// master was told by 1008 (the other elections queued or in flight), or
+// with the followers' log disks paused, once the leader wrote the first
+// entries after the failure (appended, none committed; the followers'
+// disks recover after the kill, so the new leader may or may not hold
+// them).
+const (
+	stormKillOnNotice = "on-first-1008"
+	stormKillStalled  = "uncommitted"
+)
+
 func TestFaultLeaderKilledDuringFailoverStorm(t *testing.T) {
-	n, nFailed := stormSize()
 	seed := stormSeed(t)
+	modes := []string{stormKillOnNotice, stormKillStalled}
+	if os.Getenv("RMQ_TEST_LONG") != "1" {
+		modes = modes[seed%2 : seed%2+1] // make test: one of them, by the seed
+	}
+	for _, mode := range modes {
+		t.Run(mode, func(t *testing.T) { runLeaderKillStorm(t, seed, mode) })
+	}
+}
+
+func runLeaderKillStorm(t *testing.T, seed uint64, mode string) {
+	n, nFailed := stormSize()
 	fc := startFaultCluster(t, false)
 	sets := newStormFleet(t, fc.addrs(), n)
 	start := time.Now()
@@ -93,11 +115,23 @@ func TestFaultLeaderKilledDuringFailoverStorm(t *testing.T) {
 	admin := newSetClient(t, newHistory(), 0, fc.addrs(), "storm-admin", stormHBTimeout)
 
 	old := fc.leader()
+	base := fc.disks[old.id].Writes()
+	if mode == stormKillStalled {
+		for _, f := range fc.followers() {
+			fc.disks[f.id].Pause()
+		}
+	}
 	start = time.Now()
 	failMasters(sets)
-	killed := killLeaderOnFirstNotice(t, fc, old, sets)
-	t.Logf("%d masters failed; leader %s killed %v later, when %d of the %d new masters had been told by 1008",
-		nFailed, old.id, killed.Round(time.Millisecond), notifiedSets(sets), nFailed)
+	killed := killLeaderWhen(fc, old, func() bool {
+		if mode == stormKillStalled {
+			return fc.disks[old.id].Writes() > base
+		}
+		return notifiedSets(sets) > 0
+	})
+	fc.heal()
+	t.Logf("%d masters failed; leader %s killed %s, %v later, when %d of the %d new masters had been told by 1008",
+		nFailed, old.id, mode, killed.Round(time.Millisecond), notifiedSets(sets), nFailed)
 	awaitSlavesLearn(t, sets)
 	final := awaitFleetSettled(t, admin, sets)
 	t.Logf("every set settled %v after the failure; new leader %s; %d of the %d new masters were told by 1008 (the others learned it by 1004)",
@@ -229,21 +263,17 @@ func failMasters(sets []*stormSet) {
 	wg.Wait()
 }
 
-// killLeaderOnFirstNotice kills old once some failed set's surviving
-// broker was told it is master (the other elections are then in flight),
-// or after 5 s; it returns how long after the failure it did.
-func killLeaderOnFirstNotice(t *testing.T, fc *faultCluster, old *node, sets []*stormSet) time.Duration {
-	t.Helper()
+// killLeaderWhen kills old as soon as ready reports true (or after 5 s);
+// it returns how long after the failure it did.
+func killLeaderWhen(fc *faultCluster, old *node, ready func() bool) time.Duration {
 	start := time.Now()
-	for deadline := start.Add(5 * time.Second); time.Now().Before(deadline) && !anyFailoverNotified(sets); {
+	for deadline := start.Add(5 * time.Second); time.Now().Before(deadline) && !ready(); {
 		time.Sleep(time.Millisecond)
 	}
 	took := time.Since(start)
 	fc.kill(old)
 	return took
 }
-
-func anyFailoverNotified(sets []*stormSet) bool { return notifiedSets(sets) > 0 }
 
 // notifiedSets counts the failed sets whose surviving broker got a 1008
 // since the failure.
