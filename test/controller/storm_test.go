@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -137,6 +138,30 @@ func runLeaderKillStorm(t *testing.T, seed uint64, mode string) {
 	t.Logf("every set settled %v after the failure; new leader %s; %d of the %d new masters were told by 1008 (the others learned it by 1004)",
 		time.Since(start).Round(time.Millisecond), fc.leader().id, notifiedSets(sets), nFailed)
 	requireSafe(t, verifyFleet(t, sets, final))
+	requireConverged(t, fc, old, final)
+}
+
+// requireConverged restarts the killed leader and polls until every node
+// holds the master epochs the final read showed.
+func requireConverged(t *testing.T, fc *faultCluster, old *node, final map[string]*record) {
+	t.Helper()
+	fc.restart(old)
+	want := make(map[string]int32, len(final))
+	for name, r := range final {
+		want[name] = r.out.epoch
+	}
+	var differ []string
+	ok := pollUntil(stormSettleWait, 100*time.Millisecond, func() bool {
+		differ = nil
+		for _, nd := range fc.running() {
+			if got := nd.ctl.MasterEpochs(); !maps.Equal(got, want) {
+				differ = append(differ, nd.id)
+			}
+		}
+		return len(differ) == 0
+	})
+	require.True(t, ok, "nodes %v do not hold the final master epochs within %v", differ, stormSettleWait)
+	t.Logf("killed leader %s restarted; every node holds the final master epochs of the %d sets", old.id, len(want))
 }
 
 // newStormFleet starts the brokers of n sets (nothing sent yet).
