@@ -38,7 +38,7 @@ func (s *stormSet) wantMaster() int64 {
 // broker that missed its 1008 would (a leader kill can lose one).
 func awaitSlavesLearn(t *testing.T, sets []*stormSet) {
 	t.Helper()
-	interval := 300 * time.Millisecond
+	interval := 500 * time.Millisecond
 	if len(sets) > 200 {
 		interval = time.Second // the long fleet: keep the reads below the elections
 	}

@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -105,7 +107,7 @@ func TestFaultLeaderKilledDuringFailoverStorm(t *testing.T) {
 
 func runLeaderKillStorm(t *testing.T, seed uint64, mode string) {
 	n, nFailed := stormSize()
-	fc := startFaultCluster(t, false)
+	fc := startStormCluster(t)
 	sets := newStormFleet(t, fc.addrs(), n)
 	start := time.Now()
 	setupStormFleet(t, sets)
@@ -162,6 +164,21 @@ func requireConverged(t *testing.T, fc *faultCluster, old *node, final map[strin
 	})
 	require.True(t, ok, "nodes %v do not hold the final master epochs within %v", differ, stormSettleWait)
 	t.Logf("killed leader %s restarted; every node holds the final master epochs of the %d sets", old.id, len(want))
+}
+
+// startStormCluster is a fault cluster whose Raft timeouts are twice the
+// defaults (a fleet's heartbeats and a -race build on two loaded cores
+// made leaders lose their lease again and again, and each new leader's
+// first-heartbeat window holds its scan back anew) and which logs from
+// Info up (a fleet's connections would log thousands of Debug lines).
+func startStormCluster(t *testing.T) *faultCluster {
+	logger := raftstore.TestLogger(t, "fault")
+	logger.SetLevel(hclog.Info)
+	return startFaultClusterWith(t, false, logger, func(rc *raftstore.Config) {
+		rc.HeartbeatTimeout = 2 * raftstore.DefaultHeartbeatTimeout
+		rc.ElectionTimeout = 2 * raftstore.DefaultElectionTimeout
+		rc.LeaderLeaseTimeout = 2 * raftstore.DefaultLeaderLeaseTimeout
+	})
 }
 
 // newStormFleet starts the brokers of n sets (nothing sent yet).
