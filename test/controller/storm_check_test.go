@@ -19,8 +19,9 @@ import (
 )
 
 // stormSettleWait bounds the polls after the storm: the new leader's
-// election, its first-heartbeat window and a scan or two.
-const stormSettleWait = 4 * waitLimit
+// election, its first-heartbeat window, a scan or two and the elections
+// (one at a time on today's scheduler: 333 of them in the long fleet).
+const stormSettleWait = 8 * waitLimit
 
 // slave is the set's surviving broker (the only candidate of a failed set).
 func (s *stormSet) slave() *faultClient { return s.brokers[1] }

@@ -63,12 +63,13 @@ type stormSet struct {
 	notices []int // 1008s each broker held before the failure
 }
 
-// stormSize is the fleet of the run: sets and how many of them fail.
-func stormSize() (sets, failed int) {
+// stormSize is the fleet of the run: sets, how many of them fail, and
+// the factor of the Raft timeouts (startStormCluster).
+func stormSize() (sets, failed, raftFactor int) {
 	if os.Getenv("RMQ_TEST_LONG") == "1" {
-		return 1000, 333
+		return 1000, 333, 5
 	}
-	return 100, 33
+	return 100, 33, 2
 }
 
 // stormSeed is RMQ_SEED or the clock.
@@ -106,8 +107,8 @@ func TestFaultLeaderKilledDuringFailoverStorm(t *testing.T) {
 }
 
 func runLeaderKillStorm(t *testing.T, seed uint64, mode string) {
-	n, nFailed := stormSize()
-	fc := startStormCluster(t)
+	n, nFailed, factor := stormSize()
+	fc := startStormCluster(t, time.Duration(factor))
 	sets := newStormFleet(t, fc.addrs(), n)
 	start := time.Now()
 	setupStormFleet(t, sets)
@@ -166,18 +167,20 @@ func requireConverged(t *testing.T, fc *faultCluster, old *node, final map[strin
 	t.Logf("killed leader %s restarted; every node holds the final master epochs of the %d sets", old.id, len(want))
 }
 
-// startStormCluster is a fault cluster whose Raft timeouts are twice the
-// defaults (a fleet's heartbeats and a -race build on two loaded cores
-// made leaders lose their lease again and again, and each new leader's
-// first-heartbeat window holds its scan back anew) and which logs from
-// Info up (a fleet's connections would log thousands of Debug lines).
-func startStormCluster(t *testing.T) *faultCluster {
+// startStormCluster is a fault cluster whose Raft timeouts are factor
+// times the defaults and which logs from Info up (a fleet's connections
+// would log thousands of Debug lines). Raft's timeouts decide liveness
+// only: with the defaults, a fleet's heartbeats on two loaded cores (load
+// average 11 to 23, -race) made leaders lose their lease again and again,
+// and each new leader's first-heartbeat window held its scan back anew,
+// so failed sets stayed without a master for minutes.
+func startStormCluster(t *testing.T, factor time.Duration) *faultCluster {
 	logger := raftstore.TestLogger(t, "fault")
 	logger.SetLevel(hclog.Info)
 	return startFaultClusterWith(t, false, logger, func(rc *raftstore.Config) {
-		rc.HeartbeatTimeout = 2 * raftstore.DefaultHeartbeatTimeout
-		rc.ElectionTimeout = 2 * raftstore.DefaultElectionTimeout
-		rc.LeaderLeaseTimeout = 2 * raftstore.DefaultLeaderLeaseTimeout
+		rc.HeartbeatTimeout = factor * raftstore.DefaultHeartbeatTimeout
+		rc.ElectionTimeout = factor * raftstore.DefaultElectionTimeout
+		rc.LeaderLeaseTimeout = factor * raftstore.DefaultLeaderLeaseTimeout
 	})
 }
 
