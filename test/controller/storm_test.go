@@ -274,14 +274,13 @@ func (s *stormSet) electAndGrow() error {
 	})
 }
 
-// attempt polls fn (every 50 ms, at most 2*waitLimit) until it succeeds.
+// attempt polls fn (every 50 ms, at most stormSettleWait: a loaded
+// machine may change leaders during the setup) until it succeeds.
 func attempt(what string, fn func() bool) error {
-	for deadline := time.Now().Add(2 * waitLimit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if fn() {
-			return nil
-		}
+	if pollUntil(stormSettleWait, 50*time.Millisecond, fn) {
+		return nil
 	}
-	return fmt.Errorf("setup: %s did not succeed within %v", what, 2*waitLimit)
+	return fmt.Errorf("setup: %s did not succeed within %v", what, stormSettleWait)
 }
 
 // failMasters notes every broker's 1008s so far, then closes every
