@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/controller/wire"
@@ -18,33 +17,77 @@ import (
 
 // Deterministic simulation of the Controller's domain core: the command
 // builders, DefaultElectPolicy, the heartbeat manager (on a fake clock) and
-// the FSM, over a fake Raft log whose appended entries may commit late
-// (after the request that built them timed out and later requests were
-// built), or be lost (leadership change). Builders always read the applied
-// state, as the leader's scheduler does, so every entry still in flight
-// makes the next build stale: the worst case the scheduler can produce.
-// After every commit the checker (sim_check_test.go) verifies the
-// invariants on the state and on the reply the request would get.
+// the FSM, over a fake Raft log for several broker sets. Appended entries
+// may commit late (after the request that built them timed out and later
+// requests were built), be committed several at a time in one Raft batch
+// (entries of several sets, stale ones mixed in: sim_batch_test.go), or be
+// lost with the leadership (a suffix of the log, a whole batch or more).
+// Builders always read the applied state, as the leader's scheduler does.
+//
+// Each seed runs under one ordering (simOrder):
+//   - orderPerSet is the scheduler's rule: a task waits until no entry of
+//     its keys is in flight (its broker sets; tasks that may grow the state
+//     share simGrowth as well). Sets are independent, so no fence may
+//     reject an entry, and the configured state bounds hold.
+//   - orderRacy is per-set order where a task may race an in-flight entry
+//     of its own set (a timed-out request whose hold was given up: the
+//     worst case the per-set scheduler could produce by mistake).
+//   - orderNone builds whatever is in flight, across every set: the worst
+//     case of all (what the single-set simulation modelled).
+//
+// After every commit, and on every reply (write replies when their entry
+// commits, reads and 2011 at build time), the checker (sim_check_test.go)
+// verifies the invariants per set.
 //
 // RMQ_SEED=N replays one seed; RMQ_TEST_LONG=1 runs 10,000 seeds instead
 // of 500.
 
 const (
-	simBroker   = "simBroker"
 	simCluster  = "simCluster"
 	simSteps    = 300
 	simMaxIDs   = 5
 	simHBTimout = 3000 // ms
+	// simGrowth is the ordering key every task that may grow the state
+	// holds besides its sets' keys (a NUL byte: no set is named so).
+	simGrowth = "\x00growth"
 )
+
+// simOrder is how the simulated scheduler orders builds against entries
+// in flight.
+type simOrder int
+
+const (
+	orderPerSet simOrder = iota
+	orderRacy
+	orderNone
+)
+
+var simOrderNames = [...]string{"per-set", "racy", "none"}
+
+func (o simOrder) String() string { return simOrderNames[o] }
+
+// simSet is one broker set of the run and its brokers on the fake network.
+type simSet struct {
+	name  string
+	index int
+	alive map[int64]bool
+	next  int64 // next broker id a fresh broker asks for
+}
 
 // simEntry is an appended, not yet committed, log entry and the reply its
 // builder computed.
 type simEntry struct {
-	kind string
-	data []byte
-	resp response
-	req  any
-	err  error
+	kind  string
+	set   string   // the set the request names ("" for a read of several)
+	keys  []string // ordering keys the task holds
+	index uint64   // log index once committed
+	data  []byte
+	resp  response
+	req   any
+	err   error
+	// barrier: a read that appended an empty entry (processReadEvent)
+	// and is answered once it commits.
+	barrier bool
 }
 
 // simWorld is one seeded run.
@@ -52,23 +95,34 @@ type simWorld struct {
 	t       testing.TB
 	seed    int64
 	rng     *rand.Rand
+	order   simOrder
+	lim     stateLimits
 	clock   *fakeClock
 	hb      *heartbeatManager
-	fsm     *FSM
+	fsm     *FSM // the FSM under test (batches through ApplyBatch if it has one)
+	seq     *FSM // the reference: the same entries applied one at a time
 	index   uint64
-	pending []simEntry
-	alive   map[int64]bool
-	next    int64 // next broker id a fresh broker asks for
+	pending []*simEntry
+	sets    []*simSet
 	check   *simChecker
 	trace   []string
 }
 
 func newSimWorld(t testing.TB, seed int64) *simWorld {
 	clock := newFakeClock()
-	w := &simWorld{t: t, seed: seed, rng: rand.New(rand.NewSource(seed)), clock: clock,
-		hb: newHeartbeatManager(heartbeatOptions{Clock: clock}), fsm: NewFSM(nil),
-		alive: map[int64]bool{}, next: 1}
+	rng := rand.New(rand.NewSource(seed))
+	w := &simWorld{t: t, seed: seed, rng: rng, order: simOrder(rng.Intn(3)), clock: clock,
+		hb: newHeartbeatManager(heartbeatOptions{Clock: clock}), fsm: NewFSM(nil), seq: NewFSM(nil)}
+	n := 2 + rng.Intn(5)
+	for i := range n {
+		w.sets = append(w.sets, &simSet{name: fmt.Sprintf("simBroker-%d", i), index: i, alive: map[int64]bool{}, next: 1})
+	}
+	// Tight bounds, so that growth races would show: one set fewer than
+	// the run names, four brokers a set, and room for about five brokers.
+	w.lim = stateLimits{BrokerSets: n - 1, BrokersPerSet: 4, NameLength: defaultLimits.NameLength,
+		StateBytes: int64(n-1)*costSet + 5*(costBroker+costID+60)}
 	w.check = newSimChecker(w)
+	w.logf("order %s, %d sets, limits %+v", w.order, n, w.lim)
 	return w
 }
 
@@ -88,33 +142,35 @@ func (w *simWorld) run() {
 
 func (w *simWorld) step() {
 	switch r := w.rng.Intn(100); {
-	case r < 25:
+	case r < 22:
 		w.heartbeats()
-	case r < 35:
+	case r < 32:
 		w.tick()
-	case r < 42:
+	case r < 39:
 		w.toggleBroker()
-	case r < 70:
+	case r < 75:
 		w.build()
-	case r < 95:
+	case r < 97:
 		w.commit()
 	default:
 		w.lose()
 	}
 }
 
-// heartbeats: every alive broker beats (on its own connection).
+// heartbeats: every alive broker of every set beats (on its own connection).
 func (w *simWorld) heartbeats() {
-	for id := int64(1); id < w.next; id++ {
-		if !w.alive[id] {
-			continue
+	for _, set := range w.sets {
+		for id := int64(1); id < set.next; id++ {
+			if !set.alive[id] {
+				continue
+			}
+			bid, timeout := id, int64(simHBTimout)
+			epoch, offset := int32(w.rng.Intn(5)), int64(w.rng.Intn(100))
+			err := w.hb.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: simCluster, BrokerName: set.name,
+				BrokerAddr: addrOf(id), BrokerID: &bid, Epoch: &epoch, MaxOffset: &offset,
+				HeartbeatTimeoutMillis: &timeout}, ConnID(set.index*100+int(id)))
+			require.NoError(w.t, err)
 		}
-		bid, timeout := id, int64(simHBTimout)
-		epoch, offset := int32(w.rng.Intn(5)), int64(w.rng.Intn(100))
-		err := w.hb.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: simCluster, BrokerName: simBroker,
-			BrokerAddr: addrOf(id), BrokerID: &bid, Epoch: &epoch, MaxOffset: &offset,
-			HeartbeatTimeoutMillis: &timeout}, ConnID(id))
-		require.NoError(w.t, err)
 	}
 }
 
@@ -122,75 +178,109 @@ func (w *simWorld) heartbeats() {
 func (w *simWorld) tick() {
 	w.clock.Advance(time.Duration(w.rng.Intn(2*simHBTimout)) * time.Millisecond)
 	for _, ev := range w.hb.Scan() {
-		w.logf("expired broker %d", ev.BrokerID)
+		w.logf("expired broker %s/%d", ev.BrokerName, ev.BrokerID)
 	}
 }
 
 func (w *simWorld) toggleBroker() {
-	if w.next == 1 {
+	set := w.sets[w.rng.Intn(len(w.sets))]
+	if set.next == 1 {
 		return
 	}
-	id := 1 + w.rng.Int63n(w.next-1)
-	w.alive[id] = !w.alive[id]
-	w.logf("broker %d alive=%v", id, w.alive[id])
+	id := 1 + w.rng.Int63n(set.next-1)
+	set.alive[id] = !set.alive[id]
+	w.logf("broker %s/%d alive=%v", set.name, id, set.alive[id])
 }
 
-// build runs one random builder on the applied state and appends its events.
+// held reports whether an entry in flight holds one of keys.
+func (w *simWorld) held(keys []string) bool {
+	for _, e := range w.pending {
+		for _, k := range e.keys {
+			for _, want := range keys {
+				if k == want {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// mayBuild applies the run's ordering to a task holding keys.
+func (w *simWorld) mayBuild(keys []string) bool {
+	switch {
+	case w.order == orderNone || !w.held(keys):
+		return true
+	case w.order == orderRacy:
+		return w.rng.Intn(3) == 0 // the task races its own set's entry
+	}
+	return false
+}
+
+// build runs one random request's builder on the applied state; the
+// ordering decides whether the task may run now (else it waits: a later
+// step builds again). Its events are appended as one entry.
 func (w *simWorld) build() {
-	var e simEntry
+	var e *simEntry
 	var events []event
-	var err error
-	w.fsm.read(func(s *state) { e, events, err = w.randomRequest(s) })
-	if len(events) == 0 {
-		w.logf("build %s %+v: no entry (code %d)", e.kind, e.req, codeOf(err))
+	w.fsm.read(func(s *state) { e, events = w.randomRequest(s) })
+	if !w.mayBuild(e.keys) {
+		w.logf("%s %q waits for its keys", e.kind, e.keys)
 		return
 	}
-	data, encErr := encodeEntry(events...)
-	require.NoError(w.t, encErr)
+	w.check.onBuild(e)
+	if len(events) == 0 && !e.barrier {
+		w.logf("build %s %+v: no entry (code %d)", e.kind, e.req, codeOf(e.err))
+		return
+	}
+	data, err := encodeEntry(events...)
+	require.NoError(w.t, err)
 	e.data = data
 	w.pending = append(w.pending, e)
 	w.logf("build %s %+v: appended (in flight %d)", e.kind, e.req, len(w.pending))
 }
 
-// commit applies the oldest entry in flight, as Raft commits in log order.
-func (w *simWorld) commit() {
-	if len(w.pending) == 0 {
-		return
-	}
-	e := w.pending[0]
-	w.pending = w.pending[1:]
-	w.index++
-	res, ok := w.fsm.Apply(&raft.Log{Index: w.index, Type: raft.LogCommand, Data: e.data}).(*applyResult)
-	require.True(w.t, ok)
-	var st *state
-	w.fsm.read(func(s *state) { st = s.Clone() })
-	w.logf("commit %s index %d: err=%v state=%s", e.kind, w.index, res.Err, simDescribe(st))
-	w.check.afterCommit(e, res, st)
-}
-
-// lose drops the entries in flight (the leader lost its term before they
-// committed).
+// lose drops a suffix of the entries in flight (the leader lost its term
+// before they committed): often all of them, a whole batch or more.
 func (w *simWorld) lose() {
 	if len(w.pending) == 0 {
 		return
 	}
-	n := 1 + w.rng.Intn(len(w.pending))
+	n := len(w.pending)
+	if w.rng.Intn(2) == 0 {
+		n = 1 + w.rng.Intn(len(w.pending))
+	}
 	w.pending = w.pending[:len(w.pending)-n]
-	w.logf("lost %d entries in flight", n)
+	w.check.stats.lost += n
+	w.logf("lost %d entries in flight with the leadership", n)
 }
 
-func simDescribe(s *state) string {
-	r, ok1 := s.Replicas(simBroker)
-	ss, ok2 := s.SyncState(simBroker)
+func (w *simWorld) set(name string) *simSet {
+	for _, s := range w.sets {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// describe renders every set of s.
+func (w *simWorld) describe(s *state) string {
+	out := ""
+	for _, set := range w.sets {
+		out += " " + set.name + simDescribe(s, set.name)
+	}
+	return out
+}
+
+func simDescribe(s *state, name string) string {
+	r, ok1 := s.Replicas(name)
+	ss, ok2 := s.SyncState(name)
 	if !ok1 && !ok2 {
 		return "{no set}"
 	}
-	ids := []int64{}
-	for id := range r.Brokers {
-		ids = append(ids, id)
-	}
 	return fmt.Sprintf("{ids %v next %d master %d mEpoch %d set %v ssEpoch %d}",
-		wire.NormalizeIDs(ids), r.NextAssignBrokerID, ss.MasterBrokerID, ss.MasterEpoch, ss.SyncStateSet, ss.SyncStateSetEpoch)
+		r.sortedIDs(), r.NextAssignBrokerID, ss.MasterBrokerID, ss.MasterEpoch, ss.SyncStateSet, ss.SyncStateSetEpoch)
 }
 
 // simSeeds returns the seeds to run: RMQ_SEED alone, else n from a base.
@@ -216,18 +306,17 @@ func simSeeds(t *testing.T, n int) []int64 {
 func TestSimulatedControllerSafety(t *testing.T) {
 	seeds := simSeeds(t, 500)
 	t.Logf("simulating %d seeds from seed=%d (replay one with RMQ_SEED=N)", len(seeds), seeds[0])
-	commits, rejected := 0, 0
+	var total simTotals
 	for _, seed := range seeds {
 		w := newSimWorld(t, seed)
 		w.run()
-		commits += w.check.commits
-		rejected += w.check.rejected
+		total.add(w.order, w.check.stats)
 		if w.check.failed() {
 			for _, line := range w.trace {
 				t.Log(line)
 			}
-			t.Fatalf("seed=%d: %s", seed, w.check.violation)
+			t.Fatalf("seed=%d (order %s): %s", seed, w.order, w.check.violation)
 		}
 	}
-	t.Logf("%d seeds: %d entries committed, %d rejected by Apply's preconditions", len(seeds), commits, rejected)
+	t.Logf("%d seeds, 0 violations:%s", len(seeds), total.String())
 }

@@ -27,6 +27,7 @@ type faultClient struct {
 	t      testing.TB
 	id     int
 	b      *brokerflow.Broker
+	set    string // the broker set it belongs to (or reads, as the admin)
 	h      *history
 	mu     sync.Mutex
 	ids    int64  // the broker's id (0: the admin)
@@ -38,11 +39,18 @@ type faultClient struct {
 // newFaultClient starts a broker (or admin) of faultSet talking to ctls.
 func newFaultClient(t testing.TB, h *history, id int, ctls []string) *faultClient {
 	t.Helper()
-	b, err := brokerflow.New(brokerflow.Config{Name: faultSet, Controllers: ctls,
-		HeartbeatTimeout: 10 * time.Second, CallTimeout: 8 * time.Second})
+	return newSetClient(t, h, id, ctls, faultSet, 10*time.Second)
+}
+
+// newSetClient starts a broker (or admin) of broker set set talking to
+// ctls, announcing hbTimeout in its heartbeats and recording into h.
+func newSetClient(t testing.TB, h *history, id int, ctls []string, set string, hbTimeout time.Duration) *faultClient {
+	t.Helper()
+	b, err := brokerflow.New(brokerflow.Config{Name: set, Controllers: ctls,
+		HeartbeatTimeout: hbTimeout, CallTimeout: 8 * time.Second})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
-	return &faultClient{t: t, id: id, b: b, h: h}
+	return &faultClient{t: t, id: id, b: b, set: set, h: h}
 }
 
 // ctx bounds one call.
@@ -134,7 +142,7 @@ func (c *faultClient) applyID(next *int64) bool {
 }
 
 func (c *faultClient) ext(more ...string) map[string]string {
-	m := map[string]string{"clusterName": brokerflow.DefaultCluster, "brokerName": faultSet,
+	m := map[string]string{"clusterName": brokerflow.DefaultCluster, "brokerName": c.set,
 		"invokeTime": strconv.FormatInt(time.Now().UnixMilli(), 10)}
 	for i := 0; i+1 < len(more); i += 2 {
 		m[more[i]] = more[i+1]
@@ -162,7 +170,7 @@ func (c *faultClient) adminElect(id int64) *record {
 
 // alter is 1001 from this broker as master with the given epochs.
 func (c *faultClient) alter(masterEpoch, ssEpoch int32, set ...int64) *record {
-	ext := map[string]string{"brokerName": faultSet, "masterBrokerId": itoa(c.ids),
+	ext := map[string]string{"brokerName": c.set, "masterBrokerId": itoa(c.ids),
 		"masterEpoch": strconv.Itoa(int(masterEpoch)), "invokeTime": strconv.FormatInt(time.Now().UnixMilli(), 10)}
 	body, err := json.Marshal(wire.SyncStateSet{SyncStateSet: set, SyncStateSetEpoch: ssEpoch})
 	require.NoError(c.t, err)
@@ -173,7 +181,7 @@ func (c *faultClient) alter(masterEpoch, ssEpoch int32, set ...int64) *record {
 // replicaInfo is 1004.
 func (c *faultClient) replicaInfo() *record {
 	return c.do(opInput{kind: opReplicaInfo}, remoting.ControllerGetReplicaInfo,
-		map[string]string{"brokerName": faultSet}, nil)
+		map[string]string{"brokerName": c.set}, nil)
 }
 
 // syncState is 1006 for faultSet.

@@ -220,6 +220,11 @@ func parseSyncState(body []byte) view {
 	if !ok {
 		return view{}
 	}
+	return replicasView(ri)
+}
+
+// replicasView is one set's entry of a 1006 body as a view.
+func replicasView(ri wire.ReplicasInfo) view {
 	v := view{hasMaster: true, master: noMaster, epoch: ri.MasterEpoch, hasSS: true, ssEpoch: ri.SyncStateSetEpoch, hasRepl: true}
 	if ri.MasterBrokerID != nil {
 		v.master = *ri.MasterBrokerID
