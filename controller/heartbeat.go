@@ -92,9 +92,10 @@ type inactiveBroker struct {
 type heartbeatOptions struct {
 	Clock  Clock        // nil = monotime.System
 	Logger hclog.Logger // nil = discard
-	// OnInactive, if set, is called (outside the lock, in order) for every
-	// inactive event. It should only enqueue work.
-	OnInactive func(inactiveBroker)
+	// OnInactive, if set, is called (outside the lock) once per scan or
+	// close with every inactive event it produced, sorted by identity. It
+	// should only enqueue work.
+	OnInactive func([]inactiveBroker)
 	// CloseConn, if set, is called for the connection of an expired entry
 	// (Java closes the channel).
 	CloseConn func(ConnID)
@@ -231,12 +232,10 @@ func (m *heartbeatManager) Run(ctx context.Context, initialDelay, interval time.
 }
 
 func (m *heartbeatManager) notify(events []inactiveBroker) {
-	if m.opts.OnInactive == nil {
+	if m.opts.OnInactive == nil || len(events) == 0 {
 		return
 	}
-	for _, ev := range events {
-		m.opts.OnInactive(ev)
-	}
+	m.opts.OnInactive(events)
 }
 
 func inactiveEvent(info *liveInfo, reason inactiveReason) inactiveBroker {

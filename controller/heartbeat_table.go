@@ -155,3 +155,10 @@ func (m *heartbeatManager) OnConnClose(conn ConnID) []inactiveBroker {
 	m.notify(events)
 	return events
 }
+
+// tableSize is the number of entries plus the connections bound to them.
+func (m *heartbeatManager) tableSize() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.live) + len(m.byConn)
+}

@@ -49,6 +49,7 @@ type Controller struct {
 	gate     leaderGate
 	conns    sync.Map // ConnID → *remoting.Conn that carried heartbeats
 	electing sync.Map // brokerName → struct{}: a triggered election runs
+	expiry   atomic.Pointer[expiryQueue] // the ready term's inactive brokers (expiry.go)
 
 	acl *acl.Authorizer // nil when aclEnable is false
 
