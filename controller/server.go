@@ -47,9 +47,10 @@ type Controller struct {
 	sched    *scheduler
 	notifier *notifier
 	gate     leaderGate
-	conns    sync.Map                    // ConnID → *remoting.Conn that carried heartbeats
-	electing sync.Map                    // brokerName → struct{}: a triggered election runs
-	expiry   atomic.Pointer[expiryQueue] // the ready term's inactive brokers (expiry.go)
+	conns    sync.Map // ConnID → *remoting.Conn that carried heartbeats
+	electing sync.Map // brokerName → struct{}: a triggered election runs
+
+	expiry atomic.Pointer[expiryQueue] // the ready term's inactive brokers (expiry.go)
 
 	acl *acl.Authorizer // nil when aclEnable is false
 
