@@ -33,6 +33,7 @@ type ctlOptions struct {
 	noticeWait time.Duration
 	logLevel   string
 	hbBrokers  int
+	hbProfile  string
 	// hidden child mode: a fleet of hbBrokers brokers beating to ctlAddrs
 	serveFleet bool
 	ctlAddrs   string
@@ -68,6 +69,7 @@ func (c *ctlOptions) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.opsTime, "ops-duration", 5*time.Second, "ctlstorm ops phase: measured time")
 	fs.DurationVar(&c.hbWindow, "hb-window", 5*time.Second, "ctlstorm hb phase: measured time")
 	fs.IntVar(&c.hbBrokers, "hb-brokers", 0, "ctlstorm hb phase: 0 = measure the fleet of -sets in this process; N = add N brokers (N/-brokers sets) beating from a child process, so that CPU is the nodes' alone")
+	fs.StringVar(&c.hbProfile, "hb-profile", "", "ctlstorm hb phase: write the window's CPU profile (samples labelled ctlnode=<node id>) to this file")
 	fs.BoolVar(&c.serveFleet, "serve-fleet", false, "internal: run -hb-brokers brokers beating to -ctl-addrs until SIGTERM")
 	fs.StringVar(&c.ctlAddrs, "ctl-addrs", "", "internal: controller addresses of -serve-fleet")
 	fs.StringVar(&c.logLevel, "ctl-log-level", "error", "ctlstorm: log level of the nodes and brokers (to stderr; -v: debug)")
@@ -185,6 +187,14 @@ type ctlHB struct {
 	CPUPerBeatUS    float64 `json:"process_cpu_per_beat_us"` // per 904 received by any node
 	LeaderCPUPctEst float64 `json:"leader_cpu_pct_est"`      // CPU per beat x beats/s one node receives
 	Latency904      latency `json:"latency_904_leader"`
+
+	// From a CPU profile of the window split by each node's pprof label:
+	// the leader's own goroutines, the followers', and the rest (runtime
+	// work such as background GC, and this process's brokers and probe).
+	LeaderCPUPct    float64            `json:"leader_cpu_pct_of_core,omitempty"`
+	NodeCPUPct      map[string]float64 `json:"node_cpu_pct_of_core,omitempty"`
+	UnlabeledCPUPct float64            `json:"unlabeled_cpu_pct_of_core,omitempty"`
+	LeaderPerBeatUS float64            `json:"leader_cpu_per_beat_us,omitempty"` // the leader's labeled CPU per 904 it received
 }
 
 // runCtlStormWorkload runs the ctlstorm workload and prints or writes its report.
