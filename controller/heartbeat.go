@@ -148,8 +148,15 @@ func (m *heartbeatManager) wallMillis() int64 { return m.opts.Clock.Now().UnixMi
 // generation. Java also never copies the confirm offset into a new entry;
 // we do.
 func (m *heartbeatManager) OnHeartbeat(req wire.BrokerHeartbeatRequest, conn ConnID) error {
+	_, err := m.onHeartbeat(req, conn)
+	return err
+}
+
+// onHeartbeat is OnHeartbeat that also reports whether conn's part of the
+// entry is new (the connection's first heartbeat for that broker).
+func (m *heartbeatManager) onHeartbeat(req wire.BrokerHeartbeatRequest, conn ConnID) (newPart bool, err error) {
 	if req.BrokerID == nil {
-		return &domainError{Kind: errInvalidRequest, Remark: remarkHeartbeatEmptyBrokerID}
+		return false, &domainError{Kind: errInvalidRequest, Remark: remarkHeartbeatEmptyBrokerID}
 	}
 	hb := liveInfoOf(req)
 	hb.TimeoutMillis = clampHeartbeatTimeout(hb.TimeoutMillis)
@@ -160,12 +167,15 @@ func (m *heartbeatManager) OnHeartbeat(req wire.BrokerHeartbeatRequest, conn Con
 	e, err := m.admit(key, conn)
 	if err != nil {
 		m.opts.Logger.Debug("broker heartbeat refused", "broker", key, "conn", conn, "error", err)
-		return err
+		return false, err
 	}
 	m.record(e, key, hb, conn, m.wallMillis())
-	e.beats[conn] = connBeat{last: now, timeout: time.Duration(hb.TimeoutMillis) * time.Millisecond}
-	m.bind(conn, key)
-	return nil
+	if _, known := e.part(conn); !known {
+		m.bind(conn, key)
+		newPart = true
+	}
+	e.setPart(conn, connBeat{last: now, timeout: time.Duration(hb.TimeoutMillis) * time.Millisecond})
+	return newPart, nil
 }
 
 // record updates the entry's state from one heartbeat; wall stamps
