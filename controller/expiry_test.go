@@ -215,3 +215,24 @@ func connCount(c *Controller) int {
 	c.conns.Range(func(any, any) bool { n++; return true })
 	return n
 }
+
+// TestOnewayHeartbeatIsRecordedAndUnanswered: a oneway 904 (how Java
+// brokers beat) is recorded and answers nothing; a synchronous one still
+// gets its reply on the same connection.
+func TestOnewayHeartbeatIsRecordedAndUnanswered(t *testing.T) {
+	ic := newInmemControllers(t, 1)
+	ctl := ic.leader(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := remoting.Dial(ctx, ctl.Addr(), remoting.ClientOptions{})
+	require.NoError(t, err)
+	defer c.Close()
+	ext := map[string]string{"clusterName": "c", "brokerName": "ow", "brokerAddr": "10.0.0.1:1", "brokerId": "1"}
+	require.NoError(t, c.InvokeOneway(remoting.NewRequest(remoting.BrokerHeartbeat, ext, nil)))
+	require.Eventually(t, func() bool { return ctl.hb.IsActive("c", "ow", 1) }, 10*time.Second, time.Millisecond)
+	ext["brokerId"] = "2"
+	resp, err := c.Invoke(ctx, remoting.NewRequest(remoting.BrokerHeartbeat, ext, nil))
+	require.NoError(t, err)
+	require.Equal(t, codeSuccess, resp.Code)
+	require.True(t, ctl.hb.IsActive("c", "ow", 2))
+}

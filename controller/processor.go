@@ -170,7 +170,10 @@ func (c *Controller) handleHeartbeat(conn *remoting.Conn, req *remoting.Command)
 			c.conns.LoadOrStore(id, conn)
 		}
 	}
-	if err != nil {
+	switch {
+	case req.IsOneway():
+		return nil, nil // brokers beat oneway (Java: invokeOneway): nothing would be written
+	case err != nil:
 		return c.respond(req, outcome{err: err}), nil
 	}
 	return c.newResponse(req, codeSuccess, heartbeatSuccessRemark), nil
