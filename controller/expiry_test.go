@@ -236,3 +236,39 @@ func TestOnewayHeartbeatIsRecordedAndUnanswered(t *testing.T) {
 	require.Equal(t, codeSuccess, resp.Code)
 	require.True(t, ctl.hb.IsActive("c", "ow", 2))
 }
+
+// TestAttackCloseStormGoroutinesBounded: a stranger's connections each
+// beat for 64 brokers of sets that do not exist, then close, while the
+// FSM is busy (the test holds its lock). Every removed broker used to get
+// its own goroutine waiting for the FSM (here 1,280 of them; a few
+// thousand connections closing at once made hundreds of thousands); now
+// they wait in the pending set of one worker.
+func TestAttackCloseStormGoroutinesBounded(t *testing.T) {
+	const conns = 20
+	ic := newInmemControllers(t, 1)
+	ctl := ic.leader(t)
+	fleet := &stormFleet{ctl: ctl}
+	var clients []*remoting.Client
+	for i := range conns {
+		var c *remoting.Client
+		for j := range maxHeartbeatEntriesPerConn {
+			c = fleet.beat(t, c, fmt.Sprintf("ghost-%d-%d", i, j), 1, "10.9.9.9:1")
+		}
+		clients = append(clients, c)
+	}
+	tableLen := func() int {
+		ctl.hb.mu.RLock()
+		defer ctl.hb.mu.RUnlock()
+		return len(ctl.hb.live)
+	}
+	before := runtime.NumGoroutine()
+	ctl.fsm.mu.Lock()
+	for _, c := range clients {
+		require.NoError(t, c.Close())
+	}
+	require.Eventually(t, func() bool { return tableLen() == 0 }, 20*time.Second, time.Millisecond)
+	grown := runtime.NumGoroutine() - before
+	ctl.fsm.mu.Unlock()
+	t.Logf("%d brokers removed while the FSM was busy: %d more goroutines", conns*maxHeartbeatEntriesPerConn, grown)
+	require.Less(t, grown, 16, "goroutines grew with the removed brokers")
+}
