@@ -195,6 +195,9 @@ type ctlHB struct {
 	NodeCPUPct      map[string]float64 `json:"node_cpu_pct_of_core,omitempty"`
 	UnlabeledCPUPct float64            `json:"unlabeled_cpu_pct_of_core,omitempty"`
 	LeaderPerBeatUS float64            `json:"leader_cpu_per_beat_us,omitempty"` // the leader's labeled CPU per 904 it received
+	// the process CPU (getrusage) times the leader's part of the labelled
+	// samples: the runtime's work shared in proportion
+	LeaderSharePct float64 `json:"leader_share_of_process_cpu_pct,omitempty"`
 }
 
 // runCtlStormWorkload runs the ctlstorm workload and prints or writes its report.
@@ -237,6 +240,11 @@ func (r *ctlResult) print(w io.Writer) {
 	if h := r.HB; h != nil {
 		fmt.Fprintf(w, "heartbeat load: %d brokers, %.0f beats/s per node: process CPU %.1f%% of a core, %.1f us per beat, leader est. %.1f%%; 904 p50 %.2f ms p99 %.2f ms\n",
 			h.Brokers, h.BeatsPerSNode, h.ProcessCPUPct, h.CPUPerBeatUS, h.LeaderCPUPctEst, h.Latency904.P50US/1e3, h.Latency904.P99US/1e3)
+		if h.NodeCPUPct != nil {
+			fmt.Fprintf(w, "  by node label: leader %.1f%% of a core (%.1f us per 904 it received), nodes %s, unlabelled %.1f%%; "+
+				"the leader's share of the process CPU %.1f%%\n", h.LeaderCPUPct, h.LeaderPerBeatUS, fmtPcts(h.NodeCPUPct),
+				h.UnlabeledCPUPct, h.LeaderSharePct)
+		}
 	}
 	if s := r.Storm; s != nil {
 		fmt.Fprintf(w, "storm (%s, %d failed sets, leader kill %v): failure -> 1008 p50 %.0f ms, p99 %.0f ms, last %.0f ms; notified %d, by 1004 %d; raft %d entries, %d leader log writes (%d all nodes), %d new terms\n",

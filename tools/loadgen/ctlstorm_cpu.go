@@ -9,8 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"runtime/pprof"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -193,8 +196,27 @@ func (h *ctlHB) fillByNode(prof *nodeProfile, leader string, wall time.Duration,
 		}
 	}
 	h.LeaderCPUPct, h.UnlabeledCPUPct = pct(by[leader]), pct(by[""])
+	var labelled time.Duration
+	for node, d := range by {
+		if node != "" {
+			labelled += d
+		}
+	}
+	if labelled > 0 {
+		h.LeaderSharePct = h.ProcessCPUPct * by[leader].Seconds() / labelled.Seconds()
+	}
 	// the leader receives every broker's beats plus the probe's
 	if beats := h.BeatsPerSNode*wall.Seconds() + float64(h.Latency904.Count); beats > 0 {
 		h.LeaderPerBeatUS = float64(by[leader].Microseconds()) / beats
 	}
+}
+
+// fmtPcts renders per-node percentages sorted by node.
+func fmtPcts(m map[string]float64) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %.1f%%", k, m[k])
+	}
+	return strings.Join(parts, ", ")
 }
