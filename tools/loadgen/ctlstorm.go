@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -266,4 +267,14 @@ func pickFailed(n int, frac float64, seed int64) map[int]bool {
 		out[i] = true
 	}
 	return out
+}
+
+// fmtPcts renders per-node percentages sorted by node.
+func fmtPcts(m map[string]float64) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %.1f%%", k, m[k])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -9,11 +9,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"runtime/pprof"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -209,14 +206,4 @@ func (h *ctlHB) fillByNode(prof *nodeProfile, leader string, wall time.Duration,
 	if beats := h.BeatsPerSNode*wall.Seconds() + float64(h.Latency904.Count); beats > 0 {
 		h.LeaderPerBeatUS = float64(by[leader].Microseconds()) / beats
 	}
-}
-
-// fmtPcts renders per-node percentages sorted by node.
-func fmtPcts(m map[string]float64) string {
-	keys := slices.Sorted(maps.Keys(m))
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s %.1f%%", k, m[k])
-	}
-	return strings.Join(parts, ", ")
 }
