@@ -227,7 +227,7 @@ func connParts(m *heartbeatManager, brokerName string, id int64) int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if e, ok := m.live[brokerIdentity{"c", brokerName, id}]; ok {
-		return len(e.beats)
+		return e.parts
 	}
 	return 0
 }

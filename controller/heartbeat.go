@@ -92,9 +92,10 @@ type inactiveBroker struct {
 type heartbeatOptions struct {
 	Clock  Clock        // nil = monotime.System
 	Logger hclog.Logger // nil = discard
-	// OnInactive, if set, is called (outside the lock, in order) for every
-	// inactive event. It should only enqueue work.
-	OnInactive func(inactiveBroker)
+	// OnInactive, if set, is called (outside the lock) once per scan or
+	// close with every inactive event it produced, sorted by identity. It
+	// should only enqueue work.
+	OnInactive func([]inactiveBroker)
 	// CloseConn, if set, is called for the connection of an expired entry
 	// (Java closes the channel).
 	CloseConn func(ConnID)
@@ -147,8 +148,15 @@ func (m *heartbeatManager) wallMillis() int64 { return m.opts.Clock.Now().UnixMi
 // generation. Java also never copies the confirm offset into a new entry;
 // we do.
 func (m *heartbeatManager) OnHeartbeat(req wire.BrokerHeartbeatRequest, conn ConnID) error {
+	_, err := m.onHeartbeat(req, conn)
+	return err
+}
+
+// onHeartbeat is OnHeartbeat that also reports whether conn's part of the
+// entry is new (the connection's first heartbeat for that broker).
+func (m *heartbeatManager) onHeartbeat(req wire.BrokerHeartbeatRequest, conn ConnID) (newPart bool, err error) {
 	if req.BrokerID == nil {
-		return &domainError{Kind: errInvalidRequest, Remark: remarkHeartbeatEmptyBrokerID}
+		return false, &domainError{Kind: errInvalidRequest, Remark: remarkHeartbeatEmptyBrokerID}
 	}
 	hb := liveInfoOf(req)
 	hb.TimeoutMillis = clampHeartbeatTimeout(hb.TimeoutMillis)
@@ -159,12 +167,15 @@ func (m *heartbeatManager) OnHeartbeat(req wire.BrokerHeartbeatRequest, conn Con
 	e, err := m.admit(key, conn)
 	if err != nil {
 		m.opts.Logger.Debug("broker heartbeat refused", "broker", key, "conn", conn, "error", err)
-		return err
+		return false, err
 	}
 	m.record(e, key, hb, conn, m.wallMillis())
-	e.beats[conn] = connBeat{last: now, timeout: time.Duration(hb.TimeoutMillis) * time.Millisecond}
-	m.bind(conn, key)
-	return nil
+	if _, known := e.part(conn); !known {
+		m.bind(conn, key)
+		newPart = true
+	}
+	e.setPart(conn, connBeat{last: now, timeout: time.Duration(hb.TimeoutMillis) * time.Millisecond})
+	return newPart, nil
 }
 
 // record updates the entry's state from one heartbeat; wall stamps
@@ -231,12 +242,10 @@ func (m *heartbeatManager) Run(ctx context.Context, initialDelay, interval time.
 }
 
 func (m *heartbeatManager) notify(events []inactiveBroker) {
-	if m.opts.OnInactive == nil {
+	if m.opts.OnInactive == nil || len(events) == 0 {
 		return
 	}
-	for _, ev := range events {
-		m.opts.OnInactive(ev)
-	}
+	m.opts.OnInactive(events)
 }
 
 func inactiveEvent(info *liveInfo, reason inactiveReason) inactiveBroker {

@@ -32,14 +32,85 @@ type connBeat struct {
 func (b connBeat) alive(now monotime.Mono) bool { return now.Sub(b.last) <= b.timeout }
 
 // hbEntry is one broker's row: the state of its latest heartbeat and the
-// part each connection that beat for it contributes to its liveness.
+// part each connection that beat for it contributes to its liveness. The
+// first connection's part is held inline (one connection per broker is the
+// usual case: the heartbeat scan then walks no map per entry); any other
+// connection's goes to more.
 type hbEntry struct {
 	info  liveInfo
-	beats map[ConnID]connBeat
+	conn  ConnID   // the inline part's connection, when has
+	beat  connBeat // the inline part
+	has   bool
+	parts int                 // has + len(more)
+	more  map[ConnID]connBeat // nil until a second connection beats
+}
+
+// part returns conn's part.
+func (e *hbEntry) part(conn ConnID) (connBeat, bool) {
+	if e.has && e.conn == conn {
+		return e.beat, true
+	}
+	b, ok := e.more[conn]
+	return b, ok
+}
+
+// setPart records conn's part.
+func (e *hbEntry) setPart(conn ConnID, b connBeat) {
+	if e.has && e.conn == conn {
+		e.beat = b
+		return
+	}
+	if _, ok := e.more[conn]; ok {
+		e.more[conn] = b
+		return
+	}
+	e.parts++
+	if !e.has {
+		e.conn, e.beat, e.has = conn, b, true
+		return
+	}
+	if e.more == nil {
+		e.more = map[ConnID]connBeat{}
+	}
+	e.more[conn] = b
+}
+
+// dropPart removes conn's part; it reports whether there was one.
+func (e *hbEntry) dropPart(conn ConnID) bool {
+	if e.has && e.conn == conn {
+		e.has, e.beat, e.conn = false, connBeat{}, 0
+	} else if _, ok := e.more[conn]; ok {
+		delete(e.more, conn)
+	} else {
+		return false
+	}
+	e.parts--
+	if len(e.more) == 0 {
+		e.more = nil
+	}
+	return true
+}
+
+// dropDead removes every part whose heartbeat timed out, unbinding it.
+// Callers hold m.mu.
+func (e *hbEntry) dropDead(m *heartbeatManager, key brokerIdentity, now monotime.Mono) {
+	if e.has && !e.beat.alive(now) {
+		m.unbind(e.conn, key)
+		e.dropPart(e.conn)
+	}
+	for conn, b := range e.more {
+		if !b.alive(now) {
+			m.unbind(conn, key)
+			e.dropPart(conn)
+		}
+	}
 }
 
 func (e *hbEntry) alive(now monotime.Mono) bool {
-	for _, b := range e.beats {
+	if e.has && e.beat.alive(now) {
+		return true
+	}
+	for _, b := range e.more {
 		if b.alive(now) {
 			return true
 		}
@@ -53,7 +124,7 @@ func (e *hbEntry) alive(now monotime.Mono) bool {
 func (m *heartbeatManager) admit(key brokerIdentity, conn ConnID) (*hbEntry, error) {
 	e, ok := m.live[key]
 	if ok {
-		if _, known := e.beats[conn]; known {
+		if _, known := e.part(conn); known {
 			return e, nil
 		}
 	}
@@ -68,7 +139,7 @@ func (m *heartbeatManager) admit(key brokerIdentity, conn ConnID) (*hbEntry, err
 		return nil, &domainError{Kind: errInvalidRequest, Remark: fmt.Sprintf(
 			"the heartbeat table is full (%d brokers)", maxHeartbeatEntries)}
 	}
-	e = &hbEntry{beats: map[ConnID]connBeat{}}
+	e = &hbEntry{}
 	m.live[key] = e
 	return e, nil
 }
@@ -100,13 +171,8 @@ func (m *heartbeatManager) Scan() []inactiveBroker {
 	m.mu.Lock()
 	var events []inactiveBroker
 	for key, e := range m.live {
-		for conn, b := range e.beats {
-			if !b.alive(now) {
-				delete(e.beats, conn)
-				m.unbind(conn, key)
-			}
-		}
-		if len(e.beats) == 0 {
+		e.dropDead(m, key, now)
+		if e.parts == 0 {
 			delete(m.live, key)
 			events = append(events, inactiveEvent(&e.info, reasonTimeout))
 		}
@@ -138,8 +204,8 @@ func (m *heartbeatManager) OnConnClose(conn ConnID) []inactiveBroker {
 		if !ok {
 			continue
 		}
-		delete(e.beats, conn)
-		if len(e.beats) == 0 {
+		e.dropPart(conn)
+		if e.parts == 0 {
 			delete(m.live, key)
 			ev := inactiveEvent(&e.info, reasonConnClosed)
 			ev.Conn = conn
@@ -154,4 +220,11 @@ func (m *heartbeatManager) OnConnClose(conn ConnID) []inactiveBroker {
 	}
 	m.notify(events)
 	return events
+}
+
+// tableSize is the number of entries plus the connections bound to them.
+func (m *heartbeatManager) tableSize() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.live) + len(m.byConn)
 }

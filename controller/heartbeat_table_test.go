@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/monotime"
 )
 
 // A broker is alive while one connection's heartbeat is; a close removes
@@ -69,4 +71,29 @@ func TestHeartbeatTableBounds(t *testing.T) {
 	code, _ = responseCode(e.m.OnHeartbeat(beat(-5, "a", 0, 0), 9))
 	require.Equal(t, codeInvalidRequest, code, "table full")
 	require.NoError(t, e.m.OnHeartbeat(beat(0, "a", 0, 0), 9), "a known broker on a new connection")
+}
+
+// TestEntryPartsInlineAndMore: the inline part and the map of the others
+// stay one part per connection whichever order connections come and go.
+func TestEntryPartsInlineAndMore(t *testing.T) {
+	var e hbEntry
+	b := func(ms int64) connBeat { return connBeat{last: monotime.Mono(ms), timeout: time.Second} }
+	e.setPart(1, b(1))
+	e.setPart(2, b(2))
+	e.setPart(3, b(3))
+	require.Equal(t, 3, e.parts)
+	require.True(t, e.dropPart(1))
+	require.False(t, e.dropPart(1))
+	e.setPart(2, b(20)) // in more while the inline slot is free: updated, not duplicated
+	e.setPart(4, b(4))  // takes the inline slot
+	require.Equal(t, 3, e.parts)
+	got, ok := e.part(2)
+	require.True(t, ok)
+	require.Equal(t, b(20), got)
+	for _, c := range []ConnID{2, 3, 4} {
+		require.True(t, e.dropPart(c), "conn %d", c)
+	}
+	require.Zero(t, e.parts)
+	require.Nil(t, e.more)
+	require.False(t, e.has)
 }

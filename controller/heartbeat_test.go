@@ -25,7 +25,7 @@ type hbEnv struct {
 func newHBEnv(t *testing.T) *hbEnv {
 	e := &hbEnv{clock: newFakeClock()}
 	e.m = newHeartbeatManager(heartbeatOptions{Clock: e.clock, Logger: testLogger(t),
-		OnInactive: func(ev inactiveBroker) { e.mu.Lock(); e.events = append(e.events, ev); e.mu.Unlock() },
+		OnInactive: func(evs []inactiveBroker) { e.mu.Lock(); e.events = append(e.events, evs...); e.mu.Unlock() },
 		CloseConn:  func(c ConnID) { e.mu.Lock(); e.closed = append(e.closed, c); e.mu.Unlock() }})
 	return e
 }

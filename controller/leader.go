@@ -82,7 +82,8 @@ func (c *Controller) reconcileLeadership() {
 }
 
 // becomeReady applies a barrier so the FSM holds every committed entry,
-// then opens the gate and starts the inactive-master scan (T2). A failed
+// then opens the gate and starts the term's expiry worker (T1, expiry.go)
+// and inactive-master scan (T2). A failed
 // barrier is retried on the next reconcile.
 func (c *Controller) becomeReady(term uint64) {
 	ctx, cancel := context.WithTimeout(c.ctx, requestTimeout)
@@ -96,9 +97,12 @@ func (c *Controller) becomeReady(term uint64) {
 		return
 	}
 	duties, stop := context.WithCancel(c.ctx)
+	q := newExpiryQueue()
+	c.expiry.Store(q)
 	c.hb.OpenFirstBeatWindow() // before the gate opens: no inactive event slips through
 	c.gate.open(term, stop)
 	interval := time.Duration(c.config().ScanInactiveMasterInterval) * time.Millisecond
+	c.spawn(func() { c.runExpiry(duties, q) })
 	c.spawn(func() { c.scanInactiveMasters(duties, interval) })
 	c.spawn(func() { c.raiseClusterVersion(duties) })
 	c.logger.Info("controller leader ready", "id", c.node.ID(), "term", term)
@@ -122,8 +126,10 @@ func (c *Controller) scanInactiveMasters(ctx context.Context, interval time.Dura
 		}
 		var names []string
 		c.fsm.read(func(s *state) { names = s.BrokerSetsNeedingReelect(c.hb) })
+		if len(names) > 0 {
+			c.logger.Info("inactive masters found by scan", "sets", len(names), "first", names[0])
+		}
 		for _, name := range names {
-			c.logger.Info("inactive master found by scan", "broker", name)
 			c.goElect(name, TriggerScan)
 		}
 	}

@@ -37,7 +37,7 @@ func (c *Controller) registerProcessors() {
 		c.srv.RegisterAsync(code, c.leaderHandler(prepare))
 	}
 	c.srv.RegisterAsync(remoting.ControllerElectMaster, c.handleElect)
-	c.srv.Register(remoting.BrokerHeartbeat, c.handleHeartbeat)
+	c.srv.RegisterTransient(remoting.BrokerHeartbeat, c.handleHeartbeat) // keeps nothing of the request
 	c.srv.Register(remoting.ControllerGetMetadataInfo, c.handleMetadata)
 	c.srv.Register(remoting.UpdateControllerConfig, c.handleUpdateConfig)
 	c.srv.Register(remoting.GetControllerConfig, c.handleGetConfig)
@@ -165,11 +165,15 @@ func (c *Controller) handleHeartbeat(conn *remoting.Conn, req *remoting.Command)
 	}
 	if err == nil {
 		id := ConnID(conn.ID())
-		if err = c.hb.OnHeartbeat(r, id); err == nil {
+		var newPart bool
+		if newPart, err = c.hb.onHeartbeat(r, id); newPart {
 			c.conns.LoadOrStore(id, conn)
 		}
 	}
-	if err != nil {
+	switch {
+	case req.IsOneway():
+		return nil, nil // brokers beat oneway (Java: invokeOneway): nothing would be written
+	case err != nil:
 		return c.respond(req, outcome{err: err}), nil
 	}
 	return c.newResponse(req, codeSuccess, heartbeatSuccessRemark), nil

@@ -29,27 +29,30 @@ func (c *Controller) closeConn(id ConnID) {
 	}
 }
 
-// onBrokerInactive is the heartbeat manager's listener (T1). Only the
-// ready leader acts, and only when the broker was the master of its set.
-// It must not block: the check and the election run on their own goroutine.
-func (c *Controller) onBrokerInactive(ev inactiveBroker) {
+// onBrokerInactive is the heartbeat manager's listener (T1): it hands the
+// batch of one close or scan to the expiry worker of the ready term
+// (expiry.go), which reads the FSM once per batch and elects in each set
+// whose master was lost. Only the ready leader acts. It never blocks.
+func (c *Controller) onBrokerInactive(evs []inactiveBroker) {
 	if c.stopping.Load() || !c.IsReadyLeader() {
 		return
 	}
-	c.spawn(func() {
-		var wasMaster bool
-		c.fsm.read(func(s *state) { wasMaster = s.NeedsElectionOnInactive(ev) })
-		if !wasMaster {
-			return
-		}
-		c.logger.Info("master inactive, electing a new one", "broker", ev.brokerIdentity,
-			"addr", ev.BrokerAddr, "reason", ev.Reason)
-		c.triggerElect(ev.BrokerName, TriggerInactive)
-	})
+	q := c.expiry.Load()
+	if q == nil {
+		return
+	}
+	if n := q.add(evs); n > 0 {
+		c.logger.Warn("inactive brokers dropped: the expiry queue is full", "dropped", n, "bound", maxPendingInactive)
+	}
 }
 
-// goElect runs triggerElect on a tracked goroutine.
+// goElect runs triggerElect on a tracked goroutine, unless the set's
+// election loop is already running (triggerElect would drop it anyway; this
+// spares the goroutine).
 func (c *Controller) goElect(brokerName string, trigger ElectTrigger) {
+	if _, running := c.electing.Load(brokerName); running {
+		return
+	}
 	c.spawn(func() { c.triggerElect(brokerName, trigger) })
 }
 

@@ -51,6 +51,8 @@ type Controller struct {
 	conns    sync.Map // ConnID → *remoting.Conn that carried heartbeats
 	electing sync.Map // brokerName → struct{}: a triggered election runs
 
+	expiry atomic.Pointer[expiryQueue] // the ready term's inactive brokers (expiry.go)
+
 	acl *acl.Authorizer // nil when aclEnable is false
 	// versionRounds counts the leader's cluster-version polls (clusterversion.go).
 	versionRounds atomic.Int64

@@ -257,8 +257,11 @@ func (c *Conn) writeInline() bool {
 }
 
 // maxRecycledExt is the most extFields entries a recycled map may hold: a
-// map keeps its buckets when cleared, so a connection keeps no large one.
-const maxRecycledExt = 8
+// map keeps its buckets when cleared, so a connection keeps no large one
+// (16 entries: about 1 KiB). It covers the Controller's BROKER_HEARTBEAT,
+// whose 9 fields (11 with ACL's) outgrow a map's first group: without
+// recycling, every heartbeat grew a new map to a table.
+const maxRecycledExt = 16
 
 // spareRequest is the Command (and its cleared ExtFields map) of the last
 // request whose handler was registered with RegisterTransient, kept by the

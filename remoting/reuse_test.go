@@ -83,7 +83,7 @@ func pipelineRequests(t *testing.T, c *Client, rng *rand.Rand, g int) {
 	codes := []int32{codeTransient, codeTransient, codeTransient, codeKept, codeAsync}
 	for i := range 200 {
 		ext := map[string]string{}
-		for j := range rng.Intn(12) { // more than maxRecycledExt sometimes
+		for j := range rng.Intn(maxRecycledExt + 4) { // more than maxRecycledExt sometimes
 			ext["k"+strconv.Itoa(j)] = fmt.Sprintf("g%d-i%d-j%d-%d", g, i, j, rng.Int63())
 		}
 		if rng.Intn(8) == 0 {

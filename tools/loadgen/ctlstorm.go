@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -33,6 +34,7 @@ type ctlOptions struct {
 	noticeWait time.Duration
 	logLevel   string
 	hbBrokers  int
+	hbProfile  string
 	// hidden child mode: a fleet of hbBrokers brokers beating to ctlAddrs
 	serveFleet bool
 	ctlAddrs   string
@@ -68,6 +70,7 @@ func (c *ctlOptions) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.opsTime, "ops-duration", 5*time.Second, "ctlstorm ops phase: measured time")
 	fs.DurationVar(&c.hbWindow, "hb-window", 5*time.Second, "ctlstorm hb phase: measured time")
 	fs.IntVar(&c.hbBrokers, "hb-brokers", 0, "ctlstorm hb phase: 0 = measure the fleet of -sets in this process; N = add N brokers (N/-brokers sets) beating from a child process, so that CPU is the nodes' alone")
+	fs.StringVar(&c.hbProfile, "hb-profile", "", "ctlstorm hb phase: write the window's CPU profile (samples labelled ctlnode=<node id>) to this file")
 	fs.BoolVar(&c.serveFleet, "serve-fleet", false, "internal: run -hb-brokers brokers beating to -ctl-addrs until SIGTERM")
 	fs.StringVar(&c.ctlAddrs, "ctl-addrs", "", "internal: controller addresses of -serve-fleet")
 	fs.StringVar(&c.logLevel, "ctl-log-level", "error", "ctlstorm: log level of the nodes and brokers (to stderr; -v: debug)")
@@ -185,6 +188,17 @@ type ctlHB struct {
 	CPUPerBeatUS    float64 `json:"process_cpu_per_beat_us"` // per 904 received by any node
 	LeaderCPUPctEst float64 `json:"leader_cpu_pct_est"`      // CPU per beat x beats/s one node receives
 	Latency904      latency `json:"latency_904_leader"`
+
+	// From a CPU profile of the window split by each node's pprof label:
+	// the leader's own goroutines, the followers', and the rest (runtime
+	// work such as background GC, and this process's brokers and probe).
+	LeaderCPUPct    float64            `json:"leader_cpu_pct_of_core,omitempty"`
+	NodeCPUPct      map[string]float64 `json:"node_cpu_pct_of_core,omitempty"`
+	UnlabeledCPUPct float64            `json:"unlabeled_cpu_pct_of_core,omitempty"`
+	LeaderPerBeatUS float64            `json:"leader_cpu_per_beat_us,omitempty"` // the leader's labeled CPU per 904 it received
+	// the process CPU (getrusage) times the leader's part of the labelled
+	// samples: the runtime's work shared in proportion
+	LeaderSharePct float64 `json:"leader_share_of_process_cpu_pct,omitempty"`
 }
 
 // runCtlStormWorkload runs the ctlstorm workload and prints or writes its report.
@@ -227,6 +241,11 @@ func (r *ctlResult) print(w io.Writer) {
 	if h := r.HB; h != nil {
 		fmt.Fprintf(w, "heartbeat load: %d brokers, %.0f beats/s per node: process CPU %.1f%% of a core, %.1f us per beat, leader est. %.1f%%; 904 p50 %.2f ms p99 %.2f ms\n",
 			h.Brokers, h.BeatsPerSNode, h.ProcessCPUPct, h.CPUPerBeatUS, h.LeaderCPUPctEst, h.Latency904.P50US/1e3, h.Latency904.P99US/1e3)
+		if h.NodeCPUPct != nil {
+			fmt.Fprintf(w, "  by node label: leader %.1f%% of a core (%.1f us per 904 it received), nodes %s, unlabelled %.1f%%; "+
+				"the leader's share of the process CPU %.1f%%\n", h.LeaderCPUPct, h.LeaderPerBeatUS, fmtPcts(h.NodeCPUPct),
+				h.UnlabeledCPUPct, h.LeaderSharePct)
+		}
 	}
 	if s := r.Storm; s != nil {
 		fmt.Fprintf(w, "storm (%s, %d failed sets, leader kill %v): failure -> 1008 p50 %.0f ms, p99 %.0f ms, last %.0f ms; notified %d, by 1004 %d; raft %d entries, %d leader log writes (%d all nodes), %d new terms\n",
@@ -248,4 +267,14 @@ func pickFailed(n int, frac float64, seed int64) map[int]bool {
 		out[i] = true
 	}
 	return out
+}
+
+// fmtPcts renders per-node percentages sorted by node.
+func fmtPcts(m map[string]float64) string {
+	keys := slices.Sorted(maps.Keys(m))
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %.1f%%", k, m[k])
+	}
+	return strings.Join(parts, ", ")
 }

@@ -58,10 +58,12 @@ func startCtlGroup(co ctlOptions, log hclog.Logger) (*ctlGroup, error) {
 		if lns[i], err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
 			return nil, g.closeWith(err)
 		}
-		if trans[i], err = raftstore.NewTCPTransport("127.0.0.1:0", "", raftLog); err != nil {
+		id := "n" + strconv.Itoa(i)
+		withNodeLabel(id, func() { trans[i], err = raftstore.NewTCPTransport("127.0.0.1:0", "", raftLog) })
+		if err != nil {
 			return nil, g.closeWith(err)
 		}
-		nd := &ctlNode{id: "n" + strconv.Itoa(i), remoting: lns[i].Addr().String(), faults: &raftstore.DiskFaults{}}
+		nd := &ctlNode{id: id, remoting: lns[i].Addr().String(), faults: &raftstore.DiskFaults{}}
 		g.nodes = append(g.nodes, nd)
 		peers = append(peers, nd.id+"-"+nd.remoting)
 		raftPeers = append(raftPeers, nd.id+"-"+string(trans[i].LocalAddr()))
@@ -76,7 +78,7 @@ func startCtlGroup(co ctlOptions, log hclog.Logger) (*ctlGroup, error) {
 			controller.WithRaftTransport(trans[i]),
 			controller.WithRaftConfig(func(c *raftstore.Config) { c.DiskFaults = faults }))
 		if err == nil {
-			err = ctl.Start()
+			withNodeLabel(nd.id, func() { err = ctl.Start() })
 		}
 		if err != nil {
 			return nil, g.closeWith(fmt.Errorf("start controller %s: %w", nd.id, err))

@@ -123,6 +123,7 @@ func runHB(g *ctlGroup, co ctlOptions, sets []*ctlSet, seed int64, log hclog.Log
 	}
 	childCPU0 := child.cpuOrZero()
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x904))
+	prof := startNodeProfile()
 	cpu0, t0 := processCPU(), time.Now()
 	var lat []int64
 	for time.Since(t0) < co.hbWindow {
@@ -149,6 +150,7 @@ func runHB(g *ctlGroup, co ctlOptions, sets []*ctlSet, seed int64, log hclog.Log
 	res.ProcessCPUPct = 100 * cpu.Seconds() / wall.Seconds()
 	res.CPUPerBeatUS = float64(cpu.Microseconds()) / beats
 	res.LeaderCPUPctEst = res.CPUPerBeatUS * res.BeatsPerSNode / 1e4
+	res.fillByNode(prof, leader.id, wall, co.hbProfile, log)
 	return res, nil
 }
 

@@ -16,7 +16,9 @@ const (
 	ctlCPUNote = "hb phase: getrusage(RUSAGE_SELF) of the loadgen process, which runs the three nodes (one process, so " +
 		"not per node) and the in-process brokers' sending side: with -hb-brokers most brokers beat from a child " +
 		"process and the figure is the nodes' own, else it is an upper bound; per beat = CPU / 904s received by " +
-		"all nodes; leader estimate = per-beat CPU x the beats one node receives a second (every broker beats to every node)"
+		"all nodes; leader estimate = per-beat CPU x the beats one node receives a second (every broker beats to every node); " +
+		"by node label: a CPU profile of the window, each node's goroutines labelled ctlnode=<id> (unlabelled: the runtime's " +
+		"own work such as GC, and this process's brokers and probe); the leader's share = process CPU x its part of the labelled samples"
 )
 
 // runCtlStorm starts the group and the fleet, runs the selected phases

@@ -1,0 +1,132 @@
+//go:build embedded_controller
+
+package controller
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+)
+
+// maxPendingInactive bounds the inactive events waiting for the expiry
+// worker. Every event is a heartbeat entry removed from the table, which
+// holds at most maxHeartbeatEntries, and the worker drains them all at
+// each pass, so the bound is only reached while the worker is held up; an
+// event over it is dropped (the T2 scan still finds a master that is gone
+// while a replica beats).
+const maxPendingInactive = maxHeartbeatEntries
+
+// expiryQueue is the pending set of inactive brokers of one ready term
+// (docs/controller.md section 3.1, T1). Connection closes and heartbeat
+// scans add to it; one worker (runExpiry) drains it, so a storm of
+// thousands of closes within a few milliseconds costs one pass: one FSM
+// read for the whole batch, then one election loop per set whose master
+// was lost.
+type expiryQueue struct {
+	mu      sync.Mutex
+	pending map[brokerIdentity]inactiveBroker
+	wake    chan struct{} // capacity 1: a pending wake-up stands for any number of adds
+
+	added   atomic.Uint64 // events accepted
+	dropped atomic.Uint64 // events refused at maxPendingInactive
+	passes  atomic.Uint64 // drains that read the FSM
+}
+
+func newExpiryQueue() *expiryQueue {
+	return &expiryQueue{pending: map[brokerIdentity]inactiveBroker{}, wake: make(chan struct{}, 1)}
+}
+
+// add enqueues evs and wakes the worker. An event of a broker already
+// pending replaces it (the table removes an entry once; a newer event of
+// the same identity is a newer entry). It returns how many were dropped
+// because the queue was full.
+func (q *expiryQueue) add(evs []inactiveBroker) (dropped int) {
+	q.mu.Lock()
+	for _, ev := range evs {
+		if _, ok := q.pending[ev.brokerIdentity]; !ok && len(q.pending) >= maxPendingInactive {
+			dropped++
+			continue
+		}
+		q.pending[ev.brokerIdentity] = ev
+	}
+	q.mu.Unlock()
+	q.added.Add(uint64(len(evs) - dropped))
+	q.dropped.Add(uint64(dropped))
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	return dropped
+}
+
+// take empties the pending set and returns its events sorted by identity.
+func (q *expiryQueue) take() []inactiveBroker {
+	q.mu.Lock()
+	evs := make([]inactiveBroker, 0, len(q.pending))
+	for _, ev := range q.pending {
+		evs = append(evs, ev)
+	}
+	if len(q.pending) > 0 {
+		q.pending = map[brokerIdentity]inactiveBroker{} // a storm's map shrinks with it
+	}
+	q.mu.Unlock()
+	sortEvents(evs)
+	return evs
+}
+
+// size is the number of pending events.
+func (q *expiryQueue) size() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.pending)
+}
+
+// runExpiry is the expiry worker of one ready term: it drains q at every
+// wake-up until ctx (the term's duties) is done.
+func (c *Controller) runExpiry(ctx context.Context, q *expiryQueue) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-q.wake:
+		}
+		c.expiryPass(q, q.take())
+	}
+}
+
+// expiryPass handles one batch of inactive events: only the ready leader
+// acts, with one FSM read for the batch, and starts the election loop of
+// every set whose master is among them (goElect: one loop per set).
+func (c *Controller) expiryPass(q *expiryQueue, evs []inactiveBroker) {
+	if len(evs) == 0 || c.stopping.Load() || !c.IsReadyLeader() {
+		return
+	}
+	var masters []inactiveBroker
+	c.fsm.read(func(s *state) { masters = inactiveMasters(s, evs) })
+	q.passes.Add(1)
+	if len(masters) == 0 {
+		return
+	}
+	c.logger.Info("masters inactive, electing new ones", "sets", len(masters), "inactive_brokers", len(evs),
+		"first", masters[0].brokerIdentity, "addr", masters[0].BrokerAddr, "reason", masters[0].Reason)
+	for _, ev := range masters {
+		c.logger.Debug("master inactive, electing a new one", "broker", ev.brokerIdentity,
+			"addr", ev.BrokerAddr, "reason", ev.Reason)
+		c.goElect(ev.BrokerName, TriggerInactive)
+	}
+}
+
+// inactiveMasters returns the events (sorted by identity) that report the
+// current master of their set, at most one per set (T1: only the loss of
+// the master triggers an election).
+func inactiveMasters(s *state, evs []inactiveBroker) []inactiveBroker {
+	var out []inactiveBroker
+	seen := map[string]bool{}
+	for _, ev := range evs {
+		if !seen[ev.BrokerName] && s.NeedsElectionOnInactive(ev) {
+			seen[ev.BrokerName] = true
+			out = append(out, ev)
+		}
+	}
+	return out
+}
