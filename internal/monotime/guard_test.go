@@ -55,6 +55,9 @@ var wallUses = map[string]map[string]string{
 	"namesrv/metrics.go": {
 		"wait.Round(time.Millisecond), s.readyWait.seconds())": "display of a duration",
 	},
+	"raftstore/peerlog.go": {
+		`"outage_failed", st.outage, "down_for", now.Sub(st.began).Round(time.Millisecond))`: "display of a monotonic duration",
+	},
 	"remoting/conn_io.go": {
 		"_ = c.nc.SetReadDeadline(time.Unix(1, 0))": "a deadline in the past wakes a draining read",
 	},
