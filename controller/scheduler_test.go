@@ -257,6 +257,9 @@ func TestKeyedTaskDeadlineAndPanic(t *testing.T) {
 	ic := newInmemControllers(t, 1)
 	leader := ic.leader(t)
 	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock) // a failed check must not leave the task running at shutdown
 	require.NoError(t, leader.sched.submitOn(setKeys("b"), func() { <-release }))
 	var lateBuilt atomic.Bool
 	late := leader.scheduleOn(setKeys("b"), func(*state) (response, []event, error) {
@@ -271,7 +274,7 @@ func TestKeyedTaskDeadlineAndPanic(t *testing.T) {
 	require.NoError(t, leader.scheduleOn(setKeys("o"), func(*state) (response, []event, error) { return nil, nil, nil },
 		requestTimeout).err, "set o is free after the panic")
 
-	close(release)
+	unblock()
 	require.NoError(t, leader.scheduleOn(setKeys("b"), func(*state) (response, []event, error) { return nil, nil, nil },
 		requestTimeout).err)
 	require.False(t, lateBuilt.Load(), "a task past its deadline never runs")
