@@ -78,18 +78,21 @@ func (s *scheduler) submitOn(keys taskKeys, fn func()) error {
 }
 
 // link makes t wait for the live tasks it must follow and records it as
-// the tail of its keys (under mu).
+// the tail of its keys (under mu). Every live task is the last global
+// task, a tail, or an ancestor of one of them (a later task sharing one of
+// its keys, or a later global task, waits for it), so a global task that
+// waits for those waits for every live task, with one edge per key.
 func (s *scheduler) link(t *task) {
+	if s.global != nil {
+		s.after(t, s.global)
+	}
 	if t.global {
-		for p := range s.live {
+		for _, p := range s.tails {
 			s.after(t, p)
 		}
 		clear(s.tails)
 		s.global = t
 		return
-	}
-	if s.global != nil {
-		s.after(t, s.global)
 	}
 	for _, k := range t.keys {
 		if p := s.tails[k]; p != nil {
