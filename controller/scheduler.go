@@ -6,9 +6,9 @@ import "sync"
 
 // scheduler orders the leader's work per broker set (docs/controller.md
 // section 5.2). Every leader-gated request and every triggered election is
-// a task with keys (taskKeys): the broker sets it reads or changes, plus
-// the growth key for a task whose builder can grow the state, or global
-// for a task that may touch anything. A task waits for every earlier live
+// a task with keys (taskKeys, schedkeys.go): the broker sets it reads or
+// changes, plus the growth key for a task whose builder can grow the state
+// or touches the tombstones, or global for a task that may touch anything. A task waits for every earlier live
 // task that shares a key with it (and for the last global task; a global
 // task waits for every live task), then runs on its own goroutine. A task
 // that appended an entry holds its keys until that entry's fate is known
