@@ -38,11 +38,16 @@
 //   - processor.go registers Java's 12 codes: leader-gated codes are
 //     decoded, then answered 2007 unless this node is the ready leader;
 //     904, 1005, 1009 and 1010 are answered by any node;
-//   - scheduler.go serialises all leader-side work on one goroutine (Java's
-//     EventScheduler): build from the FSM, raft.Apply one entry, answer
-//     from the applied result (5 s bound, else code 1), and build nothing
-//     else until that entry is applied or lost; fence.go makes Apply
-//     refuse an event built on a state that has since moved;
+//   - scheduler.go orders the leader-side work per broker set (Java's
+//     EventScheduler runs it all on one thread): each task carries keys
+//     (schedkeys.go: its broker sets, plus one growth key for the tasks
+//     that can grow the state or touch tombstones; global past 64 names)
+//     and waits only for the earlier live tasks sharing a key; execute.go
+//     builds from the FSM, raft.Applies one entry, answers from the
+//     applied result (5 s bound, else code 1), and holds the task's keys
+//     until that entry is applied or lost, so concurrent sets share Raft's
+//     batches and fsyncs; fence.go makes Apply refuse an event built on a
+//     state that has since moved;
 //   - leader.go opens the leader gate after a Barrier in the current term,
 //     closes it on loss, and runs the inactive-master scan (T2);
 //   - reelect.go turns inactive masters (heartbeat expiry, connection

@@ -18,8 +18,9 @@ import (
 // then built, appended and answered on the scheduler; 904, 1005, 1009 and
 // 1010 are answered by any node.
 
-// prepareFunc decodes a request into the command to schedule.
-type prepareFunc func(req *remoting.Command) (buildFunc, error)
+// prepareFunc decodes a request into the command to schedule and the
+// scheduler keys it runs under (schedkeys.go).
+type prepareFunc func(req *remoting.Command) (taskKeys, buildFunc, error)
 
 func (c *Controller) registerProcessors() {
 	gated := map[int32]prepareFunc{
@@ -46,11 +47,11 @@ func (c *Controller) registerProcessors() {
 // leaderHandler serves a leader-gated code: decode, schedule, answer.
 func (c *Controller) leaderHandler(prepare prepareFunc) remoting.HandlerFunc {
 	return func(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
-		build, err := prepare(req)
+		keys, build, err := prepare(req)
 		if err != nil {
 			return c.respond(req, outcome{err: err}), nil
 		}
-		return c.respond(req, c.schedule(build, requestTimeout)), nil
+		return c.respond(req, c.scheduleOn(keys, build, requestTimeout)), nil
 	}
 }
 
@@ -74,19 +75,21 @@ func (c *Controller) newResponse(req *remoting.Command, code int32, remark strin
 	return resp
 }
 
-func (c *Controller) prepareAlter(req *remoting.Command) (buildFunc, error) {
+func (c *Controller) prepareAlter(req *remoting.Command) (taskKeys, buildFunc, error) {
 	r, err := wire.DecodeAlterSyncStateSetRequest(req.ExtFields, req.Body)
-	return func(s *state) (response, []event, error) { return s.AlterSyncStateSet(r, c.hb) }, err
+	return setKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.AlterSyncStateSet(r, c.hb) }, err
 }
 
-func (c *Controller) prepareRegister(req *remoting.Command) (buildFunc, error) {
+// prepareRegister: an address change grows the state (growth key).
+func (c *Controller) prepareRegister(req *remoting.Command) (taskKeys, buildFunc, error) {
 	r, err := wire.DecodeRegisterBrokerRequest(req.ExtFields)
-	return func(s *state) (response, []event, error) { return s.registerBroker(r, c.hb, c.limits()) }, err
+	return growthKeys(r.BrokerName),
+		func(s *state) (response, []event, error) { return s.registerBroker(r, c.hb, c.limits()) }, err
 }
 
-func (c *Controller) prepareReplicaInfo(req *remoting.Command) (buildFunc, error) {
+func (c *Controller) prepareReplicaInfo(req *remoting.Command) (taskKeys, buildFunc, error) {
 	r, err := wire.DecodeGetReplicaInfoRequest(req.ExtFields)
-	return func(s *state) (response, []event, error) {
+	return setKeys(r.BrokerName), func(s *state) (response, []event, error) {
 		resp, err := s.GetReplicaInfo(r)
 		return resp, nil, err
 	}, err
@@ -94,7 +97,7 @@ func (c *Controller) prepareReplicaInfo(req *remoting.Command) (buildFunc, error
 
 // prepareSyncStateData reads the 1006 body, a JSON array of broker names;
 // no body is an empty list (code 1 "not set any response code").
-func (c *Controller) prepareSyncStateData(req *remoting.Command) (buildFunc, error) {
+func (c *Controller) prepareSyncStateData(req *remoting.Command) (taskKeys, buildFunc, error) {
 	var names []string
 	var err error
 	if len(req.Body) > 0 {
@@ -102,25 +105,28 @@ func (c *Controller) prepareSyncStateData(req *remoting.Command) (buildFunc, err
 			err = &domainError{Kind: errSystem, Remark: "decode broker names: " + err.Error()}
 		}
 	}
-	return func(s *state) (response, []event, error) {
+	return setKeys(names...), func(s *state) (response, []event, error) {
 		resp, err := s.GetSyncStateData(names, c.hb)
 		return resp, nil, err
 	}, err
 }
 
-func (c *Controller) prepareClean(req *remoting.Command) (buildFunc, error) {
+// prepareClean: a clean adds tombstones and may fold them (growth key).
+func (c *Controller) prepareClean(req *remoting.Command) (taskKeys, buildFunc, error) {
 	r, err := wire.DecodeCleanBrokerDataRequest(req.ExtFields)
-	return func(s *state) (response, []event, error) { return s.CleanBrokerData(r, c.hb) }, err
+	return growthKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.CleanBrokerData(r, c.hb) }, err
 }
 
-func (c *Controller) prepareNextID(req *remoting.Command) (buildFunc, error) {
+// prepareNextID: the first id of a set reads the tombstones (growth key).
+func (c *Controller) prepareNextID(req *remoting.Command) (taskKeys, buildFunc, error) {
 	r, err := wire.DecodeGetNextBrokerIDRequest(req.ExtFields)
-	return func(s *state) (response, []event, error) { return s.GetNextBrokerID(r), nil, nil }, err
+	return growthKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.GetNextBrokerID(r), nil, nil }, err
 }
 
-func (c *Controller) prepareApplyID(req *remoting.Command) (buildFunc, error) {
+// prepareApplyID: a new id or set grows the state (growth key).
+func (c *Controller) prepareApplyID(req *remoting.Command) (taskKeys, buildFunc, error) {
 	r, err := wire.DecodeApplyBrokerIDRequest(req.ExtFields)
-	return func(s *state) (response, []event, error) { return s.applyBrokerID(r, c.limits()) }, err
+	return growthKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.applyBrokerID(r, c.limits()) }, err
 }
 
 // limits are the bounds of the replicated state this node's builders
@@ -139,7 +145,7 @@ func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remo
 		trigger = TriggerAdmin
 	}
 	start := time.Now()
-	out := c.schedule(c.electBuild(r), requestTimeout)
+	out := c.scheduleOn(setKeys(r.BrokerName), c.electBuild(r), requestTimeout)
 	code, _ := responseCode(out.err)
 	c.opts.observer.ElectionFinished(trigger, code, time.Since(start))
 	if code == codeSuccess {

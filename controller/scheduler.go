@@ -2,163 +2,164 @@
 
 package controller
 
-import (
-	"errors"
-	"fmt"
-	"sync"
-	"time"
+import "sync"
 
-	"github.com/rmqgo/nameserver/raftstore"
-)
-
-// scheduler is the leader's single worker (Java's EventScheduler): every
-// leader-gated request and every triggered election runs on it, one at a
-// time, so each computation sees the state left by the previous apply. A task
-// that appended an entry holds the worker until that entry's fate is known
+// scheduler orders the leader's work per broker set (docs/controller.md
+// section 5.2). Every leader-gated request and every triggered election is
+// a task with keys (taskKeys, schedkeys.go): the broker sets it reads or
+// changes, plus the growth key for a task whose builder can grow the state
+// or touches the tombstones, or global for a task that may touch anything. A task waits for every earlier live
+// task that shares a key with it (and for the last global task; a global
+// task waits for every live task), then runs on its own goroutine. A task
+// that appended an entry holds its keys until that entry's fate is known
 // (applied, or lost with the leadership), even after its caller's deadline
-// passed: the next command is never built on a state that lacks an entry
-// still in flight (docs/controller.md section 5.2). Meanwhile new tasks wait
-// in the bounded queue (full: errSystemBusy) and those whose deadline passed
-// are answered code 1 without running.
+// passed: no command is built on a state that lacks an entry of its set
+// still in flight. Tasks of other sets run meanwhile, so their entries
+// share Raft's batches and fsyncs.
+//
+// The tasks form a DAG under one mutex: submission order is a total order
+// and a task only ever waits for earlier tasks, so there is no cycle. The
+// number of live tasks (waiting or running) is bounded: a full scheduler
+// answers errSystemBusy.
 type scheduler struct {
-	queue    chan func()
-	done     chan struct{}
-	stopOnce sync.Once
+	mu      sync.Mutex
+	size    int                // bound of live tasks
+	live    map[*task]struct{} // submitted and not finished
+	tails   map[schedKey]*task // latest live task per key
+	global  *task              // latest live global task
+	stopped bool               // no task starts any more
+	done    chan struct{}      // closed by stop
+	running sync.WaitGroup     // started tasks
+	onStart func(t *task)      // test hook: called under mu when t starts
+}
+
+// task is one scheduled function and its place in the DAG.
+type task struct {
+	keys    []schedKey
+	global  bool
+	fn      func()
+	waiting int     // unfinished tasks it waits for
+	next    []*task // tasks waiting for it
 }
 
 func newScheduler(size int) *scheduler {
-	return &scheduler{queue: make(chan func(), size), done: make(chan struct{})}
+	return &scheduler{size: size, live: map[*task]struct{}{}, tails: map[schedKey]*task{}, done: make(chan struct{})}
 }
 
-// run executes queued tasks until stop.
+// run blocks until stop, then until every started task has finished (so
+// that Shutdown closes the Raft node only after them).
 func (s *scheduler) run() {
-	for {
-		select {
-		case <-s.done:
-			return
-		case fn := <-s.queue:
-			fn()
-		}
-	}
+	<-s.done
+	s.running.Wait()
 }
 
-// submit enqueues fn without blocking: errNotLeader once stopped,
-// errSystemBusy when the queue is full.
-func (s *scheduler) submit(fn func()) error {
-	select {
-	case <-s.done:
+// submit enqueues fn as a global task (it waits for, and holds back,
+// everything): errNotLeader once stopped, errSystemBusy when full.
+func (s *scheduler) submit(fn func()) error { return s.submitOn(globalKeys(), fn) }
+
+// submitOn enqueues fn with keys without blocking: errNotLeader once
+// stopped, errSystemBusy when the bound of live tasks is reached.
+func (s *scheduler) submitOn(keys taskKeys, fn func()) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopped {
 		return errNotLeader
-	default:
 	}
-	select {
-	case s.queue <- fn:
-		return nil
-	default:
+	if len(s.live) >= s.size {
 		return errSystemBusy
 	}
-}
-
-// stop ends run; queued tasks are dropped (their callers see done).
-func (s *scheduler) stop() { s.stopOnce.Do(func() { close(s.done) }) }
-
-// response is what a command builder hands the processor: the custom
-// header as ext fields (nil = no custom header at all) and the body (nil =
-// none). The wire package's response types implement it.
-type response interface {
-	ExtFields() map[string]string
-	BodyBytes() []byte
-}
-
-// buildFunc computes a leader-side command from the current state: the
-// response, the events to append and the domain error (if any).
-type buildFunc func(s *state) (response, []event, error)
-
-// outcome is a scheduled command's result. resp is nil when the command
-// did not run or its events could not be appended.
-type outcome struct {
-	resp response
-	err  error
-}
-
-// errRequestTimeout is the code-1 reply of a request that waited too long.
-var errRequestTimeout = &domainError{Kind: errSystem,
-	Remark: "java.util.concurrent.TimeoutException: the controller did not finish the request in time"}
-
-// schedule runs build on the scheduler if this node is the ready leader
-// and waits at most timeout for its outcome (gate → 2007, queue full → 2,
-// timeout → 1). A timed-out task still runs to its end on the scheduler.
-func (c *Controller) schedule(build buildFunc, timeout time.Duration) outcome {
-	if !c.IsReadyLeader() {
-		return outcome{err: errNotLeader}
-	}
-	deadline := time.Now().Add(timeout)
-	ch := make(chan outcome, 1)
-	if err := c.sched.submit(func() { ch <- c.execute(build, deadline) }); err != nil {
-		return outcome{err: err}
-	}
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	select {
-	case out := <-ch:
-		return out
-	case <-c.sched.done:
-		return outcome{err: errNotLeader}
-	case <-timer.C:
-		return outcome{err: errRequestTimeout}
-	}
-}
-
-// execute runs on the scheduler: build from the state, append the events
-// as one entry and wait until it is applied or lost. The outcome is the
-// applied result: a rejection by Apply (fence.go) replaces the builder's
-// response. Reads append nothing unless processReadEvent is set, which
-// appends an empty entry (a read barrier).
-func (c *Controller) execute(build buildFunc, deadline time.Time) (res outcome) {
-	defer func() {
-		if r := recover(); r != nil {
-			c.logger.Error("leader command panicked", "panic", r)
-			res = outcome{err: &domainError{Kind: errSystem, Remark: fmt.Sprint(r)}}
-		}
-	}()
-	if !c.IsReadyLeader() {
-		return outcome{err: errNotLeader}
-	}
-	if time.Now().After(deadline) {
-		return outcome{err: errRequestTimeout}
-	}
-	var out outcome
-	var events []event
-	c.fsm.read(func(s *state) { out.resp, events, out.err = build(s) })
-	if len(events) == 0 && !c.config().ProcessReadEvent {
-		return out
-	}
-	if err := c.appendEvents(events, deadline); err != nil {
-		return outcome{err: err}
-	}
-	return out
-}
-
-// appendEvents replicates events as one log entry and waits, past the
-// deadline if need be, until this node applied it or the entry is lost
-// (leadership lost, shutdown); the deadline only bounds the enqueue. Log
-// failures become code 1 (Java cancels the future); a rejection by Apply is
-// returned as is.
-func (c *Controller) appendEvents(events []event, deadline time.Time) error {
-	data, err := encodeEntry(events...)
-	if err != nil {
-		return &domainError{Kind: errSystem, Remark: err.Error()}
-	}
-	res, err := c.node.ApplyWait(c.ctx, data, time.Until(deadline))
-	if err != nil {
-		c.logger.Warn("append to raft log failed", "events", len(events), "error", err)
-		if errors.Is(err, raftstore.ErrTimeout) {
-			return errRequestTimeout
-		}
-		return &domainError{Kind: errSystem, Remark: "append to the controller log failed: " + err.Error()}
-	}
-	if r, ok := res.(*applyResult); ok && r.Err != nil {
-		c.logger.Warn("log entry rejected by apply", "index", r.Index, "error", r.Err)
-		return r.Err
+	t := &task{keys: keys.keys, global: keys.global, fn: fn}
+	s.link(t)
+	s.live[t] = struct{}{}
+	if t.waiting == 0 {
+		s.start(t)
 	}
 	return nil
+}
+
+// link makes t wait for the live tasks it must follow and records it as
+// the tail of its keys (under mu). Every live task is the last global
+// task, a tail, or an ancestor of one of them (a later task sharing one of
+// its keys, or a later global task, waits for it), so a global task that
+// waits for those waits for every live task, with one edge per key.
+func (s *scheduler) link(t *task) {
+	if s.global != nil {
+		s.after(t, s.global)
+	}
+	if t.global {
+		for _, p := range s.tails {
+			s.after(t, p)
+		}
+		clear(s.tails)
+		s.global = t
+		return
+	}
+	for _, k := range t.keys {
+		if p := s.tails[k]; p != nil {
+			s.after(t, p)
+		}
+		s.tails[k] = t
+	}
+}
+
+// after makes t wait for p, once.
+func (s *scheduler) after(t, p *task) {
+	if n := len(p.next); n > 0 && p.next[n-1] == t {
+		return // t's edges are added together: a repeat is the last one
+	}
+	p.next = append(p.next, t)
+	t.waiting++
+}
+
+// start runs t on its own goroutine (under mu).
+func (s *scheduler) start(t *task) {
+	if s.onStart != nil {
+		s.onStart(t)
+	}
+	s.running.Add(1)
+	go func() {
+		defer s.running.Done()
+		defer s.finish(t)
+		t.fn()
+	}()
+}
+
+// finish releases t's keys and starts the tasks left with nothing to wait
+// for; after stop none starts.
+func (s *scheduler) finish(t *task) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.live, t)
+	for _, k := range t.keys {
+		if s.tails[k] == t {
+			delete(s.tails, k)
+		}
+	}
+	if s.global == t {
+		s.global = nil
+	}
+	for _, n := range t.next {
+		if n.waiting--; n.waiting == 0 && !s.stopped {
+			s.start(n)
+		}
+	}
+	t.next = nil
+}
+
+// stop starts no task any more: the waiting ones are dropped (their
+// callers see done), the running ones finish.
+func (s *scheduler) stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.stopped {
+		s.stopped = true
+		close(s.done)
+	}
+}
+
+// pending is the number of live tasks (waiting or running).
+func (s *scheduler) pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.live)
 }

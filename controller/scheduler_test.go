@@ -152,7 +152,7 @@ func inFlightApplyScenario(t *testing.T) bool {
 			return alter(s)
 		}, 10*time.Second)
 	}()
-	require.Eventually(t, func() bool { return built.Load() || len(leader.sched.queue) > 0 || !leader.IsReadyLeader() },
+	require.Eventually(t, func() bool { return built.Load() || leader.sched.pending() >= 2 || !leader.IsReadyLeader() },
 		5*time.Second, time.Millisecond, "the alter was never submitted")
 	if !leader.IsReadyLeader() {
 		return false
@@ -181,4 +181,101 @@ func inFlightApplyScenario(t *testing.T) bool {
 	<-done2
 	require.False(t, lateBuilt.Load(), "a task past its deadline never runs")
 	return true
+}
+
+// A broker set's next command is built only once its in-flight entry is
+// applied, while a command of another set runs meanwhile
+// (docs/controller.md section 5.2). The election of set b is held back at
+// apply; the old master's alter of b waits for it and is then refused on
+// the state with the new master; a read of set o is answered while b's
+// entry is still in flight.
+func TestSetWaitsForItsInFlightEntryOthersDoNot(t *testing.T) {
+	for attempt := 1; !perSetScenario(t); attempt++ {
+		require.Less(t, attempt, 5, "the leader kept losing its leadership")
+		t.Logf("attempt %d: the leader lost its leadership; again on a new cluster", attempt)
+	}
+}
+
+// perSetScenario runs TestSetWaitsForItsInFlightEntryOthersDoNot; false
+// when the leader lost its leadership on the way.
+func perSetScenario(t *testing.T) bool {
+	ic, gated := gatedControllers(t)
+	leader := ic.leader(t)
+	setupSet(t, leader)
+	g := gated[leader.Node().ID()]
+	g.arm()
+	defer g.release()
+
+	var electBuilt, alterBuilt, readBuilt atomic.Bool
+	var sawMaster atomic.Int64
+	elect := leader.electBuild(adminTriggerElect("c", "b", 2))
+	first, second := make(chan outcome, 1), make(chan outcome, 1)
+	go func() {
+		first <- leader.scheduleOn(setKeys("b"), func(s *state) (response, []event, error) {
+			electBuilt.Store(true)
+			return elect(s)
+		}, 10*time.Second)
+	}()
+	require.Eventually(t, electBuilt.Load, 5*time.Second, time.Millisecond, "the election was never built")
+	alter := alterTo(leader.hb, 1, 1, 2, 1, 3)
+	go func() {
+		second <- leader.scheduleOn(setKeys("b"), func(s *state) (response, []event, error) {
+			ss, _ := s.SyncState("b")
+			sawMaster.Store(ss.MasterBrokerID)
+			alterBuilt.Store(true)
+			return alter(s)
+		}, 10*time.Second)
+	}()
+	require.Eventually(t, func() bool { return leader.sched.pending() >= 2 }, 5*time.Second, time.Millisecond)
+	read := leader.scheduleOn(setKeys("o"), func(s *state) (response, []event, error) {
+		readBuilt.Store(true)
+		resp, err := s.GetReplicaInfo(wire.GetReplicaInfoRequest{BrokerName: "o"})
+		return resp, nil, err
+	}, 5*time.Second)
+	if errors.Is(read.err, errNotLeader) {
+		return false
+	}
+	require.True(t, readBuilt.Load(), "set o waited for set b: %v", read.err)
+	require.Equal(t, codeBrokerMetadataNotExist, codeOf(read.err))
+	require.False(t, alterBuilt.Load(), "b's alter was built while b's election was in flight")
+
+	g.release()
+	out1, out2 := <-first, <-second
+	if errors.Is(out1.err, errNotLeader) || errors.Is(out2.err, errNotLeader) || !alterBuilt.Load() {
+		return false
+	}
+	require.NoError(t, out1.err)
+	require.Equal(t, int64(2), sawMaster.Load(), "the alter was built before the election was applied")
+	require.Equal(t, codeInvalidMaster, codeOf(out2.err), "alter reply: %v", out2.err)
+	return true
+}
+
+// A keyed task whose deadline passed while its set was held is answered
+// code 1 without running; a panicking task of another set is answered
+// code 1 and frees its set; the held set serves again once released.
+func TestKeyedTaskDeadlineAndPanic(t *testing.T) {
+	ic := newInmemControllers(t, 1)
+	leader := ic.leader(t)
+	release := make(chan struct{})
+	var once sync.Once
+	unblock := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(unblock) // a failed check must not leave the task running at shutdown
+	require.NoError(t, leader.sched.submitOn(setKeys("b"), func() { <-release }))
+	var lateBuilt atomic.Bool
+	late := leader.scheduleOn(setKeys("b"), func(*state) (response, []event, error) {
+		lateBuilt.Store(true)
+		return nil, nil, nil
+	}, 50*time.Millisecond)
+	require.Equal(t, codeSystemError, codeOf(late.err), "a held set's caller gets code 1 at its deadline")
+
+	boom := leader.scheduleOn(setKeys("o"), func(*state) (response, []event, error) { panic("boom") }, requestTimeout)
+	require.Equal(t, codeSystemError, codeOf(boom.err))
+	require.Contains(t, boom.err.Error(), "boom")
+	require.NoError(t, leader.scheduleOn(setKeys("o"), func(*state) (response, []event, error) { return nil, nil, nil },
+		requestTimeout).err, "set o is free after the panic")
+
+	unblock()
+	require.NoError(t, leader.scheduleOn(setKeys("b"), func(*state) (response, []event, error) { return nil, nil, nil },
+		requestTimeout).err)
+	require.False(t, lateBuilt.Load(), "a task past its deadline never runs")
 }

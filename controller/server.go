@@ -26,7 +26,7 @@ import (
 
 // Controller is one running controller node: the broker-facing remoting
 // server, the Raft node with the replicated FSM, the per-node heartbeat
-// manager, the leader's serial scheduler, election triggers and the
+// manager, the leader's per-set scheduler, election triggers and the
 // role-change notifier.
 type Controller struct {
 	cfg   atomic.Pointer[config.ControllerConfig]

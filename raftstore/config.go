@@ -38,6 +38,9 @@ const (
 const (
 	snapshotRetain = 2
 	logFileName    = "raft.db"
+	// maxAppendEntries bounds the entries of one leader log write and of
+	// one AppendEntries RPC (hashicorp/raft's default).
+	maxAppendEntries = 64
 )
 
 // Peer is one voting member of the configured cluster.
@@ -241,6 +244,13 @@ func (c *Config) raftConfig(logger hclog.Logger) *raft.Config {
 	rc.SnapshotThreshold = c.SnapshotThreshold
 	rc.SnapshotInterval = c.SnapshotInterval
 	rc.TrailingLogs = c.TrailingLogs
+	// Group commit: concurrent Applies (the Controller runs the tasks of
+	// different broker sets at once) are queued without a hand-off to the
+	// leader loop, which stores up to MaxAppendEntries of them with one
+	// StoreLogs (one fsync'd bbolt commit); a follower stores each
+	// AppendEntries RPC of up to as many entries with one commit.
+	rc.BatchApplyCh = true
+	rc.MaxAppendEntries = maxAppendEntries
 	rc.Logger = logger
 	return rc
 }

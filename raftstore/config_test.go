@@ -68,5 +68,8 @@ func TestDefaultsAreValidForRaft(t *testing.T) {
 	require.Equal(t, uint64(DefaultTrailingLogs), d.TrailingLogs)
 	require.NotNil(t, d.Logger)
 	require.Zero(t, cfg.HeartbeatTimeout, "withDefaults must not touch the original")
-	require.NoError(t, raft.ValidateConfig(d.raftConfig(d.Logger)))
+	rc := d.raftConfig(d.Logger)
+	require.NoError(t, raft.ValidateConfig(rc))
+	require.True(t, rc.BatchApplyCh, "concurrent Applies are queued for group commit")
+	require.Equal(t, maxAppendEntries, rc.MaxAppendEntries)
 }

@@ -1,0 +1,67 @@
+//go:build embedded_controller
+
+package controller
+
+// Keys of the scheduler's tasks (scheduler.go, docs/controller.md section
+// 5.2). A broker set's state is independent of every other set's, except
+// for three things that are global:
+//   - the bounds controllerMaxBrokerSets and controllerMaxStateBytes, which
+//     builders check against the leader's config (statesize.go checkRoom)
+//     and Apply cannot check again deterministically;
+//   - the tombstone floor (retire.go): a clean that leaves more than
+//     maxRetiredSets tombstones folds them into a floor that every set
+//     without a replica half hands out its first id from (firstBrokerID);
+//   - the tombstone of a name, which a clean creates and APPLY_BROKER_ID
+//     revives.
+//
+// Every task that can grow the state, change the tombstones or read the
+// first id of a set takes the growth key besides its set: APPLY_BROKER_ID
+// (1013), REGISTER_BROKER (1003, an address change), CLEAN_BROKER_DATA
+// (1011) and GET_NEXT_BROKER_ID (1012). They run one at a time, as every
+// task did before, so the bounds stay exact and the floor a builder reads
+// is the one its entry meets. Elections, alters and the other reads change
+// or read one set only: they take their set's key alone.
+
+// maxTaskKeys is the number of set names past which a task is global.
+const maxTaskKeys = 64
+
+// schedKey is one key: a broker set's name, or the growth key.
+type schedKey struct {
+	name   string
+	growth bool
+}
+
+// growthKey serialises the tasks that can grow the state.
+var growthKey = schedKey{growth: true}
+
+// taskKeys are the keys of one task; global means every key.
+type taskKeys struct {
+	keys   []schedKey
+	global bool
+}
+
+// globalKeys is a task ordered with every other task.
+func globalKeys() taskKeys { return taskKeys{global: true} }
+
+// setKeys are the keys of a task that reads or changes the named sets,
+// deduplicated; no name, or more than maxTaskKeys, make it global.
+func setKeys(names ...string) taskKeys {
+	if len(names) == 0 || len(names) > maxTaskKeys {
+		return globalKeys()
+	}
+	keys := make([]schedKey, 0, len(names))
+	seen := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		if _, dup := seen[n]; !dup {
+			seen[n] = struct{}{}
+			keys = append(keys, schedKey{name: n})
+		}
+	}
+	return taskKeys{keys: keys}
+}
+
+// growthKeys are the keys of a task on set name that can grow the state or
+// reads or changes the tombstones: its set and the growth key.
+func growthKeys(name string) taskKeys {
+	return taskKeys{keys: []schedKey{{name: name}, growthKey}}
+}
