@@ -44,6 +44,10 @@ func runController(opts options, stdout, stderr io.Writer) int {
 		metrics: metrics.EndpointConfig{Wrap: tlsm.Listener}})
 }
 
+// afterStart runs once the node is up, before serve waits for a signal
+// (tests signal there).
+var afterStart = func() {}
+
 func newLogger(w io.Writer) hclog.Logger {
 	level := hclog.LevelFromString(os.Getenv("CONTROLLER_LOG_LEVEL"))
 	if level == hclog.NoLevel {
@@ -56,13 +60,17 @@ func newLogger(w io.Writer) hclog.Logger {
 // metrics endpoint) until SIGTERM or SIGINT, then stops it gracefully
 // within shutdownWaitTimeSeconds.
 func serve(cfg *config.ControllerConfig, logger hclog.Logger, o nodeOptions) int {
+	// Signals are caught from before the start, so that one arriving while
+	// the node starts still ends in the graceful stop.
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	defer signal.Stop(ch)
 	n, err := startNode(cfg, logger, o)
 	if err != nil {
 		logger.Error("start failed", "error", err)
 		return 1
 	}
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	afterStart()
 	logger.Info("shutting down", "signal", (<-ch).String())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.ShutdownWaitTimeSeconds)*time.Second)
 	defer cancel()

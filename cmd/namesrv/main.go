@@ -71,6 +71,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if opts.healthcheck {
 		return healthcheck(cfg, stderr)
 	}
+	signals := notifyStop()
+	defer signal.Stop(signals)
 	logger := newLogger(stderr)
 	logger.Info("starting", "version", version.Version, "controller_format", version.ControllerFormat)
 	tlsm, err := startTLS(cfg, javaProps, logger)
@@ -84,9 +86,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		logger.Error("start failed", "error", err)
 		return 1
 	}
-	waitForSignal(logger)
+	afterStart()
+	logger.Info("shutting down", "signal", (<-signals).String())
 	return stop()
 }
+
+// afterStart runs once the servers are up, before run waits for a signal
+// (tests signal there).
+var afterStart = func() {}
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
@@ -150,11 +157,13 @@ func startNamesrv(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...namesr
 	return srv, nil
 }
 
-func waitForSignal(logger hclog.Logger) {
+// notifyStop catches SIGTERM and SIGINT from before the servers start, so
+// that one arriving while they start (once the port accepts) still ends in
+// the graceful shutdown rather than Go's default action.
+func notifyStop() chan os.Signal {
 	ch := make(chan os.Signal, 1)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
-	sig := <-ch
-	logger.Info("shutting down", "signal", sig.String())
+	return ch
 }
 
 func shutdown(srv *namesrv.Server, logger hclog.Logger) int {

@@ -1,0 +1,38 @@
+//go:build embedded_controller
+
+package main
+
+import (
+	"net"
+	"os"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/controller"
+	"github.com/rmqgo/nameserver/raftstore"
+)
+
+// TestSIGTERMRightAfterStartIsGraceful: a SIGTERM that arrives once the
+// controller is up but before serve waits for signals goes through the
+// graceful stop and exit 0, not Go's default action (the process ends at
+// once).
+func TestSIGTERMRightAfterStartIsGraceful(t *testing.T) {
+	logger := raftstore.TestLogger(t, "ctl")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	tr, err := raftstore.NewTCPTransport("127.0.0.1:0", "", logger)
+	require.NoError(t, err)
+	cfg := loadTestConfig(t, ln.Addr().String(), string(tr.LocalAddr()))
+	afterStart = func() {
+		require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+		time.Sleep(200 * time.Millisecond) // the signal is delivered before serve goes on (not an assertion)
+	}
+	t.Cleanup(func() { afterStart = func() {} })
+	code := serve(cfg, logger, nodeOptions{
+		controller: []controller.Option{controller.WithListener(ln), controller.WithRaftTransport(tr)},
+	})
+	require.Equal(t, 0, code)
+}
