@@ -74,7 +74,7 @@ func (c *Controller) triggerElect(brokerName string, trigger ElectTrigger) {
 	code := codeNotLeader
 	attempts := max(c.config().ElectMasterMaxRetryCount, 1)
 	for i := 0; i < attempts && !c.stopping.Load(); i++ {
-		out := c.scheduleOn(setKeys(brokerName), c.electBuild(controllerTriggerElect(brokerName)), electAttemptTimeout)
+		out := c.scheduleOn(ownElectionKeys(brokerName), c.electBuild(controllerTriggerElect(brokerName)), electAttemptTimeout)
 		code, _ = responseCode(out.err)
 		if code == codeSuccess {
 			c.notifyRoleChange(out.resp)

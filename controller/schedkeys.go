@@ -34,10 +34,14 @@ type schedKey struct {
 // growthKey serialises the tasks that can grow the state.
 var growthKey = schedKey{growth: true}
 
-// taskKeys are the keys of one task; global means every key.
+// taskKeys are the keys of one task; global means every key. own marks
+// the controller's own election of a set (reelect.go): at most one runs
+// per stored set, so it is admitted past the bound of live tasks, which a
+// stranger's requests can fill.
 type taskKeys struct {
 	keys   []schedKey
 	global bool
+	own    bool
 }
 
 // globalKeys is a task ordered with every other task.
@@ -64,4 +68,12 @@ func setKeys(names ...string) taskKeys {
 // reads or changes the tombstones: its set and the growth key.
 func growthKeys(name string) taskKeys {
 	return taskKeys{keys: []schedKey{{name: name}, growthKey}}
+}
+
+// ownElectionKeys are the keys of the controller's own election of set
+// name: its set, admitted past the bound (taskKeys.own).
+func ownElectionKeys(name string) taskKeys {
+	k := setKeys(name)
+	k.own = true
+	return k
 }

@@ -20,11 +20,15 @@ import "sync"
 // The tasks form a DAG under one mutex: submission order is a total order
 // and a task only ever waits for earlier tasks, so there is no cycle. The
 // number of live tasks (waiting or running) is bounded: a full scheduler
-// answers errSystemBusy.
+// answers errSystemBusy. The controller's own elections (one loop per
+// stored set, reelect.go) have a bound of their own, maxOwnElections, so
+// that a stranger who fills the scheduler cannot hold a failover back.
 type scheduler struct {
 	mu      sync.Mutex
 	size    int                // bound of live tasks
 	live    map[*task]struct{} // submitted and not finished
+	counted int                // live tasks held to size (all but own elections)
+	owned   int                // live own elections (held to maxOwnElections)
 	tails   map[schedKey]*task // latest live task per key
 	global  *task              // latest live global task
 	stopped bool               // no task starts any more
@@ -37,6 +41,7 @@ type scheduler struct {
 type task struct {
 	keys    []schedKey
 	global  bool
+	own     bool
 	fn      func()
 	waiting int     // unfinished tasks it waits for
 	next    []*task // tasks waiting for it
@@ -58,23 +63,34 @@ func (s *scheduler) run() {
 func (s *scheduler) submit(fn func()) error { return s.submitOn(globalKeys(), fn) }
 
 // submitOn enqueues fn with keys without blocking: errNotLeader once
-// stopped, errSystemBusy when the bound of live tasks is reached.
+// stopped, errSystemBusy when the bound of live tasks is reached (an own
+// election is not held to it).
 func (s *scheduler) submitOn(keys taskKeys, fn func()) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
 		return errNotLeader
 	}
-	if len(s.live) >= s.size {
+	if (!keys.own && s.counted >= s.size) || (keys.own && s.owned >= maxOwnElections) {
 		return errSystemBusy
 	}
-	t := &task{keys: keys.keys, global: keys.global, fn: fn}
+	t := &task{keys: keys.keys, global: keys.global, own: keys.own, fn: fn}
 	s.link(t)
 	s.live[t] = struct{}{}
+	s.count(t, 1)
 	if t.waiting == 0 {
 		s.start(t)
 	}
 	return nil
+}
+
+// count adds d to the live tasks of t's bound (under mu).
+func (s *scheduler) count(t *task, d int) {
+	if t.own {
+		s.owned += d
+	} else {
+		s.counted += d
+	}
 }
 
 // link makes t wait for the live tasks it must follow and records it as
@@ -130,6 +146,7 @@ func (s *scheduler) finish(t *task) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.live, t)
+	s.count(t, -1)
 	for _, k := range t.keys {
 		if s.tails[k] == t {
 			delete(s.tails, k)
