@@ -42,6 +42,7 @@ type taskKeys struct {
 	keys   []schedKey
 	global bool
 	own    bool
+	read   bool // a read of keys: it waits for them and holds no task back
 }
 
 // globalKeys is a task ordered with every other task.
@@ -76,4 +77,21 @@ func ownElectionKeys(name string) taskKeys {
 	k := setKeys(name)
 	k.own = true
 	return k
+}
+
+// readKeys are the keys of a read of the named sets (1006), deduplicated,
+// however many: the read waits for the live tasks of those sets (and the
+// last global task) but is no key's tail, so no later task waits for it.
+// It appends nothing that changes a set, so a later task need not follow
+// it; no name waits for nothing but the last global task.
+func readKeys(names ...string) taskKeys {
+	keys := make([]schedKey, 0, min(len(names), maxTaskKeys))
+	seen := make(map[string]struct{}, min(len(names), maxTaskKeys))
+	for _, n := range names {
+		if _, dup := seen[n]; !dup {
+			seen[n] = struct{}{}
+			keys = append(keys, schedKey{name: n})
+		}
+	}
+	return taskKeys{keys: keys, read: true}
 }

@@ -42,6 +42,7 @@ type task struct {
 	keys    []schedKey
 	global  bool
 	own     bool
+	read    bool // waits for its keys' tails, is none (taskKeys.read)
 	fn      func()
 	waiting int     // unfinished tasks it waits for
 	next    []*task // tasks waiting for it
@@ -74,7 +75,7 @@ func (s *scheduler) submitOn(keys taskKeys, fn func()) error {
 	if (!keys.own && s.counted >= s.size) || (keys.own && s.owned >= maxOwnElections) {
 		return errSystemBusy
 	}
-	t := &task{keys: keys.keys, global: keys.global, own: keys.own, fn: fn}
+	t := &task{keys: keys.keys, global: keys.global, own: keys.own, read: keys.read, fn: fn}
 	s.link(t)
 	s.live[t] = struct{}{}
 	s.count(t, 1)
@@ -94,13 +95,19 @@ func (s *scheduler) count(t *task, d int) {
 }
 
 // link makes t wait for the live tasks it must follow and records it as
-// the tail of its keys (under mu). Every live task is the last global
-// task, a tail, or an ancestor of one of them (a later task sharing one of
-// its keys, or a later global task, waits for it), so a global task that
-// waits for those waits for every live task, with one edge per key.
+// the tail of its keys (under mu). Every live task but a read is the last
+// global task, a tail, or an ancestor of one of them (a later task sharing
+// one of its keys, or a later global task, waits for it), so a global task
+// that waits for those waits for every live task but the reads, with one
+// edge per key. A read waits like a keyed task but records nothing: it
+// changes no set, so nothing needs to follow it.
 func (s *scheduler) link(t *task) {
 	if s.global != nil {
 		s.after(t, s.global)
+	}
+	if t.read {
+		s.readAfter(t)
+		return
 	}
 	if t.global {
 		for _, p := range s.tails {
@@ -115,6 +122,23 @@ func (s *scheduler) link(t *task) {
 			s.after(t, p)
 		}
 		s.tails[k] = t
+	}
+}
+
+// readAfter makes read task t wait for the tails of its keys, once each,
+// without becoming one (under mu): no later task waits for a read.
+func (s *scheduler) readAfter(t *task) {
+	var seen map[*task]bool
+	for _, k := range t.keys {
+		p := s.tails[k]
+		if p == nil || seen[p] {
+			continue
+		}
+		if seen == nil {
+			seen = map[*task]bool{}
+		}
+		seen[p] = true
+		s.after(t, p)
 	}
 }
 
