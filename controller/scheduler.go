@@ -198,6 +198,14 @@ func (s *scheduler) stop() {
 	}
 }
 
+// liveOn reports whether a task that changes set name (or a global task)
+// is live: an entry of name may be in flight.
+func (s *scheduler) liveOn(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.global != nil || s.tails[schedKey{name: name}] != nil
+}
+
 // pending is the number of live tasks (waiting or running).
 func (s *scheduler) pending() int {
 	s.mu.Lock()
