@@ -4,6 +4,7 @@ package controller
 
 import (
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -70,6 +71,86 @@ func TestAttackExpiryMissesMasterElectedInFlight(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			elections, _ := ic.obs[leader.Node().ID()].snapshot()
+			require.FailNow(t, "set b kept a master that is gone", "master %d (alive %v), epoch %d, elections %v",
+				ss.MasterBrokerID, leader.hb.IsActive("c", "b", ss.MasterBrokerID), ss.MasterEpoch, elections)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// holdingObserver blocks the first inactive election's report until
+// released: the election loop has its result but still counts as running.
+type holdingObserver struct {
+	*recordingObserver
+	held    chan struct{} // closed when the report is held
+	release chan struct{}
+	once    sync.Once
+}
+
+func (o *holdingObserver) ElectionFinished(tr ElectTrigger, code int32, d time.Duration) {
+	o.recordingObserver.ElectionFinished(tr, code, d)
+	if tr == TriggerInactive {
+		o.once.Do(func() {
+			close(o.held)
+			<-o.release
+		})
+	}
+}
+
+// TestAttackInactiveDuringElectionLoopEnd: the master a controller-triggered
+// election has just made (its entry applied) loses its connection while the
+// loop is still finishing. The expiry worker sees that it is the master,
+// but the set's loop still runs, so the new trigger used to be dropped: the
+// set kept a master that had gone (T2 skips during the first-heartbeat
+// window). A trigger that arrives while the loop runs makes it run once
+// more.
+func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
+	obs := &holdingObserver{recordingObserver: newRecordingObserver(), held: make(chan struct{}), release: make(chan struct{})}
+	ic := newControllersWith(t, 1, nil, []Option{WithObserver(obs)})
+	leader := ic.leader(t)
+	defer func() {
+		select {
+		case <-obs.release:
+		default:
+			close(obs.release)
+		}
+	}()
+	for id := int64(1); id <= 3; id++ {
+		require.NoError(t, leader.hb.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b",
+			BrokerAddr: addrOf(id), BrokerID: ptr(id), HeartbeatTimeoutMillis: ptr(int64(60_000))}, ConnID(100+id)))
+		mustSchedule(t, leader, func(s *state) (response, []event, error) {
+			return s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "b", AppliedBrokerID: id,
+				RegisterCheckCode: addrOf(id) + ";1"})
+		})
+	}
+	mustSchedule(t, leader, leader.electBuild(brokerTriggerElect("c", "b", 1)))
+	mustSchedule(t, leader, alterTo(leader.hb, 1, 1, 1, 1, 2, 3))
+
+	require.Len(t, leader.hb.OnConnClose(ConnID(101)), 1, "master 1 goes")
+	select {
+	case <-obs.held:
+	case <-time.After(10 * time.Second):
+		require.FailNow(t, "no election after master 1 went")
+	}
+	var ss syncStateInfo
+	leader.fsm.read(func(s *state) { ss, _ = s.SyncState("b") })
+	require.Contains(t, []int64{2, 3}, ss.MasterBrokerID)
+	gone := ss.MasterBrokerID
+	q := leader.expiry.Load()
+	passes := q.passes.Load()
+	require.Len(t, leader.hb.OnConnClose(ConnID(100+gone)), 1, "the new master goes too")
+	require.Eventually(t, func() bool { return q.passes.Load() > passes }, 5*time.Second, time.Millisecond)
+	close(obs.release)
+
+	deadline := time.Now().Add(4 * time.Second)
+	for {
+		leader.fsm.read(func(s *state) { ss, _ = s.SyncState("b") })
+		if ss.MasterBrokerID != gone && ss.MasterEpoch > 2 {
+			t.Logf("master %d, epoch %d", ss.MasterBrokerID, ss.MasterEpoch)
+			return
+		}
+		if time.Now().After(deadline) {
+			elections, _ := obs.snapshot()
 			require.FailNow(t, "set b kept a master that is gone", "master %d (alive %v), epoch %d, elections %v",
 				ss.MasterBrokerID, leader.hb.IsActive("c", "b", ss.MasterBrokerID), ss.MasterEpoch, elections)
 		}

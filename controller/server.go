@@ -48,9 +48,9 @@ type Controller struct {
 	sched      *scheduler
 	notifier   *notifier
 	gate       leaderGate
-	conns      sync.Map // ConnID → *remoting.Conn that carried heartbeats
-	electing   sync.Map // brokerName → struct{}: a triggered election runs
-	rechecking sync.Map // brokerName → struct{}: an inactive broker is checked again (expiry.go)
+	conns      sync.Map   // ConnID → *remoting.Conn that carried heartbeats
+	loops      electLoops // the sets whose triggered election loop runs (reelect.go)
+	rechecking sync.Map   // brokerName → struct{}: an inactive broker is checked again (expiry.go)
 
 	expiry atomic.Pointer[expiryQueue] // the ready term's inactive brokers (expiry.go)
 
