@@ -5,6 +5,7 @@ package controller
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -142,11 +143,11 @@ func TestSchedulerReadWaitsAndHoldsNothingBack(t *testing.T) {
 	for i := range 100 {
 		many = append(many, "x"+string(rune('a'+i%26)), "b")
 	}
-	require.NoError(t, p.submit(s, "r", readKeys(many...)))
+	require.NoError(t, p.submit(s, "r", readKeys(many)))
 	require.NoError(t, p.submit(s, "w2", setKeys("a")))
 	require.NoError(t, p.submit(s, "c", setKeys("c")))
 	require.Equal(t, "c", p.next(t), "a read of 100 names is not global")
-	require.NoError(t, p.submit(s, "none", readKeys()))
+	require.NoError(t, p.submit(s, "none", readKeys(nil)))
 	require.Equal(t, "none", p.next(t))
 	p.quiet(t, s)
 	p.finish("w1")
@@ -158,5 +159,29 @@ func TestSchedulerReadWaitsAndHoldsNothingBack(t *testing.T) {
 	for _, n := range []string{"r", "c", "none", "w3"} {
 		p.finish(n)
 	}
+	require.Eventually(t, func() bool { return s.pending() == 0 }, 10*time.Second, time.Millisecond)
+}
+
+// TestSchedulerReadOfManyNamesFindsItsTails: a read of more names than
+// there are live keys looks the tails up in its sorted names; it waits for
+// the tasks of the sets it lists and for none other (nor the growth key).
+func TestSchedulerReadOfManyNamesFindsItsTails(t *testing.T) {
+	s, p := newSchedProbe(16)
+	defer s.stop()
+	require.NoError(t, p.submit(s, "wa", setKeys("a")))
+	require.NoError(t, p.submit(s, "wz", growthKeys("zz")))
+	require.ElementsMatch(t, []string{"wa", "wz"}, []string{p.next(t), p.next(t)})
+	names := make([]string, 0, 100_001)
+	for i := range 100_000 {
+		names = append(names, fmt.Sprintf("n%06d", 99_999-i))
+	}
+	names = append(names, "a")
+	require.NoError(t, p.submit(s, "r", readKeys(names)))
+	p.quiet(t, s)
+	p.finish("wz")
+	p.quiet(t, s)
+	p.finish("wa")
+	require.Equal(t, "r", p.next(t))
+	p.finish("r")
 	require.Eventually(t, func() bool { return s.pending() == 0 }, 10*time.Second, time.Millisecond)
 }

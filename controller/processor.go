@@ -107,8 +107,9 @@ func (c *Controller) prepareSyncStateData(req *remoting.Command) (taskKeys, buil
 			err = &domainError{Kind: errSystem, Remark: "decode broker names: " + err.Error()}
 		}
 	}
-	return readKeys(names...), func(s *state) (response, []event, error) {
-		resp, err := s.GetSyncStateData(names, c.hb)
+	keys := readKeys(names)
+	return keys, func(s *state) (response, []event, error) {
+		resp, err := s.GetSyncStateData(keys.names, c.hb)
 		return resp, nil, err
 	}, err
 }

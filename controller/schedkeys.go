@@ -2,6 +2,8 @@
 
 package controller
 
+import "slices"
+
 // Keys of the scheduler's tasks (scheduler.go, docs/controller.md section
 // 5.2). A broker set's state is independent of every other set's, except
 // for three things that are global:
@@ -42,7 +44,8 @@ type taskKeys struct {
 	keys   []schedKey
 	global bool
 	own    bool
-	read   bool // a read of keys: it waits for them and holds no task back
+	read   bool     // a read of names: it waits for them and holds no task back
+	names  []string // a read's set names, sorted, without duplicates
 }
 
 // globalKeys is a task ordered with every other task.
@@ -79,19 +82,14 @@ func ownElectionKeys(name string) taskKeys {
 	return k
 }
 
-// readKeys are the keys of a read of the named sets (1006), deduplicated,
-// however many: the read waits for the live tasks of those sets (and the
-// last global task) but is no key's tail, so no later task waits for it.
-// It appends nothing that changes a set, so a later task need not follow
-// it; no name waits for nothing but the last global task.
-func readKeys(names ...string) taskKeys {
-	keys := make([]schedKey, 0, min(len(names), maxTaskKeys))
-	seen := make(map[string]struct{}, min(len(names), maxTaskKeys))
-	for _, n := range names {
-		if _, dup := seen[n]; !dup {
-			seen[n] = struct{}{}
-			keys = append(keys, schedKey{name: n})
-		}
-	}
-	return taskKeys{keys: keys, read: true}
+// readKeys are the keys of a read of the named sets (1006), however many:
+// the read waits for the live tasks of those sets (and the last global
+// task) but is no key's tail, so no later task waits for it. It appends
+// nothing that changes a set, so a later task need not follow it; no name
+// waits for nothing but the last global task. names are sorted and
+// deduplicated in place (a 1006 reply does not depend on their order) and
+// kept only until the task is linked: a task holds no per-name key.
+func readKeys(names []string) taskKeys {
+	slices.Sort(names)
+	return taskKeys{names: slices.Compact(names), read: true}
 }

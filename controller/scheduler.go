@@ -2,7 +2,10 @@
 
 package controller
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // scheduler orders the leader's work per broker set (docs/controller.md
 // section 5.2). Every leader-gated request and every triggered election is
@@ -75,8 +78,8 @@ func (s *scheduler) submitOn(keys taskKeys, fn func()) error {
 	if (!keys.own && s.counted >= s.size) || (keys.own && s.owned >= maxOwnElections) {
 		return errSystemBusy
 	}
-	t := &task{keys: keys.keys, global: keys.global, own: keys.own, read: keys.read, fn: fn}
-	s.link(t)
+	t := &task{keys: keys.keys, global: keys.global, own: keys.own, read: keys.read, fn: fn} // a read keeps no names
+	s.link(t, keys.names)
 	s.live[t] = struct{}{}
 	s.count(t, 1)
 	if t.waiting == 0 {
@@ -101,12 +104,12 @@ func (s *scheduler) count(t *task, d int) {
 // that waits for those waits for every live task but the reads, with one
 // edge per key. A read waits like a keyed task but records nothing: it
 // changes no set, so nothing needs to follow it.
-func (s *scheduler) link(t *task) {
+func (s *scheduler) link(t *task, readNames []string) {
 	if s.global != nil {
 		s.after(t, s.global)
 	}
 	if t.read {
-		s.readAfter(t)
+		s.readAfter(t, readNames)
 		return
 	}
 	if t.global {
@@ -125,20 +128,33 @@ func (s *scheduler) link(t *task) {
 	}
 }
 
-// readAfter makes read task t wait for the tails of its keys, once each,
-// without becoming one (under mu): no later task waits for a read.
-func (s *scheduler) readAfter(t *task) {
+// readAfter makes read task t wait for the tails of the sets in names
+// (sorted), once each, without becoming one (under mu): no later task
+// waits for a read. It looks up the smaller side, the names in the tails
+// or the tails in the names, so a read of millions of names holds the
+// lock no longer than the live tasks' keys take.
+func (s *scheduler) readAfter(t *task, names []string) {
 	var seen map[*task]bool
-	for _, k := range t.keys {
-		p := s.tails[k]
+	visit := func(p *task) {
 		if p == nil || seen[p] {
-			continue
+			return
 		}
 		if seen == nil {
 			seen = map[*task]bool{}
 		}
 		seen[p] = true
 		s.after(t, p)
+	}
+	if len(names) <= len(s.tails) {
+		for _, n := range names {
+			visit(s.tails[schedKey{name: n}])
+		}
+		return
+	}
+	for k, p := range s.tails {
+		if _, found := slices.BinarySearch(names, k.name); found && !k.growth {
+			visit(p)
+		}
 	}
 }
 
