@@ -157,3 +157,39 @@ func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestAttackLeadershipLossEndsLoopsAndTasks: the leader runs an election
+// loop for a set without candidates (marked to run again) and holds a
+// re-check behind a live task of the set when it hands its leadership
+// over; afterwards none of its loops, re-checks or tasks is left.
+func TestAttackLeadershipLossEndsLoopsAndTasks(t *testing.T) {
+	ic := newInmemControllers(t, 3)
+	leader := ic.leader(t)
+	for id := int64(1); id <= 2; id++ {
+		require.NoError(t, leader.hb.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b",
+			BrokerAddr: addrOf(id), BrokerID: ptr(id), HeartbeatTimeoutMillis: ptr(int64(60_000))}, ConnID(100+id)))
+		mustSchedule(t, leader, func(s *state) (response, []event, error) {
+			return s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "b", AppliedBrokerID: id,
+				RegisterCheckCode: addrOf(id) + ";1"})
+		})
+	}
+	mustSchedule(t, leader, leader.electBuild(brokerTriggerElect("c", "b", 1)))
+	release := make(chan struct{})
+	require.NoError(t, leader.sched.submitOn(setKeys("b"), func() { <-release }))
+	leader.hb.OnConnClose(ConnID(102))
+	leader.hb.OnConnClose(ConnID(101)) // master 1 goes, no candidate left
+	require.Eventually(t, func() bool {
+		_, pending := leader.rechecking.Load("b")
+		return leader.loops.markRunning("b") || pending
+	}, 10*time.Second, time.Millisecond)
+	require.NoError(t, leader.Node().Raft().LeadershipTransfer().Error())
+	close(release)
+	require.Eventually(t, func() bool {
+		leader.loops.mu.Lock()
+		loops := len(leader.loops.again)
+		leader.loops.mu.Unlock()
+		rechecks := 0
+		leader.rechecking.Range(func(any, any) bool { rechecks++; return true })
+		return !leader.IsReadyLeader() && loops == 0 && rechecks == 0 && leader.sched.pending() == 0
+	}, 20*time.Second, 5*time.Millisecond, "loops, re-checks or tasks left after the leadership went")
+}
