@@ -101,9 +101,10 @@ func (c *Controller) expiryPass(q *expiryQueue, evs []inactiveBroker) {
 	if len(evs) == 0 || c.stopping.Load() || !c.IsReadyLeader() {
 		return
 	}
-	var masters []inactiveBroker
-	c.fsm.read(func(s *state) { masters = inactiveMasters(s, evs) })
+	var masters, others []inactiveBroker
+	c.fsm.read(func(s *state) { masters, others = inactiveMasters(s, evs), storedOthers(s, evs) })
 	q.passes.Add(1)
+	c.recheckInFlight(others)
 	if len(masters) == 0 {
 		return
 	}
@@ -129,4 +130,63 @@ func inactiveMasters(s *state, evs []inactiveBroker) []inactiveBroker {
 		}
 	}
 	return out
+}
+
+// storedOthers returns the events (one per set) of stored sets whose
+// master none of the set's events reports.
+func storedOthers(s *state, evs []inactiveBroker) []inactiveBroker {
+	var out []inactiveBroker
+	seen := map[string]bool{}
+	for _, ev := range evs {
+		if s.NeedsElectionOnInactive(ev) {
+			seen[ev.BrokerName] = true
+		}
+	}
+	for _, ev := range evs {
+		if _, _, ok := s.get(ev.BrokerName); ok && !seen[ev.BrokerName] {
+			seen[ev.BrokerName] = true
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// recheckInFlight checks again, in its set's order, an event of a stored
+// set that did not report the set's master while the set has a live task:
+// an entry of that task still in flight may make the broker master (an
+// election built while it was alive), which the batch's read could not
+// see. The check runs after the set's live tasks, as the controller's own
+// election (taskKeys.own), and elects if the broker is then the master; at
+// most one check per set is pending. Java orders this check likewise:
+// onBrokerInactive asks the event scheduler (getReplicaInfo).
+func (c *Controller) recheckInFlight(others []inactiveBroker) {
+	for _, ev := range others {
+		if !c.sched.liveOn(ev.BrokerName) {
+			continue
+		}
+		if _, pending := c.rechecking.LoadOrStore(ev.BrokerName, struct{}{}); pending {
+			continue
+		}
+		err := c.sched.submitOn(ownElectionKeys(ev.BrokerName), func() {
+			defer c.rechecking.Delete(ev.BrokerName)
+			c.recheckInactive(ev)
+		})
+		if err != nil {
+			c.rechecking.Delete(ev.BrokerName)
+			c.logger.Warn("inactive broker not checked again", "broker", ev.brokerIdentity, "error", err)
+		}
+	}
+}
+
+// recheckInactive elects in ev's set if ev's broker is its master now.
+func (c *Controller) recheckInactive(ev inactiveBroker) {
+	if !c.IsReadyLeader() {
+		return
+	}
+	var need bool
+	c.fsm.read(func(s *state) { need = s.NeedsElectionOnInactive(ev) })
+	if need {
+		c.logger.Info("master inactive once its set's entry applied, electing a new one", "broker", ev.brokerIdentity)
+		c.goElect(ev.BrokerName, TriggerInactive)
+	}
 }

@@ -28,6 +28,10 @@ const (
 	// schedulerQueueSize is the capacity of the leader's event queue
 	// (Java's EventScheduler); a full queue answers SYSTEM_BUSY.
 	schedulerQueueSize = 1024
+	// maxOwnElections bounds the live tasks of the controller's own
+	// elections apart from schedulerQueueSize: one loop runs per stored
+	// set, and there are at most config.MaxControllerBrokerSets sets.
+	maxOwnElections = config.MaxControllerBrokerSets
 	// heartbeatFirstScan is Java's initial delay of the heartbeat scan.
 	heartbeatFirstScan = 2 * time.Second
 	// leaderRecheck is how often leadership is reconciled besides LeaderCh.

@@ -96,7 +96,9 @@ func (c *Controller) prepareReplicaInfo(req *remoting.Command) (taskKeys, buildF
 }
 
 // prepareSyncStateData reads the 1006 body, a JSON array of broker names;
-// no body is an empty list (code 1 "not set any response code").
+// no body is an empty list (code 1 "not set any response code"). It is a
+// read of those sets (readKeys), never global: a stranger's read must not
+// hold every set's work back.
 func (c *Controller) prepareSyncStateData(req *remoting.Command) (taskKeys, buildFunc, error) {
 	var names []string
 	var err error
@@ -105,8 +107,9 @@ func (c *Controller) prepareSyncStateData(req *remoting.Command) (taskKeys, buil
 			err = &domainError{Kind: errSystem, Remark: "decode broker names: " + err.Error()}
 		}
 	}
-	return setKeys(names...), func(s *state) (response, []event, error) {
-		resp, err := s.GetSyncStateData(names, c.hb)
+	keys := readKeys(names)
+	return keys, func(s *state) (response, []event, error) {
+		resp, err := s.GetSyncStateData(keys.names, c.hb)
 		return resp, nil, err
 	}, err
 }

@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"sync"
 	"time"
 
 	"github.com/rmqgo/nameserver/controller/wire"
@@ -50,10 +51,58 @@ func (c *Controller) onBrokerInactive(evs []inactiveBroker) {
 // election loop is already running (triggerElect would drop it anyway; this
 // spares the goroutine).
 func (c *Controller) goElect(brokerName string, trigger ElectTrigger) {
-	if _, running := c.electing.Load(brokerName); running {
+	if c.loops.markRunning(brokerName) {
 		return
 	}
 	c.spawn(func() { c.triggerElect(brokerName, trigger) })
+}
+
+// electLoops are the sets whose election loop runs. A trigger that arrives
+// while its set's loop runs is not dropped but marks the loop, which then
+// runs once more: its last election may have been built before the
+// trigger's cause (a master it has just made went).
+type electLoops struct {
+	mu    sync.Mutex
+	again map[string]bool // running set → a trigger arrived meanwhile
+}
+
+// markRunning marks name's loop if it runs and reports whether it does.
+func (l *electLoops) markRunning(name string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, running := l.again[name]; running {
+		l.again[name] = true
+		return true
+	}
+	return false
+}
+
+// start registers name's loop; false (and the loop marked) if it runs.
+func (l *electLoops) start(name string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, running := l.again[name]; running {
+		l.again[name] = true
+		return false
+	}
+	if l.again == nil {
+		l.again = map[string]bool{}
+	}
+	l.again[name] = false
+	return true
+}
+
+// finish ends name's loop unless it was marked: then it clears the mark
+// and reports that the loop must run once more.
+func (l *electLoops) finish(name string, stopping bool) (more bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.again[name] && !stopping {
+		l.again[name] = false
+		return true
+	}
+	delete(l.again, name)
+	return false
 }
 
 // triggerElect is Java's triggerElectMaster: up to electMasterMaxRetryCount
@@ -61,20 +110,26 @@ func (c *Controller) goElect(brokerName string, trigger ElectTrigger) {
 // other result is retried, so a set without candidates records up to that
 // many "no master" entries, each bumping masterEpoch (docs/controller.md
 // sections 3.1 and 3.4). One loop per broker set runs at a time; a
-// concurrent trigger is dropped. Unlike Java, which retries at once, the
-// loop pauses electRetryPause between attempts, so that a set without
-// candidates cannot make the leader append "no master" entries as fast as
-// Raft commits them.
+// concurrent trigger makes it run once more (electLoops). Unlike Java,
+// which retries at once, the loop pauses electRetryPause between attempts,
+// so that a set without candidates cannot make the leader append "no
+// master" entries as fast as Raft commits them.
 func (c *Controller) triggerElect(brokerName string, trigger ElectTrigger) {
-	if _, running := c.electing.LoadOrStore(brokerName, struct{}{}); running {
+	if !c.loops.start(brokerName) {
 		return
 	}
-	defer c.electing.Delete(brokerName)
+	for more := true; more; more = c.loops.finish(brokerName, c.stopping.Load()) {
+		c.electLoop(brokerName, trigger)
+	}
+}
+
+// electLoop is one run of triggerElect's attempts.
+func (c *Controller) electLoop(brokerName string, trigger ElectTrigger) {
 	start := time.Now()
 	code := codeNotLeader
 	attempts := max(c.config().ElectMasterMaxRetryCount, 1)
 	for i := 0; i < attempts && !c.stopping.Load(); i++ {
-		out := c.scheduleOn(setKeys(brokerName), c.electBuild(controllerTriggerElect(brokerName)), electAttemptTimeout)
+		out := c.scheduleOn(ownElectionKeys(brokerName), c.electBuild(controllerTriggerElect(brokerName)), electAttemptTimeout)
 		code, _ = responseCode(out.err)
 		if code == codeSuccess {
 			c.notifyRoleChange(out.resp)

@@ -2,6 +2,8 @@
 
 package controller
 
+import "slices"
+
 // Keys of the scheduler's tasks (scheduler.go, docs/controller.md section
 // 5.2). A broker set's state is independent of every other set's, except
 // for three things that are global:
@@ -34,10 +36,16 @@ type schedKey struct {
 // growthKey serialises the tasks that can grow the state.
 var growthKey = schedKey{growth: true}
 
-// taskKeys are the keys of one task; global means every key.
+// taskKeys are the keys of one task; global means every key. own marks
+// the controller's own election of a set (reelect.go): at most one runs
+// per stored set, so it is admitted past the bound of live tasks, which a
+// stranger's requests can fill.
 type taskKeys struct {
 	keys   []schedKey
 	global bool
+	own    bool
+	read   bool     // a read of names: it waits for them and holds no task back
+	names  []string // a read's set names, sorted, without duplicates
 }
 
 // globalKeys is a task ordered with every other task.
@@ -64,4 +72,24 @@ func setKeys(names ...string) taskKeys {
 // reads or changes the tombstones: its set and the growth key.
 func growthKeys(name string) taskKeys {
 	return taskKeys{keys: []schedKey{{name: name}, growthKey}}
+}
+
+// ownElectionKeys are the keys of the controller's own election of set
+// name: its set, admitted past the bound (taskKeys.own).
+func ownElectionKeys(name string) taskKeys {
+	k := setKeys(name)
+	k.own = true
+	return k
+}
+
+// readKeys are the keys of a read of the named sets (1006), however many:
+// the read waits for the live tasks of those sets (and the last global
+// task) but is no key's tail, so no later task waits for it. It appends
+// nothing that changes a set, so a later task need not follow it; no name
+// waits for nothing but the last global task. names are sorted and
+// deduplicated in place (a 1006 reply does not depend on their order) and
+// kept only until the task is linked: a task holds no per-name key.
+func readKeys(names []string) taskKeys {
+	slices.Sort(names)
+	return taskKeys{names: slices.Compact(names), read: true}
 }

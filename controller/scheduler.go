@@ -2,7 +2,10 @@
 
 package controller
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // scheduler orders the leader's work per broker set (docs/controller.md
 // section 5.2). Every leader-gated request and every triggered election is
@@ -20,11 +23,15 @@ import "sync"
 // The tasks form a DAG under one mutex: submission order is a total order
 // and a task only ever waits for earlier tasks, so there is no cycle. The
 // number of live tasks (waiting or running) is bounded: a full scheduler
-// answers errSystemBusy.
+// answers errSystemBusy. The controller's own elections (one loop per
+// stored set, reelect.go) have a bound of their own, maxOwnElections, so
+// that a stranger who fills the scheduler cannot hold a failover back.
 type scheduler struct {
 	mu      sync.Mutex
 	size    int                // bound of live tasks
 	live    map[*task]struct{} // submitted and not finished
+	counted int                // live tasks held to size (all but own elections)
+	owned   int                // live own elections (held to maxOwnElections)
 	tails   map[schedKey]*task // latest live task per key
 	global  *task              // latest live global task
 	stopped bool               // no task starts any more
@@ -37,6 +44,8 @@ type scheduler struct {
 type task struct {
 	keys    []schedKey
 	global  bool
+	own     bool
+	read    bool // waits for its keys' tails, is none (taskKeys.read)
 	fn      func()
 	waiting int     // unfinished tasks it waits for
 	next    []*task // tasks waiting for it
@@ -58,33 +67,50 @@ func (s *scheduler) run() {
 func (s *scheduler) submit(fn func()) error { return s.submitOn(globalKeys(), fn) }
 
 // submitOn enqueues fn with keys without blocking: errNotLeader once
-// stopped, errSystemBusy when the bound of live tasks is reached.
+// stopped, errSystemBusy when the bound of live tasks is reached (an own
+// election is not held to it).
 func (s *scheduler) submitOn(keys taskKeys, fn func()) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
 		return errNotLeader
 	}
-	if len(s.live) >= s.size {
+	if (!keys.own && s.counted >= s.size) || (keys.own && s.owned >= maxOwnElections) {
 		return errSystemBusy
 	}
-	t := &task{keys: keys.keys, global: keys.global, fn: fn}
-	s.link(t)
+	t := &task{keys: keys.keys, global: keys.global, own: keys.own, read: keys.read, fn: fn} // a read keeps no names
+	s.link(t, keys.names)
 	s.live[t] = struct{}{}
+	s.count(t, 1)
 	if t.waiting == 0 {
 		s.start(t)
 	}
 	return nil
 }
 
+// count adds d to the live tasks of t's bound (under mu).
+func (s *scheduler) count(t *task, d int) {
+	if t.own {
+		s.owned += d
+	} else {
+		s.counted += d
+	}
+}
+
 // link makes t wait for the live tasks it must follow and records it as
-// the tail of its keys (under mu). Every live task is the last global
-// task, a tail, or an ancestor of one of them (a later task sharing one of
-// its keys, or a later global task, waits for it), so a global task that
-// waits for those waits for every live task, with one edge per key.
-func (s *scheduler) link(t *task) {
+// the tail of its keys (under mu). Every live task but a read is the last
+// global task, a tail, or an ancestor of one of them (a later task sharing
+// one of its keys, or a later global task, waits for it), so a global task
+// that waits for those waits for every live task but the reads, with one
+// edge per key. A read waits like a keyed task but records nothing: it
+// changes no set, so nothing needs to follow it.
+func (s *scheduler) link(t *task, readNames []string) {
 	if s.global != nil {
 		s.after(t, s.global)
+	}
+	if t.read {
+		s.readAfter(t, readNames)
+		return
 	}
 	if t.global {
 		for _, p := range s.tails {
@@ -99,6 +125,36 @@ func (s *scheduler) link(t *task) {
 			s.after(t, p)
 		}
 		s.tails[k] = t
+	}
+}
+
+// readAfter makes read task t wait for the tails of the sets in names
+// (sorted), once each, without becoming one (under mu): no later task
+// waits for a read. It looks up the smaller side, the names in the tails
+// or the tails in the names, so a read of millions of names holds the
+// lock no longer than the live tasks' keys take.
+func (s *scheduler) readAfter(t *task, names []string) {
+	var seen map[*task]bool
+	visit := func(p *task) {
+		if p == nil || seen[p] {
+			return
+		}
+		if seen == nil {
+			seen = map[*task]bool{}
+		}
+		seen[p] = true
+		s.after(t, p)
+	}
+	if len(names) <= len(s.tails) {
+		for _, n := range names {
+			visit(s.tails[schedKey{name: n}])
+		}
+		return
+	}
+	for k, p := range s.tails {
+		if _, found := slices.BinarySearch(names, k.name); found && !k.growth {
+			visit(p)
+		}
 	}
 }
 
@@ -130,6 +186,7 @@ func (s *scheduler) finish(t *task) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.live, t)
+	s.count(t, -1)
 	for _, k := range t.keys {
 		if s.tails[k] == t {
 			delete(s.tails, k)
@@ -155,6 +212,14 @@ func (s *scheduler) stop() {
 		s.stopped = true
 		close(s.done)
 	}
+}
+
+// liveOn reports whether a task that changes set name (or a global task)
+// is live: an entry of name may be in flight.
+func (s *scheduler) liveOn(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.global != nil || s.tails[schedKey{name: name}] != nil
 }
 
 // pending is the number of live tasks (waiting or running).

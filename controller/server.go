@@ -39,17 +39,18 @@ type Controller struct {
 	opts                   options
 	peers                  []config.Peer // remoting addresses, config order
 
-	fsm      *FSM
-	hb       *heartbeatManager
-	node     *raftstore.Node
-	srv      *remoting.Server
-	ln       net.Listener
-	trans    raft.Transport // until Start hands it to raftstore.Open
-	sched    *scheduler
-	notifier *notifier
-	gate     leaderGate
-	conns    sync.Map // ConnID → *remoting.Conn that carried heartbeats
-	electing sync.Map // brokerName → struct{}: a triggered election runs
+	fsm        *FSM
+	hb         *heartbeatManager
+	node       *raftstore.Node
+	srv        *remoting.Server
+	ln         net.Listener
+	trans      raft.Transport // until Start hands it to raftstore.Open
+	sched      *scheduler
+	notifier   *notifier
+	gate       leaderGate
+	conns      sync.Map   // ConnID → *remoting.Conn that carried heartbeats
+	loops      electLoops // the sets whose triggered election loop runs (reelect.go)
+	rechecking sync.Map   // brokerName → struct{}: an inactive broker is checked again (expiry.go)
 
 	expiry atomic.Pointer[expiryQueue] // the ready term's inactive brokers (expiry.go)
 

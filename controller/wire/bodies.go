@@ -275,6 +275,9 @@ func NormalizeIDs(ids []int64) []int64 {
 	out := slices.Clone(ids)
 	slices.Sort(out)
 	out = slices.Compact(out)
+	if cap(out) > 2*len(out)+8 { // duplicates: keep no array they filled
+		out = slices.Clone(out)
+	}
 	if out == nil {
 		out = []int64{}
 	}
