@@ -32,6 +32,14 @@ const (
 	// elections apart from schedulerQueueSize: one loop runs per stored
 	// set, and there are at most config.MaxControllerBrokerSets sets.
 	maxOwnElections = config.MaxControllerBrokerSets
+	// maxTaskBytes bounds the summed weight of the live request tasks
+	// (taskKeys.weight: a request's frame bytes, or its decoded size when
+	// larger): a stranger's tasks waiting behind a held set, their callers
+	// gone, keep their decoded requests. A task that would pass it is
+	// answered SYSTEM_BUSY, except when no weighed task is live: one
+	// request alone is always admitted, so the bound is
+	// max(maxTaskBytes, one request). Own elections weigh 0.
+	maxTaskBytes = 64 << 20
 	// heartbeatFirstScan is Java's initial delay of the heartbeat scan.
 	heartbeatFirstScan = 2 * time.Second
 	// leaderRecheck is how often leadership is reconciled besides LeaderCh.

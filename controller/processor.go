@@ -51,6 +51,7 @@ func (c *Controller) leaderHandler(prepare prepareFunc) remoting.HandlerFunc {
 		if err != nil {
 			return c.respond(req, outcome{err: err}), nil
 		}
+		keys.weight = max(keys.weight, requestBytes(req))
 		return c.respond(req, c.scheduleOn(keys, build, requestTimeout)), nil
 	}
 }
@@ -75,8 +76,38 @@ func (c *Controller) newResponse(req *remoting.Command, code int32, remark strin
 	return resp
 }
 
+// stringHeaderBytes is the size of a Go string header: a decoded name
+// holds it besides its bytes.
+const stringHeaderBytes = 16
+
+// requestBytes is the weight of a task that holds req's decoded fields:
+// its body and ext fields' bytes (a decoded size estimate may be larger).
+func requestBytes(req *remoting.Command) int64 {
+	n := int64(len(req.Body))
+	for k, v := range req.ExtFields {
+		n += int64(len(k) + len(v))
+	}
+	return n
+}
+
+// namesBytes is the decoded size of names as a read task keeps them.
+func namesBytes(names []string) int64 {
+	n := int64(cap(names)) * stringHeaderBytes
+	for _, s := range names {
+		n += int64(len(s))
+	}
+	return n
+}
+
+// prepareAlter refuses a set of more distinct ids than any set may hold
+// (the hard ceiling of controllerMaxBrokersPerSet) with 2005 before its
+// task is queued.
 func (c *Controller) prepareAlter(req *remoting.Command) (taskKeys, buildFunc, error) {
 	r, err := wire.DecodeAlterSyncStateSetRequest(req.ExtFields, req.Body)
+	if n := len(r.SyncStateSet.SyncStateSet); err == nil && n > hardLimits.BrokersPerSet {
+		err = invalidField("syncStateSet", fmt.Sprintf("must hold at most %d broker ids, the ceiling of %s (got %d)",
+			hardLimits.BrokersPerSet, "controllerMaxBrokersPerSet", n))
+	}
 	return setKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.AlterSyncStateSet(r, c.hb) }, err
 }
 
@@ -98,7 +129,9 @@ func (c *Controller) prepareReplicaInfo(req *remoting.Command) (taskKeys, buildF
 // prepareSyncStateData reads the 1006 body, a JSON array of broker names;
 // no body is an empty list (code 1 "not set any response code"). It is a
 // read of those sets (readKeys), never global: a stranger's read must not
-// hold every set's work back.
+// hold every set's work back. More names than sets may exist (the hard
+// ceiling of controllerMaxBrokerSets) are refused with 2005 before the
+// task is queued; the task weighs its decoded names (namesBytes).
 func (c *Controller) prepareSyncStateData(req *remoting.Command) (taskKeys, buildFunc, error) {
 	var names []string
 	var err error
@@ -107,7 +140,12 @@ func (c *Controller) prepareSyncStateData(req *remoting.Command) (taskKeys, buil
 			err = &domainError{Kind: errSystem, Remark: "decode broker names: " + err.Error()}
 		}
 	}
+	if n := len(names); n > hardLimits.BrokerSets {
+		names, err = nil, invalidField("brokerNames", fmt.Sprintf("must list at most %d names, the ceiling of %s (got %d)",
+			hardLimits.BrokerSets, "controllerMaxBrokerSets", n))
+	}
 	keys := readKeys(names)
+	keys.weight = namesBytes(keys.names)
 	return keys, func(s *state) (response, []event, error) {
 		resp, err := s.GetSyncStateData(keys.names, c.hb)
 		return resp, nil, err
@@ -148,7 +186,9 @@ func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remo
 		trigger = TriggerAdmin
 	}
 	start := time.Now()
-	out := c.scheduleOn(setKeys(r.BrokerName), c.electBuild(r), requestTimeout)
+	keys := setKeys(r.BrokerName)
+	keys.weight = requestBytes(req)
+	out := c.scheduleOn(keys, c.electBuild(r), requestTimeout)
 	code, _ := responseCode(out.err)
 	c.opts.observer.ElectionFinished(trigger, code, time.Since(start))
 	if code == codeSuccess {

@@ -46,6 +46,7 @@ type taskKeys struct {
 	own    bool
 	read   bool     // a read of names: it waits for them and holds no task back
 	names  []string // a read's set names, sorted, without duplicates
+	weight int64    // bytes the task holds, counted against maxTaskBytes
 }
 
 // globalKeys is a task ordered with every other task.

@@ -23,7 +23,8 @@ import (
 // The tasks form a DAG under one mutex: submission order is a total order
 // and a task only ever waits for earlier tasks, so there is no cycle. The
 // number of live tasks (waiting or running) is bounded: a full scheduler
-// answers errSystemBusy. The controller's own elections (one loop per
+// answers errSystemBusy, and so does one whose request would take the
+// live tasks' weight past budget (maxTaskBytes). The controller's own elections (one loop per
 // stored set, reelect.go) have a bound of their own, maxOwnElections, so
 // that a stranger who fills the scheduler cannot hold a failover back.
 type scheduler struct {
@@ -32,6 +33,8 @@ type scheduler struct {
 	live    map[*task]struct{} // submitted and not finished
 	counted int                // live tasks held to size (all but own elections)
 	owned   int                // live own elections (held to maxOwnElections)
+	budget  int64              // bound of the live tasks' weight
+	bytes   int64              // weight of the live tasks
 	tails   map[schedKey]*task // latest live task per key
 	global  *task              // latest live global task
 	stopped bool               // no task starts any more
@@ -45,14 +48,15 @@ type task struct {
 	keys    []schedKey
 	global  bool
 	own     bool
-	read    bool // waits for its keys' tails, is none (taskKeys.read)
+	read    bool  // waits for its keys' tails, is none (taskKeys.read)
+	weight  int64 // taskKeys.weight (0 for own elections)
 	fn      func()
 	waiting int     // unfinished tasks it waits for
 	next    []*task // tasks waiting for it
 }
 
 func newScheduler(size int) *scheduler {
-	return &scheduler{size: size, live: map[*task]struct{}{}, tails: map[schedKey]*task{}, done: make(chan struct{})}
+	return &scheduler{size: size, budget: maxTaskBytes, live: map[*task]struct{}{}, tails: map[schedKey]*task{}, done: make(chan struct{})}
 }
 
 // run blocks until stop, then until every started task has finished (so
@@ -67,18 +71,21 @@ func (s *scheduler) run() {
 func (s *scheduler) submit(fn func()) error { return s.submitOn(globalKeys(), fn) }
 
 // submitOn enqueues fn with keys without blocking: errNotLeader once
-// stopped, errSystemBusy when the bound of live tasks is reached (an own
-// election is not held to it).
+// stopped, errSystemBusy when the bound of live tasks is reached or keys'
+// weight does not fit the budget (an own election is held to neither).
 func (s *scheduler) submitOn(keys taskKeys, fn func()) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
 		return errNotLeader
 	}
-	if (!keys.own && s.counted >= s.size) || (keys.own && s.owned >= maxOwnElections) {
+	if !s.admits(keys) {
 		return errSystemBusy
 	}
 	t := &task{keys: keys.keys, global: keys.global, own: keys.own, read: keys.read, fn: fn} // a read keeps no names
+	if !t.own {
+		t.weight = keys.weight
+	}
 	s.link(t, keys.names)
 	s.live[t] = struct{}{}
 	s.count(t, 1)
@@ -88,13 +95,26 @@ func (s *scheduler) submitOn(keys taskKeys, fn func()) error {
 	return nil
 }
 
-// count adds d to the live tasks of t's bound (under mu).
+// admits reports whether a task with keys fits its bounds (under mu): an
+// own election the maxOwnElections live ones; any other task the size
+// live ones and the budget of bytes, which a task alone may pass (no
+// request is refused forever; the bound is max(budget, one request)).
+func (s *scheduler) admits(keys taskKeys) bool {
+	if keys.own {
+		return s.owned < maxOwnElections
+	}
+	return s.counted < s.size && (s.bytes == 0 || s.bytes+keys.weight <= s.budget)
+}
+
+// count adds d to the live tasks of t's bound and d × its weight to the
+// live bytes (under mu).
 func (s *scheduler) count(t *task, d int) {
 	if t.own {
 		s.owned += d
 	} else {
 		s.counted += d
 	}
+	s.bytes += int64(d) * t.weight
 }
 
 // link makes t wait for the live tasks it must follow and records it as
