@@ -39,8 +39,10 @@ const (
 	snapshotRetain = 2
 	logFileName    = "raft.db"
 	// maxAppendEntries bounds the entries of one leader log write and of
-	// one AppendEntries RPC (hashicorp/raft's default).
-	maxAppendEntries = 64
+	// one AppendEntries RPC: a zone failure's hundreds of elections share
+	// one or two fsyncs (hashicorp/raft's default is 64). It also
+	// bounds the entries a follower receives in one RPC.
+	maxAppendEntries = 256
 )
 
 // Peer is one voting member of the configured cluster.
