@@ -132,6 +132,7 @@ func (n *notifier) sendOneway(ctx context.Context, addr string, e roleChangeNoti
 // sendOn queues req on client. A broker that stops reading fills the
 // connection's queue and blocks the send: when ctx ends first, the
 // connection is closed (its writer gets a deadline), which ends the send.
+// It ends the use of client begun by the pool's get.
 func (n *notifier) sendOn(ctx context.Context, addr string, client *remoting.Client, req *remoting.Command) error {
 	stop := context.AfterFunc(ctx, func() { n.pool.drop(addr, client) })
 	err := client.InvokeOneway(req)
@@ -139,6 +140,7 @@ func (n *notifier) sendOn(ctx context.Context, addr string, client *remoting.Cli
 	if err != nil {
 		n.pool.drop(addr, client)
 	}
+	n.pool.release(addr, client)
 	return err
 }
 

@@ -43,13 +43,15 @@ type notifyPool struct {
 type pooledConn struct {
 	c    *remoting.Client
 	used time.Time // monotonic reading: ages are time.Since(used)
+	busy int       // deliveries using c: never evicted while above 0
 }
 
 func newNotifyPool(dial dialFunc, maxConns int, idle time.Duration) *notifyPool {
 	return &notifyPool{dial: dial, max: maxConns, idle: idle, conns: map[string]*pooledConn{}}
 }
 
-// get returns the pooled connection to addr (reused true) or dials one.
+// get returns the pooled connection to addr (reused true) or dials one,
+// marked in use until release(addr, c).
 func (p *notifyPool) get(ctx context.Context, addr string) (c *remoting.Client, reused bool, err error) {
 	if c := p.cached(addr); c != nil {
 		return c, true, nil
@@ -60,6 +62,20 @@ func (p *notifyPool) get(ctx context.Context, addr string) (c *remoting.Client, 
 	}
 	p.put(addr, c)
 	return c, false, nil
+}
+
+// release ends a use of c begun by get; a connection that is not pooled
+// (no room, replaced, dropped) is closed once its last use ends.
+func (p *notifyPool) release(addr string, c *remoting.Client) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pc, ok := p.conns[addr]
+	if !ok || pc.c != c {
+		p.closeLocked(c)
+		return
+	}
+	pc.busy--
+	pc.used = time.Now()
 }
 
 // cached returns addr's live pooled connection, dropping a dead one.
@@ -78,27 +94,34 @@ func (p *notifyPool) cached(addr string) *remoting.Client {
 	default:
 	}
 	pc.used = time.Now()
+	pc.busy++
 	return pc.c
 }
 
-// put pools c for addr, replacing an older connection to addr and
-// evicting the least recently used one at the bound. After close, c is
-// closed instead.
+// put pools c for addr (in use once), unless the pool is closed or every
+// pooled connection is in use (release then closes c). An idle older
+// connection to addr is replaced; at the bound the least recently used
+// idle one is evicted. A connection in use is never closed here: a frame
+// queued on a connection closing under it could be lost.
 func (p *notifyPool) put(addr string, c *remoting.Client) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
-		p.closeLocked(c)
 		return
 	}
 	if old, ok := p.conns[addr]; ok {
+		if old.busy > 0 {
+			return // a concurrent use of addr: c stays unpooled
+		}
 		p.closeLocked(old.c)
 		delete(p.conns, addr)
 	}
-	for len(p.conns) >= p.max && len(p.conns) > 0 {
-		p.evictOldestLocked()
+	for len(p.conns) >= p.max {
+		if !p.evictOldestLocked() {
+			return
+		}
 	}
-	p.conns[addr] = &pooledConn{c: c, used: time.Now()}
+	p.conns[addr] = &pooledConn{c: c, used: time.Now(), busy: 1}
 }
 
 // drop closes addr's connection if it is still c (after a failed send).
@@ -111,16 +134,22 @@ func (p *notifyPool) drop(addr string, c *remoting.Client) {
 	p.closeLocked(c)
 }
 
-func (p *notifyPool) evictOldestLocked() {
+// evictOldestLocked closes the least recently used idle connection; false
+// when every one is in use.
+func (p *notifyPool) evictOldestLocked() bool {
 	var oldest string
 	var at time.Time
 	for addr, pc := range p.conns {
-		if oldest == "" || pc.used.Before(at) {
+		if pc.busy == 0 && (oldest == "" || pc.used.Before(at)) {
 			oldest, at = addr, pc.used
 		}
 	}
+	if oldest == "" {
+		return false
+	}
 	p.closeLocked(p.conns[oldest].c)
 	delete(p.conns, oldest)
+	return true
 }
 
 // closeLocked closes c in the background (Close flushes queued oneway
@@ -144,7 +173,7 @@ func (p *notifyPool) sweep() {
 			dead = true
 		default:
 		}
-		if dead || time.Since(pc.used) > p.idle {
+		if dead || (pc.busy == 0 && time.Since(pc.used) > p.idle) {
 			delete(p.conns, addr)
 			p.closeLocked(pc.c)
 		}
