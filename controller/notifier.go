@@ -25,6 +25,9 @@ type notifier struct {
 	version  int32
 	tls      func() *tls.Config // the client side of WithTLS; nil → plaintext
 
+	pool     *notifyPool
+	stopPool context.CancelFunc // ends the pool's idle sweep
+
 	mu       sync.Mutex
 	inflight map[string]*delivery
 	closed   bool
@@ -52,6 +55,14 @@ func newNotifier(ctx context.Context, logger hclog.Logger, obs Observer, version
 	n := &notifier{ctx: ctx, logger: logger.Named("notify"), observer: obs, version: version,
 		inflight: map[string]*delivery{}}
 	n.failedLogs.Every, n.sentLogs.Every, n.droppedLogs.Every = time.Second, time.Second, time.Second
+	n.pool = newNotifyPool(n.dial, notifyPoolMax, notifyIdleTimeout)
+	var sweepCtx context.Context
+	sweepCtx, n.stopPool = context.WithCancel(ctx)
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		n.pool.run(sweepCtx)
+	}()
 	return n
 }
 
@@ -82,8 +93,7 @@ func (n *notifier) send(addr string, e roleChangeNotifyEntry) {
 	go n.deliver(ctx, addr, e, d)
 }
 
-// deliver dials addr, sends the request oneway and closes the connection
-// once the frame is flushed.
+// deliver sends the request oneway over the pooled connection to addr.
 func (n *notifier) deliver(ctx context.Context, addr string, e roleChangeNotifyEntry, d *delivery) {
 	defer n.wg.Done()
 	defer n.finish(addr, d)
@@ -100,19 +110,47 @@ func (n *notifier) deliver(ctx context.Context, addr string, e roleChangeNotifyE
 	n.observer.NotifySent(addr, e.MasterEpoch, err)
 }
 
+// sendOneway sends e over the pooled connection to addr, dialling one when
+// there is none; a send that fails on a reused connection (the broker
+// closed it since) is retried once on a new one.
 func (n *notifier) sendOneway(ctx context.Context, addr string, e roleChangeNotifyEntry) error {
+	req := remoting.NewRequest(remoting.NotifyBrokerRoleChanged, e.ExtFields(), e.BodyBytes())
+	req.Version = n.version
+	client, reused, err := n.pool.get(ctx, addr)
+	if err != nil {
+		return err
+	}
+	if err = n.sendOn(ctx, addr, client, req); err == nil || !reused {
+		return err
+	}
+	if client, _, err = n.pool.get(ctx, addr); err != nil {
+		return err
+	}
+	return n.sendOn(ctx, addr, client, req)
+}
+
+// sendOn queues req on client. A broker that stops reading fills the
+// connection's queue and blocks the send: when ctx ends first, the
+// connection is closed (its writer gets a deadline), which ends the send.
+// It ends the use of client begun by the pool's get.
+func (n *notifier) sendOn(ctx context.Context, addr string, client *remoting.Client, req *remoting.Command) error {
+	stop := context.AfterFunc(ctx, func() { n.pool.drop(addr, client) })
+	err := client.InvokeOneway(req)
+	stop()
+	if err != nil {
+		n.pool.drop(addr, client)
+	}
+	n.pool.release(addr, client)
+	return err
+}
+
+// dial opens a connection for the pool (TLS as the controller's clients).
+func (n *notifier) dial(ctx context.Context, addr string) (*remoting.Client, error) {
 	opts := remoting.ClientOptions{Logger: n.logger}
 	if n.tls != nil {
 		opts.TLS = n.tls()
 	}
-	client, err := remoting.Dial(ctx, addr, opts)
-	if err != nil {
-		return err
-	}
-	defer client.Close()
-	req := remoting.NewRequest(remoting.NotifyBrokerRoleChanged, e.ExtFields(), e.BodyBytes())
-	req.Version = n.version
-	return client.InvokeOneway(req)
+	return remoting.Dial(ctx, addr, opts)
 }
 
 func (n *notifier) finish(addr string, d *delivery) {
@@ -124,11 +162,14 @@ func (n *notifier) finish(addr string, d *delivery) {
 	}
 }
 
-// wait refuses new deliveries and blocks until every delivery has ended
-// (cancel the context passed to newNotifier first to cut them short).
+// wait refuses new deliveries, blocks until every delivery has ended
+// (cancel the context passed to newNotifier first to cut them short), then
+// closes the pooled connections.
 func (n *notifier) wait() {
 	n.mu.Lock()
 	n.closed = true
 	n.mu.Unlock()
+	n.stopPool()
 	n.wg.Wait()
+	n.pool.closeAll()
 }

@@ -39,8 +39,16 @@ const (
 	snapshotRetain = 2
 	logFileName    = "raft.db"
 	// maxAppendEntries bounds the entries of one leader log write and of
-	// one AppendEntries RPC (hashicorp/raft's default).
-	maxAppendEntries = 64
+	// one AppendEntries RPC: a zone failure's hundreds of elections share
+	// one or two fsyncs (hashicorp/raft's default is 64). It also
+	// bounds the entries a follower receives in one RPC.
+	maxAppendEntries = 256
+	// logCacheEntries is how many of the newest entries raft.LogCache
+	// keeps in memory in front of bbolt: the leader's replication reads
+	// what it just wrote from there, not from a bbolt read transaction
+	// (7.9 % of the CPU of 64 clients' alters went to BoltStore.GetLog).
+	// Four leader batches; written entries only, so the log is unchanged.
+	logCacheEntries = 4 * maxAppendEntries
 )
 
 // Peer is one voting member of the configured cluster.

@@ -169,8 +169,11 @@ func (n *Node) Apply(ctx context.Context, cmd []byte) (interface{}, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrTimeout, err)
 	}
+	if err := n.stopped(); err != nil {
+		return nil, err
+	}
 	f := n.raft.Apply(cmd, remaining(ctx))
-	if err := wait(ctx, f); err != nil {
+	if err := n.wait(ctx, f); err != nil {
 		return nil, err
 	}
 	resp := f.Response()
@@ -188,8 +191,11 @@ func (n *Node) Apply(ctx context.Context, cmd []byte) (interface{}, error) {
 // with ErrTimeout only when ctx ends (ctx should be a lifetime context,
 // not a request deadline). Results and errors are as for Apply.
 func (n *Node) ApplyWait(ctx context.Context, cmd []byte, enqueue time.Duration) (interface{}, error) {
+	if err := n.stopped(); err != nil {
+		return nil, err
+	}
 	f := n.raft.Apply(cmd, max(enqueue, time.Nanosecond))
-	if err := wait(ctx, f); err != nil {
+	if err := n.wait(ctx, f); err != nil {
 		return nil, err
 	}
 	resp := f.Response()
@@ -207,7 +213,7 @@ func (n *Node) Barrier(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrTimeout, err)
 	}
-	return wait(ctx, n.raft.Barrier(remaining(ctx)))
+	return n.wait(ctx, n.raft.Barrier(remaining(ctx)))
 }
 
 // Snapshot takes a snapshot now and compacts the log down to TrailingLogs.
@@ -242,10 +248,13 @@ func remaining(ctx context.Context) time.Duration {
 	return max(time.Until(deadline), time.Nanosecond)
 }
 
-// wait waits for f or for ctx to end, whichever comes first. Raft always
-// resolves its futures (at the latest on shutdown), so the helper
-// goroutine does not leak.
-func wait(ctx context.Context, f raft.Future) error {
+// wait waits for f, for ctx to end or for Close, whichever comes first.
+// Raft resolves its futures at the latest on shutdown, except one of
+// BatchApplyCh's that entered the buffered apply channel after shutdown
+// (its select found both ready): nothing reads it, so Close ends the
+// wait (its helper goroutine is then left; Apply checks stopped first, so
+// only an Apply racing Close can leave one).
+func (n *Node) wait(ctx context.Context, f raft.Future) error {
 	done := make(chan error, 1)
 	go func() { done <- f.Error() }()
 	select {
@@ -253,5 +262,17 @@ func wait(ctx context.Context, f raft.Future) error {
 		return translate(err)
 	case <-ctx.Done():
 		return fmt.Errorf("%w: %w", ErrTimeout, ctx.Err())
+	case <-n.stop:
+		return fmt.Errorf("%w: %w", ErrClosed, raft.ErrRaftShutdown)
+	}
+}
+
+// stopped is ErrClosed once Close has begun.
+func (n *Node) stopped() error {
+	select {
+	case <-n.stop:
+		return fmt.Errorf("%w: %w", ErrClosed, raft.ErrRaftShutdown)
+	default:
+		return nil
 	}
 }

@@ -84,7 +84,11 @@ func (p *parts) useDisk(dir string, logger hclog.Logger) error {
 		return fmt.Errorf("raftstore: open log store %s: %w", path, err)
 	}
 	p.closers = append(p.closers, store)
-	p.logs, p.stable = store, store
+	cached, err := raft.NewLogCache(logCacheEntries, store)
+	if err != nil {
+		return fmt.Errorf("raftstore: log cache: %w", err)
+	}
+	p.logs, p.stable = cached, store
 	snaps, err := raft.NewFileSnapshotStoreWithLogger(dir, snapshotRetain, logger.Named("snapshot"))
 	if err != nil {
 		return fmt.Errorf("raftstore: open snapshot store in %s: %w", dir, err)

@@ -35,6 +35,7 @@ type ctlOptions struct {
 	logLevel   string
 	hbBrokers  int
 	hbProfile  string
+	profile    string // prefix of the ops and storm phases' CPU profiles
 	// hidden child mode: a fleet of hbBrokers brokers beating to ctlAddrs
 	serveFleet bool
 	ctlAddrs   string
@@ -71,6 +72,7 @@ func (c *ctlOptions) register(fs *flag.FlagSet) {
 	fs.DurationVar(&c.hbWindow, "hb-window", 5*time.Second, "ctlstorm hb phase: measured time")
 	fs.IntVar(&c.hbBrokers, "hb-brokers", 0, "ctlstorm hb phase: 0 = measure the fleet of -sets in this process; N = add N brokers (N/-brokers sets) beating from a child process, so that CPU is the nodes' alone")
 	fs.StringVar(&c.hbProfile, "hb-profile", "", "ctlstorm hb phase: write the window's CPU profile (samples labelled ctlnode=<node id>) to this file")
+	fs.StringVar(&c.profile, "ctl-profile", "", "ctlstorm ops and storm phases: write each phase's CPU profile to <prefix>.ops.pprof and <prefix>.storm.pprof")
 	fs.BoolVar(&c.serveFleet, "serve-fleet", false, "internal: run -hb-brokers brokers beating to -ctl-addrs until SIGTERM")
 	fs.StringVar(&c.ctlAddrs, "ctl-addrs", "", "internal: controller addresses of -serve-fleet")
 	fs.StringVar(&c.logLevel, "ctl-log-level", "error", "ctlstorm: log level of the nodes and brokers (to stderr; -v: debug)")

@@ -207,3 +207,24 @@ func (h *ctlHB) fillByNode(prof *nodeProfile, leader string, wall time.Duration,
 		h.LeaderPerBeatUS = float64(by[leader].Microseconds()) / beats
 	}
 }
+
+// startPhaseProfile starts a phase's CPU profile when -ctl-profile names a
+// prefix (nil otherwise, or when a profile is already running).
+func startPhaseProfile(prefix string) *nodeProfile {
+	if prefix == "" {
+		return nil
+	}
+	return startNodeProfile()
+}
+
+// write stops the profile and writes it to <prefix>.<phase>.pprof; a
+// failure is printed, never fatal (the figures stand without it).
+func (p *nodeProfile) write(prefix, phase string) {
+	if p == nil {
+		return
+	}
+	pprof.StopCPUProfile()
+	if err := os.WriteFile(prefix+"."+phase+".pprof", p.buf.Bytes(), 0o644); err != nil {
+		fmt.Fprintf(os.Stderr, "ctlstorm: writing the %s phase's cpu profile: %v\n", phase, err)
+	}
+}

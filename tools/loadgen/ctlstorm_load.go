@@ -26,6 +26,7 @@ const ctlProbeEvery = 10 * time.Millisecond
 func runOps(g *ctlGroup, co ctlOptions, sets []*ctlSet, probs *problems) *ctlOps {
 	clients := min(co.opsClients, len(sets))
 	mark := g.mark()
+	prof := startPhaseProfile(co.profile)
 	lat := make([][]int64, clients)
 	errs := make([]int, clients)
 	deadline := time.Now().Add(co.opsTime)
@@ -40,6 +41,7 @@ func runOps(g *ctlGroup, co ctlOptions, sets []*ctlSet, probs *problems) *ctlOps
 	}
 	wg.Wait()
 	wall := time.Since(start)
+	prof.write(co.profile, "ops")
 	res := &ctlOps{Clients: clients}
 	var all []int64
 	for c := range clients {

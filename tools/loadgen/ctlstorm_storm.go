@@ -47,10 +47,12 @@ func runStorm(g *ctlGroup, co ctlOptions, sets []*ctlSet, seed int64, probs *pro
 	}
 	res := &ctlStorm{Mode: co.mode, FailedSets: len(r.failed), KillLeader: co.killLeader}
 	mark := g.mark()
+	prof := startPhaseProfile(co.profile)
 	r.fail()
 	killed := make(chan struct{})
 	go r.killLeader(old, res, killed)
 	outs := r.awaitAll()
+	prof.write(co.profile, "storm")
 	<-killed
 	leader, err := g.waitLeader(ctlLeaderWait)
 	if err != nil {
