@@ -30,6 +30,8 @@ type notifier struct {
 
 	mu       sync.Mutex
 	inflight map[string]*delivery
+	pending  map[string]roleChangeNotifyEntry // waiting for a slot: the newest epoch per address
+	order    []string                         // pending's addresses, oldest first
 	closed   bool
 	wg       sync.WaitGroup
 
@@ -42,9 +44,15 @@ type notifier struct {
 // goroutine and a file descriptor for up to notifyTimeout): a stranger that
 // heartbeats for its own sets' members and elects in turn made the
 // controller dial one address of its choosing per member at once. A
-// notification over the bound is dropped; the broker learns its role at
-// its next metadata sync with the controller, as after a lost one.
+// notification over the bound waits for a slot (maxNotifyPending).
 const maxNotifyInflight = 256
+
+// maxNotifyPending bounds the notifications waiting for a delivery slot
+// (one per address, the newest epoch kept), so that a failover storm's new
+// masters all get their 1008 as slots free. Past it a notification is
+// dropped; the broker learns its role at its next metadata sync with the
+// controller, as after a lost one.
+const maxNotifyPending = 4096
 
 type delivery struct {
 	epoch  int32
@@ -53,7 +61,7 @@ type delivery struct {
 
 func newNotifier(ctx context.Context, logger hclog.Logger, obs Observer, version int32) *notifier {
 	n := &notifier{ctx: ctx, logger: logger.Named("notify"), observer: obs, version: version,
-		inflight: map[string]*delivery{}}
+		inflight: map[string]*delivery{}, pending: map[string]roleChangeNotifyEntry{}}
 	n.failedLogs.Every, n.sentLogs.Every, n.droppedLogs.Every = time.Second, time.Second, time.Second
 	n.pool = newNotifyPool(n.dial, notifyPoolMax, notifyIdleTimeout)
 	var sweepCtx context.Context
@@ -80,12 +88,54 @@ func (n *notifier) send(addr string, e roleChangeNotifyEntry) {
 		}
 		d.cancel()
 	} else if len(n.inflight) >= maxNotifyInflight {
-		if ok, suppressed := n.droppedLogs.Allow(time.Now()); ok {
-			n.logger.Warn("role change notification dropped: too many in flight", "addr", addr,
-				"inflight", len(n.inflight), "suppressed", suppressed)
+		n.enqueueLocked(addr, e)
+		return
+	}
+	n.startLocked(addr, e)
+}
+
+// enqueueLocked keeps e until a slot frees, replacing an older epoch for
+// the same address; past maxNotifyPending it is dropped.
+func (n *notifier) enqueueLocked(addr string, e roleChangeNotifyEntry) {
+	if p, ok := n.pending[addr]; ok {
+		if e.MasterEpoch > p.MasterEpoch {
+			n.pending[addr] = e
 		}
 		return
 	}
+	if len(n.pending) >= maxNotifyPending {
+		if ok, suppressed := n.droppedLogs.Allow(time.Now()); ok {
+			n.logger.Warn("role change notification dropped: too many waiting", "addr", addr,
+				"inflight", len(n.inflight), "waiting", len(n.pending), "suppressed", suppressed)
+		}
+		return
+	}
+	n.pending[addr] = e
+	n.order = append(n.order, addr)
+}
+
+// startPendingLocked starts waiting notifications while slots are free.
+func (n *notifier) startPendingLocked() {
+	for len(n.order) > 0 && len(n.inflight) < maxNotifyInflight && !n.closed && n.ctx.Err() == nil {
+		addr := n.order[0]
+		n.order = n.order[1:]
+		e := n.pending[addr]
+		delete(n.pending, addr)
+		if d, ok := n.inflight[addr]; ok {
+			if d.epoch >= e.MasterEpoch {
+				continue
+			}
+			d.cancel()
+		}
+		n.startLocked(addr, e)
+	}
+	if len(n.order) == 0 {
+		n.order = nil
+	}
+}
+
+// startLocked starts the delivery of e to addr in the background.
+func (n *notifier) startLocked(addr string, e roleChangeNotifyEntry) {
 	ctx, cancel := context.WithTimeout(n.ctx, notifyTimeout)
 	d := &delivery{epoch: e.MasterEpoch, cancel: cancel}
 	n.inflight[addr] = d
@@ -160,6 +210,7 @@ func (n *notifier) finish(addr string, d *delivery) {
 	if n.inflight[addr] == d {
 		delete(n.inflight, addr)
 	}
+	n.startPendingLocked()
 }
 
 // wait refuses new deliveries, blocks until every delivery has ended
@@ -168,6 +219,7 @@ func (n *notifier) finish(addr string, d *delivery) {
 func (n *notifier) wait() {
 	n.mu.Lock()
 	n.closed = true
+	n.pending, n.order = map[string]roleChangeNotifyEntry{}, nil
 	n.mu.Unlock()
 	n.stopPool()
 	n.wg.Wait()
