@@ -37,12 +37,6 @@ type outcome struct {
 var errRequestTimeout = &domainError{Kind: errSystem,
 	Remark: "java.util.concurrent.TimeoutException: the controller did not finish the request in time"}
 
-// schedule runs build as a global task (ordered with every other task):
-// scheduleOn with globalKeys.
-func (c *Controller) schedule(build buildFunc, timeout time.Duration) outcome {
-	return c.scheduleOn(globalKeys(), build, timeout)
-}
-
 // scheduleOn runs build on the scheduler with keys if this node is the
 // ready leader and waits at most timeout for its outcome (gate → 2007,
 // scheduler full → 2, timeout → 1). A timed-out task still runs to its end

@@ -11,9 +11,10 @@ import (
 // section 5.2). Every leader-gated request and every triggered election is
 // a task with keys (taskKeys, schedkeys.go): the broker sets it reads or
 // changes, plus the growth key for a task whose builder can grow the state
-// or touches the tombstones, or global for a task that may touch anything. A task waits for every earlier live
-// task that shares a key with it (and for the last global task; a global
-// task waits for every live task), then runs on its own goroutine. A task
+// or touches the tombstones, or global for a task that may touch anything.
+// A task waits for every earlier live task that shares a key with it (and
+// for the last global task; a global task waits for every live task but
+// the reads), then runs on its own goroutine. A task
 // that appended an entry holds its keys until that entry's fate is known
 // (applied, or lost with the leadership), even after its caller's deadline
 // passed: no command is built on a state that lacks an entry of its set
@@ -24,9 +25,10 @@ import (
 // and a task only ever waits for earlier tasks, so there is no cycle. The
 // number of live tasks (waiting or running) is bounded: a full scheduler
 // answers errSystemBusy, and so does one whose request would take the
-// live tasks' weight past budget (maxTaskBytes). The controller's own elections (one loop per
-// stored set, reelect.go) have a bound of their own, maxOwnElections, so
-// that a stranger who fills the scheduler cannot hold a failover back.
+// live tasks' weight past budget (maxTaskBytes). The controller's own
+// elections (one loop per stored set, reelect.go) have a bound of their
+// own, maxOwnElections, so that a stranger who fills the scheduler cannot
+// hold a failover back.
 type scheduler struct {
 	mu      sync.Mutex
 	size    int                // bound of live tasks
@@ -48,7 +50,7 @@ type task struct {
 	keys    []schedKey
 	global  bool
 	own     bool
-	read    bool  // waits for its keys' tails, is none (taskKeys.read)
+	read    bool  // waits for its sets' tails and is no tail itself (taskKeys.read)
 	weight  int64 // taskKeys.weight (0 for own elections)
 	fn      func()
 	waiting int     // unfinished tasks it waits for
@@ -65,10 +67,6 @@ func (s *scheduler) run() {
 	<-s.done
 	s.running.Wait()
 }
-
-// submit enqueues fn as a global task (it waits for, and holds back,
-// everything): errNotLeader once stopped, errSystemBusy when full.
-func (s *scheduler) submit(fn func()) error { return s.submitOn(globalKeys(), fn) }
 
 // submitOn enqueues fn with keys without blocking: errNotLeader once
 // stopped, errSystemBusy when the bound of live tasks is reached or keys'
