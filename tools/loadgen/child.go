@@ -29,6 +29,8 @@ type child struct {
 	logF   *os.File
 	exited chan struct{}
 	err    error // exit status, valid after exited is closed
+
+	metricsAddr string // a NameServer's /metrics listener, "" when off
 }
 
 // startProcess starts bin with args; its output goes to logPath. Pdeathsig
@@ -110,24 +112,36 @@ func freePort() (int, error) {
 }
 
 // writeNamesrvConfig writes a properties file for a NameServer on port,
-// with its state under dir.
-func writeNamesrvConfig(dir string, port int) (string, error) {
+// with its state under dir; extra lines are added as they are.
+func writeNamesrvConfig(dir string, port int, extra ...string) (string, error) {
 	path := filepath.Join(dir, "namesrv-bench.properties")
-	props := strings.Join([]string{
+	props := append([]string{
 		"bindAddress=127.0.0.1",
 		"listenPort=" + strconv.Itoa(port),
 		"kvConfigPath=" + filepath.Join(dir, "kvConfig.json"),
 		"configStorePath=" + filepath.Join(dir, "namesrv.properties"),
-		"",
-	}, "\n")
-	return path, os.WriteFile(path, []byte(props), 0o600)
+	}, extra...)
+	return path, os.WriteFile(path, []byte(strings.Join(props, "\n")+"\n"), 0o600)
 }
 
 // startNamesrv starts the NameServer (bin, or with inproc this binary in
-// -serve-namesrv mode writing cpuProfile) on a free port.
-func startNamesrv(bin, dir string, inproc bool, cpuProfile string, log hclog.Logger) (*child, error) {
-	return startOnFreePort("namesrv", bin, dir, log, func(port int) ([]string, error) {
-		cfgPath, err := writeNamesrvConfig(dir, port)
+// -serve-namesrv mode writing cpuProfile) on a free port; with metrics it
+// also serves /metrics (metricsExporterType=PROM) on another free port,
+// kept in the child's metricsAddr.
+func startNamesrv(bin, dir string, inproc bool, cpuProfile string, metrics bool, log hclog.Logger) (*child, error) {
+	var metricsAddr string
+	c, err := startOnFreePort("namesrv", bin, dir, log, func(port int) ([]string, error) {
+		var extra []string
+		if metrics {
+			mport, err := freePort()
+			if err != nil {
+				return nil, err
+			}
+			metricsAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(mport))
+			extra = []string{"metricsExporterType=PROM", "metricsPromExporterHost=127.0.0.1",
+				"metricsPromExporterPort=" + strconv.Itoa(mport)}
+		}
+		cfgPath, err := writeNamesrvConfig(dir, port, extra...)
 		if err != nil {
 			return nil, err
 		}
@@ -136,6 +150,10 @@ func startNamesrv(bin, dir string, inproc bool, cpuProfile string, log hclog.Log
 		}
 		return []string{"-c", cfgPath}, nil
 	})
+	if c != nil {
+		c.metricsAddr = metricsAddr
+	}
+	return c, err
 }
 
 // startLimit starts this binary (self) in -serve-limit mode answering with

@@ -79,6 +79,11 @@ func (e *env) profilePath(name string) string {
 
 // namesrv starts a fresh NameServer child with its own state dir.
 func (e *env) namesrv(workload string) (*child, error) {
+	return e.namesrvWith(workload, false)
+}
+
+// namesrvWith is namesrv, with metrics also serving /metrics.
+func (e *env) namesrvWith(workload string, metrics bool) (*child, error) {
 	dir, err := os.MkdirTemp(e.dir, workload+"-")
 	if err != nil {
 		return nil, err
@@ -89,7 +94,7 @@ func (e *env) namesrv(workload string) (*child, error) {
 			return nil, err
 		}
 	}
-	return startNamesrv(e.nsBin, dir, e.o.profileDir != "", e.profilePath(workload+"-namesrv"), e.log)
+	return startNamesrv(e.nsBin, dir, e.o.profileDir != "", e.profilePath(workload+"-namesrv"), metrics, e.log)
 }
 
 // dial opens a remoting client (registrations, writers).

@@ -109,11 +109,11 @@ type testWriter struct{ t *testing.T }
 
 func (w testWriter) Write(p []byte) (int, error) { w.t.Log(string(p)); return len(p), nil }
 
-// TestMain lets the test binary serve as the limit-server child, as the
-// loadgen binary does when re-executed.
+// TestMain lets the test binary serve as the limit-server, lean-limit and
+// in-process NameServer child, as the loadgen binary does when re-executed.
 func TestMain(m *testing.M) {
 	for _, a := range os.Args[1:] {
-		if a == "-serve-limit" || a == "-serve-namesrv" {
+		if a == "-serve-limit" || a == "-serve-namesrv" || a == "-serve-lean" {
 			os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 		}
 	}

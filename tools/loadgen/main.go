@@ -43,6 +43,8 @@ type options struct {
 	churnEdit  bool
 	scale1M    bool
 	scaleOnly  int
+	scaleLoads int
+	scaleHeap  bool
 	verbose    bool
 	tlsKey     string
 	tlsEvery   int
@@ -109,6 +111,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.churnEdit, "churn-edit", false, "churn: each re-registration also changes every topic's write queue count (4 <-> 5), so every topic is rebuilt")
 	fs.BoolVar(&o.scale1M, "scale-1m", false, "scale and restart: add the 1M-topic row and storm 1M topics (as BENCH_SCALE=1m); takes minutes")
 	fs.IntVar(&o.scaleOnly, "scale-topics", 0, "scale: run only the row with this many topics (0 = every row)")
+	fs.IntVar(&o.scaleLoads, "scale-loads", 0, "scale: loads of each row's topology, each a new DataVersion with every topic's write queue count changed (4 <-> 5); 0 = 3 for the 1M row, 1 for the others")
+	fs.BoolVar(&o.scaleHeap, "scale-heap", false, "scale: run the NameServer with metricsExporterType=PROM and read its Go heap from /metrics after each load")
 	fs.IntVar(&o.rounds, "rounds", 5, "small: alternate NameServer and limit server in this many slices of -duration")
 	fs.BoolVar(&o.verbose, "v", false, "debug logs")
 	fs.StringVar(&o.tlsKey, "tls-key", keyECDSA, "tls: server certificate key, ecdsa (P-256) or rsa (2048)")
@@ -144,6 +148,9 @@ func (o options) validate() error {
 	}
 	if o.rounds < 1 || o.rounds > 100 || o.churnBrk < churnWidth || o.churnBrk > 10_000 {
 		return errors.New("need 1 <= -rounds <= 100 and 4 <= -churn-brokers <= 10000")
+	}
+	if o.scaleLoads < 0 || o.scaleLoads > maxScaleLoads {
+		return fmt.Errorf("need 0 <= -scale-loads <= %d", maxScaleLoads)
 	}
 	if o.churnRate < 0 || o.churnRate > 1e6 {
 		return errors.New("need 0 <= -churn-rate <= 1e6")

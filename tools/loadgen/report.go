@@ -25,13 +25,17 @@ type settings struct {
 	ChurnRate float64 `json:"churn_rate,omitempty"` // fixed paced rate, 0 = derived
 	ChurnEdit bool    `json:"churn_edit,omitempty"` // re-registrations change every topic
 	InProcess bool    `json:"in_process_profiled"`
+	// ScaleLoads is -scale-loads (0: 3 loads for the 1M row, 1 for the
+	// others); ScaleHeap says the NameServer served /metrics.
+	ScaleLoads int  `json:"scale_loads,omitempty"`
+	ScaleHeap  bool `json:"scale_heap,omitempty"`
 }
 
 func settingsOf(o options) settings {
 	return settings{
 		Workload: o.workload, DurationS: o.duration.Seconds(), WarmupS: o.warmup.Seconds(),
 		Conns: o.conns, Seed: o.seed, ChurnPct: o.churnPct, ChurnRate: o.churnRate, ChurnEdit: o.churnEdit,
-		InProcess: o.profileDir != "",
+		InProcess: o.profileDir != "", ScaleLoads: o.scaleLoads, ScaleHeap: o.scaleHeap,
 	}
 }
 

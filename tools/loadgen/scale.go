@@ -46,13 +46,18 @@ type scaleResult struct {
 	Route          serverRun `json:"route"`
 	Lean           serverRun `json:"lean"`
 	Limit          serverRun `json:"limit"`
-	LeanRatio      float64   `json:"qps_ratio_lean"`  // route QPS / lean QPS
-	LimitRatio     float64   `json:"qps_ratio_limit"` // route QPS / remoting-limit QPS
-	P99Ratio       float64   `json:"p99_ratio_lean"`  // route p99 / lean p99
-	Reregs         int64     `json:"reregistrations"` // route, measured slices
-	RegisterS      float64   `json:"register_s"`      // sequential registration of every broker, route
-	LeanRegisterS  float64   `json:"lean_register_s"` // the same bytes into the lean limit
+	LeanRatio      float64   `json:"qps_ratio_lean"`   // route QPS / lean QPS
+	LimitRatio     float64   `json:"qps_ratio_limit"`  // route QPS / remoting-limit QPS
+	P99Ratio       float64   `json:"p99_ratio_lean"`   // route p99 / lean p99
+	Reregs         int64     `json:"reregistrations"`  // route, measured slices
+	RegisterS      float64   `json:"register_s"`       // sequential registration of every broker, route, first load
+	LeanRegisterS  float64   `json:"lean_register_s"`  // the same bytes into the lean limit
+	LimitRegisterS float64   `json:"limit_register_s"` // and into the remoting limit (frames read whole, bodies not decoded)
 	RegisterUS     float64   `json:"register_us_per_topic"`
+	// Loads are the loads of the topology before the lookups, the first
+	// one included; MaxLoadRSSMB is the largest peak RSS after any.
+	Loads        []loadRun `json:"loads"`
+	MaxLoadRSSMB float64   `json:"max_load_peak_rss_mb"`
 	// RouteIdle is the NameServer measured without re-registrations, in
 	// the same alternating slices, for rows with re-registrations;
 	// ReregLoss is 1 - route QPS / RouteIdle QPS.
@@ -76,36 +81,42 @@ func (e *env) runScale() ([]*scaleResult, error) {
 	return out, nil
 }
 
-// runScaleRow registers the row's topology into a fresh NameServer and the
-// lean limit (timing both), then runs the lookups against the three
+// runScaleRow loads the row's topology into a fresh NameServer (as many
+// times as loadsOf says, timing each and reading the RSS after each) and
+// once into the lean limit, then runs the lookups against the three
 // servers in alternating slices.
 func (e *env) runScaleRow(row scaleRow) (*scaleResult, error) {
-	e.log.Info("scale: starting", "topics", row.Topics, "brokers", row.Brokers, "width", row.Width, "conns", row.Conns)
-	ns, err := e.namesrv(fmt.Sprintf("scale-%d", row.Topics))
+	e.log.Info("scale: starting", "topics", row.Topics, "brokers", row.Brokers, "width", row.Width,
+		"conns", row.Conns, "loads", e.o.loadsOf(row))
+	ns, err := e.namesrvWith(fmt.Sprintf("scale-%d", row.Topics), e.o.scaleHeap)
 	if err != nil {
 		return nil, err
 	}
-	defer ns.stop()
 	topo := newTopology(row.Topics, row.Brokers, row.Width)
 	reg, err := e.dial(ns.addr)
 	if err != nil {
+		ns.stop()
 		return nil, err
 	}
+	// The NameServer stops before reg closes: closing reg first would have
+	// it unregister every broker, seconds of CPU at 1M topics that a
+	// -profile-dir profile would count with the loads.
 	defer reg.Close()
+	defer ns.stop()
 	defer keepAlive(reg, topo)()
 	res := &scaleResult{scaleRow: row}
-	spent, err := registerAll(reg, topo)
-	if err != nil {
+	if res.Loads, err = e.runLoads(ns, reg, topo, e.o.loadsOf(row)); err != nil {
 		return nil, err
 	}
-	res.RegisterS = spent.Seconds()
-	res.RegisterUS = spent.Seconds() * 1e6 / float64(row.Topics*row.Width)
+	res.MaxLoadRSSMB = maxLoadPeak(res.Loads)
+	res.RegisterS = res.Loads[0].RegisterS
+	res.RegisterUS = res.RegisterS * 1e6 / float64(row.Topics*row.Width)
 	e.log.Info("scale: registered", "seconds", res.RegisterS, "us_per_topic", res.RegisterUS)
 	return res, e.measureScale(res, ns, reg, topo)
 }
 
 // measureScale starts both limits with the real route body, times the
-// registration into the lean limit and runs the lookups.
+// registration (first load's bodies) into each and runs the lookups.
 func (e *env) measureScale(res *scaleResult, ns *child, reg *remoting.Client, topo *topology) error {
 	bodyPath, n, err := e.saveRouteBody(reg, topo.topics[0])
 	if err != nil {
@@ -125,7 +136,10 @@ func (e *env) measureScale(res *scaleResult, ns *child, reg *remoting.Client, to
 	if res.LeanRegisterS, err = e.registerInto(lean, topo); err != nil {
 		return err
 	}
-	ts, err := e.scaleTargets(res.scaleRow, topo, ns, lean, limit)
+	if res.LimitRegisterS, err = e.registerInto(limit, topo); err != nil {
+		return err
+	}
+	ts, err := e.scaleTargets(res, topo, ns, lean, limit)
 	if err == nil {
 		ts, err = e.addIdleTarget(res.scaleRow, topo, ns, ts)
 	}
@@ -160,9 +174,11 @@ func (e *env) registerInto(srv *child, topo *topology) (float64, error) {
 }
 
 // scaleTargets opens the lookup connections (and, with re-registrations,
-// a writer) to the NameServer, the lean limit and the remoting limit.
-func (e *env) scaleTargets(row scaleRow, topo *topology, srvs ...*child) ([]*loadTarget, error) {
+// a writer sending the last load's bodies) to the NameServer, the lean
+// limit and the remoting limit.
+func (e *env) scaleTargets(res *scaleResult, topo *topology, srvs ...*child) ([]*loadTarget, error) {
 	var ts []*loadTarget
+	row, last := res.scaleRow, res.Loads[len(res.Loads)-1]
 	for i, name := range []string{"route", "lean", "limit"} {
 		t, err := e.newTargetConns(name, srvs[i], topo.topics, row.Conns)
 		if err != nil {
@@ -173,7 +189,7 @@ func (e *env) scaleTargets(row scaleRow, topo *topology, srvs ...*child) ([]*loa
 			continue
 		}
 		t.load.gate.pct = int64(row.ReregPct)
-		if t.rereg, err = e.newRereg(srvs[i].addr, topo, &t.load.gate); err != nil {
+		if t.rereg, err = e.newRereg(srvs[i].addr, topo, &t.load.gate, last); err != nil {
 			return ts, err
 		}
 	}
@@ -190,9 +206,9 @@ func closeTargets(ts []*loadTarget) {
 }
 
 // reregWriter re-registers brokers round-robin with the body of their
-// initial registration (DataVersion counter 1): what every broker sends
-// every 30 s when its topics have not changed. The gate holds it at its
-// share of operations.
+// last load (DataVersion counter 1 when there was one load): what every
+// broker sends every 30 s when its topics have not changed. The gate holds
+// it at its share of operations.
 type reregWriter struct {
 	c      *remoting.Client
 	topo   *topology
@@ -202,14 +218,14 @@ type reregWriter struct {
 	count  int64 // registrations in measured slices
 }
 
-func (e *env) newRereg(addr string, topo *topology, gate *mixGate) (*reregWriter, error) {
+func (e *env) newRereg(addr string, topo *topology, gate *mixGate, last loadRun) (*reregWriter, error) {
 	w := &reregWriter{topo: topo, gate: gate}
 	for i := range topo.brokers {
-		t, err := newBodyTemplate(&topo.brokers[i])
+		t, err := newBodyTemplateQueues(&topo.brokers[i], last.WriteQueues)
 		if err != nil {
 			return nil, err
 		}
-		w.bodies = append(w.bodies, t.body(nil, 1))
+		w.bodies = append(w.bodies, t.body(nil, last.Counter))
 	}
 	var err error
 	w.c, err = e.dial(addr)

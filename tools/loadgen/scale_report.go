@@ -10,7 +10,7 @@ import (
 const (
 	targetLeanRatio    = 0.85 // route QPS / lean-limit QPS, every row
 	targetLeanP99      = 1.5  // route p99 / lean-limit p99, every row
-	targetRSS1MMB      = 1500 // peak RSS at 1M topics, MB
+	targetRSS1MMB      = 641  // peak RSS at 1M topics over its loads, MB (issue 18: one load's peak of the time)
 	targetLoadVsLean   = 2.5  // registration time / lean-limit time, 1M topics
 	targetRegisterFlat = 2.0  // µs per topic: largest row / 20k row
 )
@@ -22,7 +22,8 @@ func (r *report) evaluateScale(add func(string, float64, string, bool)) {
 		add(name+"route QPS / lean QPS", s.LeanRatio, fmt.Sprintf(">= %.2f", targetLeanRatio), s.LeanRatio >= targetLeanRatio)
 		add(name+"route p99 / lean p99", s.P99Ratio, fmt.Sprintf("<= %.1f", targetLeanP99), s.P99Ratio <= targetLeanP99)
 		if s.Topics >= 1_000_000 {
-			add(name+"peak RSS (MB)", s.Route.PeakRSSMB, fmt.Sprintf("<= %d", targetRSS1MMB), s.Route.PeakRSSMB <= targetRSS1MMB)
+			add(fmt.Sprintf("%speak RSS (MB), %d loads", name, len(s.Loads)), s.MaxLoadRSSMB,
+				fmt.Sprintf("<= %d", targetRSS1MMB), s.MaxLoadRSSMB <= targetRSS1MMB)
 			v := s.RegisterS / max(s.LeanRegisterS, 1e-9)
 			add(name+"registration time / lean time", v, fmt.Sprintf("<= %.1f", targetLoadVsLean), v <= targetLoadVsLean)
 		}
@@ -40,14 +41,16 @@ func (r *report) printScale(w io.Writer) {
 	if len(r.Scale) > 0 {
 		fmt.Fprintln(w, "\nscale (route = NameServer, lean = lean limit, limit = remoting limit; QPS, p99 µs, peak RSS MB):")
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "topics\tbrokers\twidth\tconns\trereg %\tlean QPS\tlimit QPS\troute QPS\t/lean\t/limit\tlean p99\troute p99\troute RSS\treg s\tlean reg s\treg µs/topic\t")
+		fmt.Fprintln(tw, "topics\tbrokers\twidth\tconns\trereg %\tlean QPS\tlimit QPS\troute QPS\t/lean\t/limit\tlean p99\troute p99\troute RSS\tRSS after loads MB\treg s (per load)\tlean reg s\tlimit reg s\treg µs/topic\t")
 		for _, s := range r.Scale {
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.0f\t%.1f\t%.2f\t%.2f\t%.2f\t\n",
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t%.0f\t%.0f\t%.1f\t%s\t%s\t%.2f\t%.2f\t%.2f\t\n",
 				s.Topics, s.Brokers, s.Width, s.Conns, s.ReregPct, s.Lean.Latency.QPS, s.Limit.Latency.QPS,
 				s.Route.Latency.QPS, s.LeanRatio, s.LimitRatio, s.Lean.Latency.P99US, s.Route.Latency.P99US,
-				s.Route.PeakRSSMB, s.RegisterS, s.LeanRegisterS, s.RegisterUS)
+				s.Route.PeakRSSMB, joinLoads(s.Loads, 0, func(l loadRun) float64 { return l.PeakRSSMB }),
+				joinLoads(s.Loads, 2, func(l loadRun) float64 { return l.RegisterS }), s.LeanRegisterS, s.LimitRegisterS, s.RegisterUS)
 		}
 		_ = tw.Flush()
+		r.printLoads(w)
 		r.printRereg(w)
 	}
 	if x := r.Restart; x != nil {

@@ -134,14 +134,21 @@ func register(c *remoting.Client, b *broker, payload []byte) error {
 // the other, and returns the time spent in the round trips (body encoding
 // excluded).
 func registerAll(c *remoting.Client, t *topology) (time.Duration, error) {
+	return registerLoad(c, t, 1, writeQueues)
+}
+
+// registerLoad registers every broker once over c with DataVersion counter
+// counter and writeQueueNums w on every topic, one after the other, and
+// returns the time spent in the round trips (body encoding excluded).
+func registerLoad(c *remoting.Client, t *topology, counter int64, w int32) (time.Duration, error) {
 	var spent time.Duration
 	var buf []byte
 	for i := range t.brokers {
-		tmpl, err := newBodyTemplate(&t.brokers[i])
+		tmpl, err := newBodyTemplateQueues(&t.brokers[i], w)
 		if err != nil {
 			return 0, err
 		}
-		buf = tmpl.body(buf, 1)
+		buf = tmpl.body(buf, counter)
 		start := time.Now()
 		if err := register(c, &t.brokers[i], buf); err != nil {
 			return 0, err
