@@ -19,14 +19,20 @@ const (
 	famHeapAlloc = "go_memstats_heap_alloc_bytes" // allocated heap objects, garbage not yet swept included
 	famNextGC    = "go_memstats_next_gc_bytes"    // heap target of the next GC
 	famGOGC      = "go_gc_gogc_percent"
+	famMemLimit  = "go_gc_gomemlimit_bytes"
 )
+
+// noMemLimit is GOMEMLIMIT's value when none is set (math.MaxInt64), as a
+// float64 exposition value.
+const noMemLimit = float64(1<<63 - 1)
 
 // heapStat is the NameServer's Go heap as its metrics endpoint reports it.
 type heapStat struct {
 	AllocMB  float64 `json:"heap_alloc_mb"`
 	NextGCMB float64 `json:"next_gc_mb"`
 	// LiveMB is the heap marked live by the last GC, derived from the GC
-	// target: next_gc / (1 + GOGC/100).
+	// target: next_gc / (1 + GOGC/100); 0 (unknown) when a GOMEMLIMIT is
+	// set, as the target then follows the limit.
 	LiveMB float64 `json:"live_at_last_gc_mb"`
 }
 
@@ -53,7 +59,7 @@ func parseHeap(r io.Reader) (*heapStat, error) {
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		name, v, ok := strings.Cut(sc.Text(), " ")
-		if !ok || (name != famHeapAlloc && name != famNextGC && name != famGOGC) {
+		if !ok || (name != famHeapAlloc && name != famNextGC && name != famGOGC && name != famMemLimit) {
 			continue
 		}
 		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
@@ -70,9 +76,13 @@ func parseHeap(r io.Reader) (*heapStat, error) {
 	if !ok1 || !ok2 {
 		return nil, errors.New("no " + famHeapAlloc + " or " + famNextGC + " in /metrics")
 	}
+	h := &heapStat{AllocMB: alloc / 1e6, NextGCMB: next / 1e6}
 	gogc, ok := vals[famGOGC]
 	if !ok || gogc <= 0 {
 		gogc = 100
 	}
-	return &heapStat{AllocMB: alloc / 1e6, NextGCMB: next / 1e6, LiveMB: next / (1 + gogc/100) / 1e6}, nil
+	if limit, ok := vals[famMemLimit]; !ok || limit >= noMemLimit {
+		h.LiveMB = next / (1 + gogc/100) / 1e6
+	}
+	return h, nil
 }

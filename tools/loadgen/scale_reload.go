@@ -116,7 +116,7 @@ func (r *report) printLoads(w io.Writer) {
 			joinLoads(s.Loads, 0, func(l loadRun) float64 { return l.PeakRSSMB }), s.MaxLoadRSSMB,
 			joinLoads(s.Loads, 0, func(l loadRun) float64 { return l.RSSMB }))
 		if s.Loads[0].Heap != nil {
-			fmt.Fprintf(w, "  Go heap after each load (/metrics): allocated %s MB, live at the last GC %s MB\n",
+			fmt.Fprintf(w, "  Go heap after each load (/metrics): allocated %s MB, live at the last GC %s MB (0: unknown under GOMEMLIMIT)\n",
 				joinLoads(s.Loads, 0, func(l loadRun) float64 { return heapOf(l).AllocMB }),
 				joinLoads(s.Loads, 0, func(l loadRun) float64 { return heapOf(l).LiveMB }))
 		}

@@ -42,7 +42,7 @@ func TestJoinLoads(t *testing.T) {
 }
 
 // TestParseHeap reads the Go collector's families and derives the live
-// heap from the GC target.
+// heap from the GC target, unless a GOMEMLIMIT sets the target.
 func TestParseHeap(t *testing.T) {
 	text := "# HELP go_memstats_heap_alloc_bytes x\n# TYPE go_memstats_heap_alloc_bytes gauge\n" +
 		"go_memstats_heap_alloc_bytes 3.5e+08\ngo_memstats_heap_alloc_bytes_total 9e+09\n" +
@@ -52,6 +52,12 @@ func TestParseHeap(t *testing.T) {
 	require.InDelta(t, 350, h.AllocMB, 1e-9)
 	require.InDelta(t, 600, h.NextGCMB, 1e-9)
 	require.InDelta(t, 400, h.LiveMB, 1e-9)
+	h, err = parseHeap(strings.NewReader(text + "go_gc_gomemlimit_bytes 9.223372036854776e+18\n"))
+	require.NoError(t, err)
+	require.InDelta(t, 400, h.LiveMB, 1e-9, "no limit set")
+	h, err = parseHeap(strings.NewReader(text + "go_gc_gomemlimit_bytes 6.291456e+08\n"))
+	require.NoError(t, err)
+	require.Zero(t, h.LiveMB, "the GC target follows GOMEMLIMIT")
 	_, err = parseHeap(strings.NewReader("go_memstats_heap_alloc_bytes 1\n"))
 	require.Error(t, err)
 	_, err = parseHeap(strings.NewReader("go_memstats_heap_alloc_bytes x\ngo_memstats_next_gc_bytes 1\n"))
