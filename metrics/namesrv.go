@@ -51,7 +51,9 @@ const (
 	// PanicRemoting is the remoting server's handler call (and its
 	// connection hooks).
 	PanicRemoting = "remoting"
-	// PanicRegistrationLane is the broker registration lane.
+	// PanicRegistrationLane is the broker registration handler: the
+	// registration lane, and the part of REGISTER_BROKER that runs on the
+	// connection's goroutine first (header, digest, unchanged path).
 	PanicRegistrationLane = "registration_lane"
 )
 

@@ -31,31 +31,82 @@ type brokerProcessor struct {
 	cfg    configSource
 }
 
-// register answers REGISTER_BROKER. A body byte-identical to the one last
-// applied for the broker (same digest, see registerDigest) is not decoded
-// when the route tables can prove it would change nothing but liveness;
-// the answer is built from current state either way.
-func (p *brokerProcessor) register(c *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
-	rr, err := decodeRegisterHeader(req)
-	if err == nil {
-		rr.BodyDigest = registerDigest(req, &rr)
-		if c != nil {
-			rr.Channel = c
+// registerOn is the REGISTER_BROKER handler. The header is decoded and the
+// body digested on the connection's reader; a body byte-identical to the
+// one last applied for the broker (same digest, see registerDigest) that
+// the route tables prove would change nothing but liveness is answered
+// there, without the lane. Anything else (a body to decode, a header that
+// does not decode) goes to the lane l, as one request at a time.
+//
+// The answer is the lane's: RegisterUnchanged is one step under the route
+// tables' coordinator wherever it runs, and the lane tries it again before
+// it decodes (the state may have changed meanwhile); a panic becomes the
+// lane's error. Only the order against registrations of other connections
+// differs, which no connection can see: one connection's requests are
+// still handled one at a time, in order.
+func (p *brokerProcessor) registerOn(l *lane) remoting.HandlerFunc {
+	return func(c *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+		var rr route.RegisterRequest
+		var headerErr error
+		resp, err := l.call(c, req, func(c *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+			rr, headerErr = prepareRegister(c, req)
+			if headerErr != nil {
+				return nil, nil
+			}
+			return p.unchanged(req, rr), nil
+		})
+		if resp != nil || err != nil {
+			return resp, err
 		}
-		if res, ok := p.routes.RegisterUnchanged(rr); ok {
-			return p.registered(req, res), nil
-		}
-		err = decodeRegisterBody(req, &rr)
+		return l.do(c, req, func(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+			if headerErr != nil {
+				return withHeader(errorResponse(req, headerErr)), nil
+			}
+			return p.register(req, rr), nil
+		})
 	}
+}
+
+// prepareRegister decodes the header of a REGISTER_BROKER and digests its
+// body (the body is not decoded).
+func prepareRegister(c *remoting.Conn, req *remoting.Command) (route.RegisterRequest, error) {
+	rr, err := decodeRegisterHeader(req)
 	if err != nil {
-		return withHeader(errorResponse(req, err)), nil
+		return rr, err
+	}
+	rr.BodyDigest = registerDigest(req, &rr)
+	if c != nil {
+		rr.Channel = c
+	}
+	return rr, nil
+}
+
+// unchanged answers a REGISTER_BROKER prepared as rr when RegisterUnchanged
+// applies it without the body, otherwise it returns nil.
+func (p *brokerProcessor) unchanged(req *remoting.Command, rr route.RegisterRequest) *remoting.Command {
+	res, ok := p.routes.RegisterUnchanged(rr)
+	if !ok {
+		return nil
+	}
+	return p.registered(req, res)
+}
+
+// register answers a REGISTER_BROKER prepared as rr: without decoding the
+// body when RegisterUnchanged applies it, otherwise in full; the answer is
+// built from current state either way.
+func (p *brokerProcessor) register(req *remoting.Command, rr route.RegisterRequest) *remoting.Command {
+	if resp := p.unchanged(req, rr); resp != nil {
+		return resp
+	}
+	if err := decodeRegisterBody(req, &rr); err != nil {
+		return withHeader(errorResponse(req, err))
 	}
 	res, err := p.routes.RegisterBroker(rr)
 	body.ReleaseRegisterBody(rr.Body) // the route tables keep no reference to the topic table
 	if err != nil {
-		return withHeader(errorResponse(req, err)), nil
+		return withHeader(errorResponse(req, err))
 	}
-	return p.registered(req, res), nil
+	return p.registered(req, res)
 }
 
 // registered is the success answer of REGISTER_BROKER

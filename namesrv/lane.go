@@ -51,18 +51,24 @@ func (l *lane) do(c *remoting.Conn, req *remoting.Command, h remoting.HandlerFun
 	finished := make(chan struct{})
 	l.work <- func() {
 		defer close(finished)
-		defer func() {
-			if r := recover(); r != nil {
-				err = fmt.Errorf("handler panic: %v", r)
-				if l.panicked != nil {
-					l.panicked(r, debug.Stack())
-				}
-			}
-		}()
-		resp, err = h(c, req)
+		resp, err = l.call(c, req, h)
 	}
 	<-finished
 	return resp, err
+}
+
+// call runs h on the calling goroutine as do runs it on the lane: a panic
+// in h becomes the same error, and l.panicked is told of it.
+func (l *lane) call(c *remoting.Conn, req *remoting.Command, h remoting.HandlerFunc) (resp *remoting.Command, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handler panic: %v", r)
+			if l.panicked != nil {
+				l.panicked(r, debug.Stack())
+			}
+		}
+	}()
+	return h(c, req)
 }
 
 // handler wraps h to run on the lane.

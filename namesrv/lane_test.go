@@ -45,3 +45,19 @@ func TestLanePanicBecomesError(t *testing.T) {
 	_, err = fails(nil, remoting.NewRequest(remoting.RegisterBroker, nil, nil))
 	require.EqualError(t, err, "x", "the lane keeps serving after a panic")
 }
+
+// TestLaneCallAnswersAsTheLane: a handler run by call on the caller's
+// goroutine fails as it would on the lane, and the lane is told of the
+// panic in both cases.
+func TestLaneCallAnswersAsTheLane(t *testing.T) {
+	var told []any
+	l := newLane(registrationNice, func(v any, _ []byte) { told = append(told, v) })
+	defer l.close()
+	boom := func(*remoting.Conn, *remoting.Command) (*remoting.Command, error) { panic("boom") }
+	req := remoting.NewRequest(remoting.RegisterBroker, nil, nil)
+	_, onLane := l.do(nil, req, boom)
+	_, onCaller := l.call(nil, req, boom)
+	require.Error(t, onLane)
+	require.Equal(t, onLane, onCaller)
+	require.Equal(t, []any{"boom", "boom"}, told)
+}

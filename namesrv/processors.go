@@ -18,7 +18,7 @@ func (s *Server) registerProcessors() {
 		remoting.GetKVConfig:                   kp.get,
 		remoting.DeleteKVConfig:                kp.delete,
 		remoting.GetKVListByNamespace:          kp.list,
-		remoting.RegisterBroker:                s.lane.handler(bp.register),
+		remoting.RegisterBroker:                bp.registerOn(s.lane),
 		remoting.UnregisterBroker:              bp.unregister,
 		remoting.BrokerHeartbeat:               bp.heartbeat,
 		remoting.QueryDataVersion:              bp.queryDataVersion,

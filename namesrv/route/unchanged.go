@@ -1,11 +1,11 @@
 package route
 
 // BodyDigest identifies a registration body: a hash (the namesrv
-// processor's registerDigest: a seeded 64-bit maphash, the CRC-32 and
-// the length, 16 bytes) of the body bytes, their
-// length and whatever else changes how they decode or whom they belong to
-// (broker name and id, request version, compressed flag, bodyCrc32). The
-// zero value means "none".
+// processor's registerDigest: half of a seeded 128-bit XXH3 of the body,
+// and a seeded 64-bit maphash over all of it, the body's length and
+// whatever else changes how the body decodes or whom it belongs to:
+// broker name and id, request version, compressed flag, bodyCrc32; 16
+// bytes). The zero value means "none".
 type BodyDigest [16]byte
 
 // bodyMemo is what a live entry keeps of the body last applied for it, so
