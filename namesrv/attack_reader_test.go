@@ -8,12 +8,14 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/monotime"
 	"github.com/rmqgo/nameserver/namesrv/body"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -101,47 +103,38 @@ func TestAttackReaderIdenticalAfterWipe(t *testing.T) {
 // TestAttackReaderConcurrentMemoMatchesTables: registrations of two bodies
 // (the same topics, other write queue counts and DataVersions) and
 // unregistrations of one broker from several connections at once, some
-// connections closed and redialled meanwhile, under -race. Afterwards the
-// body memo must describe what the tables hold: registering each body in
-// turn, the first one answered without decoding included, leaves that
-// body's queues. RMQ_SEED replays the choice of operations.
+// connections closed and redialled meanwhile, and expiry scans that find
+// every entry expired (closing its channel) running alongside, under
+// -race. Afterwards the body memo must describe what the tables hold:
+// registering each body in turn, the first one answered without decoding
+// included, leaves that body's queues. RMQ_SEED replays the choice of
+// operations.
 func TestAttackReaderConcurrentMemoMatchesTables(t *testing.T) {
 	srv := startServer(t, nil)
 	bodies := [2][]byte{registerBodyQ(t, 12, 1, 8), registerBodyQ(t, 12, 2, 9)}
-	unregister := func() *remoting.Command {
-		return remoting.NewRequest(remoting.UnregisterBroker, map[string]string{"brokerAddr": "10.3.0.1:10911",
-			"brokerId": "0", "brokerName": "broker-l", "clusterName": "LCluster"}, nil)
-	}
 	rng := seededRand(t)
 	const workers, steps = 4, 150
 	plans := make([][]int, workers)
 	for w := range plans {
 		for range steps {
-			plans[w] = append(plans[w], rng.IntN(10))
+			plans[w] = append(plans[w], rng.IntN(20))
 		}
 	}
+	stop := make(chan struct{})
+	scanned := make(chan int)
+	go func() { scanned <- scanUntil(srv, stop) }()
 	var wg sync.WaitGroup
+	answered := make([]int, workers)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := dial(t, srv)
-			for _, op := range plans[w] {
-				switch {
-				case op < 4:
-					invoke(t, c, javaRegister(remoting.RegisterBroker, bodies[0]))
-				case op < 8:
-					invoke(t, c, javaRegister(remoting.RegisterBroker, bodies[1]))
-				case op == 8:
-					invoke(t, c, unregister())
-				default:
-					_ = c.Close()
-					c = dial(t, srv)
-				}
-			}
+			answered[w] = runPlan(srv, plans[w], bodies)
 		}()
 	}
 	wg.Wait()
+	close(stop)
+	t.Logf("expiry scans %d, answers %v", <-scanned, answered)
 	srv.Routes().WaitIdle()
 	c := dial(t, srv)
 	for i, k := range []int{0, 0, 1, 1, 0, 1} {
@@ -153,6 +146,61 @@ func TestAttackReaderConcurrentMemoMatchesTables(t *testing.T) {
 	}
 	t.Logf("unchanged %d of %d registrations", srv.Routes().Stats().UnchangedRegistrations,
 		srv.Routes().Stats().Registrations)
+}
+
+// scanUntil runs expiry scans that find every live entry expired (an
+// hour ahead) now and then until stop, and returns how many ran.
+func scanUntil(srv *Server, stop chan struct{}) int {
+	n := 0
+	for {
+		select {
+		case <-stop:
+			return n
+		case <-time.After(2 * time.Millisecond):
+			srv.Routes().ScanExpired(monotime.Now().Add(time.Hour))
+			n++
+		}
+	}
+}
+
+// runPlan sends a worker's operations (0-7 body 0, 8-15 body 1, 16-17
+// UNREGISTER_BROKER, 18-19 a new connection), redialling after an error
+// (an expiry scan closes the broker's channel), and returns how many
+// requests were answered. It runs off the test goroutine: no require.
+func runPlan(srv *Server, plan []int, bodies [2][]byte) int {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var c *remoting.Client
+	defer func() {
+		if c != nil {
+			_ = c.Close()
+		}
+	}()
+	answered := 0
+	for _, op := range plan {
+		if c == nil || op >= 18 {
+			if c != nil {
+				_ = c.Close()
+			}
+			var err error
+			if c, err = remoting.Dial(ctx, srv.Addr().String(), remoting.ClientOptions{}); err != nil {
+				return answered
+			}
+			continue
+		}
+		req := remoting.NewRequest(remoting.UnregisterBroker, map[string]string{"brokerAddr": "10.3.0.1:10911",
+			"brokerId": "0", "brokerName": "broker-l", "clusterName": "LCluster"}, nil)
+		if op < 16 {
+			req = javaRegister(remoting.RegisterBroker, bodies[op/8])
+		}
+		if _, err := c.Invoke(ctx, req); err != nil {
+			_ = c.Close()
+			c = nil
+			continue
+		}
+		answered++
+	}
+	return answered
 }
 
 // readerProbe is a REGISTER_BROKER handler as the server binds it, with a
