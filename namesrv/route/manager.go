@@ -33,11 +33,12 @@ type Manager struct {
 	removals  uint64 // bumped whenever a QueueData is removed (see coverage)
 	edits     uint64 // bumped whenever a QueueData is added, changed or removed (see applied)
 
-	shared shareTable // BrokerData lists shared between snapshots
-	pub    published  // what Lookup reads
-	live   liveTable  // brokerLiveTable and its expiry heap
-	unreg  unregQueue
-	counts counters
+	shared  shareTable  // BrokerData lists shared between snapshots
+	interns internTable // snapshots shared by topics with equal routes
+	pub     published   // what Lookup reads
+	live    liveTable   // brokerLiveTable and its expiry heap
+	unreg   unregQueue
+	counts  counters
 
 	startOnce, stopOnce sync.Once
 	stop                chan struct{}
@@ -64,6 +65,7 @@ func NewManager(opts Options) *Manager {
 		clusters: map[string]map[string]struct{}{},
 		filters:  map[addrKey][]string{},
 		mappings: map[string]map[string]*TopicQueueMappingInfo{},
+		interns:  internTable{},
 		stop:     make(chan struct{}),
 	}
 	m.mut = mutation{m: m}

@@ -93,18 +93,26 @@ func (t *mutation) commit() []MinBrokerIDChange {
 	return notes
 }
 
-// republish replaces the topic's snapshot (nil when it was removed or has
-// no BrokerData) and retires the replaced one's cached bodies.
+// republish moves the topic to the snapshot of its route (nil when it
+// was removed or has no BrokerData) with one atomic store, and releases
+// the one it leaves (retired when no topic publishes it any more).
 func (t *mutation) republish(e *topicEntry) {
 	m := t.m
 	e.dirty, e.fresh = false, false
 	m.counts.publications.Add(1)
 	var next *TopicSnapshot
 	if !e.removed {
-		next = m.buildSnapshot(e)
+		next = m.snapshotOf(e)
 	}
-	if old := e.snap.Swap(next); old != nil {
-		old.retireBodies()
+	old := e.snap.Swap(next)
+	if old == next {
+		return
+	}
+	if next != nil {
+		m.hold(next)
+	}
+	if old != nil {
+		m.release(old)
 	}
 }
 
