@@ -27,7 +27,7 @@ func (m *Manager) AddWritePerm(brokerName string) int {
 
 func (m *Manager) changePerm(brokerName string, f func(int32) int32) (n int) {
 	m.mutate(func(t *mutation) {
-		for e := range m.byBroker[brokerName] {
+		for e := range m.byBroker[brokerName].all() {
 			if i, ok := queueIndex(e.queues, brokerName); ok {
 				t.setPerm(e, brokerName, f(e.queues[i].Perm))
 				n++
@@ -122,7 +122,7 @@ func (m *Manager) TopicsByCluster(cluster string) TopicList {
 	var names []string
 	seen := map[*topicEntry]struct{}{}
 	for _, b := range javaSetOrder(slices.Collect(maps.Keys(m.clusters[cluster]))) {
-		for _, e := range m.tableOrder(slices.Collect(maps.Keys(m.byBroker[b]))) {
+		for _, e := range m.tableOrder(slices.Collect(m.byBroker[b].all())) {
 			if _, dup := seen[e]; !dup {
 				seen[e] = struct{}{}
 				names = append(names, e.name)

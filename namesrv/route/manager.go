@@ -22,7 +22,7 @@ type Manager struct {
 	mu       sync.RWMutex
 	mut      mutation
 	topics   map[string]*topicEntry                       // topicQueueTable
-	byBroker map[string]topicSet                          // brokerName -> topics with its QueueData
+	byBroker map[string]*topicSet                         // brokerName -> topics with its QueueData
 	brokers  map[string]*brokerState                      // brokerAddrTable
 	clusters map[string]map[string]struct{}               // clusterAddrTable
 	filters  map[addrKey][]string                         // filterServerTable
@@ -60,7 +60,7 @@ func NewManager(opts Options) *Manager {
 		opts:     opts,
 		log:      opts.Logger.Named("route"),
 		topics:   map[string]*topicEntry{},
-		byBroker: map[string]topicSet{},
+		byBroker: map[string]*topicSet{},
 		brokers:  map[string]*brokerState{},
 		clusters: map[string]map[string]struct{}{},
 		filters:  map[addrKey][]string{},

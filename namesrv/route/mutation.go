@@ -69,7 +69,7 @@ func (t *mutation) commit() []MinBrokerIDChange {
 		if b := m.brokers[name]; b != nil {
 			b.pub = nil
 		}
-		for e := range m.byBroker[name] {
+		for e := range m.byBroker[name].all() {
 			t.markTopic(e)
 		}
 	}

@@ -179,7 +179,7 @@ func (m *Manager) dvChanged(k addrKey, dv DataVersion) bool {
 // deleteMissing is step 10b: drop the broker's queues of topics that are
 // not keys of the registered topic table.
 func (t *mutation) deleteMissing(name string, tcs map[string]TopicConfig) {
-	for e := range t.m.byBroker[name] {
+	for e := range t.m.byBroker[name].all() {
 		if _, ok := tcs[e.name]; !ok {
 			t.m.log.Info("delete topic missing from registration", "broker", name, "topic", e.name)
 			t.removeQueue(e, name)

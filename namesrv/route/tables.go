@@ -27,10 +27,6 @@ type topicEntry struct {
 	snap    atomic.Pointer[TopicSnapshot]
 }
 
-// topicSet is a set of topic rows. Keyed by the row, it holds 8 bytes a
-// member where a map by name would hold 24 and a copy of every name.
-type topicSet map[*topicEntry]struct{}
-
 // has reports whether the topic has a QueueData of brokerName.
 func (e *topicEntry) has(brokerName string) bool {
 	_, ok := queueIndex(e.queues, brokerName)
@@ -129,17 +125,17 @@ func (t *mutation) putQueue(topic string, q QueueData) bool {
 		t.writable(e, 0)[i] = q
 	} else {
 		e.queues = slices.Insert(t.writable(e, 1), i, q)
-		t.index(q.BrokerName)[e] = struct{}{}
+		t.index(q.BrokerName).add(e)
 	}
 	t.markTopic(e)
 	return true
 }
 
 // index returns the brokerName -> topics index set, creating it.
-func (t *mutation) index(brokerName string) topicSet {
+func (t *mutation) index(brokerName string) *topicSet {
 	idx := t.m.byBroker[brokerName]
 	if idx == nil {
-		idx = topicSet{}
+		idx = newTopicSet()
 		t.m.byBroker[brokerName] = idx
 	}
 	return idx
@@ -165,8 +161,8 @@ func (t *mutation) unindex(brokerName string, e *topicEntry) {
 	t.m.removals++
 	t.m.edits++
 	if idx := t.m.byBroker[brokerName]; idx != nil {
-		delete(idx, e)
-		if len(idx) == 0 {
+		idx.remove(e)
+		if idx.len() == 0 {
 			delete(t.m.byBroker, brokerName)
 		}
 	}
