@@ -102,8 +102,8 @@ func TestEqualRoutesShareOneSnapshot(t *testing.T) {
 	require.Same(t, s1, s2, "same queue data on the same groups: one snapshot")
 	require.NotSame(t, s1, s3, "another group set: another snapshot")
 	require.Len(t, h.interns, 2)
-	require.Same(t, &h.topics["t1"].queues[0], &s1.Route.QueueDatas[0], "the topic shares the snapshot's queue slice")
-	require.Same(t, &h.topics["t2"].queues[0], &s1.Route.QueueDatas[0])
+	require.Same(t, &h.pub.get("t1").queues[0], &s1.Route.QueueDatas[0], "the topic shares the snapshot's queue slice")
+	require.Same(t, &h.pub.get("t2").queues[0], &s1.Route.QueueDatas[0])
 
 	c := NewBodyCache(0)
 	body1 := serve(c, s1, BodyDefault)

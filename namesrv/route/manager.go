@@ -21,7 +21,6 @@ type Manager struct {
 	// reads and the expiry scan share it. It guards the source tables.
 	mu       sync.RWMutex
 	mut      mutation
-	topics   map[string]*topicEntry                       // topicQueueTable
 	byBroker map[string]*topicSet                         // brokerName -> topics with its QueueData
 	brokers  map[string]*brokerState                      // brokerAddrTable
 	clusters map[string]map[string]struct{}               // clusterAddrTable
@@ -59,7 +58,6 @@ func NewManager(opts Options) *Manager {
 	m := &Manager{
 		opts:     opts,
 		log:      opts.Logger.Named("route"),
-		topics:   map[string]*topicEntry{},
 		byBroker: map[string]*topicSet{},
 		brokers:  map[string]*brokerState{},
 		clusters: map[string]map[string]struct{}{},

@@ -15,7 +15,6 @@ type mutation struct {
 	topics   []*topicEntry               // topics to republish
 	brokers  map[string]struct{}         // broker groups whose BrokerData or filters changed
 	added    []*topicEntry               // new rows of topicQueueTable
-	removed  []*topicEntry               // dropped rows
 	notes    []MinBrokerIDChange         // 905 notifications to send after unlock
 	rowAt    []*topicEntry               // putTopics: the row each body key added, by Pos, reused
 	loose    []looseRow                  // putTopics: rows added by keys without a valid Pos
@@ -77,16 +76,14 @@ func (t *mutation) commit() []MinBrokerIDChange {
 		yield.At(i)
 		t.republish(e)
 	}
-	m.pub.apply(t.added, t.removed)
-	m.counts.topics.Store(int64(len(m.topics)))
+	m.counts.topics.Store(int64(m.pub.live))
 	m.counts.brokers.Store(int64(len(m.brokers)))
 	m.counts.clusters.Store(int64(len(m.clusters)))
 	notes := t.notes
 	t.brokers = nil // a fresh map: clearing a grown one costs its capacity
 	clear(t.topics)
 	clear(t.added)
-	clear(t.removed)
-	t.topics, t.added, t.removed, t.notes = t.topics[:0], t.added[:0], t.removed[:0], nil
+	t.topics, t.added, t.notes = t.topics[:0], t.added[:0], nil
 	if cap(t.topics) > 1<<16 {
 		t.topics = nil
 	}

@@ -101,11 +101,11 @@ func (t *mutation) writable(e *topicEntry, grow int) []QueueData {
 // entry returns the topic's row, creating it when create is set.
 func (t *mutation) entry(topic string, create bool) *topicEntry {
 	m := t.m
-	if e := m.topics[topic]; e != nil || !create {
+	if e := m.pub.get(topic); e != nil || !create {
 		return e
 	}
 	e := &topicEntry{name: topic, fresh: true}
-	m.topics[topic] = e
+	m.pub.add(e)
 	t.noteNewTopic(e)
 	t.added = append(t.added, e)
 	t.markTopic(e)
@@ -173,9 +173,8 @@ func (t *mutation) removeTopic(e *topicEntry) {
 	for _, q := range e.queues {
 		t.unindex(q.BrokerName, e)
 	}
-	delete(t.m.topics, e.name)
+	t.m.pub.withdraw(e)
 	e.removed = true
-	t.removed = append(t.removed, e)
 	t.markTopic(e)
 }
 
