@@ -48,12 +48,14 @@ func (p *published) get(topic string) *topicEntry {
 	if t == nil {
 		return nil
 	}
-	for i := p.hash(topic) & t.mask; ; i = (i + 1) & t.mask {
+	h := p.hash(topic)
+	tag := uint32(h >> 32)
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		e := t.slots[i].Load()
 		if e == nil {
 			return nil
 		}
-		if e != tombstone && e.name == topic {
+		if e.tag == tag && e != tombstone && e.name == topic {
 			return e
 		}
 	}
@@ -64,6 +66,7 @@ func (p *published) get(topic string) *topicEntry {
 // the coordinator's commit stores its snapshot. Only the coordinator
 // calls it.
 func (p *published) add(e *topicEntry) {
+	e.tag = uint32(p.hash(e.name) >> 32)
 	p.reserve(1)
 	p.insert(p.table.Load(), e, true)
 }
@@ -122,7 +125,7 @@ func (p *published) insert(t *pubTable, e *topicEntry, reuse bool) {
 			if free < 0 && reuse {
 				free = int(i)
 			}
-		case cur.name == e.name:
+		case cur.tag == e.tag && cur.name == e.name:
 			t.slots[i].Store(e)
 			return
 		}

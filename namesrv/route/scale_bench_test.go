@@ -2,6 +2,7 @@ package route
 
 import (
 	"fmt"
+	"math/rand"
 	"os"
 	"testing"
 )
@@ -64,5 +65,31 @@ func fillTable(tb testing.TB, m *Manager, size int) {
 		if _, err := m.RegisterBroker(reg("c1", fmt.Sprintf("b%d", i), fmt.Sprintf("10.0.%d.%d:10911", i/250, i%250), 0, bd)); err != nil {
 			tb.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLookupScale looks topics of fillTable's table up in a random
+// order (each lookup misses the caches, as at 1M topics where a run looks
+// each topic up less than once): 100k, and with BENCH_SCALE=1m 1M topics.
+func BenchmarkLookupScale(b *testing.B) {
+	sizes := []int{100_000}
+	if os.Getenv("BENCH_SCALE") == "1m" {
+		sizes = append(sizes, 1_000_000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("table=%dk", n/1000), func(b *testing.B) {
+			m := NewManager(Options{})
+			fillTable(b, m, n)
+			names := make([]string, n)
+			for i, j := range rand.Perm(n) {
+				names[i] = fmt.Sprintf("topic-%d", j)
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				if m.Lookup(names[i%n]) == nil {
+					b.Fatal("topic not found")
+				}
+			}
+		})
 	}
 }

@@ -23,6 +23,7 @@ type topicEntry struct {
 	fresh   bool   // queues was allocated in the current mutation
 	dirty   bool   // queued for republication in the current mutation
 	removed bool   // dropped from topicQueueTable
+	tag     uint32 // high bits of the name's hash in the published table, set before it is published
 	seq     uint64 // place in the order rows were added to topicQueueTable (see tableOrder)
 	snap    atomic.Pointer[TopicSnapshot]
 }
