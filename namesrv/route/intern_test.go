@@ -191,14 +191,14 @@ func TestAttackBodyCacheExactAcrossSharing(t *testing.T) {
 			maxShared = max(maxShared, h.interns[s].intern.refs)
 		}
 	}
+	t.Logf("%d topics on %d distinct snapshots, %d interned, %d body bytes; at most %d topics on one snapshot",
+		h.Stats().Topics, len(publishedSnapshots(h.Manager)), len(h.interns), c.Used(), maxShared)
 	require.Greater(t, maxShared, 2, "the run shared snapshots")
 	for i := range topics {
 		h.DeleteTopic(name(i), "")
 	}
 	require.Empty(t, h.interns, "no topic left: nothing interned")
 	require.Zero(t, c.Used(), "and no body counted")
-	t.Logf("%d topics on %d distinct snapshots, %d interned, %d body bytes; at most %d topics on one snapshot",
-		h.Stats().Topics, len(publishedSnapshots(h.Manager)), len(h.interns), c.Used(), maxShared)
 }
 
 // randomMutation applies one random change involving broker b.
