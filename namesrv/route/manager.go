@@ -34,7 +34,7 @@ type Manager struct {
 
 	shared  shareTable  // BrokerData lists shared between snapshots
 	interns internTable // snapshots shared by topics with equal routes
-	pub     published   // what Lookup reads
+	pub     published   // topicQueueTable, what Lookup reads
 	live    liveTable   // brokerLiveTable and its expiry heap
 	unreg   unregQueue
 	counts  counters

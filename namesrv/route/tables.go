@@ -18,7 +18,8 @@ type addrKey struct {
 type topicEntry struct {
 	name string
 	// queues is sorted by BrokerName, one QueueData per broker. Published
-	// snapshots share it, so it is replaced, never modified, unless fresh.
+	// snapshots share it (an interned snapshot's with every topic on it),
+	// so it is replaced, never modified, unless fresh.
 	queues  []QueueData
 	fresh   bool   // queues was allocated in the current mutation
 	dirty   bool   // queued for republication in the current mutation
