@@ -115,7 +115,7 @@ func lookupLinearizable(t *testing.T, versions int32) {
 	stop.Store(true)
 	wg.Wait()
 	t.Logf("table slots %d, observations %d+%d, %d topics on %d interned snapshots", len(h.pub.table.Load().slots),
-		len(obs[0]), len(obs[1]), h.Stats().Topics, len(h.interns))
+		len(obs[0]), len(obs[1]), h.Stats().Topics, len(interned(h.Manager)))
 	for r := range obs {
 		checkLinearizable(t, hist, obs[r])
 	}

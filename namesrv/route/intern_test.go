@@ -83,17 +83,37 @@ func recountBodies(m *Manager, c *BodyCache) int64 {
 func checkInterns(t *testing.T, m *Manager, msg string) {
 	t.Helper()
 	pubs := publishedSnapshots(m)
+	chained := map[*TopicSnapshot]uint64{}
+	for h, s := range m.interns {
+		require.NotNil(t, s, "%s: an empty chain is kept", msg)
+		for ; s != nil; s = s.intern.next {
+			chained[s] = h
+		}
+	}
 	for s, n := range pubs {
-		if s.intern != nil {
-			require.Equal(t, n, s.intern.refs, "%s: refs of an interned snapshot", msg)
-			require.Same(t, s, m.interns[s.intern.key], "%s: interned under its key", msg)
+		if s.intern.on {
+			require.Equal(t, int32(n), s.intern.refs, "%s: refs of an interned snapshot", msg)
+			h, ok := chained[s]
+			require.True(t, ok, "%s: an interned snapshot is in the table", msg)
+			require.Equal(t, internHash(&s.intern.groups, s.Route.QueueDatas, s.intern.sync), h, "%s: under its hash", msg)
 		}
 	}
-	for k, s := range m.interns {
-		if _, ok := pubs[s]; !ok {
-			t.Fatalf("%s: interned snapshot %v published by no topic", msg, k.queues[0])
+	for s := range chained {
+		if _, ok := pubs[s]; !ok || !s.intern.on {
+			t.Fatalf("%s: interned snapshot %v published by no topic", msg, s.Route.QueueDatas)
 		}
 	}
+}
+
+// interned returns the interned snapshots.
+func interned(m *Manager) []*TopicSnapshot {
+	var out []*TopicSnapshot
+	for _, s := range m.interns {
+		for ; s != nil; s = s.intern.next {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func TestEqualRoutesShareOneSnapshot(t *testing.T) {
@@ -103,7 +123,7 @@ func TestEqualRoutesShareOneSnapshot(t *testing.T) {
 	s1, s2, s3 := h.Lookup("t1"), h.Lookup("t2"), h.Lookup("t3")
 	require.Same(t, s1, s2, "same queue data on the same groups: one snapshot")
 	require.NotSame(t, s1, s3, "another group set: another snapshot")
-	require.Len(t, h.interns, 2)
+	require.Len(t, interned(h.Manager), 2)
 	require.Same(t, &h.pub.get("t1").queues[0], &s1.Route.QueueDatas[0], "the topic shares the snapshot's queue slice")
 	require.Same(t, &h.pub.get("t2").queues[0], &s1.Route.QueueDatas[0])
 
@@ -132,13 +152,13 @@ func TestChangeMovesOneTopicOffSharedSnapshot(t *testing.T) {
 	require.Same(t, shared, h.Lookup("t3"))
 	require.Equal(t, int32(8), shared.Route.QueueDatas[0].WriteQueueNums, "which is unchanged")
 	require.Same(t, &b[0], &c.Get(shared, BodyDefault)[0], "and keeps its body")
-	require.Equal(t, 2, shared.intern.refs)
+	require.Equal(t, int32(2), shared.intern.refs)
 	checkInterns(t, h.Manager, "after the change")
 
 	h.RegisterTopic("t2", []QueueData{{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}})
 	require.Same(t, shared, h.Lookup("t2"), "changed back, t2 rejoins the shared snapshot")
 	require.Nil(t, c.Get(moved, BodyDefault))
-	require.Len(t, h.interns, 1, "the snapshot t2 left is dropped")
+	require.Len(t, interned(h.Manager), 1, "the snapshot t2 left is dropped")
 	require.Equal(t, int64(len(b)), c.Used())
 	checkInterns(t, h.Manager, "after the change back")
 }
@@ -158,7 +178,7 @@ func TestSyncMemberAndMappedTopicsDoNotShare(t *testing.T) {
 	require.NotSame(t, s1, s3)
 	require.NotSame(t, s1, s2, "a mapped topic keeps its own snapshot")
 	require.NotNil(t, s2.Route.TopicQueueMappingByBroker)
-	require.Nil(t, s2.intern)
+	require.False(t, s2.intern.on)
 	checkInterns(t, h.Manager, "")
 }
 
@@ -189,12 +209,12 @@ func TestAttackBodyCacheExactAcrossSharing(t *testing.T) {
 		msg := fmt.Sprintf("op %d (%s)", op, desc)
 		require.Equal(t, recountBodies(h.Manager, c), c.Used(), msg)
 		checkInterns(t, h.Manager, msg)
-		for s := range h.interns {
-			maxShared = max(maxShared, h.interns[s].intern.refs)
+		for _, s := range interned(h.Manager) {
+			maxShared = max(maxShared, int(s.intern.refs))
 		}
 	}
 	t.Logf("%d topics on %d distinct snapshots, %d interned, %d body bytes; at most %d topics on one snapshot",
-		h.Stats().Topics, len(publishedSnapshots(h.Manager)), len(h.interns), c.Used(), maxShared)
+		h.Stats().Topics, len(publishedSnapshots(h.Manager)), len(interned(h.Manager)), c.Used(), maxShared)
 	require.Greater(t, maxShared, 2, "the run shared snapshots")
 	for i := range topics {
 		h.DeleteTopic(name(i), "")
@@ -253,4 +273,31 @@ func randomMutation(h *harness, rng *rand.Rand, b int, bn, addr string, name fun
 		h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: a, BrokerName: bn, BrokerID: id})
 		return fmt.Sprintf("unregister %s id %d", bn, id)
 	}
+}
+
+// TestInternChainUnlinks: snapshots whose routes hash alike are chained;
+// each leaves the chain wherever it is in it, and the last one leaves the
+// table.
+func TestInternChainUnlinks(t *testing.T) {
+	h := newHarness(t, false)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
+	s1 := h.Lookup("t1")
+	hash := internHash(&s1.intern.groups, s1.Route.QueueDatas, s1.intern.sync)
+	s2, s3 := &TopicSnapshot{Route: s1.Route}, &TopicSnapshot{Route: s1.Route}
+	s2.intern = internState{groups: s1.intern.groups, next: s1, on: true}
+	s3.intern = internState{groups: s1.intern.groups, next: s2, on: true}
+	h.interns[hash] = s3
+	chain := func() (out []*TopicSnapshot) {
+		for s := h.interns[hash]; s != nil; s = s.intern.next {
+			out = append(out, s)
+		}
+		return out
+	}
+	h.unintern(s2)
+	require.Equal(t, []*TopicSnapshot{s3, s1}, chain(), "from the middle")
+	h.unintern(s1)
+	require.Equal(t, []*TopicSnapshot{s3}, chain(), "from the end")
+	h.unintern(s3)
+	require.NotContains(t, h.interns, hash, "the last one leaves the table")
+	require.False(t, s1.intern.on || s2.intern.on || s3.intern.on)
 }

@@ -51,7 +51,11 @@ func benchNewTopics(b *testing.B, size int) {
 
 // fillTable registers size topics, 2,000 per broker, each topic on two
 // brokers (width 2), like the 1M-topic table.
-func fillTable(tb testing.TB, m *Manager, size int) {
+func fillTable(tb testing.TB, m *Manager, size int) { fillTableWith(tb, m, size, false) }
+
+// fillTableWith is fillTable; with distinct set each topic of a broker
+// gets its own WriteQueueNums, so that no two topics have equal routes.
+func fillTableWith(tb testing.TB, m *Manager, size int, distinct bool) {
 	per := scaleBenchTopics
 	brokers := 2 * size / per
 	for i := range brokers {
@@ -61,6 +65,9 @@ func fillTable(tb testing.TB, m *Manager, size int) {
 			names[j] = fmt.Sprintf("topic-%d", first+j)
 		}
 		bd := body(1, names...)
+		if distinct {
+			bd = distinctBody(1, names...)
+		}
 		bd.Print = PrintTopics(bd.TopicConfigs)
 		if _, err := m.RegisterBroker(reg("c1", fmt.Sprintf("b%d", i), fmt.Sprintf("10.0.%d.%d:10911", i/250, i%250), 0, bd)); err != nil {
 			tb.Fatal(err)

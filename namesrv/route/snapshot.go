@@ -30,7 +30,7 @@ type TopicSnapshot struct {
 	// supportActingMaster is on (see RouteFor).
 	ActingMaster *TopicRouteData
 	bodies       [BodySlots]atomic.Pointer[cachedBody] // see BodyCache
-	intern       *internRef                            // coordinator only: nil when not shared
+	intern       internState                           // coordinator only
 }
 
 // RouteFor returns the route to answer with: the acting-master view when
