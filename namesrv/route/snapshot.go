@@ -15,7 +15,7 @@ const syncBrokerMemberPrefix = "rmq_sys_SYNC_BROKER_MEMBER_"
 var emptyFilters = map[string][]string{}
 
 // TopicSnapshot is an immutable, published route. Topics with equal
-// routes (the same queue data on the same broker groups, see internKey)
+// routes (the same queue data on the same broker groups, see internState)
 // publish one shared snapshot, so it names no topic; a topic with
 // static-topic mappings or more than keyQueues queue data has its own. A
 // change to a topic moves it to another snapshot; a snapshot no topic
@@ -58,8 +58,9 @@ func (m *Manager) Lookup(topic string) *TopicSnapshot {
 	return nil
 }
 
-// buildSnapshot assembles a new snapshot of a topic's route from the source tables
-// (docs/protocol.md section 4.6). Called by the coordinator only.
+// buildSnapshot assembles a new snapshot of a topic's route from the
+// source tables (docs/protocol.md section 4.6). Called by the coordinator
+// only.
 func (m *Manager) buildSnapshot(e *topicEntry) *TopicSnapshot {
 	r, ok := m.routeBrokers(e.queues)
 	if !ok {
