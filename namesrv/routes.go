@@ -56,14 +56,15 @@ func (p *routeProcessor) getRouteInfo(_ *remoting.Conn, req *remoting.Command) (
 		return remoting.NewResponse(req, remoting.TopicNotExist, fmt.Sprintf(topicNotExistFormat, topic)), nil
 	}
 	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Body = p.routeBody(req, snap, cfg.SupportActingMaster, cfg.OrderMessageEnable)
+	resp.Body = p.routeBody(req, topic, snap, cfg.SupportActingMaster, cfg.OrderMessageEnable)
 	return resp, nil
 }
 
 // routeBody picks the view and flavour, serving the snapshot's cached
 // encoding unless the request needs a per-request variant (order config or
-// zone filtering).
-func (p *routeProcessor) routeBody(req *remoting.Command, snap *route.TopicSnapshot, acting, order bool) []byte {
+// zone filtering). A snapshot may be shared by many topics, so the order
+// config is looked up by the requested topic.
+func (p *routeProcessor) routeBody(req *remoting.Command, topic string, snap *route.TopicSnapshot, acting, order bool) []byte {
 	r, slot := snap.Route, route.BodyDefault
 	if acting && snap.ActingMaster != nil {
 		r, slot = snap.ActingMaster, route.BodyActingDefault
@@ -75,7 +76,7 @@ func (p *routeProcessor) routeBody(req *remoting.Command, snap *route.TopicSnaps
 	zone, zoned := zoneOf(req)
 	var conf string
 	if order {
-		conf, _ = p.kv.Get(orderTopicNamespace, snap.Topic)
+		conf, _ = p.kv.Get(orderTopicNamespace, topic)
 	}
 	if !zoned && conf == "" {
 		return p.cachedBody(snap, slot, r, flavour)

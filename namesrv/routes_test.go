@@ -62,7 +62,10 @@ func TestRouteCacheBudgetAccounting(t *testing.T) {
 	require.Same(t, &b0[0], &again[0], "the second lookup is served from the cache")
 	require.Equal(t, int64(len(b0)), p.cache.Used())
 	std := lookup(t, m, p, "t0", versionStandardJSON)
-	b1 := lookup(t, m, p, "t1", 0) // same broker, same queues: the same body
+	require.Same(t, m.Lookup("t0"), m.Lookup("t1"), "same broker, same queues: one shared snapshot")
+	require.Same(t, &b0[0], &p.cache.Get(m.Lookup("t1"), route.BodyDefault)[0],
+		"t1's first lookup finds the body t0's encoded")
+	b1 := lookup(t, m, p, "t1", 0)
 	require.Same(t, &b0[0], &b1[0], "an equal body is held once")
 	require.Equal(t, int64(len(b0)+len(std)), p.cache.Used())
 
@@ -71,6 +74,9 @@ func TestRouteCacheBudgetAccounting(t *testing.T) {
 	b0 = lookup(t, m, p, "t0", 0)
 	require.Equal(t, int64(len(b0)), p.cache.Used())
 	m.DeleteTopic("t0", "")
+	require.Equal(t, int64(len(b0)), p.cache.Used(), "t1 and t2 still publish the snapshot t0 shared")
+	m.DeleteTopic("t1", "")
+	m.DeleteTopic("t2", "")
 	require.Zero(t, p.cache.Used(), "a withdrawn snapshot is retired too")
 }
 
@@ -130,4 +136,34 @@ func TestRouteCacheCounterUnderConcurrentRepublish(t *testing.T) {
 	m.AddWritePerm("b1")
 	m.WipeWritePerm("b1")
 	require.Zero(t, p.cache.Used())
+}
+
+// oneKV holds one KV entry.
+type oneKV struct{ ns, key, value string }
+
+func (k oneKV) Get(ns, key string) (string, bool) {
+	if ns == k.ns && key == k.key {
+		return k.value, true
+	}
+	return "", false
+}
+
+// TestRouteOrderConfOfRequestedTopic: topics with equal routes share one
+// snapshot, which names no topic; the order config is the requested
+// topic's.
+func TestRouteOrderConfOfRequestedTopic(t *testing.T) {
+	m, p := cacheFixture(t, 0, 2)
+	require.Same(t, m.Lookup("t0"), m.Lookup("t1"))
+	cfg := *config.Default()
+	cfg.OrderMessageEnable = true
+	p.cfg = config.NewHolder(&cfg)
+	p.kv = oneKV{orderTopicNamespace, "t1", "b1:4"}
+	for _, tc := range []struct{ topic, conf string }{{"t1", "b1:4"}, {"t0", ""}, {"t1", "b1:4"}} {
+		req := &remoting.Command{Code: remoting.GetRouteinfoByTopic, ExtFields: map[string]string{"topic": tc.topic}}
+		resp, err := p.getRouteInfo(nil, req)
+		require.NoError(t, err)
+		want := *m.Lookup(tc.topic).Route
+		want.OrderTopicConf = tc.conf
+		require.Equal(t, string(body.AppendTopicRouteData(nil, &want, body.FastjsonDefault)), string(resp.Body), tc.topic)
+	}
 }

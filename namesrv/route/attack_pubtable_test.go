@@ -46,7 +46,16 @@ type observation struct {
 // deletes and re-creates topics. Every lookup must return a state the
 // writer published between the lookup's start and end, and one reader must
 // never see a topic go back to an older state.
-func TestAttackLookupLinearizable(t *testing.T) {
+func TestAttackLookupLinearizable(t *testing.T) { lookupLinearizable(t, 0) }
+
+// TestAttackSharedLookupLinearizable is TestAttackLookupLinearizable with
+// three queue versions only: topics keep moving on and off a few shared
+// (interned) snapshots, which are created and retired as they go.
+func TestAttackSharedLookupLinearizable(t *testing.T) { lookupLinearizable(t, 3) }
+
+// lookupLinearizable runs the linearizability attack; versions > 0 draws
+// each state's version from 1..versions instead of a new one per state.
+func lookupLinearizable(t *testing.T, versions int32) {
 	rng := rand.New(rand.NewPCG(attackSeed(t), 7))
 	h := newHarness(t, false)
 	h.Manager.log.SetLevel(5)
@@ -87,6 +96,9 @@ func TestAttackLookupLinearizable(t *testing.T) {
 		hs := hist[i]
 		version++
 		next := version
+		if versions > 0 {
+			next = 1 + version%versions
+		}
 		if hs.present && rng.IntN(3) == 0 {
 			next = 0
 		}
@@ -102,10 +114,12 @@ func TestAttackLookupLinearizable(t *testing.T) {
 	}
 	stop.Store(true)
 	wg.Wait()
-	t.Logf("table slots %d, observations %d+%d", len(h.pub.table.Load().slots), len(obs[0]), len(obs[1]))
+	t.Logf("table slots %d, observations %d+%d, %d topics on %d interned snapshots", len(h.pub.table.Load().slots),
+		len(obs[0]), len(obs[1]), h.Stats().Topics, len(interned(h.Manager)))
 	for r := range obs {
 		checkLinearizable(t, hist, obs[r])
 	}
+	checkInterns(t, h.Manager, "after the run")
 }
 
 // checkLinearizable matches each observation of one reader to the earliest

@@ -294,7 +294,7 @@ func TestAttackBrokerChurnLeavesNoState(t *testing.T) {
 	require.Empty(t, h.brokers)
 	require.Empty(t, h.clusters)
 	require.Empty(t, h.filters)
-	require.Empty(t, h.topics)
+	require.Empty(t, h.pub.rows())
 	require.Empty(t, h.byBroker)
 }
 

@@ -27,7 +27,7 @@ func (m *Manager) AddWritePerm(brokerName string) int {
 
 func (m *Manager) changePerm(brokerName string, f func(int32) int32) (n int) {
 	m.mutate(func(t *mutation) {
-		for e := range m.byBroker[brokerName] {
+		for e := range m.byBroker[brokerName].all() {
 			if i, ok := queueIndex(e.queues, brokerName); ok {
 				t.setPerm(e, brokerName, f(e.queues[i].Perm))
 				n++
@@ -42,7 +42,7 @@ func (m *Manager) changePerm(brokerName string, f func(int32) int32) (n int) {
 // nothing), without one the whole topic. Mappings are kept.
 func (m *Manager) DeleteTopic(topic, cluster string) {
 	m.mutate(func(t *mutation) {
-		e := m.topics[topic]
+		e := m.pub.get(topic)
 		if e == nil {
 			return
 		}
@@ -64,7 +64,7 @@ func (m *Manager) RegisterTopic(topic string, queueDatas []QueueData) {
 		return
 	}
 	m.mutate(func(t *mutation) {
-		if m.topics[topic] == nil && !m.allKnown(queueDatas) {
+		if m.pub.get(topic) == nil && !m.allKnown(queueDatas) {
 			m.log.Warn("register topic names an unknown broker", "topic", topic)
 			return
 		}
@@ -122,7 +122,7 @@ func (m *Manager) TopicsByCluster(cluster string) TopicList {
 	var names []string
 	seen := map[*topicEntry]struct{}{}
 	for _, b := range javaSetOrder(slices.Collect(maps.Keys(m.clusters[cluster]))) {
-		for _, e := range m.tableOrder(slices.Collect(maps.Keys(m.byBroker[b]))) {
+		for _, e := range m.tableOrder(slices.Collect(m.byBroker[b].all())) {
 			if _, dup := seen[e]; !dup {
 				seen[e] = struct{}{}
 				names = append(names, e.name)

@@ -28,10 +28,10 @@ func versioned(i int, v int32, topics []string) RegisterRequest {
 // checkCoherent verifies one snapshot as Java's pickupTopicRouteData would
 // build it under its lock: queues and broker datas match one to one, and
 // each broker's queue and BrokerData come from the same registration.
-func checkCoherent(s *TopicSnapshot) error {
+func checkCoherent(topic string, s *TopicSnapshot) error {
 	r := s.Route
 	if len(r.QueueDatas) != len(r.BrokerDatas) {
-		return fmt.Errorf("%s: %d queues, %d brokers", s.Topic, len(r.QueueDatas), len(r.BrokerDatas))
+		return fmt.Errorf("%s: %d queues, %d brokers", topic, len(r.QueueDatas), len(r.BrokerDatas))
 	}
 	for _, q := range r.QueueDatas {
 		var bd *BrokerData
@@ -41,13 +41,13 @@ func checkCoherent(s *TopicSnapshot) error {
 			}
 		}
 		if bd == nil {
-			return fmt.Errorf("%s: queue of %s without broker data", s.Topic, q.BrokerName)
+			return fmt.Errorf("%s: queue of %s without broker data", topic, q.BrokerName)
 		}
 		if bd.ZoneName != strconv.Itoa(int(q.WriteQueueNums)) {
-			return fmt.Errorf("%s: %s queue v%d, broker v%s", s.Topic, q.BrokerName, q.WriteQueueNums, bd.ZoneName)
+			return fmt.Errorf("%s: %s queue v%d, broker v%s", topic, q.BrokerName, q.WriteQueueNums, bd.ZoneName)
 		}
 		if len(bd.BrokerAddrs) != 1 || bd.BrokerAddrs[0] != "a"+q.BrokerName[1:] {
-			return fmt.Errorf("%s: %s addrs %v", s.Topic, q.BrokerName, bd.BrokerAddrs)
+			return fmt.Errorf("%s: %s addrs %v", topic, q.BrokerName, bd.BrokerAddrs)
 		}
 	}
 	return nil
@@ -84,15 +84,21 @@ func TestSnapshotsCoherentUnderConcurrency(t *testing.T) {
 	errs := make(chan error, 4)
 	var readers sync.WaitGroup
 	var seen atomic.Int64
+	cache := NewBodyCache(0) // readers fill the shared snapshots' body slots
 	for r := range 2 {
 		readers.Add(1)
 		go func() {
 			defer readers.Done()
 			for n := r; !done.Load(); n++ {
-				if s := h.Lookup(topics[n%len(topics)]); s != nil {
+				tp := topics[n%len(topics)]
+				if s := h.Lookup(tp); s != nil {
 					seen.Add(1)
 					seenOnce.Do(func() { close(firstSeen) })
-					if err := checkCoherent(s); err != nil {
+					if err := checkCoherent(tp, s); err != nil {
+						errs <- err
+						return
+					}
+					if err := checkBody(cache, tp, s, BodySlot(n%int(BodySlots))); err != nil {
 						errs <- err
 						return
 					}
@@ -111,9 +117,10 @@ func TestSnapshotsCoherentUnderConcurrency(t *testing.T) {
 	h.WaitIdle()
 	for _, tp := range topics {
 		if s := h.Lookup(tp); s != nil {
-			require.NoError(t, checkCoherent(s))
+			require.NoError(t, checkCoherent(tp, s))
 		}
 	}
+	require.Equal(t, recountBodies(h.Manager, cache), cache.Used(), "Used is the distinct bodies published snapshots hold")
 }
 
 // waitFirstSeen holds a writer until a reader has seen a snapshot, so that

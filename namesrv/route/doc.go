@@ -6,14 +6,19 @@
 // source tables and then publishes an immutable TopicSnapshot for each
 // affected topic. Lookup reads a published snapshot with atomic loads only:
 // it never takes the coordinator and never joins tables that are changing.
-// The topic -> snapshot index is an open-addressed table of atomic slots
-// (pubtable.go): publishing a topic is one slot store, so a registration
-// costs what it carries whatever the size of the table.
+// The topic -> row index (topicQueueTable itself) is an open-addressed
+// table of atomic slots (pubtable.go): adding or withdrawing a topic is one
+// slot store, so a registration costs what it carries whatever the size of
+// the table. Topics with equal routes (the same queue data on the same
+// broker groups) publish one interned snapshot (intern.go), reference-
+// counted by the coordinator, so a million topics on a thousand groups
+// hold about a thousand snapshots; a change moves a topic from one
+// immutable snapshot to another with one atomic store.
 // Snapshots on the same broker groups share one BrokerData list. A
 // BodyCache keeps the processors' encoded route bodies in the snapshots'
 // typed slots against a byte budget, equal bodies held (and counted) once;
-// the Manager uncounts them when it has replaced or withdrawn the last
-// snapshot holding them.
+// the Manager uncounts them when the last snapshot holding them is no
+// longer published by any topic.
 //
 // A registration is fingerprinted (TopicsPrint, filled by the decoders)
 // before the coordinator is taken: a new DataVersion whose topic content

@@ -21,8 +21,7 @@ type Manager struct {
 	// reads and the expiry scan share it. It guards the source tables.
 	mu       sync.RWMutex
 	mut      mutation
-	topics   map[string]*topicEntry                       // topicQueueTable
-	byBroker map[string]topicSet                          // brokerName -> topics with its QueueData
+	byBroker map[string]*topicSet                         // brokerName -> topics with its QueueData
 	brokers  map[string]*brokerState                      // brokerAddrTable
 	clusters map[string]map[string]struct{}               // clusterAddrTable
 	filters  map[addrKey][]string                         // filterServerTable
@@ -33,11 +32,12 @@ type Manager struct {
 	removals  uint64 // bumped whenever a QueueData is removed (see coverage)
 	edits     uint64 // bumped whenever a QueueData is added, changed or removed (see applied)
 
-	shared shareTable // BrokerData lists shared between snapshots
-	pub    published  // what Lookup reads
-	live   liveTable  // brokerLiveTable and its expiry heap
-	unreg  unregQueue
-	counts counters
+	shared  shareTable  // BrokerData lists shared between snapshots
+	interns internTable // snapshots shared by topics with equal routes
+	pub     published   // topicQueueTable, what Lookup reads
+	live    liveTable   // brokerLiveTable and its expiry heap
+	unreg   unregQueue
+	counts  counters
 
 	startOnce, stopOnce sync.Once
 	stop                chan struct{}
@@ -58,12 +58,12 @@ func NewManager(opts Options) *Manager {
 	m := &Manager{
 		opts:     opts,
 		log:      opts.Logger.Named("route"),
-		topics:   map[string]*topicEntry{},
-		byBroker: map[string]topicSet{},
+		byBroker: map[string]*topicSet{},
 		brokers:  map[string]*brokerState{},
 		clusters: map[string]map[string]struct{}{},
 		filters:  map[addrKey][]string{},
 		mappings: map[string]map[string]*TopicQueueMappingInfo{},
+		interns:  internTable{},
 		stop:     make(chan struct{}),
 	}
 	m.mut = mutation{m: m}

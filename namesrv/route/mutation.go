@@ -15,7 +15,6 @@ type mutation struct {
 	topics   []*topicEntry               // topics to republish
 	brokers  map[string]struct{}         // broker groups whose BrokerData or filters changed
 	added    []*topicEntry               // new rows of topicQueueTable
-	removed  []*topicEntry               // dropped rows
 	notes    []MinBrokerIDChange         // 905 notifications to send after unlock
 	rowAt    []*topicEntry               // putTopics: the row each body key added, by Pos, reused
 	loose    []looseRow                  // putTopics: rows added by keys without a valid Pos
@@ -69,7 +68,7 @@ func (t *mutation) commit() []MinBrokerIDChange {
 		if b := m.brokers[name]; b != nil {
 			b.pub = nil
 		}
-		for e := range m.byBroker[name] {
+		for e := range m.byBroker[name].all() {
 			t.markTopic(e)
 		}
 	}
@@ -77,34 +76,40 @@ func (t *mutation) commit() []MinBrokerIDChange {
 		yield.At(i)
 		t.republish(e)
 	}
-	m.pub.apply(t.added, t.removed)
-	m.counts.topics.Store(int64(len(m.topics)))
+	m.counts.topics.Store(int64(m.pub.live))
 	m.counts.brokers.Store(int64(len(m.brokers)))
 	m.counts.clusters.Store(int64(len(m.clusters)))
 	notes := t.notes
 	t.brokers = nil // a fresh map: clearing a grown one costs its capacity
 	clear(t.topics)
 	clear(t.added)
-	clear(t.removed)
-	t.topics, t.added, t.removed, t.notes = t.topics[:0], t.added[:0], t.removed[:0], nil
+	t.topics, t.added, t.notes = t.topics[:0], t.added[:0], nil
 	if cap(t.topics) > 1<<16 {
 		t.topics = nil
 	}
 	return notes
 }
 
-// republish replaces the topic's snapshot (nil when it was removed or has
-// no BrokerData) and retires the replaced one's cached bodies.
+// republish moves the topic to the snapshot of its route (nil when it
+// was removed or has no BrokerData) with one atomic store, and releases
+// the one it leaves (retired when no topic publishes it any more).
 func (t *mutation) republish(e *topicEntry) {
 	m := t.m
 	e.dirty, e.fresh = false, false
 	m.counts.publications.Add(1)
 	var next *TopicSnapshot
 	if !e.removed {
-		next = m.buildSnapshot(e)
+		next = m.snapshotOf(e)
 	}
-	if old := e.snap.Swap(next); old != nil {
-		old.retireBodies()
+	old := e.snap.Swap(next)
+	if old == next {
+		return
+	}
+	if next != nil {
+		m.hold(next)
+	}
+	if old != nil {
+		m.release(old)
 	}
 }
 

@@ -13,7 +13,8 @@ const pubMinSlots = 1024
 // tombstone marks a slot whose topic was withdrawn: probes go past it.
 var tombstone = &topicEntry{name: "\x00tombstone"}
 
-// published is the lock-free topic -> entry map lookups read: an
+// published is topicQueueTable: the lock-free topic -> row map lookups
+// read, and the coordinator's index of its rows. It is an
 // open-addressed hash table with linear probing whose slots are atomic
 // pointers. Only the coordinator writes it, one slot store per published
 // or withdrawn topic, so publishing costs what a mutation carries and not
@@ -47,33 +48,45 @@ func (p *published) get(topic string) *topicEntry {
 	if t == nil {
 		return nil
 	}
-	for i := p.hash(topic) & t.mask; ; i = (i + 1) & t.mask {
+	h := p.hash(topic)
+	tag := uint32(h >> 32)
+	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		e := t.slots[i].Load()
 		if e == nil {
 			return nil
 		}
-		if e != tombstone && e.name == topic {
+		if e.tag == tag && e != tombstone && e.name == topic {
 			return e
 		}
 	}
 }
 
-// apply withdraws removed topics and publishes added ones. Only the
-// coordinator calls it.
-func (p *published) apply(added, removed []*topicEntry) {
-	for _, e := range removed {
-		p.withdraw(e)
-	}
-	for i, e := range added {
-		yield.At(i)
-		if !e.removed {
-			p.reserve(1)
-			p.insert(p.table.Load(), e, true)
-		}
-	}
+// add publishes a new row of topicQueueTable, with no snapshot yet: a
+// lookup finds the row but answers as if the topic did not exist until
+// the coordinator's commit stores its snapshot. Only the coordinator
+// calls it.
+func (p *published) add(e *topicEntry) {
+	e.tag = uint32(p.hash(e.name) >> 32)
+	p.reserve(1)
+	p.insert(p.table.Load(), e, true)
 }
 
-// withdraw replaces e's slot with a tombstone, if e is published.
+// rows returns every published row (coordinator, or its read lock).
+func (p *published) rows() []*topicEntry {
+	out := make([]*topicEntry, 0, p.live)
+	if t := p.table.Load(); t != nil {
+		for i := range t.slots {
+			if e := t.slots[i].Load(); e != nil && e != tombstone {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// withdraw replaces e's slot with a tombstone, if e is published. A
+// lookup then finds no row, as it finds none after the commit that
+// stores the removed row's nil snapshot.
 func (p *published) withdraw(e *topicEntry) {
 	t := p.table.Load()
 	if t == nil {
@@ -112,7 +125,7 @@ func (p *published) insert(t *pubTable, e *topicEntry, reuse bool) {
 			if free < 0 && reuse {
 				free = int(i)
 			}
-		case cur.name == e.name:
+		case cur.tag == e.tag && cur.name == e.name:
 			t.slots[i].Store(e)
 			return
 		}

@@ -14,6 +14,19 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// applyBatch withdraws removed and publishes added (those not removed),
+// as the coordinator does row by row.
+func applyBatch(p *published, added, removed []*topicEntry) {
+	for _, e := range removed {
+		p.withdraw(e)
+	}
+	for _, e := range added {
+		if !e.removed {
+			p.add(e)
+		}
+	}
+}
+
 // TestPublishedMatchesModel applies random batches of publications and
 // withdrawals (through growth, rebuilds and tombstone reuse) and checks
 // every name against a map after each batch.
@@ -41,7 +54,7 @@ func TestPublishedMatchesModel(t *testing.T) {
 				added = append(added, e)
 			}
 		}
-		p.apply(added, removed)
+		applyBatch(p, added, removed)
 		require.Equal(t, len(model), p.live, "seed %d", seed)
 		for _, n := range names {
 			require.Same(t, model[n], p.get(n), "seed %d topic %s", seed, n)
@@ -59,7 +72,7 @@ func TestPublishedReadersDuringRebuilds(t *testing.T) {
 	for i := range stable {
 		stable[i] = &topicEntry{name: fmt.Sprintf("stable-%d", i)}
 	}
-	p.apply(stable, nil)
+	applyBatch(p, stable, nil)
 	var stop atomic.Bool
 	var wg sync.WaitGroup
 	misses := make([]int, 2)
@@ -80,11 +93,11 @@ func TestPublishedReadersDuringRebuilds(t *testing.T) {
 		for i := range batch {
 			batch[i] = &topicEntry{name: fmt.Sprintf("churn-%d-%d", round, i)}
 		}
-		p.apply(batch, nil)
+		applyBatch(p, batch, nil)
 		for _, e := range batch {
 			e.removed = true
 		}
-		p.apply(nil, batch)
+		applyBatch(p, nil, batch)
 	}
 	stop.Store(true)
 	wg.Wait()

@@ -147,7 +147,7 @@ func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite
 		yield.At(i)
 		i++
 		if !all {
-			if e := t.m.topics[tc.TopicName]; e != nil && e.has(b.name) {
+			if e := t.m.pub.get(tc.TopicName); e != nil && e.has(b.name) {
 				continue
 			}
 		}
@@ -179,7 +179,7 @@ func (m *Manager) dvChanged(k addrKey, dv DataVersion) bool {
 // deleteMissing is step 10b: drop the broker's queues of topics that are
 // not keys of the registered topic table.
 func (t *mutation) deleteMissing(name string, tcs map[string]TopicConfig) {
-	for e := range t.m.byBroker[name] {
+	for e := range t.m.byBroker[name].all() {
 		if _, ok := tcs[e.name]; !ok {
 			t.m.log.Info("delete topic missing from registration", "broker", name, "topic", e.name)
 			t.removeQueue(e, name)
@@ -200,7 +200,7 @@ func (t *mutation) putMappings(infos map[string]*TopicQueueMappingInfo) {
 		}
 		next[info.Bname] = info
 		m.mappings[topic] = next
-		if e := m.topics[topic]; e != nil {
+		if e := m.pub.get(topic); e != nil {
 			t.markTopic(e)
 		}
 	}

@@ -13,7 +13,7 @@ func TestRegisterMasterPublishesRoute(t *testing.T) {
 
 	s := h.Lookup("t1")
 	require.NotNil(t, s)
-	require.Equal(t, "t1", s.Topic)
+	require.Same(t, s, h.Lookup("t2"), "t1 and t2 have equal routes: one shared snapshot")
 	require.Equal(t, []QueueData{{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}}, s.Route.QueueDatas)
 	require.Equal(t, []BrokerData{{Cluster: "c1", BrokerName: "b1", BrokerAddrs: map[int64]string{0: "10.0.0.1:10911"}}},
 		s.Route.BrokerDatas)

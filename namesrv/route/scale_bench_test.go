@@ -2,6 +2,7 @@ package route
 
 import (
 	"fmt"
+	"math/rand"
 	"os"
 	"testing"
 )
@@ -50,7 +51,11 @@ func benchNewTopics(b *testing.B, size int) {
 
 // fillTable registers size topics, 2,000 per broker, each topic on two
 // brokers (width 2), like the 1M-topic table.
-func fillTable(tb testing.TB, m *Manager, size int) {
+func fillTable(tb testing.TB, m *Manager, size int) { fillTableWith(tb, m, size, false) }
+
+// fillTableWith is fillTable; with distinct set each topic of a broker
+// gets its own WriteQueueNums, so that no two topics have equal routes.
+func fillTableWith(tb testing.TB, m *Manager, size int, distinct bool) {
 	per := scaleBenchTopics
 	brokers := 2 * size / per
 	for i := range brokers {
@@ -60,9 +65,38 @@ func fillTable(tb testing.TB, m *Manager, size int) {
 			names[j] = fmt.Sprintf("topic-%d", first+j)
 		}
 		bd := body(1, names...)
+		if distinct {
+			bd = distinctBody(1, names...)
+		}
 		bd.Print = PrintTopics(bd.TopicConfigs)
 		if _, err := m.RegisterBroker(reg("c1", fmt.Sprintf("b%d", i), fmt.Sprintf("10.0.%d.%d:10911", i/250, i%250), 0, bd)); err != nil {
 			tb.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkLookupScale looks topics of fillTable's table up in a random
+// order (each lookup misses the caches, as at 1M topics where a run looks
+// each topic up less than once): 100k, and with BENCH_SCALE=1m 1M topics.
+func BenchmarkLookupScale(b *testing.B) {
+	sizes := []int{100_000}
+	if os.Getenv("BENCH_SCALE") == "1m" {
+		sizes = append(sizes, 1_000_000)
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("table=%dk", n/1000), func(b *testing.B) {
+			m := NewManager(Options{})
+			fillTable(b, m, n)
+			names := make([]string, n)
+			for i, j := range rand.Perm(n) {
+				names[i] = fmt.Sprintf("topic-%d", j)
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				if m.Lookup(names[i%n]) == nil {
+					b.Fatal("topic not found")
+				}
+			}
+		})
 	}
 }

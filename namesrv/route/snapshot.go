@@ -14,11 +14,14 @@ const syncBrokerMemberPrefix = "rmq_sys_SYNC_BROKER_MEMBER_"
 // servers. Published data is immutable, so sharing it is safe.
 var emptyFilters = map[string][]string{}
 
-// TopicSnapshot is the immutable, published route of one topic. A new
-// snapshot replaces the old one on every change, so the bodies a BodyCache
-// stored in its slots are dropped (and uncounted) with it.
+// TopicSnapshot is an immutable, published route. Topics with equal
+// routes (the same queue data on the same broker groups, see internState)
+// publish one shared snapshot, so it names no topic; a topic with
+// static-topic mappings or more than keyQueues queue data has its own. A
+// change to a topic moves it to another snapshot; a snapshot no topic
+// publishes any more is retired, so the bodies a BodyCache stored in its
+// slots are dropped (and uncounted) with it.
 type TopicSnapshot struct {
-	Topic string
 	// Route is pickupTopicRouteData without the acting-master rewrite and
 	// without orderTopicConf (the processor adds it when enabled).
 	Route *TopicRouteData
@@ -27,6 +30,7 @@ type TopicSnapshot struct {
 	// supportActingMaster is on (see RouteFor).
 	ActingMaster *TopicRouteData
 	bodies       [BodySlots]atomic.Pointer[cachedBody] // see BodyCache
+	intern       internState                           // coordinator only
 }
 
 // RouteFor returns the route to answer with: the acting-master view when
@@ -54,8 +58,9 @@ func (m *Manager) Lookup(topic string) *TopicSnapshot {
 	return nil
 }
 
-// buildSnapshot assembles a topic's route from the source tables
-// (docs/protocol.md section 4.6). Called by the coordinator only.
+// buildSnapshot assembles a new snapshot of a topic's route from the
+// source tables (docs/protocol.md section 4.6). Called by the coordinator
+// only.
 func (m *Manager) buildSnapshot(e *topicEntry) *TopicSnapshot {
 	r, ok := m.routeBrokers(e.queues)
 	if !ok {
@@ -68,7 +73,6 @@ func (m *Manager) buildSnapshot(e *topicEntry) *TopicSnapshot {
 		FilterServerTable:         r.filters,
 		TopicQueueMappingByBroker: m.mappings[e.name],
 	}
-	a.snap.Topic = e.name
 	a.snap.Route = &a.route
 	a.snap.ActingMaster = actingMasterView(e.name, &a.route)
 	return &a.snap

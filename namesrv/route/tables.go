@@ -18,18 +18,16 @@ type addrKey struct {
 type topicEntry struct {
 	name string
 	// queues is sorted by BrokerName, one QueueData per broker. Published
-	// snapshots share it, so it is replaced, never modified, unless fresh.
+	// snapshots share it (an interned snapshot's with every topic on it),
+	// so it is replaced, never modified, unless fresh.
 	queues  []QueueData
 	fresh   bool   // queues was allocated in the current mutation
 	dirty   bool   // queued for republication in the current mutation
 	removed bool   // dropped from topicQueueTable
+	tag     uint32 // high bits of the name's hash in the published table, set before it is published
 	seq     uint64 // place in the order rows were added to topicQueueTable (see tableOrder)
 	snap    atomic.Pointer[TopicSnapshot]
 }
-
-// topicSet is a set of topic rows. Keyed by the row, it holds 8 bytes a
-// member where a map by name would hold 24 and a copy of every name.
-type topicSet map[*topicEntry]struct{}
 
 // has reports whether the topic has a QueueData of brokerName.
 func (e *topicEntry) has(brokerName string) bool {
@@ -105,11 +103,11 @@ func (t *mutation) writable(e *topicEntry, grow int) []QueueData {
 // entry returns the topic's row, creating it when create is set.
 func (t *mutation) entry(topic string, create bool) *topicEntry {
 	m := t.m
-	if e := m.topics[topic]; e != nil || !create {
+	if e := m.pub.get(topic); e != nil || !create {
 		return e
 	}
 	e := &topicEntry{name: topic, fresh: true}
-	m.topics[topic] = e
+	m.pub.add(e)
 	t.noteNewTopic(e)
 	t.added = append(t.added, e)
 	t.markTopic(e)
@@ -129,17 +127,17 @@ func (t *mutation) putQueue(topic string, q QueueData) bool {
 		t.writable(e, 0)[i] = q
 	} else {
 		e.queues = slices.Insert(t.writable(e, 1), i, q)
-		t.index(q.BrokerName)[e] = struct{}{}
+		t.index(q.BrokerName).add(e)
 	}
 	t.markTopic(e)
 	return true
 }
 
 // index returns the brokerName -> topics index set, creating it.
-func (t *mutation) index(brokerName string) topicSet {
+func (t *mutation) index(brokerName string) *topicSet {
 	idx := t.m.byBroker[brokerName]
 	if idx == nil {
-		idx = topicSet{}
+		idx = newTopicSet()
 		t.m.byBroker[brokerName] = idx
 	}
 	return idx
@@ -165,8 +163,8 @@ func (t *mutation) unindex(brokerName string, e *topicEntry) {
 	t.m.removals++
 	t.m.edits++
 	if idx := t.m.byBroker[brokerName]; idx != nil {
-		delete(idx, e)
-		if len(idx) == 0 {
+		idx.remove(e)
+		if idx.len() == 0 {
 			delete(t.m.byBroker, brokerName)
 		}
 	}
@@ -177,9 +175,8 @@ func (t *mutation) removeTopic(e *topicEntry) {
 	for _, q := range e.queues {
 		t.unindex(q.BrokerName, e)
 	}
-	delete(t.m.topics, e.name)
+	t.m.pub.withdraw(e)
 	e.removed = true
-	t.removed = append(t.removed, e)
 	t.markTopic(e)
 }
 

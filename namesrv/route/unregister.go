@@ -206,7 +206,7 @@ func (t *mutation) leaveCluster(cluster, name string) {
 func (t *mutation) cleanTopics(ub *unregBatch) {
 	m := t.m
 	for name := range ub.removed {
-		for e := range m.byBroker[name] {
+		for e := range m.byBroker[name].all() {
 			t.removeQueue(e, name)
 		}
 	}
@@ -215,7 +215,7 @@ func (t *mutation) cleanTopics(ub *unregBatch) {
 		if b == nil || !b.actingMaster || hasMaster(b) {
 			continue
 		}
-		for e := range m.byBroker[name] {
+		for e := range m.byBroker[name].all() {
 			if i, ok := queueIndex(e.queues, name); ok {
 				t.setPerm(e, name, e.queues[i].Perm&^PermWrite)
 			}
