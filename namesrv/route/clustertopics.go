@@ -42,7 +42,7 @@ func (m *Manager) changePerm(brokerName string, f func(int32) int32) (n int) {
 // nothing), without one the whole topic. Mappings are kept.
 func (m *Manager) DeleteTopic(topic, cluster string) {
 	m.mutate(func(t *mutation) {
-		e := m.pub.get(topic)
+		e := m.row(topic)
 		if e == nil {
 			return
 		}
@@ -64,7 +64,7 @@ func (m *Manager) RegisterTopic(topic string, queueDatas []QueueData) {
 		return
 	}
 	m.mutate(func(t *mutation) {
-		if m.pub.get(topic) == nil && !m.allKnown(queueDatas) {
+		if m.row(topic) == nil && !m.allKnown(queueDatas) {
 			m.log.Warn("register topic names an unknown broker", "topic", topic)
 			return
 		}

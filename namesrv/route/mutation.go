@@ -15,6 +15,9 @@ type mutation struct {
 	topics   []*topicEntry               // topics to republish
 	brokers  map[string]struct{}         // broker groups whose BrokerData or filters changed
 	added    []*topicEntry               // new rows of topicQueueTable
+	// withdrawals counts the removed rows still published: commit
+	// withdraws them (kept across a panic, like the rows themselves).
+	withdrawals int
 	notes    []MinBrokerIDChange         // 905 notifications to send after unlock
 	rowAt    []*topicEntry               // putTopics: the row each body key added, by Pos, reused
 	loose    []looseRow                  // putTopics: rows added by keys without a valid Pos
@@ -91,8 +94,9 @@ func (t *mutation) commit() []MinBrokerIDChange {
 }
 
 // republish moves the topic to the snapshot of its route (nil when it
-// was removed or has no BrokerData) with one atomic store, and releases
-// the one it leaves (retired when no topic publishes it any more).
+// was removed or has no BrokerData) with one atomic store, withdraws a
+// removed row, and releases the snapshot it leaves (retired when no topic
+// publishes it any more).
 func (t *mutation) republish(e *topicEntry) {
 	m := t.m
 	e.dirty, e.fresh = false, false
@@ -102,6 +106,9 @@ func (t *mutation) republish(e *topicEntry) {
 		next = m.snapshotOf(e)
 	}
 	old := e.snap.Swap(next)
+	if e.removed && m.pub.withdraw(e) {
+		t.withdrawals--
+	}
 	if old == next {
 		return
 	}

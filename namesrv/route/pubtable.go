@@ -71,7 +71,8 @@ func (p *published) add(e *topicEntry) {
 	p.insert(p.table.Load(), e, true)
 }
 
-// rows returns every published row (coordinator, or its read lock).
+// rows returns every published row (coordinator, or its read lock),
+// including removed rows not withdrawn yet.
 func (p *published) rows() []*topicEntry {
 	out := make([]*topicEntry, 0, p.live)
 	if t := p.table.Load(); t != nil {
@@ -84,30 +85,31 @@ func (p *published) rows() []*topicEntry {
 	return out
 }
 
-// withdraw replaces e's slot with a tombstone, if e is published. A
-// lookup then finds no row, as it finds none after the commit that
-// stores the removed row's nil snapshot.
-func (p *published) withdraw(e *topicEntry) {
+// withdraw replaces e's slot with a tombstone, if e is published, and
+// reports whether it was. The coordinator's commit withdraws a removed row
+// after storing its nil snapshot, so a lookup that still finds the row
+// answers as one that finds none.
+func (p *published) withdraw(e *topicEntry) bool {
 	t := p.table.Load()
 	if t == nil {
-		return
+		return false
 	}
 	for i := p.hash(e.name) & t.mask; ; i = (i + 1) & t.mask {
 		switch t.slots[i].Load() {
 		case nil:
-			return
+			return false
 		case e:
 			t.slots[i].Store(tombstone)
 			p.live--
-			return
+			return true
 		}
 	}
 }
 
 // insert stores e in the first free slot of its probe sequence, after
-// making sure no entry of that name is published (the coordinator
-// withdraws a topic's old row before it publishes a new one, so one found
-// is replaced in place). reuse lets a tombstone be taken.
+// making sure no entry of that name is published (the coordinator reuses
+// a topic's row while it is published, so one found is replaced in
+// place). reuse lets a tombstone be taken.
 func (p *published) insert(t *pubTable, e *topicEntry, reuse bool) {
 	free := -1
 	for i := p.hash(e.name) & t.mask; ; i = (i + 1) & t.mask {

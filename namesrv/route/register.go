@@ -147,7 +147,7 @@ func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite
 		yield.At(i)
 		i++
 		if !all {
-			if e := t.m.pub.get(tc.TopicName); e != nil && e.has(b.name) {
+			if e := t.m.row(tc.TopicName); e != nil && e.has(b.name) {
 				continue
 			}
 		}
@@ -200,7 +200,7 @@ func (t *mutation) putMappings(infos map[string]*TopicQueueMappingInfo) {
 		}
 		next[info.Bname] = info
 		m.mappings[topic] = next
-		if e := m.pub.get(topic); e != nil {
+		if e := m.row(topic); e != nil {
 			t.markTopic(e)
 		}
 	}

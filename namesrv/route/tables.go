@@ -100,14 +100,38 @@ func (t *mutation) writable(e *topicEntry, grow int) []QueueData {
 	return e.queues
 }
 
-// entry returns the topic's row, creating it when create is set.
-func (t *mutation) entry(topic string, create bool) *topicEntry {
-	m := t.m
-	if e := m.pub.get(topic); e != nil || !create {
+// row returns the topic's row in topicQueueTable, or nil: a row removed
+// in the current mutation stays published (lookups answer its last
+// snapshot) until the commit withdraws it, but is no longer in the table.
+// Coordinator only.
+func (m *Manager) row(topic string) *topicEntry {
+	if e := m.pub.get(topic); e != nil && !e.removed {
 		return e
 	}
-	e := &topicEntry{name: topic, fresh: true}
-	m.pub.add(e)
+	return nil
+}
+
+// entry returns the topic's row, creating it when create is set. A topic
+// removed earlier in the mutation gets its row back, empty, as a new row
+// of topicQueueTable: lookups keep answering the row's last snapshot until
+// the commit stores the next one, so they never see the topic missing in
+// between.
+func (t *mutation) entry(topic string, create bool) *topicEntry {
+	m := t.m
+	e := m.pub.get(topic)
+	if e != nil && !e.removed {
+		return e
+	}
+	if !create {
+		return nil
+	}
+	if e != nil {
+		e.removed, e.queues, e.fresh = false, nil, true
+		t.withdrawals--
+	} else {
+		e = &topicEntry{name: topic, fresh: true}
+		m.pub.add(e)
+	}
 	t.noteNewTopic(e)
 	t.added = append(t.added, e)
 	t.markTopic(e)
@@ -170,13 +194,16 @@ func (t *mutation) unindex(brokerName string, e *topicEntry) {
 	}
 }
 
-// removeTopic drops the topic's row and its index entries.
+// removeTopic drops the topic's row and its index entries. The row stays
+// published, answering its last snapshot, until the commit withdraws it.
 func (t *mutation) removeTopic(e *topicEntry) {
 	for _, q := range e.queues {
 		t.unindex(q.BrokerName, e)
 	}
-	t.m.pub.withdraw(e)
-	e.removed = true
+	if !e.removed {
+		e.removed = true
+		t.withdrawals++
+	}
 	t.markTopic(e)
 }
 

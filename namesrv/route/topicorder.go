@@ -20,7 +20,7 @@ func (t *mutation) noteNewTopic(e *topicEntry) {
 	m := t.m
 	e.seq = m.rowsAdded
 	m.rowsAdded++
-	m.topicPeak = max(m.topicPeak, m.pub.live)
+	m.topicPeak = max(m.topicPeak, m.pub.live-t.withdrawals)
 }
 
 // looseRow is a row added by a body key whose Pos does not place it in
@@ -140,7 +140,7 @@ func (m *Manager) tableOrder(es []*topicEntry) []*topicEntry {
 
 // allRows returns every row of topicQueueTable in Java's order.
 func (m *Manager) allRows() []*topicEntry {
-	return m.tableOrder(m.pub.rows())
+	return m.tableOrder(slices.DeleteFunc(m.pub.rows(), func(e *topicEntry) bool { return e.removed }))
 }
 
 // newTopicList builds a TopicList whose set (ConcurrentHashMap.newKeySet)

@@ -1,0 +1,83 @@
+package route
+
+import (
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// aliasBody is a registration whose topic table keys topic under another
+// key: step 10b (deleteTopicWithBrokerRegistration) deletes by key, step
+// 10c puts by TopicConfig.TopicName, so one registration removes the
+// topic's last queue and puts it back. It also carries topic "keep".
+func aliasBody(counter int64, topic string, wq int32) *RegisterBody {
+	b := body(counter, "keep")
+	b.Keys = append(b.Keys, "alias-of-"+topic)
+	b.TopicConfigs["alias-of-"+topic] = TopicConfig{TopicName: topic, ReadQueueNums: 8, WriteQueueNums: wq,
+		Perm: PermRead | PermWrite, Pos: 1}
+	return b
+}
+
+// TestAttackRecreatedTopicNeverMissing: a registration that removes a
+// topic's last queue (step 10b) and puts it back (step 10c) changes the
+// topic from one route to another; a lookup during the mutation must
+// answer the route before or the route after, never TOPIC_NOT_EXIST.
+// Java's pickupTopicRouteData runs under the read lock, so it never sees
+// the topic missing in between.
+func TestAttackRecreatedTopicNeverMissing(t *testing.T) {
+	h := newHarness(t, false)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t", "other")))
+	h.set(Settings{DeleteTopicWithBrokerRegistration: true})
+	before := h.Lookup("t")
+	require.NotNil(t, before)
+
+	req := reg("c1", "b1", "a1", 0, aliasBody(2, "t", 3))
+	var during *TopicSnapshot
+	h.mutate(func(tx *mutation) {
+		_, err := tx.register(req, req.Body, printOf(req.Body))
+		require.NoError(t, err)
+		during = h.Lookup("t") // lock-free: what a concurrent lookup sees before the commit
+	})
+	require.NotNil(t, during, "a lookup inside the mutation found the topic missing")
+	require.Same(t, before, during, "and it answers the state before the mutation")
+	after := h.Lookup("t")
+	require.NotNil(t, after)
+	require.Equal(t, int32(3), after.Route.QueueDatas[0].WriteQueueNums)
+	require.Nil(t, h.Lookup("other"), "the other topic was deleted by its key")
+	require.Equal(t, 2, h.Stats().Topics)
+	require.ElementsMatch(t, []string{"t", "keep"}, h.AllTopics().TopicList)
+	checkInterns(t, h.Manager, "after the re-creation")
+}
+
+// TestAttackRecreatedTopicRace is TestAttackRecreatedTopicNeverMissing
+// with concurrent lookups: registrations keep re-creating one topic
+// under alternating routes while readers must always find it.
+func TestAttackRecreatedTopicRace(t *testing.T) {
+	h := newHarness(t, false)
+	h.Manager.log.SetLevel(5)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t", "keep")))
+	h.set(Settings{DeleteTopicWithBrokerRegistration: true})
+	var stop atomic.Bool
+	var misses atomic.Int64
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				if h.Lookup("t") == nil {
+					misses.Add(1)
+				}
+			}
+		}()
+	}
+	for i := range 3000 {
+		mustRegister(t, h, reg("c1", "b1", "a1", 0, aliasBody(int64(2+i), "t", int32(1+i%2))))
+	}
+	stop.Store(true)
+	wg.Wait()
+	require.Zero(t, misses.Load(), "lookups found the re-created topic missing")
+	checkInterns(t, h.Manager, "after the run")
+}
