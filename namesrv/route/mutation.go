@@ -12,17 +12,17 @@ import (
 type mutation struct {
 	m        *Manager
 	settings Settings
-	topics   []*topicEntry               // topics to republish
-	brokers  map[string]struct{}         // broker groups whose BrokerData or filters changed
-	added    []*topicEntry               // new rows of topicQueueTable
+	topics   []*topicEntry       // topics to republish
+	brokers  map[string]struct{} // broker groups whose BrokerData or filters changed
+	added    []*topicEntry       // new rows of topicQueueTable
 	// withdrawals counts the removed rows still published: commit
 	// withdraws them (kept across a panic, like the rows themselves).
 	withdrawals int
-	notes    []MinBrokerIDChange         // 905 notifications to send after unlock
-	rowAt    []*topicEntry               // putTopics: the row each body key added, by Pos, reused
-	loose    []looseRow                  // putTopics: rows added by keys without a valid Pos
-	order    []int32                     // orderNewRows' iteration order, reused
-	tcTable  *javahash.ConcurrentHashMap // orderNewRows' model, reused
+	notes       []MinBrokerIDChange         // 905 notifications to send after unlock
+	rowAt       []*topicEntry               // putTopics: the row each body key added, by Pos, reused
+	loose       []looseRow                  // putTopics: rows added by keys without a valid Pos
+	order       []int32                     // orderNewRows' iteration order, reused
+	tcTable     *javahash.ConcurrentHashMap // orderNewRows' model, reused
 }
 
 // markTopic queues the topic for republication.
