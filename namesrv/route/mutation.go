@@ -10,14 +10,12 @@ import (
 // Manager, reused while the coordinator is held. It has no rollback: what
 // ran before a panic stays, as in RouteInfoManager.
 type mutation struct {
-	m        *Manager
-	settings Settings
-	topics   []*topicEntry       // topics to republish
-	brokers  map[string]struct{} // broker groups whose BrokerData or filters changed
-	added    []*topicEntry       // new rows of topicQueueTable
-	// withdrawals counts the removed rows still published: commit
-	// withdraws them (kept across a panic, like the rows themselves).
-	withdrawals int
+	m           *Manager
+	settings    Settings
+	topics      []*topicEntry               // topics to republish
+	brokers     map[string]struct{}         // broker groups whose BrokerData or filters changed
+	added       []*topicEntry               // new rows of topicQueueTable
+	withdrawals int                         // removed rows still published, until commit withdraws them
 	notes       []MinBrokerIDChange         // 905 notifications to send after unlock
 	rowAt       []*topicEntry               // putTopics: the row each body key added, by Pos, reused
 	loose       []looseRow                  // putTopics: rows added by keys without a valid Pos
