@@ -1,0 +1,391 @@
+package route
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// modelRoute builds a topic's route from the source tables the way
+// pickupTopicRouteData does, independently of buildSnapshot and of any
+// sharing: a private copy of every BrokerData of the topic's groups (in
+// queue order), the filter servers of each address by (cluster, addr),
+// the topic's static mappings, and the acting-master rewrite. Nil when no
+// group has BrokerData.
+func modelRoute(m *Manager, e *topicEntry) (plain, acting *TopicRouteData) {
+	r := &TopicRouteData{QueueDatas: slices.Clone(e.queues), FilterServerTable: map[string][]string{},
+		TopicQueueMappingByBroker: m.mappings[e.name]}
+	for _, q := range e.queues {
+		if b := m.brokers[q.BrokerName]; b != nil {
+			r.BrokerDatas = append(r.BrokerDatas, b.copyData())
+		}
+	}
+	if len(r.BrokerDatas) == 0 {
+		return nil, nil
+	}
+	for i := range r.BrokerDatas {
+		bd := &r.BrokerDatas[i]
+		if bd.BrokerAddrs == nil {
+			bd.BrokerAddrs = map[int64]string{}
+		}
+		for _, a := range bd.BrokerAddrs {
+			if l, ok := m.filters[addrKey{bd.Cluster, a}]; ok {
+				r.FilterServerTable[a] = l
+			}
+		}
+	}
+	return r, modelActing(e.name, r)
+}
+
+// modelActing is step 6 of pickupTopicRouteData on a copy, nil when it
+// changes nothing.
+func modelActing(topic string, r *TopicRouteData) *TopicRouteData {
+	if strings.HasPrefix(topic, syncBrokerMemberPrefix) {
+		return nil
+	}
+	out := *r
+	out.BrokerDatas = nil
+	changed := false
+	for _, bd := range r.BrokerDatas {
+		_, master := bd.BrokerAddrs[MasterID]
+		if len(bd.BrokerAddrs) > 0 && !master && bd.EnableActingMaster {
+			for _, q := range r.QueueDatas {
+				if q.BrokerName != bd.BrokerName {
+					continue
+				}
+				if q.Perm&PermWrite == 0 {
+					ids := slices.Sorted(maps.Keys(bd.BrokerAddrs))
+					addrs := maps.Clone(bd.BrokerAddrs)
+					delete(addrs, ids[0])
+					addrs[MasterID] = bd.BrokerAddrs[ids[0]]
+					bd.BrokerAddrs, changed = addrs, true
+				}
+				break
+			}
+		}
+		out.BrokerDatas = append(out.BrokerDatas, bd)
+	}
+	if !changed {
+		return nil
+	}
+	return &out
+}
+
+// checkModel compares everything published with a from-scratch build:
+// each topic's snapshot with modelRoute, the broker indexes and topic
+// sets with a recount from the rows, the intern table with the published
+// rows (each interned snapshot keyed by its holders' current groups, no
+// two interned snapshots of one route), the topic count and lists, and
+// the body cache's count with a recount.
+func checkModel(t *testing.T, m *Manager, c *BodyCache, msg string) {
+	t.Helper()
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	rows := m.pub.rows()
+	byBroker := map[string]map[*topicEntry]bool{}
+	var names []string
+	for _, e := range rows {
+		require.False(t, e.removed, "%s: removed row %s still published", msg, e.name)
+		names = append(names, e.name)
+		require.True(t, slices.IsSortedFunc(e.queues, func(a, b QueueData) int { return strings.Compare(a.BrokerName, b.BrokerName) }),
+			"%s: %s queues unsorted", msg, e.name)
+		for _, q := range e.queues {
+			if byBroker[q.BrokerName] == nil {
+				byBroker[q.BrokerName] = map[*topicEntry]bool{}
+			}
+			byBroker[q.BrokerName][e] = true
+		}
+		checkRowSnapshot(t, m, e, msg)
+	}
+	require.Len(t, m.byBroker, len(byBroker), "%s: broker indexes", msg)
+	for name, set := range m.byBroker {
+		checkTopicSet(t, set, byBroker[name], msg+" index "+name)
+	}
+	require.Equal(t, len(rows), m.pub.live, "%s: live rows", msg)
+	require.Equal(t, len(rows), m.Stats().Topics, "%s: topic count", msg)
+	require.ElementsMatch(t, names, rowNames(m.allRows()), "%s: topic list", msg)
+	checkInternKeys(t, m, rows, msg)
+	if c != nil {
+		require.Equal(t, recountBodies(m, c), c.Used(), "%s: body bytes", msg)
+	}
+}
+
+// checkRowSnapshot compares one row's published snapshot with modelRoute.
+func checkRowSnapshot(t *testing.T, m *Manager, e *topicEntry, msg string) {
+	t.Helper()
+	s := e.snap.Load()
+	plain, acting := modelRoute(m, e)
+	if plain == nil {
+		require.Nil(t, s, "%s: %s has no BrokerData but a snapshot", msg, e.name)
+		return
+	}
+	require.NotNil(t, s, "%s: %s has no snapshot", msg, e.name)
+	require.Equal(t, *plain, *s.Route, "%s: route of %s", msg, e.name)
+	require.Equal(t, acting, s.ActingMaster, "%s: acting-master view of %s", msg, e.name)
+	if len(e.queues) > 0 {
+		require.Same(t, &e.queues[0], &s.Route.QueueDatas[0], "%s: %s shares its snapshot's queue slice", msg, e.name)
+	}
+	require.Equal(t, m.internable(e), s.intern.on, "%s: %s interned iff internable", msg, e.name)
+}
+
+// checkTopicSet compares a topicSet with the rows that hold its group.
+func checkTopicSet(t *testing.T, s *topicSet, want map[*topicEntry]bool, msg string) {
+	t.Helper()
+	live, used := 0, 0
+	for _, e := range s.slots {
+		switch {
+		case e == setTomb:
+			used++
+		case e != nil:
+			live, used = live+1, used+1
+			require.True(t, want[e], "%s: %s indexed without a queue of the group", msg, e.name)
+		}
+	}
+	require.Equal(t, len(want), live, "%s: members", msg)
+	require.Equal(t, live, s.live, "%s: live", msg)
+	require.Equal(t, used, s.used, "%s: used", msg)
+	require.LessOrEqual(t, s.used*4, len(s.slots)*3, "%s: load", msg)
+	for e := range want {
+		require.False(t, s.add(e), "%s: %s is a member", msg, e.name)
+	}
+}
+
+// checkInternKeys checks the intern table against the rows: checkInterns,
+// and every interned snapshot is the route its holders have now (their
+// groups' current BrokerData) with no second interned snapshot of it.
+func checkInternKeys(t *testing.T, m *Manager, rows []*topicEntry, msg string) {
+	t.Helper()
+	for _, e := range rows {
+		s := e.snap.Load()
+		if s == nil || !s.intern.on {
+			continue
+		}
+		g := m.groupsOf(e.queues)
+		require.Equal(t, g, s.intern.groups, "%s: %s is interned under stale groups", msg, e.name)
+		require.Equal(t, strings.HasPrefix(e.name, syncBrokerMemberPrefix), s.intern.sync, "%s: sync flag of %s", msg, e.name)
+	}
+	all := interned(m)
+	for i, a := range all {
+		for _, b := range all[i+1:] {
+			if a.intern.groups == b.intern.groups && a.intern.sync == b.intern.sync &&
+				slices.Equal(a.Route.QueueDatas, b.Route.QueueDatas) {
+				t.Fatalf("%s: two interned snapshots of route %v", msg, a.Route.QueueDatas)
+			}
+		}
+	}
+	checkInterns(t, m, msg)
+}
+
+// modelWorld drives random mutations of every kind over 5 broker groups
+// in 2 clusters, with masters that move address, slaves of acting-master
+// groups, filter servers, static mappings, sync-member topics, topics on
+// up to 5 groups, deletions, perm changes, batch unregistrations,
+// expiries and channel closes.
+type modelWorld struct {
+	t     *testing.T
+	h     *harness
+	rng   *rand.Rand
+	chans map[string]*fakeChan
+	ops   []string
+}
+
+const modelBrokers = 5
+
+func (w *modelWorld) cluster(b int) string { return "c" + strconv.Itoa(1+b/3) }
+
+func (w *modelWorld) topic() string {
+	switch n := w.rng.IntN(20); {
+	case n == 0:
+		return syncBrokerMemberPrefix + "b" + strconv.Itoa(w.rng.IntN(modelBrokers))
+	case n <= 3:
+		return syncBrokerMemberPrefix + "x" // shares queue data with plain topics
+	default:
+		return "t" + strconv.Itoa(n%14)
+	}
+}
+
+func (w *modelWorld) ch(addr string) *fakeChan {
+	if w.chans[addr] == nil {
+		w.chans[addr] = newChan(addr)
+	}
+	return w.chans[addr]
+}
+
+// addr is a group's address for id: masters sometimes move.
+func (w *modelWorld) addr(b int, id int64) string {
+	a := "a" + strconv.Itoa(b)
+	if id > 0 {
+		return a + "-s" + strconv.FormatInt(id, 10)
+	}
+	if w.rng.IntN(4) == 0 {
+		return a + "-moved"
+	}
+	return a
+}
+
+func (w *modelWorld) registerBody() *RegisterBody {
+	var ts []string
+	for range 1 + w.rng.IntN(8) {
+		ts = append(ts, w.topic())
+	}
+	bd := body(w.rng.Int64N(3), ts...)
+	wq := int32(1 + w.rng.IntN(2))
+	for k, tc := range bd.TopicConfigs {
+		tc.WriteQueueNums = wq
+		if w.rng.IntN(6) == 0 {
+			tc.Perm = PermRead
+		}
+		bd.TopicConfigs[k] = tc
+	}
+	if w.rng.IntN(6) == 0 { // key != TopicName: step 10b deletes by key, 10c puts by name
+		k := bd.Keys[0]
+		tc := bd.TopicConfigs[k]
+		delete(bd.TopicConfigs, k)
+		bd.Keys[0] = "alias-" + k
+		bd.TopicConfigs[bd.Keys[0]] = tc
+	}
+	switch w.rng.IntN(5) {
+	case 0:
+		bd.FilterServerList = []string{}
+	case 1:
+		bd.FilterServerList = []string{"f" + strconv.Itoa(w.rng.IntN(2))}
+	}
+	if w.rng.IntN(8) == 0 {
+		tp := ts[0]
+		bd.MappingInfos = map[string]*TopicQueueMappingInfo{tp: {Topic: tp, Bname: "x", TotalQueues: 8, Epoch: w.rng.Int64N(3)}}
+	}
+	return bd
+}
+
+func (w *modelWorld) register(b int, id int64) string {
+	bn := "b" + strconv.Itoa(b)
+	addr := w.addr(b, id)
+	r := reg(w.cluster(b), bn, addr, id, w.registerBody())
+	if r.Body.MappingInfos != nil {
+		for _, info := range r.Body.MappingInfos {
+			info.Bname = bn
+		}
+	}
+	r.EnableActingMaster = boolp(w.rng.IntN(2) == 0)
+	if w.rng.IntN(3) == 0 {
+		r.ZoneName = "z" + strconv.Itoa(w.rng.IntN(2))
+	}
+	r.Channel = w.ch(addr)
+	_, _ = w.h.RegisterBroker(r)
+	return fmt.Sprintf("register %s id %d at %s (%d topics, eam %v, zone %q)", bn, id, addr,
+		len(r.Body.TopicConfigs), *r.EnableActingMaster, r.ZoneName)
+}
+
+func (w *modelWorld) registerTopic() string {
+	tp := w.topic()
+	var qs []QueueData
+	for b := range modelBrokers {
+		if w.rng.IntN(2) == 0 {
+			qs = append(qs, QueueData{BrokerName: "b" + strconv.Itoa(b), ReadQueueNums: 8,
+				WriteQueueNums: int32(1 + w.rng.IntN(2)), Perm: 6})
+		}
+	}
+	w.h.RegisterTopic(tp, qs)
+	return fmt.Sprintf("register topic %s on %d groups", tp, len(qs))
+}
+
+func (w *modelWorld) unregister() string {
+	n := 1 + w.rng.IntN(3)
+	for range n {
+		b := w.rng.IntN(modelBrokers)
+		id := int64(w.rng.IntN(3))
+		w.h.Unregister(UnregisterRequest{ClusterName: w.cluster(b), BrokerAddr: w.addr(b, id),
+			BrokerName: "b" + strconv.Itoa(b), BrokerID: id})
+	}
+	w.h.WaitIdle()
+	return fmt.Sprintf("unregister a batch of %d", n)
+}
+
+func (w *modelWorld) expire() string {
+	w.h.clock.Advance(DefaultBrokerTimeout + time.Second)
+	for addr := range w.chans {
+		if w.rng.IntN(2) == 0 {
+			b, _ := strconv.Atoi(addr[1:2])
+			w.h.Heartbeat(w.cluster(b), addr)
+		}
+	}
+	n := w.h.ScanExpired(w.h.clock.Mono())
+	w.h.WaitIdle()
+	return fmt.Sprintf("expire %d", n)
+}
+
+func (w *modelWorld) step() string {
+	b := w.rng.IntN(modelBrokers)
+	bn := "b" + strconv.Itoa(b)
+	switch w.rng.IntN(12) {
+	case 0, 1, 2:
+		return w.register(b, 0)
+	case 3:
+		return w.register(b, int64(1+w.rng.IntN(2)))
+	case 4:
+		return w.registerTopic()
+	case 5:
+		cl := []string{"", "c1", "c2", "nope"}[w.rng.IntN(4)]
+		tp := w.topic()
+		w.h.DeleteTopic(tp, cl)
+		return fmt.Sprintf("delete topic %s in %q", tp, cl)
+	case 6:
+		if w.rng.IntN(2) == 0 {
+			return fmt.Sprintf("wipe %s: %d", bn, w.h.WipeWritePerm(bn))
+		}
+		return fmt.Sprintf("add perm %s: %d", bn, w.h.AddWritePerm(bn))
+	case 7, 8:
+		return w.unregister()
+	case 9:
+		return w.expire()
+	case 10:
+		addr := w.addr(b, int64(w.rng.IntN(3)))
+		w.h.OnChannelClose(w.ch(addr))
+		w.h.WaitIdle()
+		return "close channel of " + addr
+	default:
+		on := w.rng.IntN(2) == 0
+		w.h.set(Settings{DeleteTopicWithBrokerRegistration: on})
+		return fmt.Sprintf("deleteTopicWithBrokerRegistration %v", on)
+	}
+}
+
+// TestAttackRoutesMatchModel applies random mutations of every kind and,
+// after each, checks every published snapshot against a from-scratch
+// build and the intern table, indexes, counts and body cache against a
+// recount (checkModel). Lookups between mutations fill the body cache.
+// Replay with RMQ_SEED.
+func TestAttackRoutesMatchModel(t *testing.T) {
+	seed := attackSeed(t)
+	rng := rand.New(rand.NewPCG(seed, 21))
+	h := newHarness(t, false)
+	h.Manager.log.SetLevel(5)
+	w := &modelWorld{t: t, h: h, rng: rng, chans: map[string]*fakeChan{}}
+	c := NewBodyCache(0)
+	maxTopics, maxShared, kinds := 0, 0, map[string]int{}
+	for op := range 3000 {
+		desc := w.step()
+		kinds[strings.Fields(desc)[0]]++
+		w.ops = append(w.ops, desc)
+		for range rng.IntN(6) {
+			if s := h.Lookup(w.topic()); s != nil {
+				require.NoError(t, checkBody(c, "", s, BodySlot(rng.IntN(int(BodySlots)))))
+			}
+		}
+		checkModel(t, h.Manager, c, fmt.Sprintf("seed %d op %d (%s), after %v", seed, op, desc,
+			w.ops[max(0, len(w.ops)-4):]))
+		maxTopics = max(maxTopics, h.Stats().Topics)
+		for _, s := range interned(h.Manager) {
+			maxShared = max(maxShared, int(s.intern.refs))
+		}
+	}
+	t.Logf("at most %d topics, at most %d on one snapshot; ops %v", maxTopics, maxShared, kinds)
+	require.Greater(t, maxShared, 2, "the run shared snapshots")
+}
