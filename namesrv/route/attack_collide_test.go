@@ -1,0 +1,143 @@
+package route
+
+import (
+	"hash/maphash"
+	"strconv"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+)
+
+// collidingQueue returns a QueueData of the group whose one-queue route
+// has the internHash of q's (with the same published BrokerData g): each
+// step of internHash is a bijection of the running hash, so choosing the
+// nums word gives the perm word that cancels the difference.
+func collidingQueue(g *BrokerData, q QueueData, writeNums int32) QueueData {
+	h := uint64(1)
+	h = mix64(h ^ uint64(uintptr(unsafe.Pointer(g))))
+	h = mix64(h ^ maphash.String(internSeed, q.BrokerName))
+	nums := func(q QueueData) uint64 { return uint64(uint32(q.ReadQueueNums))<<32 | uint64(uint32(q.WriteQueueNums)) }
+	perm := func(q QueueData) uint64 { return uint64(uint32(q.Perm))<<32 | uint64(uint32(q.TopicSysFlag)) }
+	c := q
+	c.WriteQueueNums = writeNums
+	want := mix64(h^nums(q)) ^ perm(q) ^ mix64(h^nums(c))
+	c.Perm, c.TopicSysFlag = int32(uint32(want>>32)), int32(uint32(want))
+	return c
+}
+
+// TestAttackInternHashCollision forces routes with one 64-bit intern hash:
+// they must never share a snapshot, each topic must publish its own
+// route, and snapshots must leave the chain wherever they are in it while
+// topics come, go and come back.
+func TestAttackInternHashCollision(t *testing.T) {
+	h := newHarness(t, false)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "seed", "seed2")))
+	g := h.brokers["b1"].published()
+	a := QueueData{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}
+	routes := []QueueData{a}
+	for w := int32(1); w <= 3; w++ {
+		routes = append(routes, collidingQueue(g, a, w))
+	}
+	hash := func(q QueueData) uint64 {
+		var gs [keyQueues]*BrokerData
+		gs[0] = g
+		return internHash(&gs, []QueueData{q}, false)
+	}
+	for _, q := range routes[1:] {
+		require.NotEqual(t, a, q)
+		require.Equal(t, hash(a), hash(q), "constructed collision")
+	}
+	name := func(r, copy int) string { return "r" + strconv.Itoa(r) + "-" + strconv.Itoa(copy) }
+	want := map[string]QueueData{}
+	put := func(topic string, q QueueData) {
+		t.Helper()
+		h.RegisterTopic(topic, []QueueData{q})
+		want[topic] = q
+	}
+	check := func(msg string) {
+		t.Helper()
+		checkModel(t, h.Manager, nil, msg)
+		byRoute := map[QueueData]*TopicSnapshot{}
+		for topic, q := range want {
+			s := h.Lookup(topic)
+			require.NotNil(t, s, "%s: %s", msg, topic)
+			require.Equal(t, []QueueData{q}, s.Route.QueueDatas, "%s: %s", msg, topic)
+			if byRoute[q] == nil {
+				byRoute[q] = s
+			}
+			require.Same(t, byRoute[q], s, "%s: %s shares its route's snapshot", msg, topic)
+		}
+		byRoute[a] = h.Lookup("seed") // the seed topics' route is a
+		require.Len(t, interned(h.Manager), len(byRoute), "%s: one snapshot per route", msg)
+	}
+	for c := range 2 {
+		for r, q := range routes {
+			put(name(r, c), q)
+			check("register " + name(r, c))
+		}
+	}
+	chain := 0
+	for s := h.interns[hash(a)]; s != nil; s = s.intern.next {
+		chain++
+	}
+	require.Equal(t, len(routes), chain, "one chain holds the colliding routes")
+	for _, r := range []int{2, 0, 3, 1} { // leave from the middle, the end, the head
+		for c := range 2 {
+			h.DeleteTopic(name(r, c), "")
+			delete(want, name(r, c))
+			check("delete " + name(r, c))
+		}
+		put(name(r, 0), routes[(r+1)%len(routes)])
+		check("move " + name(r, 0))
+	}
+	for topic := range want {
+		h.DeleteTopic(topic, "")
+		delete(want, topic)
+		check("delete " + topic)
+	}
+	require.Same(t, h.Lookup("seed"), h.interns[hash(a)], "the seed topics' snapshot is left")
+	require.Nil(t, h.interns[hash(a)].intern.next)
+	h.DeleteTopic("seed", "")
+	h.DeleteTopic("seed2", "")
+	require.NotContains(t, h.interns, hash(a), "the chain is gone")
+}
+
+// TestAttackPublishedTagCollision: two names whose hashes share the 32-bit
+// tag a published row carries, in one probe run of a small table: each
+// lookup finds its own row, a withdrawn one is not found through the other.
+func TestAttackPublishedTagCollision(t *testing.T) {
+	p := &published{seed: maphash.MakeSeed()}
+	x, y := tagTwins(p)
+	t.Logf("%q and %q share the tag %#x", x, y, uint32(p.hash(x)>>32))
+	tbl := newPubTable(4)
+	p.table.Store(tbl)
+	ex, ey := &topicEntry{name: x, tag: uint32(p.hash(x) >> 32)}, &topicEntry{name: y, tag: uint32(p.hash(y) >> 32)}
+	require.Equal(t, ex.tag, ey.tag)
+	p.insert(tbl, ex, true)
+	p.insert(tbl, ey, true)
+	require.Same(t, ex, p.get(x))
+	require.Same(t, ey, p.get(y))
+	require.Nil(t, p.get(x+"!"))
+	require.True(t, p.withdraw(ex))
+	require.Nil(t, p.get(x))
+	require.Same(t, ey, p.get(y))
+	ex2 := &topicEntry{name: x, tag: ex.tag}
+	p.insert(tbl, ex2, true)
+	require.Same(t, ex2, p.get(x))
+	require.Same(t, ey, p.get(y))
+	require.Equal(t, 2, p.live)
+}
+
+// tagTwins finds two names with one tag under p's seed (a birthday search
+// over 2^18 names finds about eight pairs).
+func tagTwins(p *published) (string, string) {
+	seen := make(map[uint32]int, 1<<18)
+	for i := 0; ; i++ {
+		tag := uint32(p.hash("tag-"+strconv.Itoa(i)) >> 32)
+		if j, ok := seen[tag]; ok {
+			return "tag-" + strconv.Itoa(j), "tag-" + strconv.Itoa(i)
+		}
+		seen[tag] = i
+	}
+}
