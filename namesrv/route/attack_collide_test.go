@@ -17,7 +17,9 @@ func collidingQueue(g *BrokerData, q QueueData, writeNums int32) QueueData {
 	h := uint64(1)
 	h = mix64(h ^ uint64(uintptr(unsafe.Pointer(g))))
 	h = mix64(h ^ maphash.String(internSeed, q.BrokerName))
-	nums := func(q QueueData) uint64 { return uint64(uint32(q.ReadQueueNums))<<32 | uint64(uint32(q.WriteQueueNums)) }
+	nums := func(q QueueData) uint64 {
+		return uint64(uint32(q.ReadQueueNums))<<32 | uint64(uint32(q.WriteQueueNums))
+	}
 	perm := func(q QueueData) uint64 { return uint64(uint32(q.Perm))<<32 | uint64(uint32(q.TopicSysFlag)) }
 	c := q
 	c.WriteQueueNums = writeNums

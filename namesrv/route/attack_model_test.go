@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -388,4 +391,63 @@ func TestAttackRoutesMatchModel(t *testing.T) {
 	}
 	t.Logf("at most %d topics, at most %d on one snapshot; ops %v", maxTopics, maxShared, kinds)
 	require.Greater(t, maxShared, 2, "the run shared snapshots")
+}
+
+// TestAttackModelRace runs the mutations of TestAttackRoutesMatchModel
+// against concurrent lock-free lookups that serve bodies from one cache
+// and check each snapshot on its own: the body served is the encoding of
+// the snapshot's route, and its acting-master view is the rewrite of its
+// route (none for a sync-member topic). Under -race, any write to
+// published data (a shared queue slice, a BrokerData, a filter map)
+// while lookups read it is reported. The model is checked at the end.
+// Replay with RMQ_SEED.
+func TestAttackModelRace(t *testing.T) {
+	seed := attackSeed(t)
+	h := newHarness(t, false)
+	h.Manager.log.SetLevel(5)
+	w := &modelWorld{t: t, h: h, rng: rand.New(rand.NewPCG(seed, 22)), chans: map[string]*fakeChan{}}
+	c := NewBodyCache(0)
+	var stop atomic.Bool
+	errs := make(chan error, 2)
+	var wg sync.WaitGroup
+	var looked atomic.Int64
+	for r := range 2 {
+		wg.Add(1)
+		go func(rng *rand.Rand) {
+			defer wg.Done()
+			rw := &modelWorld{rng: rng}
+			for !stop.Load() {
+				topic := rw.topic()
+				s := h.Lookup(topic)
+				if s == nil {
+					continue
+				}
+				looked.Add(1)
+				err := checkBody(c, topic, s, BodySlot(rng.IntN(int(BodySlots))))
+				if err == nil && !strings.HasPrefix(topic, syncBrokerMemberPrefix) {
+					if want := modelActing(topic, s.Route); !reflect.DeepEqual(want, s.ActingMaster) {
+						err = fmt.Errorf("%s: acting-master view %v of route %v", topic, s.ActingMaster, s.Route)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}(rand.New(rand.NewPCG(seed, uint64(100+r))))
+	}
+	for range 6000 {
+		w.step()
+		if len(errs) > 0 {
+			break
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	t.Logf("%d lookups served", looked.Load())
+	checkModel(t, h.Manager, c, "after the run")
 }
