@@ -81,3 +81,29 @@ func TestAttackRecreatedTopicRace(t *testing.T) {
 	require.Zero(t, misses.Load(), "lookups found the re-created topic missing")
 	checkInterns(t, h.Manager, "after the run")
 }
+
+// TestAttackRecreatedTopicKeepsJavaTableSize: the table size behind the
+// admin lists' order (topicPeak) counts a row removed and one added in
+// one registration as Java does, removal first: 1,536 topics, one deleted
+// by step 10b and one new put by 10c, stay 1,536 (Java's table grows at
+// 1,537), and so does the key-aliased re-creation of a topic.
+func TestAttackRecreatedTopicKeepsJavaTableSize(t *testing.T) {
+	h := newHarness(t, false)
+	h.Manager.log.SetLevel(5)
+	names := topicNames("t", 1536)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, names...)))
+	require.Equal(t, 1536, h.topicPeak)
+	h.set(Settings{DeleteTopicWithBrokerRegistration: true})
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(2, append(names[1:], "new")...)))
+	require.Equal(t, 1536, h.topicPeak, "one removed, one added")
+	b := body(3, append(names[2:], "new")...)
+	tc := b.TopicConfigs[names[2]]
+	delete(b.TopicConfigs, names[2])
+	b.Keys[0] = "alias"
+	b.TopicConfigs["alias"] = tc
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, b))
+	require.Equal(t, 1535, h.Stats().Topics)
+	require.Equal(t, 1536, h.topicPeak, "re-created by its alias")
+	require.NotNil(t, h.Lookup(names[2]))
+	checkModel(t, h.Manager, nil, "after the re-creation")
+}
