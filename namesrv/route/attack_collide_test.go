@@ -2,6 +2,7 @@ package route
 
 import (
 	"hash/maphash"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 	"unsafe"
@@ -142,4 +143,58 @@ func tagTwins(p *published) (string, string) {
 		}
 		seen[tag] = i
 	}
+}
+
+// TestAttackRouteChurnBounded: a registrant keeps moving every topic to a
+// route of its own that no topic had before (a new WriteQueueNums each
+// round, on changing groups), with lookups filling the body cache. The
+// intern table, the body cache's maps, the published table, the topic
+// sets and the shared BrokerData lists must stay bounded by what is
+// published now, not grow with the routes ever seen.
+func TestAttackRouteChurnBounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(attackSeed(t), 31))
+	h := newHarness(t, false)
+	h.Manager.log.SetLevel(5)
+	for b := range 4 {
+		mustRegister(t, h, reg("c1", "b"+strconv.Itoa(b), "a"+strconv.Itoa(b), 0, body(1, "s0", "s1")))
+	}
+	c := NewBodyCache(0)
+	const topics, rounds = 200, 300
+	peak := 0
+	for round := range rounds {
+		for i := range topics {
+			var qs []QueueData
+			for b := range 4 {
+				if rng.IntN(2) == 0 || (b == 3 && len(qs) == 0) {
+					qs = append(qs, QueueData{BrokerName: "b" + strconv.Itoa(b), ReadQueueNums: 8,
+						WriteQueueNums: int32(round + 2), Perm: 6})
+				}
+			}
+			topic := "t" + strconv.Itoa(i)
+			if rng.IntN(4) == 0 {
+				h.DeleteTopic(topic, "")
+			}
+			h.RegisterTopic(topic, qs)
+			if s := h.Lookup(topic); s != nil {
+				serve(c, s, BodySlot(rng.IntN(int(BodySlots))))
+			}
+		}
+		pubs := publishedSnapshots(h.Manager)
+		peak = max(peak, len(interned(h.Manager)))
+		require.LessOrEqual(t, len(interned(h.Manager)), len(pubs), "round %d: interned snapshots", round)
+		require.LessOrEqual(t, len(pubs), topics+1, "round %d: published snapshots", round)
+		c.mu.Lock()
+		bodies, routes := len(c.bodies), len(c.routes)
+		c.mu.Unlock()
+		require.LessOrEqual(t, bodies, len(pubs)*int(BodySlots), "round %d: bodies held", round)
+		require.LessOrEqual(t, routes, bodies, "round %d: bodies by route", round)
+		require.Equal(t, recountBodies(h.Manager, c), c.Used(), "round %d: body bytes", round)
+		require.Equal(t, pubMinSlots, len(h.pub.table.Load().slots), "round %d: published table", round)
+		for name, s := range h.byBroker {
+			require.LessOrEqual(t, len(s.slots), 1024, "round %d: topic set of %s (%d members)", round, name, s.live)
+		}
+		require.LessOrEqual(t, len(h.shared.m), shareCap)
+	}
+	checkModel(t, h.Manager, c, "after the churn")
+	t.Logf("%d rounds of %d topics on new routes: at most %d interned, now %d body bytes", rounds, topics, peak, c.Used())
 }
