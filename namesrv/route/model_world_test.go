@@ -184,4 +184,3 @@ func (w *modelWorld) step() string {
 		return fmt.Sprintf("deleteTopicWithBrokerRegistration %v", on)
 	}
 }
-
