@@ -196,7 +196,7 @@ func TestAttackRoutesMatchModel(t *testing.T) {
 	h.Manager.log.SetLevel(5)
 	w := &modelWorld{t: t, h: h, rng: rng, chans: map[string]*fakeChan{}}
 	c := NewBodyCache(0)
-	maxTopics, maxShared, kinds := 0, 0, map[string]int{}
+	maxTopics, maxShared, kinds, shapes := 0, 0, map[string]int{}, map[string]int{}
 	for op := range 3000 {
 		desc := w.step()
 		kinds[strings.Fields(desc)[0]]++
@@ -212,9 +212,14 @@ func TestAttackRoutesMatchModel(t *testing.T) {
 		for _, s := range interned(h.Manager) {
 			maxShared = max(maxShared, int(s.intern.refs))
 		}
+		countShapes(h.Manager, shapes)
 	}
-	t.Logf("at most %d topics, at most %d on one snapshot; ops %v", maxTopics, maxShared, kinds)
+	t.Logf("at most %d topics, at most %d on one snapshot; ops %v; rows seen after a step %v",
+		maxTopics, maxShared, kinds, shapes)
 	require.Greater(t, maxShared, 2, "the run shared snapshots")
+	for _, k := range []string{"wide", "mapped", "sync shared", "acting"} {
+		require.Positive(t, shapes[k], "the run had %s rows", k)
+	}
 }
 
 // TestAttackModelRace runs the mutations of TestAttackRoutesMatchModel
@@ -274,4 +279,27 @@ func TestAttackModelRace(t *testing.T) {
 	}
 	t.Logf("%d lookups served", looked.Load())
 	checkModel(t, h.Manager, c, "after the run")
+}
+
+// countShapes counts the kinds of published rows: on more than keyQueues
+// groups (own snapshot), with static mappings, sync-member topics on a
+// shared snapshot, with an acting-master view, without a snapshot.
+func countShapes(m *Manager, shapes map[string]int) {
+	for _, e := range m.pub.rows() {
+		s := e.snap.Load()
+		switch {
+		case s == nil:
+			shapes["none"]++
+			continue
+		case len(e.queues) > keyQueues:
+			shapes["wide"]++
+		case m.mappings[e.name] != nil:
+			shapes["mapped"]++
+		case strings.HasPrefix(e.name, syncBrokerMemberPrefix) && s.intern.refs > 1:
+			shapes["sync shared"]++
+		}
+		if s.ActingMaster != nil {
+			shapes["acting"]++
+		}
+	}
 }

@@ -85,8 +85,7 @@ func (w *modelWorld) registerBody() *RegisterBody {
 	case 1:
 		bd.FilterServerList = []string{"f" + strconv.Itoa(w.rng.IntN(2))}
 	}
-	if w.rng.IntN(8) == 0 {
-		tp := ts[0]
+	if tp := "t13"; w.rng.IntN(4) == 0 && slices.Contains(ts, tp) { // one topic: mappings are never removed
 		bd.MappingInfos = map[string]*TopicQueueMappingInfo{tp: {Topic: tp, Bname: "x", TotalQueues: 8, Epoch: w.rng.Int64N(3)}}
 	}
 	return bd
@@ -115,7 +114,7 @@ func (w *modelWorld) registerTopic() string {
 	tp := w.topic()
 	var qs []QueueData
 	for b := range modelBrokers {
-		if w.rng.IntN(2) == 0 {
+		if w.rng.IntN(4) != 0 { // all 5 groups (an unshared route) one time in four
 			qs = append(qs, QueueData{BrokerName: "b" + strconv.Itoa(b), ReadQueueNums: 8,
 				WriteQueueNums: int32(1 + w.rng.IntN(2)), Perm: 6})
 		}
