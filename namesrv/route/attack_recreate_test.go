@@ -107,3 +107,38 @@ func TestAttackRecreatedTopicKeepsJavaTableSize(t *testing.T) {
 	require.NotNil(t, h.Lookup(names[2]))
 	checkModel(t, h.Manager, nil, "after the re-creation")
 }
+
+// TestAttackCreatedAndWithdrawnInOneMutation: a topic created and removed
+// in one mutation is never found, leaves no row, no index entry and no
+// snapshot; one removed, re-created, removed and re-created again ends on
+// its last route; counts and interns match after each.
+func TestAttackCreatedAndWithdrawnInOneMutation(t *testing.T) {
+	h := newHarness(t, false)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "keep", "old")))
+	q := func(wq int32) QueueData { return QueueData{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: wq, Perm: 6} }
+	before := h.Lookup("old")
+	h.mutate(func(tx *mutation) {
+		tx.putQueue("new", q(3))
+		require.Nil(t, h.Lookup("new"), "a row without its snapshot answers as missing")
+		tx.removeTopic(h.row("new"))
+		require.Nil(t, h.Lookup("new"))
+		require.Nil(t, h.row("new"))
+
+		old := h.row("old")
+		tx.removeTopic(old)
+		require.Same(t, before, h.Lookup("old"), "removed, the row answers its last snapshot until the commit")
+		tx.putQueue("old", q(4))
+		require.Same(t, old, h.row("old"), "re-created on its row")
+		tx.removeQueue(old, "b1")
+		require.Nil(t, h.row("old"))
+		tx.putQueue("old", q(5))
+		require.Same(t, before, h.Lookup("old"))
+		require.Equal(t, 1, tx.withdrawals, "one removed row waits for the commit")
+	})
+	require.Nil(t, h.Lookup("new"))
+	require.Nil(t, h.pub.get("new"), "withdrawn")
+	require.Equal(t, int32(5), h.Lookup("old").Route.QueueDatas[0].WriteQueueNums)
+	require.Zero(t, h.mut.withdrawals)
+	require.ElementsMatch(t, []string{"keep", "old"}, h.AllTopics().TopicList)
+	checkModel(t, h.Manager, nil, "after the mutation")
+}
