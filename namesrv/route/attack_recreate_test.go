@@ -115,7 +115,9 @@ func TestAttackRecreatedTopicKeepsJavaTableSize(t *testing.T) {
 func TestAttackCreatedAndWithdrawnInOneMutation(t *testing.T) {
 	h := newHarness(t, false)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "keep", "old")))
-	q := func(wq int32) QueueData { return QueueData{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: wq, Perm: 6} }
+	q := func(wq int32) QueueData {
+		return QueueData{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: wq, Perm: 6}
+	}
 	before := h.Lookup("old")
 	h.mutate(func(tx *mutation) {
 		tx.putQueue("new", q(3))
