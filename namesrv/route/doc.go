@@ -9,9 +9,13 @@
 // The topic -> row index (topicQueueTable itself) is an open-addressed
 // table of atomic slots (pubtable.go): adding or withdrawing a topic is one
 // slot store, so a registration costs what it carries whatever the size of
-// the table. Topics with equal routes (the same queue data on the same
-// broker groups) publish one interned snapshot (intern.go), reference-
-// counted by the coordinator, so a million topics on a thousand groups
+// the table. A new row is published at once with no snapshot (a lookup
+// answers it as missing); a removed row stays published with its last
+// snapshot until the commit withdraws it, and gets revived if its topic is
+// put back in the same mutation, so a lookup answers the state before or
+// after the mutation. Topics with equal routes (the same queue data on
+// the same broker groups) publish one interned snapshot (intern.go),
+// reference-counted by the coordinator, so a million topics on a thousand groups
 // hold about a thousand snapshots; a change moves a topic from one
 // immutable snapshot to another with one atomic store.
 // Snapshots on the same broker groups share one BrokerData list. A
