@@ -72,12 +72,13 @@ func (w *modelWorld) registerBody() *RegisterBody {
 		}
 		bd.TopicConfigs[k] = tc
 	}
-	if w.rng.IntN(6) == 0 { // key != TopicName: step 10b deletes by key, 10c puts by name
-		k := bd.Keys[0]
-		tc := bd.TopicConfigs[k]
-		delete(bd.TopicConfigs, k)
-		bd.Keys[0] = "alias-" + k
-		bd.TopicConfigs[bd.Keys[0]] = tc
+	if w.rng.IntN(4) == 0 { // keys != TopicName: step 10b deletes by key, 10c puts by name
+		for i, k := range bd.Keys {
+			tc := bd.TopicConfigs[k]
+			delete(bd.TopicConfigs, k)
+			bd.Keys[i] = "alias-" + k
+			bd.TopicConfigs[bd.Keys[i]] = tc
+		}
 	}
 	switch w.rng.IntN(5) {
 	case 0:
