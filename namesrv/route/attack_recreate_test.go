@@ -1,6 +1,7 @@
 package route
 
 import (
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -143,4 +144,23 @@ func TestAttackCreatedAndWithdrawnInOneMutation(t *testing.T) {
 	require.Zero(t, h.mut.withdrawals)
 	require.ElementsMatch(t, []string{"keep", "old"}, h.AllTopics().TopicList)
 	checkModel(t, h.Manager, nil, "after the mutation")
+}
+
+// TestAttackRecreatedTopicJavaOrder: Java removes a re-created topic from
+// topicQueueTable and puts it back at the end of its bin, so the topic
+// lists show it after the topics that share its bin (names with one Java
+// hash share every bin).
+func TestAttackRecreatedTopicJavaOrder(t *testing.T) {
+	h := newHarness(t, false)
+	names := collidingNames(2)
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, names...)))
+	require.Equal(t, names, h.AllTopics().TopicList)
+	h.set(Settings{DeleteTopicWithBrokerRegistration: true})
+	b := body(2, names[1:]...)
+	b.Keys = append(b.Keys, "alias")
+	b.TopicConfigs["alias"] = TopicConfig{TopicName: names[0], ReadQueueNums: 8, WriteQueueNums: 3, Perm: 6, Pos: 3}
+	mustRegister(t, h, reg("c1", "b1", "a1", 0, b))
+	want := append(slices.Clone(names[1:]), names[0])
+	require.Equal(t, want, h.AllTopics().TopicList, "re-created at the end of its bin")
+	require.Equal(t, want, h.TopicsByCluster("c1").TopicList)
 }
