@@ -21,6 +21,9 @@ type mutation struct {
 	loose       []looseRow                  // putTopics: rows added by keys without a valid Pos
 	order       []int32                     // orderNewRows' iteration order, reused
 	tcTable     *javahash.ConcurrentHashMap // orderNewRows' model, reused
+	// beforeFn and beforeCommit, when set (tests only), run under the
+	// coordinator before fn and between fn and the commit.
+	beforeFn, beforeCommit func()
 }
 
 // markTopic queues the topic for republication.
@@ -55,7 +58,13 @@ func (m *Manager) apply(fn func(t *mutation)) []MinBrokerIDChange {
 	defer m.mu.Unlock()
 	t := &m.mut
 	t.settings = m.opts.Settings()
+	if t.beforeFn != nil {
+		t.beforeFn()
+	}
 	fn(t)
+	if t.beforeCommit != nil {
+		t.beforeCommit()
+	}
 	return t.commit()
 }
 
