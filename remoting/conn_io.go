@@ -73,7 +73,8 @@ func (c *Conn) handOver() {
 		return
 	}
 	if c.writeInline() {
-		c.held = newCmds()
+		clear(*c.held) // kept for the next responses, not pooled
+		*c.held = (*c.held)[:0]
 		c.heldBytes = 0
 		return
 	}
@@ -130,6 +131,7 @@ func (c *Conn) awaitFrame(r *bufio.Reader) error {
 		if c.idleFor() >= c.cfg.idle {
 			return fmt.Errorf("%w: no read or write for %s", ErrIdle, c.cfg.idle)
 		}
+		c.readDL = 0 // reached before the idle limit: set it again
 	}
 }
 
@@ -166,14 +168,19 @@ func (c *Conn) deadline(at int64) time.Time {
 // idle timeout (now plus idle when force), skipping the syscall-free but not
 // free deadline update while the current one is still far away. It reports
 // false when the connection is draining (whose past deadline must stay).
+//
+// Without force it reads no clock (once per frame, the clock was a
+// measurable part of a lookup): the skip is judged from the last activity,
+// which is not after now, so a kept deadline is at least 7/8 of the idle
+// timeout after the last activity. Reaching it early only wakes awaitFrame,
+// which finds the connection not idle and sets the deadline again.
 func (c *Conn) refreshReadDeadline(force bool) bool {
-	now := int64(c.cfg.clock.Mono())
 	idle := int64(c.cfg.idle)
-	want := max(c.lastRead.Load(), c.lastWrite.Load()) + idle
+	last := max(c.lastRead.Load(), c.lastWrite.Load())
+	want := last + idle
 	if force {
-		want = now + idle
-	}
-	if !force && c.readDL-now > idle*7/8 && c.readDL <= want {
+		want = int64(c.cfg.clock.Mono()) + idle
+	} else if c.readDL-last > idle*7/8 && c.readDL <= want {
 		return true
 	}
 	c.dlMu.Lock()
@@ -233,7 +240,8 @@ func (c *Conn) drainQueue() {
 // writeInline writes the held responses on the read loop when no batch
 // handed to the writer is unwritten (so responses stay in order) and the
 // writer is not writing. A failed write closes the connection, as the
-// writer does. It reports whether it took the held responses.
+// writer does. It reports whether it wrote the held responses (which the
+// caller then clears).
 func (c *Conn) writeInline() bool {
 	if c.inflight.Load() != 0 || !c.wmu.TryLock() {
 		return false
@@ -244,8 +252,8 @@ func (c *Conn) writeInline() bool {
 	}
 	bp := batchPool.Get().(*[]byte)
 	w := batchWrite{buf: (*bp)[:0]}
-	c.appendCommands(&w, c.held)
-	if err := c.write(w.buffers()); err != nil {
+	c.encodeCommands(&w, *c.held)
+	if err := c.write(&w); err != nil {
 		c.log.Debug("write failed", "error", err)
 		_ = c.Close()
 	}

@@ -22,7 +22,7 @@ func (c *Conn) writeBatch(first *[]*Command) error {
 			more = false
 		}
 	}
-	err := c.write(w.buffers())
+	err := c.write(&w)
 	if cap(w.buf) <= maxKeptBuffer {
 		*bp = w.buf[:0]
 		batchPool.Put(bp)
@@ -50,11 +50,9 @@ type bodyAt struct {
 	body []byte
 }
 
-// buffers returns the batch in write order.
+// buffers returns the batch in write order when it has bodies written
+// from their own slices.
 func (w *batchWrite) buffers() net.Buffers {
-	if len(w.bodies) == 0 {
-		return net.Buffers{w.buf}
-	}
 	out := make(net.Buffers, 0, 2*len(w.bodies)+1)
 	prev := 0
 	for _, b := range w.bodies {
@@ -67,7 +65,13 @@ func (w *batchWrite) buffers() net.Buffers {
 // appendCommands encodes a batch into w and releases it; a command that
 // cannot be encoded is logged and skipped.
 func (c *Conn) appendCommands(w *batchWrite, b *[]*Command) {
-	for _, cmd := range *b {
+	c.encodeCommands(w, *b)
+	releaseCmds(b)
+}
+
+// encodeCommands encodes cmds into w.
+func (c *Conn) encodeCommands(w *batchWrite, cmds []*Command) {
+	for _, cmd := range cmds {
 		var err error
 		if len(cmd.Body) > maxCopiedFrame {
 			w.buf, err = appendFrameHead(w.buf, cmd)
@@ -81,12 +85,13 @@ func (c *Conn) appendCommands(w *batchWrite, b *[]*Command) {
 			c.log.Error("cannot encode command", "code", cmd.Code, "opaque", cmd.Opaque, "error", err)
 		}
 	}
-	releaseCmds(b)
 }
 
-// write writes bufs under the idle write deadline.
-func (c *Conn) write(bufs net.Buffers) error {
-	if len(bufs) == 1 && len(bufs[0]) == 0 {
+// write writes w under the idle write deadline: one Write of w.buf when no
+// body is written from its own slice (the usual batch: nothing allocated),
+// otherwise one writev of w.buffers().
+func (c *Conn) write(w *batchWrite) error {
+	if len(w.bodies) == 0 && len(w.buf) == 0 {
 		return nil
 	}
 	var now int64
@@ -98,9 +103,10 @@ func (c *Conn) write(bufs net.Buffers) error {
 		}
 	}
 	var err error
-	if len(bufs) == 1 {
-		_, err = c.nc.Write(bufs[0])
+	if len(w.bodies) == 0 {
+		_, err = c.nc.Write(w.buf)
 	} else {
+		bufs := w.buffers()
 		_, err = bufs.WriteTo(c.nc)
 	}
 	if c.cfg.idle > 0 {

@@ -182,6 +182,9 @@ func (s *jsonScanner) literal(word string) bool {
 // int32Value reads an int field: a number (fraction truncated), a numeric
 // string ("" = 0) or null (0). Out-of-range values are errors.
 func (s *jsonScanner) int32Value() (int32, error) {
+	if s.ws(); s.i < len(s.b) && (s.b[s.i] >= '0' && s.b[s.i] <= '9' || s.b[s.i] == '-') {
+		return parseInt32(s.number(), s) // the usual case, tested first
+	}
 	if s.literal("null") {
 		return 0, nil
 	}
@@ -229,12 +232,12 @@ func (s *jsonScanner) number() []byte {
 
 // languageValue reads a language name, an ordinal, or null.
 func (s *jsonScanner) languageValue() (string, error) {
-	if s.literal("null") {
-		return "", nil
-	}
-	if s.peekIs('"') {
+	if s.peekIs('"') { // the usual case, tested first
 		str, err := s.str()
 		return internLanguage(str), err
+	}
+	if s.literal("null") {
+		return "", nil
 	}
 	n, err := parseInt32(s.number(), s)
 	if err != nil {
