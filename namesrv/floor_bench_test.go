@@ -46,7 +46,12 @@ func BenchmarkRegister10kFloor(b *testing.B) {
 
 // startBareServer serves the bare floor server of BenchmarkRegister10kFloor
 // until the benchmark ends.
-func startBareServer(b *testing.B) string {
+func startBareServer(b *testing.B) string { return serveEach(b, serveBare) }
+
+// serveEach listens on a loopback port until the benchmark ends, serving
+// each accepted connection with serve on its own goroutine, and returns
+// the address.
+func serveEach(b *testing.B, serve func(net.Conn)) string {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = ln.Close() })
@@ -56,7 +61,7 @@ func startBareServer(b *testing.B) string {
 			if err != nil {
 				return
 			}
-			go serveBare(nc)
+			go serve(nc)
 		}
 	}()
 	return ln.Addr().String()

@@ -109,19 +109,7 @@ func startLean(b *testing.B, srv *Server) string {
 	require.Positive(b, i)
 	headA, headB := frame[8:i], frame[i+10:]
 	hlBase := int(binary.BigEndian.Uint32(frame[4:])) - 10
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(b, err)
-	b.Cleanup(func() { _ = ln.Close() })
-	go func() {
-		for {
-			nc, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go leanLoop(nc, headA, headB, hlBase)
-		}
-	}()
-	return ln.Addr().String()
+	return serveEach(b, func(nc net.Conn) { leanLoop(nc, headA, headB, hlBase) })
 }
 
 // leanLoop answers every frame of nc with headA, its opaque's digits and
