@@ -147,3 +147,31 @@ func TestAttackBadFrameLogBounded(t *testing.T) {
 	eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.conns) == 0 }, "all closed")
 	require.Equal(t, 1, logs.Count("closing connection on bad frame"), logs.String())
 }
+
+// TestAttackOverLimitCountedBeforeClose: a refused connection was closed
+// before its refusal was counted, so a peer that saw EOF could not rely on
+// the count, and a clock step right after it (as in
+// TestAttackOverLimitLogBounded, which failed in CI with suppressed=48)
+// logged the refusal in the next window. The clock here is slow to read,
+// which made every refusal seen before it was counted.
+func TestAttackOverLimitCountedBeforeClose(t *testing.T) {
+	s := NewServer(ServerConfig{MaxConnections: 1, Logger: testLogger(t)})
+	var counted atomic.Int64 // clock reads done: one per refusal, before Allow
+	s.now = func() time.Time {
+		time.Sleep(20 * time.Millisecond)
+		counted.Add(1)
+		return time.Now()
+	}
+	addr := startServer(t, s)
+	c := dial(t, addr, ClientOptions{})
+	require.EqualValues(t, RequestCodeNotSupported, invoke(t, c, NewRequest(77, nil, nil)).Code)
+	for i := range 5 {
+		nc, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		_ = nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+		_, err = nc.Read(make([]byte, 1))
+		require.ErrorIs(t, err, io.EOF)
+		_ = nc.Close()
+		require.EqualValues(t, i+1, counted.Load(), "refusal %d seen before it was counted", i+1)
+	}
+}

@@ -23,8 +23,10 @@ func (s *Server) startConn(nc net.Conn) {
 	}
 	if open := len(s.conns) + len(s.shaking); open >= s.cfg.MaxConnections {
 		s.mu.Unlock()
+		// Counted before the close, so a peer that sees EOF sees it counted.
+		ok, n := s.overLimit.Allow(s.now())
 		_ = nc.Close()
-		if ok, n := s.overLimit.Allow(s.now()); ok {
+		if ok {
 			s.log.Warn("closing connection over the connection limit", "remote", nc.RemoteAddr().String(),
 				"open", open, "suppressed", n)
 		}
