@@ -136,7 +136,8 @@ func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, dv DataVers
 func (t *mutation) applyTopics(req RegisterRequest, body *RegisterBody, b *brokerState, registerFirst, primeSlave bool,
 	prints TopicsPrint) {
 	m := t.m
-	all := registerFirst || body.DataVersionUnstamped || m.dvChanged(addrKey{req.ClusterName, req.BrokerAddr}, body.DataVersion)
+	k := addrKey{req.ClusterName, req.BrokerAddr}
+	all := registerFirst || body.DataVersionUnstamped || m.dvChanged(k, body.DataVersion)
 	if t.settings.DeleteTopicWithBrokerRegistration && len(body.MappingInfos) == 0 {
 		t.deleteMissing(b.name, body.TopicConfigs)
 	}
