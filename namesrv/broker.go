@@ -197,14 +197,19 @@ func (p *brokerProcessor) heartbeat(_ *remoting.Conn, req *remoting.Command) (*r
 	return remoting.NewResponse(req, remoting.Success, ""), nil
 }
 
+// queryDataVersion is QUERY_DATA_VERSION. Without a body, or with one that
+// sets no timestamp (which Java stamps with the time it decodes it), the
+// broker's version is one the name server cannot hold: changed is true.
 func (p *brokerProcessor) queryDataVersion(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	var dv *route.DataVersion
 	if len(req.Body) > 0 {
-		v, err := body.DecodeDataVersion(req.Body)
+		v, stamped, err := body.DecodeDataVersionStamp(req.Body)
 		if err != nil {
 			return withHeader(errorResponse(req, err)), nil
 		}
-		dv = v
+		if stamped {
+			dv = v
+		}
 	}
 	changed, stored := p.routes.QueryDataVersion(req.ExtFields["clusterName"], req.ExtFields["brokerAddr"], dv)
 	resp := withHeader(remoting.NewResponse(req, remoting.Success, ""))

@@ -93,7 +93,7 @@ func decodeInflated(raw []byte, withMapping bool) (*route.RegisterBody, error) {
 	var err error
 	r := &frameReader{data: raw}
 	rb := &route.RegisterBody{}
-	if err := r.dataVersion(&rb.DataVersion); err != nil {
+	if err := r.dataVersion(rb); err != nil {
 		return nil, err
 	}
 	if err = r.topicConfigs(rb); err != nil {
@@ -111,17 +111,17 @@ func decodeInflated(raw []byte, withMapping bool) (*route.RegisterBody, error) {
 	return rb, nil
 }
 
-// dataVersion reads the DataVersion JSON section.
-func (r *frameReader) dataVersion(dv *route.DataVersion) error {
+// dataVersion reads the DataVersion JSON section into rb.
+func (r *frameReader) dataVersion(rb *route.RegisterBody) error {
 	b, err := r.chunk()
 	if err != nil {
 		return err
 	}
-	got, err := DecodeDataVersion(b)
+	got, stamped, err := DecodeDataVersionStamp(b)
 	if err != nil {
 		return err
 	}
-	*dv = *got
+	rb.DataVersion, rb.DataVersionUnstamped = *got, !stamped
 	return nil
 }
 

@@ -6,20 +6,35 @@ import (
 
 // DecodeDataVersion parses a DataVersion body. Missing fields are 0.
 func DecodeDataVersion(body []byte) (*route.DataVersion, error) {
-	dv := &route.DataVersion{}
-	err := decodeTop(body, func(s *scanner, key []byte) error {
+	dv, _, err := DecodeDataVersionStamp(body)
+	return dv, err
+}
+
+// DecodeDataVersionStamp is DecodeDataVersion that also reports whether the
+// body sets the timestamp. Java's DataVersion defaults its timestamp to
+// the time it is built, so one decoded from a body without timestamp
+// equals no version stored earlier.
+func DecodeDataVersionStamp(body []byte) (dv *route.DataVersion, stamped bool, err error) {
+	dv = &route.DataVersion{}
+	err = decodeTop(body, func(s *scanner, key []byte) error {
+		stamped = stamped || string(key) == "timestamp"
 		return decodeDataVersionMember(s, key, dv)
 	})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return dv, nil
+	return dv, stamped, nil
 }
 
-// decodeDataVersion reads a nested DataVersion object (null leaves dv as is).
-func decodeDataVersion(s *scanner, dv *route.DataVersion) error {
-	_, err := s.object(func(key []byte) error { return decodeDataVersionMember(s, key, dv) })
-	return err
+// decodeDataVersion reads a nested DataVersion object into a new value, as
+// fastjson builds a new one for each occurrence; stamped reports whether
+// the object sets the timestamp (null sets nothing).
+func decodeDataVersion(s *scanner) (dv route.DataVersion, stamped bool, err error) {
+	_, err = s.object(func(key []byte) error {
+		stamped = stamped || string(key) == "timestamp"
+		return decodeDataVersionMember(s, key, &dv)
+	})
+	return dv, stamped, err
 }
 
 // decodeDataVersionMember decodes one DataVersion property.

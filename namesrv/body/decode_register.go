@@ -33,8 +33,11 @@ const (
 // version and ext compressed, like DefaultRequestProcessor does: version >=
 // 37 is a RegisterBrokerBody (zlib stream when compressed), older versions
 // a TopicConfigSerializeWrapper JSON (compressed is then ignored). An empty
-// body yields an empty table and DataVersion{0,0,0}. FilterServerList is nil
-// only when the body says null or cannot carry it (version < 37).
+// body yields an empty table and DataVersion{0,0,0}. A body that sets no
+// DataVersion timestamp (no dataVersion, null, or one without timestamp)
+// yields DataVersionUnstamped: Java stamps such a version with the time it
+// decodes the body. FilterServerList is nil only when the body says null or
+// cannot carry it (version < 37).
 func DecodeRegisterBody(body []byte, version int32, compressed bool) (*route.RegisterBody, error) {
 	return DecodeRegisterBodyLimit(body, version, compressed, DefaultMaxInflated)
 }
@@ -71,7 +74,7 @@ func topicsHint(n int) int { return min(n/160, 1<<20) }
 // decodeRegisterJSON decodes a RegisterBrokerBody (full) or a bare
 // TopicConfigSerializeWrapper.
 func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
-	rb := &route.RegisterBody{}
+	rb := &route.RegisterBody{DataVersionUnstamped: true} // until a dataVersion sets its timestamp
 	rb.TopicConfigs, rb.Keys = newTopicTable(topicsHint(len(body)))
 	if full {
 		rb.FilterServerList = []string{}
@@ -100,7 +103,9 @@ func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
 func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping bool) (err error) {
 	switch {
 	case string(key) == "dataVersion":
-		err = decodeDataVersion(s, &rb.DataVersion)
+		var stamped bool
+		rb.DataVersion, stamped, err = decodeDataVersion(s)
+		rb.DataVersionUnstamped = !stamped
 	case string(key) == "topicConfigTable":
 		err = decodeTopicConfigTable(s, rb)
 	case mapping && string(key) == "topicQueueMappingInfoMap":

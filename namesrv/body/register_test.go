@@ -119,7 +119,12 @@ func compressedRaw(t *testing.T, raw []byte) []byte {
 // rawBody builds inflated content: data version, the given topic lines,
 // filter JSON and an empty mapping section.
 func rawBody(count int32, lines []string, filters string) []byte {
-	raw := appendChunk(nil, []byte(`{"counter":1,"stateVersion":0,"timestamp":2}`))
+	return rawBodyDV(`{"counter":1,"stateVersion":0,"timestamp":2}`, count, lines, filters)
+}
+
+// rawBodyDV is rawBody with the data version section dv.
+func rawBodyDV(dv string, count int32, lines []string, filters string) []byte {
+	raw := appendChunk(nil, []byte(dv))
 	raw = binary.BigEndian.AppendUint32(raw, uint32(count))
 	for _, l := range lines {
 		raw = appendChunk(raw, []byte(l))

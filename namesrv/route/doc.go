@@ -32,6 +32,8 @@
 // A live entry remembers the digest of the body last applied for it
 // (unchanged.go): a byte-identical re-registration that provably changes
 // nothing but liveness is applied by RegisterUnchanged without the body.
+// A body without DataVersion timestamp (RegisterBody.DataVersionUnstamped)
+// is a new version every time: no digest is remembered for it.
 // Liveness lives in its own small table with an expiry heap so heartbeats
 // do not wait behind registrations, and unregistrations are applied in
 // batches by one worker, fenced by the generation of the live entry they

@@ -169,7 +169,8 @@ func (m *Manager) Heartbeat(cluster, addr string) {
 }
 
 // QueryDataVersion answers QUERY_DATA_VERSION: changed is computed before
-// the live entry's timestamp is refreshed; stored is nil without an entry.
+// the live entry's timestamp is refreshed (a nil dv, no version or one
+// without timestamp, is always changed); stored is nil without an entry.
 func (m *Manager) QueryDataVersion(cluster, addr string, dv *DataVersion) (changed bool, stored *DataVersion) {
 	l := &m.live
 	l.mu.Lock()

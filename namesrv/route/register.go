@@ -34,7 +34,8 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	prevMin, _ := minKey(b.addrs)                  // step 4
 	minChanged := req.BrokerID < prevMin
 	t.dropAddr(b, req.BrokerAddr, &req.BrokerID) // step 5
-	if m.idHeldByNewer(b, req, body.DataVersion) {
+	dv := m.versionOf(body)
+	if m.idHeldByNewer(b, req, dv) {
 		m.live.remove(k) // step 6
 		m.log.Warn("register broker conflicts with a newer holder of the id, ignored", "cluster", req.ClusterName,
 			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
@@ -58,8 +59,8 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	if _, had := m.live.m[k]; !had {
 		m.log.Info("new broker registered", "cluster", k.cluster, "addr", k.addr, "ha", req.HAServerAddr)
 	}
-	le := m.live.put(k, req, body.DataVersion, m.opts.Clock.Mono()) // step 11
-	le.memo = bodyMemo{req.BodyDigest, m.removals, isMaster || isPrimeSlave}
+	le := m.live.put(k, req, dv, m.opts.Clock.Mono()) // step 11
+	le.memo = bodyMemo{memoDigest(req, body), m.removals, isMaster || isPrimeSlave}
 	t.setFilters(k, body.FilterServerList) // step 12
 	if minChanged && t.settings.NotifyMinBrokerIDChanged {
 		t.notes = append(t.notes, minIDChange(b.addrs, "", req.HAServerAddr)) // step 14
@@ -94,6 +95,26 @@ func (t *mutation) brokerFor(req RegisterRequest) (*brokerState, bool) {
 	return b, first
 }
 
+// versionOf is the body's DataVersion as Java decodes it: one without
+// timestamp carries the wall-clock time of the registration.
+func (m *Manager) versionOf(body *RegisterBody) DataVersion {
+	dv := body.DataVersion
+	if body.DataVersionUnstamped {
+		dv.Timestamp = m.opts.Clock.Now().UnixMilli()
+	}
+	return dv
+}
+
+// memoDigest is the digest a live entry remembers of the registration's
+// body: none for a body without DataVersion timestamp, which is a new
+// version every time and so never unchanged.
+func memoDigest(req RegisterRequest, body *RegisterBody) BodyDigest {
+	if body.DataVersionUnstamped {
+		return BodyDigest{}
+	}
+	return req.BodyDigest
+}
+
 // idHeldByNewer reports step 6: the id belongs to another address whose
 // live entry has a higher stateVersion than the registrant's.
 func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, dv DataVersion) bool {
@@ -106,7 +127,8 @@ func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, dv DataVers
 }
 
 // applyTopics is step 10: queue data and mappings of a master or prime
-// slave. With an unchanged DataVersion only topics missing for this broker
+// slave. With an unchanged DataVersion (never one without timestamp, see
+// RegisterBody.DataVersionUnstamped) only topics missing for this broker
 // are added; when the topic set is the one last seen and nothing was
 // removed since, that is provably none and the index is not probed. With a
 // new DataVersion every topic is put, unless the content is the one last
@@ -114,7 +136,8 @@ func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, dv DataVers
 func (t *mutation) applyTopics(req RegisterRequest, body *RegisterBody, b *brokerState, registerFirst, primeSlave bool,
 	prints TopicsPrint) {
 	m := t.m
-	all := registerFirst || m.dvChanged(addrKey{req.ClusterName, req.BrokerAddr}, body.DataVersion)
+	k := addrKey{req.ClusterName, req.BrokerAddr}
+	all := registerFirst || body.DataVersionUnstamped || m.dvChanged(k, body.DataVersion)
 	if t.settings.DeleteTopicWithBrokerRegistration && len(body.MappingInfos) == 0 {
 		t.deleteMissing(b.name, body.TopicConfigs)
 	}

@@ -98,6 +98,13 @@ type BrokerMemberGroup struct {
 // or TopicConfigSerializeWrapper for version < 37).
 type RegisterBody struct {
 	DataVersion DataVersion
+	// DataVersionUnstamped reports a body that sets no timestamp for its
+	// DataVersion (no dataVersion, null, or one without timestamp). Java's
+	// DataVersion then carries the time the body was decoded and equals no
+	// stored one: RegisterBroker treats the registration as a new version
+	// and stamps it with the time. Set by the decoders; false for an empty
+	// body (Java's {0,0,0}) and for a body built in memory.
+	DataVersionUnstamped bool
 	// TopicConfigs keeps the map keys of topicConfigTable; the QueueData is
 	// keyed by TopicConfig.TopicName, deletion-by-registration by map key.
 	TopicConfigs map[string]TopicConfig
