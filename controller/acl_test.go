@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/acl"
+	"github.com/rmqgo/nameserver/config"
 )
 
 // TestNewFailsOnBadACLFileAndReleasesListener: an accounts file that does
@@ -27,6 +28,25 @@ func TestNewFailsOnBadACLFileAndReleasesListener(t *testing.T) {
 	_, err = New(cfg, hclog.NewNullLogger(), WithListener(ln))
 	require.ErrorIs(t, err, acl.ErrBadFile)
 	require.ErrorContains(t, err, "aclConfigPath")
+	again, err := net.Listen("tcp", addr)
+	require.NoError(t, err, "the listener was released")
+	require.NoError(t, again.Close())
+}
+
+// TestNewRefusesUnknownControllerAccessKey: with aclEnable, a
+// controllerAccessKey that is not an account of aclConfigPath fails New
+// naming the key, and the listener handed over is closed.
+func TestNewRefusesUnknownControllerAccessKey(t *testing.T) {
+	yml := filepath.Join(t.TempDir(), "plain_acl.yml")
+	writeAccounts(t, yml, adminAccount)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	cfg := testControllerConfig(t, "n0", "n0-"+addr, "n0-127.0.0.1:1", "aclEnable=true", "aclConfigPath="+yml,
+		"controllerAccessKey=ctlPoller")
+	_, err = New(cfg, hclog.NewNullLogger(), WithListener(ln))
+	require.ErrorIs(t, err, config.ErrInvalid)
+	require.ErrorContains(t, err, "controllerAccessKey (ctlPoller) must be an account of aclConfigPath")
 	again, err := net.Listen("tcp", addr)
 	require.NoError(t, err, "the listener was released")
 	require.NoError(t, again.Close())
