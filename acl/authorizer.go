@@ -73,6 +73,12 @@ func New(opts Options) (*Authorizer, error) {
 	return a, nil
 }
 
+// Account returns the account of accessKey in the accounts in force now
+// (the file as last reloaded).
+func (a *Authorizer) Account(accessKey string) (*Account, bool) {
+	return a.accounts.Load().Lookup(accessKey)
+}
+
 // Close stops watching the file.
 func (a *Authorizer) Close() { a.reloader.stop() }
 

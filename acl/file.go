@@ -8,6 +8,9 @@ import (
 	"os"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/rmqgo/nameserver/internal/watchedfile"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // minKeyLength is Java's lower bound for access and secret keys
@@ -37,6 +40,11 @@ type Account struct {
 	Allowed   *Pattern // nil: any address
 }
 
+// Sign signs req with the account's keys (Sign, no SecurityToken): a node
+// signs its own requests with an account of its accounts file without the
+// secret leaving this package.
+func (acc *Account) Sign(req *remoting.Command) { Sign(req, acc.AccessKey, acc.secretKey, "") }
+
 // Accounts is one loaded accounts file; it is never modified.
 type Accounts struct {
 	global []*Pattern
@@ -47,6 +55,20 @@ type Accounts struct {
 func (a *Accounts) Lookup(accessKey string) (*Account, bool) {
 	acc, ok := a.byKey[accessKey]
 	return acc, ok
+}
+
+// ReadFile reads and parses the accounts file at path (a regular file of
+// at most 16 MiB); errors wrap ErrBadFile and name the path.
+func ReadFile(path string) (*Accounts, error) {
+	b, _, err := watchedfile.Read(path, maxFileSize)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadFile, err)
+	}
+	accs, err := Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return accs, nil
 }
 
 // Parse parses accounts YAML, reporting every broken rule at once. Text

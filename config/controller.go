@@ -62,6 +62,9 @@ type ControllerConfig struct {
 	// ACL: request signatures and roles (config/acl.go).
 	ACL
 
+	// ControllerAccess: controllerAccessKey (controller_access.go).
+	ControllerAccess
+
 	raw       map[string]string
 	blackList map[string]struct{}
 	loadErrs  []error

@@ -29,14 +29,16 @@ func (cc *ControllerConfig) Validate() error {
 // within its bounds (numericBounds), both peer lists present and parsable
 // with the same ids, the self id among them, no peer's remoting address colliding with its Raft
 // address, neither self address colliding with namesrvAddr (if not empty),
-// a creatable, writable controllerStorePath, and the controllerRaftTls*
-// files when controllerRaftTlsEnable=true (raftTLSRules).
+// a creatable, writable controllerStorePath, the controllerRaftTls*
+// files when controllerRaftTlsEnable=true (raftTLSRules), and
+// controllerAccessKey's account when aclEnable=true.
 func (cc *ControllerConfig) ruleErrors(namesrvAddr string) []error {
 	r := &rules{errs: slices.Clone(cc.loadErrs)}
 	cc.numberRules(r)
 	cc.peerRules(r, namesrvAddr)
 	cc.storeRules(r)
 	cc.raftTLSRules(r)
+	cc.ControllerAccess.rules(r, cc.ACL)
 	return r.errs
 }
 

@@ -160,3 +160,19 @@ func TestEmbeddedControllerLegacyFileReadOnce(t *testing.T) {
 	require.Equal(t, 5, back.Controller.ElectMasterMaxRetryCount, "the own file keeps what was read, ignores the legacy file")
 	require.Equal(t, int64(7000), back.Controller.ScanInactiveMasterInterval)
 }
+
+// TestEmbeddedControllerAccessKey: the embedded controller reads
+// controllerAccessKey from the NameServer's -c file and checks it against
+// the NameServer's accounts file (its ACL keys are the NameServer's).
+func TestEmbeddedControllerAccessKey(t *testing.T) {
+	yml := accountsFile(t)
+	c, err := Load(controllerFile(t, "enableControllerInNamesrv=true\naclEnable=true\naclConfigPath="+yml+
+		"\ncontrollerAccessKey=ctlPoller\n"))
+	require.NoError(t, err)
+	require.NoError(t, c.Validate())
+	require.Equal(t, "ctlPoller", c.Controller.ControllerAccessKey)
+	c, err = Load(controllerFile(t, "enableControllerInNamesrv=true\naclEnable=true\naclConfigPath="+yml+
+		"\ncontrollerAccessKey=nobody1\n"))
+	require.NoError(t, err)
+	requireKeysNamed(t, c.Validate(), "controllerAccessKey (nobody1) must be an account of aclConfigPath")
+}

@@ -16,12 +16,14 @@ import (
 )
 
 // The leader's cluster-version duty (docs/controller.md, "Versions and
-// upgrades"): every versionPoll it asks each other server of the Raft
+// upgrades"): every poll interval it asks each other server of the Raft
 // configuration for the newest format it reads (1005, extFormatVersion;
 // a node that does not say reads format 1, as v1.0.0), and when the
 // lowest of them and its own is above the cluster version it appends a
-// clusterVersionEvent. An unreachable server, or one whose answer does
-// not parse, holds the version where it is. Nothing lowers it.
+// clusterVersionEvent. With aclEnable the poll is signed with
+// controllerAccessKey's account (peerSigner). An unreachable server, one
+// that denies the poll, or one whose answer does not parse, holds the
+// version where it is. Nothing lowers it.
 const (
 	// defaultVersionPoll is how often the leader asks the group.
 	defaultVersionPoll = 2 * time.Second
@@ -107,6 +109,10 @@ func (c *Controller) groupFormat(ctx context.Context) (int, string, error) {
 	if err := f.Error(); err != nil {
 		return 0, "", err
 	}
+	sign, err := c.peerSigner(versionPoll())
+	if err != nil {
+		return 0, "", err
+	}
 	low, who := c.fsm.readsFormat(), c.node.ID()
 	for _, s := range f.Configuration().Servers {
 		if s.ID == raft.ServerID(c.node.ID()) {
@@ -116,7 +122,7 @@ func (c *Controller) groupFormat(ctx context.Context) (int, string, error) {
 		if addr == "" {
 			return 0, "", fmt.Errorf("server %s has no controllerDLegerPeers address", s.ID)
 		}
-		peer, err := c.askFormat(ctx, addr)
+		peer, err := c.askFormat(ctx, addr, sign)
 		if err != nil {
 			return 0, "", fmt.Errorf("server %s (%s): %w", s.ID, addr, err)
 		}
@@ -127,11 +133,17 @@ func (c *Controller) groupFormat(ctx context.Context) (int, string, error) {
 	return low, who, nil
 }
 
-// askFormat asks one node for the newest format it reads (1005).
-func (c *Controller) askFormat(ctx context.Context, addr string) (int, error) {
+// versionPoll is the request the leader polls each node with (1005).
+func versionPoll() *remoting.Command {
+	return remoting.NewRequest(remoting.ControllerGetMetadataInfo, nil, nil)
+}
+
+// askFormat asks one node for the newest format it reads (versionPoll),
+// signed by sign when not nil (peerSigner).
+func (c *Controller) askFormat(ctx context.Context, addr string, sign func(*remoting.Command)) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, versionAskTimeout)
 	defer cancel()
-	opts := remoting.ClientOptions{Logger: c.logger}
+	opts := remoting.ClientOptions{Logger: c.logger, Sign: sign}
 	if c.notifier.tls != nil {
 		opts.TLS = c.notifier.tls()
 	}
@@ -140,11 +152,15 @@ func (c *Controller) askFormat(ctx context.Context, addr string) (int, error) {
 		return 0, err
 	}
 	defer client.Close()
-	resp, err := client.Invoke(ctx, remoting.NewRequest(remoting.ControllerGetMetadataInfo, nil, nil))
+	resp, err := client.Invoke(ctx, versionPoll())
 	if err != nil {
 		return 0, err
 	}
-	return formatOf(resp)
+	v, err := formatOf(resp)
+	if err != nil && sign == nil && resp.Code == codeNoPermission {
+		err = fmt.Errorf("%w%s", err, unsignedHint)
+	}
+	return v, err
 }
 
 // formatOf parses the format field of a 1005 reply: absent is format 1

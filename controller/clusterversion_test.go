@@ -9,9 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -47,6 +49,12 @@ type versionGroup struct {
 }
 
 func newVersionGroup(t *testing.T) *versionGroup {
+	return newVersionGroupLogged(t, raftstore.TestLogger(t, "ctl"))
+}
+
+// newVersionGroupLogged is newVersionGroup logging to logger, with props
+// added to every node's config.
+func newVersionGroupLogged(t *testing.T, logger hclog.Logger, props ...string) *versionGroup {
 	g := &versionGroup{recs: map[string]*typeRecorder{}}
 	var mu sync.Mutex
 	wrap := func(id string, f *FSM) raft.FSM {
@@ -56,7 +64,7 @@ func newVersionGroup(t *testing.T) *versionGroup {
 		g.recs[id] = &typeRecorder{FSM: f}
 		return g.recs[id]
 	}
-	g.ic = newControllersWith(t, 3, wrap, []Option{withVersionPoll(10 * time.Millisecond)})
+	g.ic = newControllersLogged(t, 3, wrap, []Option{withVersionPoll(10 * time.Millisecond)}, logger, props...)
 	return g
 }
 
@@ -69,6 +77,19 @@ func (g *versionGroup) rounds(t *testing.T, n int64) {
 	from := leader.versionRounds.Load()
 	require.Eventually(t, func() bool { return leader.versionRounds.Load() >= from+n },
 		10*time.Second, time.Millisecond, "leader %s polled the group fewer than %d times", leader.node.ID(), n)
+}
+
+// waitVersion waits until every node applied cluster version want.
+func (g *versionGroup) waitVersion(t *testing.T, want int) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		for _, ctl := range g.ic.ctls {
+			if ctl.fsm.ClusterVersion() != want {
+				return false
+			}
+		}
+		return true
+	}, 10*time.Second, time.Millisecond, "cluster version not raised to %d", want)
 }
 
 // requireVersion checks every node's cluster version, the entries they
@@ -108,14 +129,7 @@ func TestClusterVersionRaisedWhenEveryNodeReads(t *testing.T) {
 		require.Equal(t, byte(snapshotVersion), snap[len(snapshotMagic)], "snapshot version at cluster version 1")
 	}
 	g.upgrade(ids[2])
-	require.Eventually(t, func() bool {
-		for _, ctl := range g.ic.ctls {
-			if ctl.fsm.ClusterVersion() != formatClusterVersion {
-				return false
-			}
-		}
-		return true
-	}, 10*time.Second, time.Millisecond, "cluster version not raised once every node reads format 2")
+	g.waitVersion(t, formatClusterVersion)
 	g.rounds(t, 5)
 	g.requireVersion(t, 2)
 	snap := snapshotBytes(t, g.ic.ctls[ids[0]].fsm)

@@ -87,6 +87,9 @@ var (
 	// errStateBound: the change would pass a bound of the replicated state
 	// (statesize.go, config.StateBounds); 2005.
 	errStateBound = errors.New("replicated state bound reached")
+	// errPeerAccount: controllerAccessKey names no usable account, so the
+	// node cannot sign its requests to the other controllers (acl.go).
+	errPeerAccount = errors.New("cannot sign requests to the other controllers")
 )
 
 // codeTable is the single mapping from domain error to Java response code.

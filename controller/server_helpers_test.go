@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 
@@ -47,7 +48,14 @@ func newWrappedControllers(t *testing.T, n int, wrap func(id string, f *FSM) raf
 // controller (e.g. WithClock).
 func newControllersWith(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option, props ...string) *inmemControllers {
 	t.Helper()
-	logger := raftstore.TestLogger(t, "ctl")
+	return newControllersLogged(t, n, wrap, extra, raftstore.TestLogger(t, "ctl"), props...)
+}
+
+// newControllersLogged is newControllersWith logging to logger (e.g. a
+// testlog.Capture logger).
+func newControllersLogged(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option,
+	logger hclog.Logger, props ...string) *inmemControllers {
+	t.Helper()
 	fsms := map[string]*FSM{}
 	var mu sync.Mutex
 	cluster := raftstore.NewInmemCluster(t, n, func(id string) raft.FSM {

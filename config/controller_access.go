@@ -1,0 +1,45 @@
+package config
+
+import (
+	"github.com/rmqgo/nameserver/acl"
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// ControllerAccess holds controllerAccessKey (ours): the account of the
+// node's own accounts file (aclConfigPath) that a controller signs its
+// requests to the other controllers with, the leader's 1005
+// cluster-version poll, so that peers with aclEnable=true and
+// aclAnonymousRead=false answer it. Its secret stays in the accounts file.
+// With aclEnable=false it is ignored, as aclConfigPath is (the node
+// neither checks nor signs).
+type ControllerAccess struct {
+	ControllerAccessKey string `prop:"controllerAccessKey,omitempty"`
+}
+
+// peerRequestPermission is the role an account needs for every request a
+// controller sends to the other controllers (1005 needs read).
+func peerRequestPermission() acl.Permission {
+	return acl.Required(remoting.NewRequest(remoting.ControllerGetMetadataInfo, nil, nil))
+}
+
+// rules: with aclEnable and controllerAccessKey set, the key must name an
+// account of aclConfigPath whose role grants peerRequestPermission. A file
+// that cannot be read or parsed is left to the aclConfigPath rule and to
+// package acl at startup, which name it.
+func (a *ControllerAccess) rules(r *rules, c ACL) {
+	key := a.ControllerAccessKey
+	if !c.AclEnable || key == "" {
+		return
+	}
+	accs, err := acl.ReadFile(c.AclConfigPath)
+	if err != nil {
+		return
+	}
+	acc, ok := accs.Lookup(key)
+	switch need := peerRequestPermission(); {
+	case !ok:
+		r.addf("controllerAccessKey (%s) must be an account of aclConfigPath (%s) when aclEnable is true", key, c.AclConfigPath)
+	case acc.Role < need:
+		r.addf("controllerAccessKey (%s) must have at least the %s role (it has %s)", key, need, acc.Role)
+	}
+}

@@ -1,0 +1,76 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// accountsFile writes an accounts file with one account of each role.
+func accountsFile(t *testing.T) string {
+	t.Helper()
+	yml := filepath.Join(t.TempDir(), "plain_acl.yml")
+	require.NoError(t, os.WriteFile(yml, []byte(`accounts:
+  - {accessKey: ctlPoller, secretKey: poller-secret}
+  - {accessKey: ctlBroker, secretKey: broker-secret, role: broker}
+  - {accessKey: ctlAdmin, secretKey: admin-secret, admin: true}
+`), 0o600))
+	return yml
+}
+
+// TestControllerAccessKeyMustNameAnAccount: with aclEnable the key must
+// name an account of aclConfigPath; any role does (1005 needs read, the
+// least); not set is valid (the poll goes unsigned).
+func TestControllerAccessKeyMustNameAnAccount(t *testing.T) {
+	yml := accountsFile(t)
+	for _, key := range []string{"", "ctlPoller", "ctlBroker", "ctlAdmin"} {
+		cc, err := LoadController(controllerFile(t, "aclEnable=true\naclConfigPath="+yml+"\ncontrollerAccessKey="+key+"\n"))
+		require.NoError(t, err)
+		require.NoError(t, cc.Validate(), key)
+		require.Equal(t, key, cc.ControllerAccessKey)
+	}
+	cc, err := LoadController(controllerFile(t, "aclEnable=true\naclConfigPath="+yml+"\ncontrollerAccessKey=nobody1\n"))
+	require.NoError(t, err)
+	err = cc.Validate()
+	require.ErrorIs(t, err, ErrInvalid)
+	requireKeysNamed(t, err, "controllerAccessKey (nobody1) must be an account of aclConfigPath ("+yml+")")
+	require.Equal(t, 1, countLines(err))
+}
+
+// TestControllerAccessKeyIgnoredWithoutACL: with aclEnable=false the key
+// is not checked (as aclConfigPath is not): no file is needed.
+func TestControllerAccessKeyIgnoredWithoutACL(t *testing.T) {
+	cc, err := LoadController(controllerFile(t, "aclConfigPath=/nonexistent/plain_acl.yml\ncontrollerAccessKey=nobody1\n"))
+	require.NoError(t, err)
+	require.NoError(t, cc.Validate())
+}
+
+// TestControllerAccessKeyBadFileLeftToACL: a file that does not parse is
+// reported by package acl at startup (naming aclConfigPath), not as a
+// controllerAccessKey error.
+func TestControllerAccessKeyBadFileLeftToACL(t *testing.T) {
+	yml := writeFile(t, "plain_acl.yml", "accounts: [{accessKey: short}]\n")
+	cc, err := LoadController(controllerFile(t, "aclEnable=true\naclConfigPath="+yml+"\ncontrollerAccessKey=ctlPoller\n"))
+	require.NoError(t, err)
+	require.NoError(t, cc.Validate())
+}
+
+// TestControllerAccessKeyUpdate: the key can be changed by
+// UPDATE_CONTROLLER_CONFIG (an admin request with ACL on) to another
+// account of the file, not to a missing one; it is rendered when set.
+func TestControllerAccessKeyUpdate(t *testing.T) {
+	yml := accountsFile(t)
+	cc, err := LoadController(controllerFile(t, "aclEnable=true\naclConfigPath="+yml+"\n"))
+	require.NoError(t, err)
+	require.NotContains(t, string(cc.Render()), "controllerAccessKey", "omitted when empty")
+	require.False(t, cc.IsBlackListed("controllerAccessKey"))
+	n, err := cc.ApplyUpdate([]byte("controllerAccessKey=ctlPoller"))
+	require.NoError(t, err)
+	require.Equal(t, "ctlPoller", n.ControllerAccessKey)
+	require.Equal(t, "ctlPoller", mustParse(t, n.Render())["controllerAccessKey"])
+	_, err = n.ApplyUpdate([]byte("controllerAccessKey=nobody1"))
+	require.ErrorIs(t, err, ErrRejectedUpdate)
+	requireKeysNamed(t, err, "controllerAccessKey (nobody1)")
+}
