@@ -21,11 +21,11 @@ func accountsFile(t *testing.T) string {
 }
 
 // TestControllerAccessKeyMustNameAnAccount: with aclEnable the key must
-// name an account of aclConfigPath; any role does (1005 needs read, the
-// least); not set is valid (the poll goes unsigned).
+// name a read account of aclConfigPath (TestControllerAccessKeyReadRoleOnly);
+// not set is valid (the poll goes unsigned).
 func TestControllerAccessKeyMustNameAnAccount(t *testing.T) {
 	yml := accountsFile(t)
-	for _, key := range []string{"", "ctlPoller", "ctlBroker", "ctlAdmin"} {
+	for _, key := range []string{"", "ctlPoller"} {
 		cc, err := LoadController(controllerFile(t, "aclEnable=true\naclConfigPath="+yml+"\ncontrollerAccessKey="+key+"\n"))
 		require.NoError(t, err)
 		require.NoError(t, cc.Validate(), key)
@@ -37,6 +37,23 @@ func TestControllerAccessKeyMustNameAnAccount(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	requireKeysNamed(t, err, "controllerAccessKey (nobody1) must be an account of aclConfigPath ("+yml+")")
 	require.Equal(t, 1, countLines(err))
+}
+
+// TestControllerAccessKeyReadRoleOnly: the account must have exactly the
+// read role. The poll is fieldless, so its signature covers the access key
+// alone: sent every poll interval to every peer, a captured one is that
+// account's signature of any request without fields or body, and with a
+// broker or admin account it would be one for broker or admin requests.
+func TestControllerAccessKeyReadRoleOnly(t *testing.T) {
+	yml := accountsFile(t)
+	for key, role := range map[string]string{"ctlBroker": "broker", "ctlAdmin": "admin"} {
+		cc, err := LoadController(controllerFile(t, "aclEnable=true\naclConfigPath="+yml+"\ncontrollerAccessKey="+key+"\n"))
+		require.NoError(t, err)
+		err = cc.Validate()
+		require.ErrorIs(t, err, ErrInvalid)
+		requireKeysNamed(t, err, "controllerAccessKey ("+key+") must have the read role (it has "+role+")")
+		require.Equal(t, 1, countLines(err))
+	}
 }
 
 // TestControllerAccessKeyIgnoredWithoutACL: with aclEnable=false the key
