@@ -16,6 +16,13 @@ type ControllerAccess struct {
 	ControllerAccessKey string `prop:"controllerAccessKey,omitempty"`
 }
 
+// No remote update changes controllerAccessKey: it is the credential the
+// node presents to its peers (as the controllerRaftTls* files are on the
+// Raft transport), and with aclEnable=false, when it is not checked, an
+// anonymous update would plant the account the node signs with once ACL
+// is switched on.
+func init() { fixedBlackList = append(fixedBlackList, "controllerAccessKey") }
+
 // peerRequestPermission is the role the account must have, exactly: what
 // the requests a controller sends to the other controllers need (1005
 // needs read). No more: the poll has no field, so its signature covers the
