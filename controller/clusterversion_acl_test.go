@@ -145,6 +145,20 @@ func TestClusterVersionAccessKeyRoleChangedByReload(t *testing.T) {
 	g.waitVersion(t, formatClusterVersion)
 }
 
+// TestClusterVersionRaisedWithBrokenAccountsFile: an accounts file broken
+// mid-upgrade keeps the previous accounts (package acl), so the leader
+// still signs with the account and the version rises.
+func TestClusterVersionRaisedWithBrokenAccountsFile(t *testing.T) {
+	logger, lines := testlog.Capture(t, "ctl", hclog.Info)
+	g, yml := aclGroup(t, logger, "controllerAccessKey=ctlPoller")
+	require.NoError(t, os.WriteFile(yml, []byte("accounts: [\n"), 0o600))
+	eventually(t, "every node saw the broken file", func() bool { return lines.Count("acl file invalid") >= 3 })
+	g.upgradeAll()
+	g.waitVersion(t, formatClusterVersion)
+	require.Zero(t, lines.Count("cannot sign requests"), "the account was there")
+	require.Zero(t, lines.Count("code 16"), "no node denied the poll")
+}
+
 // invokeSigned sends a 1005 signed with accessKey and secret.
 func invokeSigned(t *testing.T, addr, accessKey, secret string) *remoting.Command {
 	t.Helper()
