@@ -55,7 +55,7 @@ unit-controller:
 ## trip (3,000 request sequences) and the poisoned-snapshot restart at the
 ## default 8,192-entry threshold, the fault-injection
 ## cluster runs (100+ seeds), the rolling upgrade from the v1.0.0 tag with
-## real binaries (skipped without the tag), random wipes of Raft nodes (40
+## real binaries, also with ACL on (skipped without the tag), random wipes of Raft nodes (40
 ## rounds), a Raft follower down 2.5 minutes at the default timeouts (the
 ## peer error log), the
 ## route table's fast-path twin (400 runs), the kill -9 crash trials (100

@@ -30,6 +30,20 @@ func TestAccountSignsOwnRequests(t *testing.T) {
 		10*time.Second, 5*time.Millisecond, "the reload removed the account")
 }
 
+// TestAccountIsACopy: what Account returns is the caller's: changing it
+// does not change the accounts in force (which are never modified).
+func TestAccountIsACopy(t *testing.T) {
+	a, _ := newTestAuthorizer(t, testAccounts, false)
+	acc, ok := a.Account("readerKey1")
+	require.True(t, ok)
+	acc.Role = PermAdmin
+	req := remoting.NewRequest(remoting.PutKVConfig, map[string]string{"namespace": "n", "key": "k", "value": "v"}, nil)
+	Sign(req, "readerKey1", "readerSecret1", "")
+	require.ErrorIs(t, a.Check("", req), ErrDenied, "the reader is still a reader")
+	again, _ := a.Account("readerKey1")
+	require.Equal(t, PermRead, again.Role)
+}
+
 // TestReadFile: ReadFile parses a file (errors name it and wrap
 // ErrBadFile).
 func TestReadFile(t *testing.T) {

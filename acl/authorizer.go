@@ -73,10 +73,15 @@ func New(opts Options) (*Authorizer, error) {
 	return a, nil
 }
 
-// Account returns the account of accessKey in the accounts in force now
-// (the file as last reloaded).
-func (a *Authorizer) Account(accessKey string) (*Account, bool) {
-	return a.accounts.Load().Lookup(accessKey)
+// Account returns a copy of the account of accessKey in the accounts in
+// force now (the file as last reloaded): the caller's to keep or change,
+// the accounts in force are never modified.
+func (a *Authorizer) Account(accessKey string) (Account, bool) {
+	acc, ok := a.accounts.Load().Lookup(accessKey)
+	if !ok {
+		return Account{}, false
+	}
+	return *acc, true
 }
 
 // Close stops watching the file.

@@ -16,14 +16,24 @@ type ControllerAccess struct {
 	ControllerAccessKey string `prop:"controllerAccessKey,omitempty"`
 }
 
-// peerRequestPermission is the role an account needs for every request a
-// controller sends to the other controllers (1005 needs read).
+// No remote update changes controllerAccessKey: it is the credential the
+// node presents to its peers (as the controllerRaftTls* files are on the
+// Raft transport), and with aclEnable=false, when it is not checked, an
+// anonymous update would plant the account the node signs with once ACL
+// is switched on.
+func init() { fixedBlackList = append(fixedBlackList, "controllerAccessKey") }
+
+// peerRequestPermission is the role the account must have, exactly: what
+// the requests a controller sends to the other controllers need (1005
+// needs read). No more: the poll has no field, so its signature covers the
+// access key alone, and a captured one signs any request without fields
+// or body for that account.
 func peerRequestPermission() acl.Permission {
 	return acl.Required(remoting.NewRequest(remoting.ControllerGetMetadataInfo, nil, nil))
 }
 
 // rules: with aclEnable and controllerAccessKey set, the key must name an
-// account of aclConfigPath whose role grants peerRequestPermission. A file
+// account of aclConfigPath whose role is peerRequestPermission. A file
 // that cannot be read or parsed is left to the aclConfigPath rule and to
 // package acl at startup, which name it.
 func (a *ControllerAccess) rules(r *rules, c ACL) {
@@ -39,7 +49,7 @@ func (a *ControllerAccess) rules(r *rules, c ACL) {
 	switch need := peerRequestPermission(); {
 	case !ok:
 		r.addf("controllerAccessKey (%s) must be an account of aclConfigPath (%s) when aclEnable is true", key, c.AclConfigPath)
-	case acc.Role < need:
-		r.addf("controllerAccessKey (%s) must have at least the %s role (it has %s)", key, need, acc.Role)
+	case acc.Role != need:
+		r.addf("controllerAccessKey (%s) must have the %s role (it has %s)", key, need, acc.Role)
 	}
 }

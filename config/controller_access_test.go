@@ -21,11 +21,11 @@ func accountsFile(t *testing.T) string {
 }
 
 // TestControllerAccessKeyMustNameAnAccount: with aclEnable the key must
-// name an account of aclConfigPath; any role does (1005 needs read, the
-// least); not set is valid (the poll goes unsigned).
+// name a read account of aclConfigPath (TestControllerAccessKeyReadRoleOnly);
+// not set is valid (the poll goes unsigned).
 func TestControllerAccessKeyMustNameAnAccount(t *testing.T) {
 	yml := accountsFile(t)
-	for _, key := range []string{"", "ctlPoller", "ctlBroker", "ctlAdmin"} {
+	for _, key := range []string{"", "ctlPoller"} {
 		cc, err := LoadController(controllerFile(t, "aclEnable=true\naclConfigPath="+yml+"\ncontrollerAccessKey="+key+"\n"))
 		require.NoError(t, err)
 		require.NoError(t, cc.Validate(), key)
@@ -37,6 +37,23 @@ func TestControllerAccessKeyMustNameAnAccount(t *testing.T) {
 	require.ErrorIs(t, err, ErrInvalid)
 	requireKeysNamed(t, err, "controllerAccessKey (nobody1) must be an account of aclConfigPath ("+yml+")")
 	require.Equal(t, 1, countLines(err))
+}
+
+// TestControllerAccessKeyReadRoleOnly: the account must have exactly the
+// read role. The poll is fieldless, so its signature covers the access key
+// alone: sent every poll interval to every peer, a captured one is that
+// account's signature of any request without fields or body, and with a
+// broker or admin account it would be one for broker or admin requests.
+func TestControllerAccessKeyReadRoleOnly(t *testing.T) {
+	yml := accountsFile(t)
+	for key, role := range map[string]string{"ctlBroker": "broker", "ctlAdmin": "admin"} {
+		cc, err := LoadController(controllerFile(t, "aclEnable=true\naclConfigPath="+yml+"\ncontrollerAccessKey="+key+"\n"))
+		require.NoError(t, err)
+		err = cc.Validate()
+		require.ErrorIs(t, err, ErrInvalid)
+		requireKeysNamed(t, err, "controllerAccessKey ("+key+") must have the read role (it has "+role+")")
+		require.Equal(t, 1, countLines(err))
+	}
 }
 
 // TestControllerAccessKeyIgnoredWithoutACL: with aclEnable=false the key
@@ -57,20 +74,25 @@ func TestControllerAccessKeyBadFileLeftToACL(t *testing.T) {
 	require.NoError(t, cc.Validate())
 }
 
-// TestControllerAccessKeyUpdate: the key can be changed by
-// UPDATE_CONTROLLER_CONFIG (an admin request with ACL on) to another
-// account of the file, not to a missing one; it is rendered when set.
-func TestControllerAccessKeyUpdate(t *testing.T) {
+// TestControllerAccessKeyNotUpdatable: the key is the credential the node
+// presents to its peers, as the controllerRaftTls* files are on the Raft
+// transport: no remote update changes it (UPDATE_CONTROLLER_CONFIG; the
+// embedded controller: TestEmbeddedControllerAccessKeyNotUpdatable), with
+// ACL on or off. With ACL off, an anonymous update would otherwise
+// plant the account the node signs with once ACL is switched on (not
+// checked while it is off). It is rendered when set.
+func TestControllerAccessKeyNotUpdatable(t *testing.T) {
 	yml := accountsFile(t)
-	cc, err := LoadController(controllerFile(t, "aclEnable=true\naclConfigPath="+yml+"\n"))
+	for _, acl := range []string{"aclEnable=true", "aclEnable=false"} {
+		cc, err := LoadController(controllerFile(t, acl+"\naclConfigPath="+yml+"\n"))
+		require.NoError(t, err)
+		require.NoError(t, cc.Validate())
+		require.NotContains(t, string(cc.Render()), "controllerAccessKey", "omitted when empty")
+		require.True(t, cc.IsBlackListed("controllerAccessKey"))
+		_, err = cc.ApplyUpdate([]byte("controllerAccessKey=ctlPoller"))
+		require.ErrorIs(t, err, ErrBlackListed, acl)
+	}
+	cc, err := LoadController(controllerFile(t, "aclEnable=true\naclConfigPath="+yml+"\ncontrollerAccessKey=ctlPoller\n"))
 	require.NoError(t, err)
-	require.NotContains(t, string(cc.Render()), "controllerAccessKey", "omitted when empty")
-	require.False(t, cc.IsBlackListed("controllerAccessKey"))
-	n, err := cc.ApplyUpdate([]byte("controllerAccessKey=ctlPoller"))
-	require.NoError(t, err)
-	require.Equal(t, "ctlPoller", n.ControllerAccessKey)
-	require.Equal(t, "ctlPoller", mustParse(t, n.Render())["controllerAccessKey"])
-	_, err = n.ApplyUpdate([]byte("controllerAccessKey=nobody1"))
-	require.ErrorIs(t, err, ErrRejectedUpdate)
-	requireKeysNamed(t, err, "controllerAccessKey (nobody1)")
+	require.Equal(t, "ctlPoller", mustParse(t, cc.Render())["controllerAccessKey"])
 }

@@ -32,7 +32,9 @@
 // file and named after it (EmbeddedControllerFileSuffix), read back over the
 // -c file at Load. The ACL keys (aclEnable, aclConfigPath, aclAnonymousRead;
 // config/acl.go) are ours, shared by the NameServer and both controllers,
-// and never updatable remotely.
+// and never updatable remotely; nor is the controllers' controllerAccessKey
+// (config/controller_access.go), the account they sign their requests to
+// each other with.
 //
 // # TLS
 //

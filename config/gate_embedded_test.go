@@ -176,3 +176,20 @@ func TestEmbeddedControllerAccessKey(t *testing.T) {
 	require.NoError(t, err)
 	requireKeysNamed(t, c.Validate(), "controllerAccessKey (nobody1) must be an account of aclConfigPath")
 }
+
+// TestEmbeddedControllerAccessKeyNotUpdatable: neither
+// UPDATE_CONTROLLER_CONFIG nor UPDATE_NAMESRV_CONFIG of a NameServer with
+// the controller embedded changes controllerAccessKey, with ACL on or off
+// (TestControllerAccessKeyNotUpdatable).
+func TestEmbeddedControllerAccessKeyNotUpdatable(t *testing.T) {
+	yml := accountsFile(t)
+	for _, acl := range []string{"aclEnable=true", "aclEnable=false"} {
+		c, err := Load(controllerFile(t, "enableControllerInNamesrv=true\n"+acl+"\naclConfigPath="+yml+"\n"))
+		require.NoError(t, err)
+		require.NoError(t, c.Validate())
+		_, err = c.ApplyControllerUpdate([]byte("controllerAccessKey=ctlPoller"))
+		require.ErrorIs(t, err, ErrBlackListed, acl)
+		_, err = c.ApplyUpdate([]byte("controllerAccessKey=ctlPoller"))
+		require.ErrorIs(t, err, ErrBlackListed, acl)
+	}
+}

@@ -35,7 +35,9 @@ func newACL(cfg *config.ControllerConfig, c *Controller) (*acl.Authorizer, error
 // in force now (a hot reload may have removed or changed it): nil when
 // aclEnable is false or the key is not set (req is sent unsigned), an
 // error wrapping errPeerAccount and naming the key when the account is
-// missing or its role does not grant what req needs.
+// missing or its role is not exactly what req needs (more would make the
+// signature of a fieldless request one of a stronger account: see
+// config.ControllerAccess).
 func (c *Controller) peerSigner(req *remoting.Command) (func(*remoting.Command), error) {
 	cfg := c.config()
 	key := cfg.ControllerAccessKey
@@ -47,8 +49,8 @@ func (c *Controller) peerSigner(req *remoting.Command) (func(*remoting.Command),
 		return nil, fmt.Errorf("%w: controllerAccessKey (%s) is not an account of aclConfigPath (%s)",
 			errPeerAccount, key, cfg.AclConfigPath)
 	}
-	if need := acl.Required(req); acc.Role < need {
-		return nil, fmt.Errorf("%w: controllerAccessKey (%s) has role %s, code %d needs %s",
+	if need := acl.Required(req); acc.Role != need {
+		return nil, fmt.Errorf("%w: controllerAccessKey (%s) has role %s, code %d needs exactly %s",
 			errPeerAccount, key, acc.Role, req.Code, need)
 	}
 	return acc.Sign, nil

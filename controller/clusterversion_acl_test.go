@@ -121,6 +121,44 @@ func TestClusterVersionAccessKeyRemovedFromFile(t *testing.T) {
 	g.waitVersion(t, formatClusterVersion)
 }
 
+// TestClusterVersionAccessKeyRoleChangedByReload: a reload that gives the
+// account another role than read holds the version (nothing is sent: the
+// fieldless poll's signature would be the account's for any request
+// without fields), with a reason naming the key and the role; the read
+// role back lets it rise.
+func TestClusterVersionAccessKeyRoleChangedByReload(t *testing.T) {
+	g, yml := aclGroup(t, testLogger(t), "controllerAccessKey=ctlPoller")
+	leader := g.ic.leader(t)
+	writeAccounts(t, yml, strings.Replace(pollerAccount, "role: read", "role: admin", 1), adminAccount)
+	eventually(t, "the leader reloaded the accounts", func() bool {
+		acc, ok := leader.acl.Account("ctlPoller")
+		return ok && acc.Role == acl.PermAdmin
+	})
+	g.upgradeAll()
+	g.rounds(t, 3)
+	why := leader.tryRaise(t.Context())
+	t.Logf("held: %s", why)
+	require.Contains(t, why, "controllerAccessKey (ctlPoller) has role admin")
+	require.Contains(t, why, "needs exactly read")
+	g.requireHeld(t, formatV1)
+	writeAccounts(t, yml, pollerAccount, adminAccount)
+	g.waitVersion(t, formatClusterVersion)
+}
+
+// TestClusterVersionRaisedWithBrokenAccountsFile: an accounts file broken
+// mid-upgrade keeps the previous accounts (package acl), so the leader
+// still signs with the account and the version rises.
+func TestClusterVersionRaisedWithBrokenAccountsFile(t *testing.T) {
+	logger, lines := testlog.Capture(t, "ctl", hclog.Info)
+	g, yml := aclGroup(t, logger, "controllerAccessKey=ctlPoller")
+	require.NoError(t, os.WriteFile(yml, []byte("accounts: [\n"), 0o600))
+	eventually(t, "every node saw the broken file", func() bool { return lines.Count("acl file invalid") >= 3 })
+	g.upgradeAll()
+	g.waitVersion(t, formatClusterVersion)
+	require.Zero(t, lines.Count("cannot sign requests"), "the account was there")
+	require.Zero(t, lines.Count("code 16"), "no node denied the poll")
+}
+
 // invokeSigned sends a 1005 signed with accessKey and secret.
 func invokeSigned(t *testing.T, addr, accessKey, secret string) *remoting.Command {
 	t.Helper()

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -54,9 +55,22 @@ type upCluster struct {
 	// stops counts lines of a node that stopped applying; held counts the
 	// new leader's "cluster version held" lines.
 	ownElections, stops, held atomic.Int64
+	// denied counts ACL denials (any node); sign signs the test's 1005
+	// requests (nil: unsigned); heldLines are the "cluster version held"
+	// lines.
+	denied    atomic.Int64
+	sign      func(*remoting.Command)
+	heldMu    sync.Mutex
+	heldLines []string
 }
 
 func startUpCluster(t *testing.T, oldBin, newBin string) *upCluster {
+	return startUpClusterWith(t, oldBin, newBin, nil)
+}
+
+// startUpClusterWith starts the three nodes on the old binary with extra
+// added to every node's properties.
+func startUpClusterWith(t *testing.T, oldBin, newBin string, extra []string) *upCluster {
 	uc := &upCluster{t: t, old: oldBin, new: newBin}
 	var peers, raftPeers, nsAddrs []string
 	for i := range 3 {
@@ -73,7 +87,7 @@ func startUpCluster(t *testing.T, oldBin, newBin string) *upCluster {
 		nd.props = writeProps(t, nd.dir, nd.id, strings.Join(peers, ";"), strings.Join(raftPeers, ";"),
 			append([]string{"enableControllerInNamesrv=true", "bindAddress=127.0.0.1", "listenPort=" + port,
 				"kvConfigPath=" + filepath.Join(nd.dir, "kvConfig.json"), "enableShutdownGracefully=true",
-				"shutdownWaitTimeSeconds=1", "warmupForwardPeers=" + strings.Join(nsAddrs, ";")}, fastProps...))
+				"shutdownWaitTimeSeconds=1", "warmupForwardPeers=" + strings.Join(nsAddrs, ";")}, append(extra, fastProps...)...))
 		uc.start(nd, false)
 	}
 	return uc
@@ -106,8 +120,14 @@ func (w *upWriter) Write(p []byte) (int, error) {
 		strings.Contains(s, "panic:") {
 		w.uc.stops.Add(1)
 	}
+	if strings.Contains(s, "request denied") {
+		w.uc.denied.Add(1)
+	}
 	if strings.Contains(s, "cluster version held") {
 		w.uc.held.Add(1)
+		w.uc.heldMu.Lock()
+		w.uc.heldLines = append(w.uc.heldLines, s)
+		w.uc.heldMu.Unlock()
 	}
 	return w.logWriter.Write(p)
 }
@@ -130,9 +150,19 @@ func (uc *upCluster) nsAddrs() []string {
 
 // metadata asks one node 1005 (nil when it does not answer).
 func metadata(addr string, timeout time.Duration) map[string]string {
+	return signedMetadata(addr, timeout, nil)
+}
+
+// metadata asks one node 1005 signed with uc.sign.
+func (uc *upCluster) metadata(addr string, timeout time.Duration) map[string]string {
+	return signedMetadata(addr, timeout, uc.sign)
+}
+
+// signedMetadata asks one node 1005 signed by sign (nil: unsigned).
+func signedMetadata(addr string, timeout time.Duration, sign func(*remoting.Command)) map[string]string {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	c, err := remoting.Dial(ctx, addr, remoting.ClientOptions{})
+	c, err := remoting.Dial(ctx, addr, remoting.ClientOptions{Sign: sign})
 	if err != nil {
 		return nil
 	}
@@ -147,7 +177,7 @@ func metadata(addr string, timeout time.Duration) map[string]string {
 // leader is the node whose 1005 says it leads (nil: none).
 func (uc *upCluster) leader() *upNode {
 	for _, nd := range uc.nodes {
-		if md := metadata(nd.ctl, time.Second); md != nil && md["isLeader"] == "true" {
+		if md := uc.metadata(nd.ctl, time.Second); md != nil && md["isLeader"] == "true" {
 			return nd
 		}
 	}
@@ -167,7 +197,7 @@ func (uc *upCluster) order(t *testing.T) []*upNode {
 func (uc *upCluster) clusterVersions() []string {
 	var out []string
 	for _, nd := range uc.nodes {
-		md := metadata(nd.ctl, time.Second)
+		md := uc.metadata(nd.ctl, time.Second)
 		switch {
 		case md == nil:
 			out = append(out, "?")
@@ -305,16 +335,22 @@ func (uc *upCluster) holdWithOneOld(t *testing.T, load *lookups) {
 // new one names its format), knows the leader, and serves the route again
 // (the broker re-registered with it, or warm-up forwarding answers).
 func (uc *upCluster) awaitNode(t *testing.T, nd *upNode) {
+	uc.awaitController(t, nd)
+	require.Eventually(t, func() bool { return lookupOn(nd.ns) == nil }, waitLimit, 50*time.Millisecond,
+		"%s never served the route", nd.ns)
+}
+
+// awaitController waits until nd answers 1005 (uc.sign) from the binary
+// it runs (the new one names its format) and knows the leader.
+func (uc *upCluster) awaitController(t *testing.T, nd *upNode) {
 	want := ""
 	if nd.newBin {
 		want = "2"
 	}
 	require.Eventually(t, func() bool {
-		md := metadata(nd.ctl, time.Second)
+		md := uc.metadata(nd.ctl, time.Second)
 		return md != nil && md["controllerFormatVersion"] == want && md["controllerLeaderId"] != ""
 	}, waitLimit, 50*time.Millisecond, "%s (new binary: %t) never named a leader", nd.id, nd.newBin)
-	require.Eventually(t, func() bool { return lookupOn(nd.ns) == nil }, waitLimit, 50*time.Millisecond,
-		"%s never served the route", nd.ns)
 }
 
 // stopAll stops every node with SIGTERM: each exits 0 (an old node that
