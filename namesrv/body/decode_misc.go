@@ -17,8 +17,7 @@ func DecodeDataVersion(body []byte) (*route.DataVersion, error) {
 func DecodeDataVersionStamp(body []byte) (dv *route.DataVersion, stamped bool, err error) {
 	dv = &route.DataVersion{}
 	err = decodeTop(body, func(s *scanner, key []byte) error {
-		stamped = stamped || string(key) == "timestamp"
-		return decodeDataVersionMember(s, key, dv)
+		return decodeDataVersionMember(s, key, dv, &stamped)
 	})
 	if err != nil {
 		return nil, false, err
@@ -31,21 +30,27 @@ func DecodeDataVersionStamp(body []byte) (dv *route.DataVersion, stamped bool, e
 // the object sets the timestamp (null sets nothing).
 func decodeDataVersion(s *scanner) (dv route.DataVersion, stamped bool, err error) {
 	_, err = s.object(func(key []byte) error {
-		stamped = stamped || string(key) == "timestamp"
-		return decodeDataVersionMember(s, key, &dv)
+		return decodeDataVersionMember(s, key, &dv, &stamped)
 	})
 	return dv, stamped, err
 }
 
-// decodeDataVersionMember decodes one DataVersion property.
-func decodeDataVersionMember(s *scanner, key []byte, dv *route.DataVersion) (err error) {
+// decodeDataVersionMember decodes one DataVersion property. A timestamp
+// that is a null long sets nothing (fastjson skips the primitive setter):
+// the one set by an earlier member stays, else Java's default, the time
+// of decoding; *stamped reports whether one was set.
+func decodeDataVersionMember(s *scanner, key []byte, dv *route.DataVersion, stamped *bool) (err error) {
 	switch string(key) {
 	case "counter":
 		dv.Counter, err = s.int64v()
 	case "stateVersion":
 		dv.StateVersion, err = s.int64v()
 	case "timestamp":
-		dv.Timestamp, err = s.int64v()
+		var v int64
+		var isNull bool
+		if v, isNull, err = s.int64OrNull(); err == nil && !isNull {
+			dv.Timestamp, *stamped = v, true
+		}
 	default:
 		err = s.skip()
 	}

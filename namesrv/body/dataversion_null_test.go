@@ -1,0 +1,42 @@
+package body
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/route"
+)
+
+// TestDataVersionNullTimestampIsUnstamped: fastjson gives a null long
+// (null, "", "null", "NULL") to the setter of no primitive field
+// (FieldDeserializer.setValue), so DataVersion keeps the timestamp it was
+// built with, the time of decoding, or the one an earlier member set.
+func TestDataVersionNullTimestampIsUnstamped(t *testing.T) {
+	wrapper := func(dv string) []byte {
+		return []byte(`{"filterServerList":[],"topicConfigSerializeWrapper":{"dataVersion":` + dv +
+			`,"topicConfigTable":{"A":{"topicName":"A"}}}}`)
+	}
+	for _, null := range []string{`null`, `""`, `"null"`, `"NULL"`} {
+		dv := `{"counter":1,"stateVersion":2,"timestamp":` + null + `}`
+		rb, err := DecodeRegisterBody(wrapper(dv), 479, false)
+		require.NoError(t, err, dv)
+		require.True(t, rb.DataVersionUnstamped, dv)
+		require.Equal(t, route.DataVersion{Counter: 1, StateVersion: 2}, rb.DataVersion, dv)
+
+		got, stamped, err := DecodeDataVersionStamp([]byte(dv))
+		require.NoError(t, err, dv)
+		require.False(t, stamped, dv)
+		require.Equal(t, &route.DataVersion{Counter: 1, StateVersion: 2}, got, dv)
+
+		rb, err = DecodeRegisterBody(compressedRaw(t, rawBodyDV(dv, 0, nil, "[]")), 479, true)
+		require.NoError(t, err, dv)
+		require.True(t, rb.DataVersionUnstamped, dv)
+
+		kept := `{"timestamp":5,"timestamp":` + null + `}`
+		rb, err = DecodeRegisterBody(wrapper(kept), 479, false)
+		require.NoError(t, err, kept)
+		require.False(t, rb.DataVersionUnstamped, kept)
+		require.Equal(t, route.DataVersion{Timestamp: 5}, rb.DataVersion, "null sets nothing: %s", kept)
+	}
+}
