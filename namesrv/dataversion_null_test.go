@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/route"
 )
 
 // TestIdenticalBodyWithNullTimestampIsNotUnchanged: fastjson leaves a
@@ -19,4 +21,17 @@ func TestIdenticalBodyWithNullTimestampIsNotUnchanged(t *testing.T) {
 	registerOK(t, conn, b)
 	require.Equal(t, int32(6), queueOf(t, srv, "dv-a").Perm, "Java puts every topic again: write perm back")
 	require.Zero(t, srv.Routes().Stats().UnchangedRegistrations)
+}
+
+// TestQueryDataVersionNullBody: DataVersion.decode("null") is null and
+// isBrokerTopicConfigChanged(null) is true: Java answers success with
+// changed=true and the stored version.
+func TestQueryDataVersionNullBody(t *testing.T) {
+	srv := startServer(t, nil)
+	conn, c := dialRaw(t, srv), dial(t, srv)
+	zero := `{"counter":0,"stateVersion":0,"timestamp":0}`
+	registerOK(t, conn, versionlessBody(zero, 6, 8))
+	changed, stored := queryDataVersion(t, c, `null`)
+	require.Equal(t, "true", changed)
+	require.Equal(t, &route.DataVersion{}, stored)
 }

@@ -111,7 +111,9 @@ func decodeInflated(raw []byte, withMapping bool) (*route.RegisterBody, error) {
 	return rb, nil
 }
 
-// dataVersion reads the DataVersion JSON section into rb.
+// dataVersion reads the DataVersion JSON section into rb. An empty or
+// null section is a DataVersion without timestamp (Java sets the null
+// that DataVersion.decode gives, which equals no stored version).
 func (r *frameReader) dataVersion(rb *route.RegisterBody) error {
 	b, err := r.chunk()
 	if err != nil {

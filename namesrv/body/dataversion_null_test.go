@@ -40,3 +40,21 @@ func TestDataVersionNullTimestampIsUnstamped(t *testing.T) {
 		require.Equal(t, route.DataVersion{Timestamp: 5}, rb.DataVersion, "null sets nothing: %s", kept)
 	}
 }
+
+// TestDataVersionNullBody: DataVersion.decode of "null" (or of no bytes,
+// in the compressed form's section) is null, a version the name server
+// never holds; Java registers the body and answers 322 changed=true.
+func TestDataVersionNullBody(t *testing.T) {
+	dv, stamped, err := DecodeDataVersionStamp([]byte(` null `))
+	require.NoError(t, err)
+	require.False(t, stamped)
+	require.Equal(t, &route.DataVersion{}, dv)
+
+	for _, section := range []string{`null`, ``} {
+		rb, err := DecodeRegisterBody(compressedRaw(t, rawBodyDV(section, 1, []string{"A 1 1 6 SINGLE_TAG"}, "[]")),
+			479, true)
+		require.NoError(t, err, "section %q", section)
+		require.True(t, rb.DataVersionUnstamped, "section %q", section)
+		require.Len(t, rb.TopicConfigs, 1)
+	}
+}

@@ -4,19 +4,29 @@ import (
 	"github.com/rmqgo/nameserver/namesrv/route"
 )
 
-// DecodeDataVersion parses a DataVersion body. Missing fields are 0.
+// DecodeDataVersion parses a DataVersion body. Missing fields are 0; no
+// bytes or null is ErrNullBody.
 func DecodeDataVersion(body []byte) (*route.DataVersion, error) {
-	dv, _, err := DecodeDataVersionStamp(body)
-	return dv, err
+	dv := &route.DataVersion{}
+	var stamped bool
+	err := decodeTop(body, func(s *scanner, key []byte) error {
+		return decodeDataVersionMember(s, key, dv, &stamped)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return dv, nil
 }
 
 // DecodeDataVersionStamp is DecodeDataVersion that also reports whether the
 // body sets the timestamp. Java's DataVersion defaults its timestamp to
 // the time it is built, so one decoded from a body without timestamp
-// equals no version stored earlier.
+// equals no version stored earlier. No bytes or the JSON literal null
+// (DataVersion.decode gives null, which equals no stored version either)
+// is a zero DataVersion without timestamp, not an error.
 func DecodeDataVersionStamp(body []byte) (dv *route.DataVersion, stamped bool, err error) {
 	dv = &route.DataVersion{}
-	err = decodeTop(body, func(s *scanner, key []byte) error {
+	_, err = decodeTopOrNull(body, func(s *scanner, key []byte) error {
 		return decodeDataVersionMember(s, key, dv, &stamped)
 	})
 	if err != nil {
