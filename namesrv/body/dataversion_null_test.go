@@ -58,3 +58,35 @@ func TestDataVersionNullBody(t *testing.T) {
 		require.Len(t, rb.TopicConfigs, 1)
 	}
 }
+
+// TestRepeatedWrapperIsANewWrapper: fastjson builds a new
+// TopicConfigSerializeWrapper (with a new DataVersion() and an empty
+// table) for each occurrence of the key, and a new map for each
+// topicConfigTable: the last occurrence is the whole of it.
+func TestRepeatedWrapperIsANewWrapper(t *testing.T) {
+	first := `"topicConfigSerializeWrapper":{"dataVersion":{"counter":1,"timestamp":2},` +
+		`"topicConfigTable":{"A":{"topicName":"A"}}}`
+	rb, err := DecodeRegisterBody([]byte(`{`+first+`,"topicConfigSerializeWrapper":{"topicConfigTable":{"B":{"topicName":"B"}}}}`),
+		479, false)
+	require.NoError(t, err)
+	require.True(t, rb.DataVersionUnstamped, "the last wrapper has no dataVersion")
+	require.Equal(t, route.DataVersion{}, rb.DataVersion)
+	require.Equal(t, []string{"B"}, rb.Keys)
+	require.Len(t, rb.TopicConfigs, 1)
+	require.Equal(t, route.PrintTopics(rb.TopicConfigs), rb.Print)
+
+	rb, err = DecodeRegisterBody([]byte(`{`+first+`,"topicConfigSerializeWrapper":null}`), 479, false)
+	require.NoError(t, err)
+	require.True(t, rb.DataVersionUnstamped)
+	require.Empty(t, rb.TopicConfigs)
+
+	rb, err = DecodeRegisterBody([]byte(`{"topicConfigSerializeWrapper":{"dataVersion":{"timestamp":2},`+
+		`"topicConfigTable":{"A":{"topicName":"A"}},"topicConfigTable":{"B":{"topicName":"B"},"C":{"topicName":"C"}}}}`),
+		479, false)
+	require.NoError(t, err)
+	require.False(t, rb.DataVersionUnstamped)
+	require.Equal(t, []string{"B", "C"}, rb.Keys, "a new map per topicConfigTable")
+	require.Len(t, rb.TopicConfigs, 2)
+	require.Equal(t, int32(1), rb.TopicConfigs["C"].Pos)
+	require.Equal(t, route.PrintTopics(rb.TopicConfigs), rb.Print)
+}

@@ -86,6 +86,7 @@ func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
 		case string(key) == "filterServerList":
 			rb.FilterServerList, err = s.stringList()
 		case string(key) == "topicConfigSerializeWrapper":
+			newWrapper(rb)
 			_, err = s.object(func(k []byte) error { return decodeWrapperMember(s, k, rb, true) })
 		default:
 			err = s.skip()
@@ -98,6 +99,23 @@ func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
 	return rb, nil
 }
 
+// newWrapper forgets what an earlier occurrence of the wrapper key put
+// into rb: fastjson builds a new wrapper for each (a new DataVersion(),
+// without timestamp, and an empty table).
+func newWrapper(rb *route.RegisterBody) {
+	rb.DataVersion, rb.DataVersionUnstamped = route.DataVersion{}, true
+	newTable(rb)
+	rb.MappingInfos = nil
+}
+
+// newTable empties rb's topic table, keeping its memory: fastjson sets a
+// new map for each occurrence of topicConfigTable.
+func newTable(rb *route.RegisterBody) {
+	clear(rb.TopicConfigs)
+	clear(rb.Keys)
+	rb.Keys, rb.Print = rb.Keys[:0], route.TopicsPrint{}
+}
+
 // decodeWrapperMember decodes one TopicConfig(AndMapping)SerializeWrapper
 // property; mapping enables topicQueueMappingInfoMap.
 func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping bool) (err error) {
@@ -107,6 +125,7 @@ func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping
 		rb.DataVersion, stamped, err = decodeDataVersion(s)
 		rb.DataVersionUnstamped = !stamped
 	case string(key) == "topicConfigTable":
+		newTable(rb)
 		err = decodeTopicConfigTable(s, rb)
 	case mapping && string(key) == "topicQueueMappingInfoMap":
 		rb.MappingInfos, err = decodeMappingTable(s)
