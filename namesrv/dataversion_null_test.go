@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // TestIdenticalBodyWithNullTimestampIsNotUnchanged: fastjson leaves a
@@ -33,5 +34,39 @@ func TestQueryDataVersionNullBody(t *testing.T) {
 	registerOK(t, conn, versionlessBody(zero, 6, 8))
 	changed, stored := queryDataVersion(t, c, `null`)
 	require.Equal(t, "true", changed)
+	require.Equal(t, &route.DataVersion{}, stored)
+}
+
+// TestNullDataVersionIsKept: fastjson sets "dataVersion":null on the
+// wrapper, and Java's live entry keeps that null: QUERY_DATA_VERSION
+// answers changed=true without a body (queryBrokerTopicConfig is null),
+// and a takeover of the broker id by another address throws in
+// registerBroker's stateVersion check (caught: success, empty result, no
+// change past step 5), whichever of the two versions is null.
+func TestNullDataVersionIsKept(t *testing.T) {
+	srv := startServer(t, nil)
+	conn, c := dialRaw(t, srv), dial(t, srv)
+	zero := `{"counter":0,"stateVersion":0,"timestamp":0}`
+	registerOK(t, conn, versionlessBody("null", 6, 8))
+	changed, stored := queryDataVersion(t, c, zero)
+	require.Equal(t, "true", changed)
+	require.Nil(t, stored, "Java's stored DataVersion is null: no body")
+
+	other := dialRaw(t, srv)
+	resp := readReplyTo(t, other, registerFrame(0, "10.2.0.9:10911", versionlessBody(zero, 6, 8)))
+	require.Equal(t, remoting.Success, resp.Code, resp.Remark)
+	require.Equal(t, map[int64]string{0: "10.2.0.1:10911"},
+		srv.Routes().ClusterInfo().BrokerAddrTable["broker-u"].BrokerAddrs, "the holder's null version throws")
+
+	registerOK(t, conn, versionlessBody(zero, 6, 8))
+	changed, stored = queryDataVersion(t, c, zero)
+	require.Equal(t, "false", changed)
+	require.Equal(t, &route.DataVersion{}, stored)
+	resp = readReplyTo(t, other, registerFrame(0, "10.2.0.9:10911", versionlessBody("null", 6, 8)))
+	require.Equal(t, remoting.Success, resp.Code, resp.Remark)
+	require.Equal(t, map[int64]string{0: "10.2.0.1:10911"},
+		srv.Routes().ClusterInfo().BrokerAddrTable["broker-u"].BrokerAddrs, "the registrant's null version throws")
+	changed, stored = queryDataVersion(t, c, zero)
+	require.Equal(t, "false", changed, "the holder's entry is untouched")
 	require.Equal(t, &route.DataVersion{}, stored)
 }

@@ -90,3 +90,25 @@ func TestRepeatedWrapperIsANewWrapper(t *testing.T) {
 	require.Equal(t, int32(1), rb.TopicConfigs["C"].Pos)
 	require.Equal(t, route.PrintTopics(rb.TopicConfigs), rb.Print)
 }
+
+// TestDataVersionNullFlag: a null DataVersion (fastjson sets the null) is
+// told apart from one without timestamp.
+func TestDataVersionNullFlag(t *testing.T) {
+	for body, null := range map[string]bool{
+		`{"topicConfigSerializeWrapper":{"dataVersion":null}}`:                                  true,
+		`{"topicConfigSerializeWrapper":{"dataVersion":{}}}`:                                    false,
+		`{"topicConfigSerializeWrapper":{"dataVersion":null,"dataVersion":{"counter":1}}}`:      false,
+		`{"topicConfigSerializeWrapper":{"dataVersion":null},"topicConfigSerializeWrapper":{}}`: false,
+		`{"topicConfigSerializeWrapper":{}}`:                                                    false,
+	} {
+		rb, err := DecodeRegisterBody([]byte(body), 479, false)
+		require.NoError(t, err, body)
+		require.Equal(t, null, rb.DataVersionNull, body)
+		require.True(t, rb.DataVersionUnstamped, body)
+	}
+	for section, null := range map[string]bool{`null`: true, ``: true, `{}`: false} {
+		rb, err := DecodeRegisterBody(compressedRaw(t, rawBodyDV(section, 0, nil, "[]")), 479, true)
+		require.NoError(t, err, section)
+		require.Equal(t, null, rb.DataVersionNull, "section %q", section)
+	}
+}

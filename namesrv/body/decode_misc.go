@@ -25,24 +25,32 @@ func DecodeDataVersion(body []byte) (*route.DataVersion, error) {
 // (DataVersion.decode gives null, which equals no stored version either)
 // is a zero DataVersion without timestamp, not an error.
 func DecodeDataVersionStamp(body []byte) (dv *route.DataVersion, stamped bool, err error) {
+	dv, stamped, _, err = decodeDataVersionOrNull(body)
+	return dv, stamped, err
+}
+
+// decodeDataVersionOrNull is DecodeDataVersionStamp that also reports the
+// null DataVersion of no bytes or the literal null.
+func decodeDataVersionOrNull(body []byte) (dv *route.DataVersion, stamped, null bool, err error) {
 	dv = &route.DataVersion{}
-	_, err = decodeTopOrNull(body, func(s *scanner, key []byte) error {
+	null, err = decodeTopOrNull(body, func(s *scanner, key []byte) error {
 		return decodeDataVersionMember(s, key, dv, &stamped)
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
-	return dv, stamped, nil
+	return dv, stamped, null, nil
 }
 
 // decodeDataVersion reads a nested DataVersion object into a new value, as
 // fastjson builds a new one for each occurrence; stamped reports whether
-// the object sets the timestamp (null sets nothing).
-func decodeDataVersion(s *scanner) (dv route.DataVersion, stamped bool, err error) {
-	_, err = s.object(func(key []byte) error {
+// the object sets the timestamp, null whether it is null (which sets
+// nothing).
+func decodeDataVersion(s *scanner) (dv route.DataVersion, stamped, null bool, err error) {
+	present, err := s.object(func(key []byte) error {
 		return decodeDataVersionMember(s, key, &dv, &stamped)
 	})
-	return dv, stamped, err
+	return dv, stamped, !present && err == nil, err
 }
 
 // decodeDataVersionMember decodes one DataVersion property. A timestamp

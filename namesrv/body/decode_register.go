@@ -103,7 +103,7 @@ func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
 // into rb: fastjson builds a new wrapper for each (a new DataVersion(),
 // without timestamp, and an empty table).
 func newWrapper(rb *route.RegisterBody) {
-	rb.DataVersion, rb.DataVersionUnstamped = route.DataVersion{}, true
+	rb.DataVersion, rb.DataVersionUnstamped, rb.DataVersionNull = route.DataVersion{}, true, false
 	newTable(rb)
 	rb.MappingInfos = nil
 }
@@ -122,7 +122,7 @@ func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping
 	switch {
 	case string(key) == "dataVersion":
 		var stamped bool
-		rb.DataVersion, stamped, err = decodeDataVersion(s)
+		rb.DataVersion, stamped, rb.DataVersionNull, err = decodeDataVersion(s)
 		rb.DataVersionUnstamped = !stamped
 	case string(key) == "topicConfigTable":
 		newTable(rb)

@@ -35,9 +35,14 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	minChanged := req.BrokerID < prevMin
 	t.dropAddr(b, req.BrokerAddr, &req.BrokerID) // step 5
 	dv := m.versionOf(body)
-	if m.idHeldByNewer(b, req, dv) {
+	switch m.idHeldByNewer(b, req, body, dv) {
+	case heldByNewer:
 		m.live.remove(k) // step 6
 		m.log.Warn("register broker conflicts with a newer holder of the id, ignored", "cluster", req.ClusterName,
+			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
+		return RegisterResult{}, nil
+	case heldNullVersion:
+		m.log.Error("register broker failed: null data version in the id takeover check", "cluster", req.ClusterName,
 			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
 		return RegisterResult{}, nil
 	}
@@ -59,7 +64,7 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	if _, had := m.live.m[k]; !had {
 		m.log.Info("new broker registered", "cluster", k.cluster, "addr", k.addr, "ha", req.HAServerAddr)
 	}
-	le := m.live.put(k, req, dv, m.opts.Clock.Mono()) // step 11
+	le := m.live.put(k, req, dv, body.DataVersionNull, m.opts.Clock.Mono()) // step 11
 	le.memo = bodyMemo{memoDigest(req, body), m.removals, isMaster || isPrimeSlave}
 	t.setFilters(k, body.FilterServerList) // step 12
 	if minChanged && t.settings.NotifyMinBrokerIDChanged {
@@ -115,15 +120,34 @@ func memoDigest(req RegisterRequest, body *RegisterBody) BodyDigest {
 	return req.BodyDigest
 }
 
-// idHeldByNewer reports step 6: the id belongs to another address whose
-// live entry has a higher stateVersion than the registrant's.
-func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, dv DataVersion) bool {
+// takeover is the outcome of step 6's check.
+type takeover int
+
+const (
+	heldFree        takeover = iota // the registration goes on
+	heldByNewer                     // refused: the holder's stateVersion is higher
+	heldNullVersion                 // Java throws on a null DataVersion: nothing more is done
+)
+
+// idHeldByNewer is step 6: whether the id belongs to another address whose
+// live entry has a higher stateVersion than the registrant's. Java reads
+// both stateVersions first and throws (caught by registerBroker, which
+// answers an empty result) when either DataVersion is null.
+func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, body *RegisterBody, dv DataVersion) takeover {
 	old, ok := b.addrs[req.BrokerID]
 	if !ok || old == req.BrokerAddr {
-		return false
+		return heldFree
 	}
 	e := m.live.m[addrKey{req.ClusterName, old}]
-	return e != nil && e.dv.StateVersion > dv.StateVersion
+	switch {
+	case e == nil:
+		return heldFree
+	case e.dvNull || body.DataVersionNull:
+		return heldNullVersion
+	case e.dv.StateVersion > dv.StateVersion:
+		return heldByNewer
+	}
+	return heldFree
 }
 
 // applyTopics is step 10: queue data and mappings of a master or prime
@@ -192,11 +216,11 @@ func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite
 	t.resetFresh()
 }
 
-// dvChanged is isBrokerTopicConfigChanged: no live entry, or a different
-// DataVersion.
+// dvChanged is isBrokerTopicConfigChanged: no live entry, a null stored
+// DataVersion, or a different one.
 func (m *Manager) dvChanged(k addrKey, dv DataVersion) bool {
 	e := m.live.m[k]
-	return e == nil || e.dv != dv
+	return e == nil || e.dvNull || e.dv != dv
 }
 
 // deleteMissing is step 10b: drop the broker's queues of topics that are
