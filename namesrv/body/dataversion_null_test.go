@@ -112,3 +112,17 @@ func TestDataVersionNullFlag(t *testing.T) {
 		require.Equal(t, null, rb.DataVersionNull, "section %q", section)
 	}
 }
+
+// TestTopicConfigNullIntKeepsDefault: a null int sets no TopicConfig
+// field (fastjson calls no primitive setter), so perm stays 6 and the
+// queue numbers 16, as Java's TopicConfig defaults them.
+func TestTopicConfigNullIntKeepsDefault(t *testing.T) {
+	rb, err := DecodeRegisterBody([]byte(`{"topicConfigSerializeWrapper":{"topicConfigTable":{"A":{"topicName":"A",`+
+		`"perm":null,"readQueueNums":"","writeQueueNums":"null","topicSysFlag":"NULL"},`+
+		`"B":{"topicName":"B","perm":2,"perm":null,"readQueueNums":4}}}}`), 479, false)
+	require.NoError(t, err)
+	require.Equal(t, route.TopicConfig{TopicName: "A", ReadQueueNums: 16, WriteQueueNums: 16,
+		Perm: route.PermRead | route.PermWrite, TopicFilterType: FilterSingleTag}, rb.TopicConfigs["A"])
+	require.Equal(t, route.TopicConfig{TopicName: "B", ReadQueueNums: 4, WriteQueueNums: 16, Perm: route.PermWrite,
+		TopicFilterType: FilterSingleTag, Pos: 1}, rb.TopicConfigs["B"], "null sets nothing: an earlier value stays")
+}

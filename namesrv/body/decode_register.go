@@ -191,21 +191,22 @@ func decodeTopicConfig(s *scanner, key string) (route.TopicConfig, bool, error) 
 	return tc, present, err
 }
 
-// decodeTopicConfigMember decodes one TopicConfig property.
+// decodeTopicConfigMember decodes one TopicConfig property; a null int
+// keeps the field as it is.
 func decodeTopicConfigMember(s *scanner, k []byte, key string, tc *route.TopicConfig) (err error) {
 	switch string(k) {
 	case "topicName":
 		tc.TopicName, err = s.internedStr(key)
 	case "readQueueNums":
-		tc.ReadQueueNums, err = s.int32v()
+		err = s.setInt32(&tc.ReadQueueNums)
 	case "writeQueueNums":
-		tc.WriteQueueNums, err = s.int32v()
+		err = s.setInt32(&tc.WriteQueueNums)
 	case "perm":
-		tc.Perm, err = s.int32v()
+		err = s.setInt32(&tc.Perm)
 	case "topicFilterType":
 		tc.TopicFilterType, err = s.filterType()
 	case "topicSysFlag":
-		tc.TopicSysFlag, err = s.int32v()
+		err = s.setInt32(&tc.TopicSysFlag)
 	case "order":
 		tc.Order, err = s.boolv()
 	case "attributes":

@@ -100,6 +100,21 @@ func (s *scanner) int32v() (int32, error) {
 	return int32(v), err
 }
 
+// setInt32 reads an int into *dst unless it is a null long (see
+// int64OrNull): fastjson calls no primitive setter with null, so a field
+// keeps its default or an earlier member's value.
+func (s *scanner) setInt32(dst *int32) error {
+	v, isNull, err := s.int64OrNull()
+	switch {
+	case err != nil || isNull:
+		return err
+	case v < math.MinInt32 || v > math.MaxInt32:
+		return s.fail(ErrNumber)
+	}
+	*dst = int32(v)
+	return nil
+}
+
 // boolv reads a boolean: true/false, their strings, or a number (non-zero
 // is true); null is false.
 func (s *scanner) boolv() (bool, error) {
