@@ -54,3 +54,34 @@ func TestRegisterStampedAfterUnstampedTakesTheDigest(t *testing.T) {
 	_, ok := h.RegisterUnchanged(req)
 	require.True(t, ok, "a body with a timestamp is answered from its digest again")
 }
+
+// TestUnstampedAcrossWallSteps: the stamp of a version without timestamp
+// follows the wall clock, steps included, and nothing else does: every
+// such registration is a new version even when the wall clock comes back
+// to an earlier stamp, and the broker expires on the monotonic clock.
+func TestUnstampedAcrossWallSteps(t *testing.T) {
+	h := newHarness(t, true)
+	k := addrKey{"c1", "a0"}
+	register := func(perm int32) {
+		b := unstamped(body(0, "t1", "t2"))
+		tc := b.TopicConfigs["t1"]
+		tc.Perm = perm
+		b.TopicConfigs["t1"] = tc
+		mustRegister(t, h, reg("c1", "b1", "a0", 0, b))
+		require.Equal(t, perm, queueOf(t, h, "t1", "b1").Perm, "a new version: every topic is put")
+		require.Equal(t, h.clock.Now().UnixMilli(), h.live.m[k].dv.Timestamp)
+	}
+	register(PermRead | PermWrite)
+	first := h.live.m[k].dv.Timestamp
+	h.clock.Advance(time.Second)
+	h.clock.StepWall(-10 * time.Minute)
+	register(PermRead)
+	h.clock.StepWall(10*time.Minute - time.Second) // the wall clock reads the first stamp again
+	require.Equal(t, first, h.clock.Now().UnixMilli())
+	register(PermWrite)
+	require.Zero(t, h.scanNow())
+	h.clock.Advance(DefaultBrokerTimeout)
+	require.Zero(t, h.scanNow(), "last registration + timeout == now: not expired yet")
+	h.clock.Advance(time.Millisecond)
+	require.Equal(t, 1, h.scanNow())
+}
