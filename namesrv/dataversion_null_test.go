@@ -1,6 +1,7 @@
 package namesrv
 
 import (
+	"net"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -69,4 +70,27 @@ func TestNullDataVersionIsKept(t *testing.T) {
 	changed, stored = queryDataVersion(t, c, zero)
 	require.Equal(t, "false", changed, "the holder's entry is untouched")
 	require.Equal(t, &route.DataVersion{}, stored)
+}
+
+// TestStampedUnstampedStamped: a stamped body A, then one without
+// timestamp, then A again: Java finds A's version unequal to the stamped
+// one stored in between (every topic put: a wiped write perm comes back),
+// and A once more equal (only missing topics: the wipe stays). The digest
+// A left before the unstamped body must not answer the second A.
+func TestStampedUnstampedStamped(t *testing.T) {
+	srv := startServer(t, nil)
+	a := versionlessBody(`{"counter":7,"stateVersion":0,"timestamp":1700000000000}`, 6, 8)
+	u := versionlessBody(`{"counter":7,"stateVersion":0}`, 6, 8)
+	conn := dialRaw(t, srv)
+	step := func(c net.Conn, b []byte, wantPerm int32, why string) {
+		t.Helper()
+		require.Equal(t, 2, srv.Routes().WipeWritePerm("broker-u"))
+		registerOK(t, c, b)
+		require.Equal(t, wantPerm, queueOf(t, srv, "dv-a").Perm, why)
+	}
+	registerOK(t, conn, a)
+	step(conn, a, 4, "A again: unchanged, the wipe stays")
+	step(conn, u, 6, "no timestamp: every topic put")
+	step(dialRaw(t, srv), a, 6, "A after the stamped in-between version: changed")
+	step(conn, a, 4, "A once more: unchanged")
 }
