@@ -126,3 +126,30 @@ func TestTopicConfigNullIntKeepsDefault(t *testing.T) {
 	require.Equal(t, route.TopicConfig{TopicName: "B", ReadQueueNums: 4, WriteQueueNums: 16, Perm: route.PermWrite,
 		TopicFilterType: FilterSingleTag, Pos: 1}, rb.TopicConfigs["B"], "null sets nothing: an earlier value stays")
 }
+
+// TestTopicTableNullFlags: a null table or wrapper is told apart from an
+// empty one; a later wrapper starts over.
+func TestTopicTableNullFlags(t *testing.T) {
+	cases := []struct {
+		body           string
+		version        int32
+		table, wrapper bool
+	}{
+		{`{"topicConfigSerializeWrapper":null}`, 479, true, true},
+		{`{"topicConfigSerializeWrapper":{"topicConfigTable":null}}`, 479, true, false},
+		{`{"topicConfigSerializeWrapper":{"topicConfigTable":{}}}`, 479, false, false},
+		{`{"topicConfigSerializeWrapper":null,"topicConfigSerializeWrapper":{}}`, 479, false, false},
+		{`{"topicConfigSerializeWrapper":{"topicConfigTable":null,"topicConfigTable":{}}}`, 479, false, false},
+		{`null`, 36, true, true},
+		{`{"topicConfigTable":null}`, 36, true, false},
+	}
+	for _, c := range cases {
+		rb, err := DecodeRegisterBody([]byte(c.body), c.version, false)
+		require.NoError(t, err, c.body)
+		require.Equal(t, c.table, rb.TopicTableNull, c.body)
+		require.Equal(t, c.wrapper, rb.WrapperNull, c.body)
+		require.True(t, rb.DataVersionUnstamped, c.body)
+	}
+	_, err := DecodeRegisterBody([]byte(`null`), 479, false)
+	require.ErrorIs(t, err, ErrNullBody, "Java's processor throws on a null RegisterBrokerBody")
+}

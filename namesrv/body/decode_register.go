@@ -72,14 +72,14 @@ func emptyRegisterBody(version int32) *route.RegisterBody {
 func topicsHint(n int) int { return min(n/160, 1<<20) }
 
 // decodeRegisterJSON decodes a RegisterBrokerBody (full) or a bare
-// TopicConfigSerializeWrapper.
+// TopicConfigSerializeWrapper (null sets WrapperNull).
 func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
 	rb := &route.RegisterBody{DataVersionUnstamped: true} // until a dataVersion sets its timestamp
 	rb.TopicConfigs, rb.Keys = newTopicTable(topicsHint(len(body)))
 	if full {
 		rb.FilterServerList = []string{}
 	}
-	err := decodeTop(body, func(s *scanner, key []byte) (err error) {
+	null, err := decodeTopOrNull(body, func(s *scanner, key []byte) (err error) {
 		switch {
 		case !full:
 			return decodeWrapperMember(s, key, rb, false)
@@ -87,12 +87,21 @@ func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
 			rb.FilterServerList, err = s.stringList()
 		case string(key) == "topicConfigSerializeWrapper":
 			newWrapper(rb)
-			_, err = s.object(func(k []byte) error { return decodeWrapperMember(s, k, rb, true) })
+			var present bool
+			present, err = s.object(func(k []byte) error { return decodeWrapperMember(s, k, rb, true) })
+			rb.WrapperNull = !present && err == nil
+			rb.TopicTableNull = rb.TopicTableNull || rb.WrapperNull
 		default:
 			err = s.skip()
 		}
 		return err
 	})
+	switch {
+	case null && full: // Java's processor throws reading a null RegisterBrokerBody
+		err = ErrNullBody
+	case null && err == nil: // a null TopicConfigSerializeWrapper
+		rb.WrapperNull, rb.TopicTableNull = true, true
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -104,6 +113,7 @@ func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
 // without timestamp, and an empty table).
 func newWrapper(rb *route.RegisterBody) {
 	rb.DataVersion, rb.DataVersionUnstamped, rb.DataVersionNull = route.DataVersion{}, true, false
+	rb.TopicTableNull, rb.WrapperNull = false, false
 	newTable(rb)
 	rb.MappingInfos = nil
 }
@@ -139,12 +149,13 @@ func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping
 }
 
 // decodeTopicConfigTable reads topic -> TopicConfig into rb.TopicConfigs
-// and rb.Keys, folding each entry into rb.Print; null values are dropped.
+// and rb.Keys, folding each entry into rb.Print; null values are dropped,
+// a null table sets rb.TopicTableNull.
 // It yields the processor every yieldEvery topics so a large body does not
 // hold it for milliseconds.
 func decodeTopicConfigTable(s *scanner, rb *route.RegisterBody) error {
 	m, p := rb.TopicConfigs, &rb.Print
-	_, err := s.object(func(key []byte) error {
+	present, err := s.object(func(key []byte) error {
 		k := string(key)
 		tc, present, err := decodeTopicConfig(s, k)
 		if present {
@@ -160,6 +171,7 @@ func decodeTopicConfigTable(s *scanner, rb *route.RegisterBody) error {
 		*p = route.PrintTopics(m) // duplicate keys replaced earlier entries
 		rb.Keys = firstOccurrences(rb.Keys, m)
 	}
+	rb.TopicTableNull = !present && err == nil
 	return err
 }
 

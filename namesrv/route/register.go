@@ -46,8 +46,8 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
 		return RegisterResult{}, nil
 	}
-	if _, known := b.addrs[req.BrokerID]; !known && len(body.TopicConfigs) == 1 {
-		return RegisterResult{}, ErrRegisterFailed // step 7
+	if _, known := b.addrs[req.BrokerID]; !known && (body.TopicTableNull || len(body.TopicConfigs) == 1) {
+		return t.refuseNew(req, body) // step 7
 	}
 	old, known := b.addrs[req.BrokerID] // step 8
 	if !known || old != req.BrokerAddr {
@@ -58,14 +58,15 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	isMaster := req.BrokerID == MasterID // step 9
 	minNow, _ := minKey(b.addrs)
 	isPrimeSlave := req.EnableActingMaster != nil && !isMaster && req.BrokerID == minNow
-	if isMaster || isPrimeSlave {
+	applies := (isMaster || isPrimeSlave) && !body.TopicTableNull
+	if applies {
 		t.applyTopics(req, body, b, registerFirst, isPrimeSlave, prints) // step 10
 	}
 	if _, had := m.live.m[k]; !had {
 		m.log.Info("new broker registered", "cluster", k.cluster, "addr", k.addr, "ha", req.HAServerAddr)
 	}
 	le := m.live.put(k, req, dv, body.DataVersionNull, m.opts.Clock.Mono()) // step 11
-	le.memo = bodyMemo{memoDigest(req, body), m.removals, isMaster || isPrimeSlave}
+	le.memo = bodyMemo{memoDigest(req, body), m.removals, applies}
 	t.setFilters(k, body.FilterServerList) // step 12
 	if minChanged && t.settings.NotifyMinBrokerIDChanged {
 		t.notes = append(t.notes, minIDChange(b.addrs, "", req.HAServerAddr)) // step 14
@@ -98,6 +99,18 @@ func (t *mutation) brokerFor(req RegisterRequest) (*brokerState, bool) {
 		t.markBroker(b.name)
 	}
 	return b, first
+}
+
+// refuseNew is step 7 for an id not yet in the group: a body of one topic
+// is refused; with a null table Java throws reading its size (caught:
+// an empty SUCCESS).
+func (t *mutation) refuseNew(req RegisterRequest, body *RegisterBody) (RegisterResult, error) {
+	if !body.TopicTableNull {
+		return RegisterResult{}, ErrRegisterFailed
+	}
+	t.m.log.Error("register broker failed: null topic table from an unknown id", "cluster", req.ClusterName,
+		"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
+	return RegisterResult{}, nil
 }
 
 // versionOf is the body's DataVersion as Java decodes it: one without
@@ -142,7 +155,7 @@ func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, body *Regis
 	switch {
 	case e == nil:
 		return heldFree
-	case e.dvNull || body.DataVersionNull:
+	case e.dvNull || body.DataVersionNull || body.WrapperNull:
 		return heldNullVersion
 	case e.dv.StateVersion > dv.StateVersion:
 		return heldByNewer
