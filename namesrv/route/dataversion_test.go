@@ -85,3 +85,21 @@ func TestUnstampedAcrossWallSteps(t *testing.T) {
 	h.clock.Advance(time.Millisecond)
 	require.Equal(t, 1, h.scanNow())
 }
+
+// nullVariant makes b, as the decoders would report it, for variant: 0 a
+// body without timestamp, 1 a null DataVersion, 2 a null topic table, 3 a
+// null wrapper; any other variant leaves b as it is.
+func nullVariant(b *RegisterBody, variant int) {
+	switch variant {
+	case 0:
+		b.DataVersionUnstamped = true
+	case 1:
+		b.DataVersion, b.DataVersionUnstamped, b.DataVersionNull = DataVersion{}, true, true
+	case 2, 3:
+		clear(b.TopicConfigs)
+		b.Keys, b.MappingInfos, b.TopicTableNull = nil, nil, true
+		if variant == 3 {
+			b.DataVersion, b.DataVersionUnstamped, b.WrapperNull = DataVersion{}, true, true
+		}
+	}
+}
