@@ -1,6 +1,7 @@
 package route
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -102,4 +103,40 @@ func nullVariant(b *RegisterBody, variant int) {
 			b.DataVersion, b.DataVersionUnstamped, b.WrapperNull = DataVersion{}, true, true
 		}
 	}
+}
+
+// TestUnstampedSameMappingPublishesNothing: a body without timestamp is a
+// new version every time and puts its static-topic mappings again; the
+// same mapping content changes no route, so no snapshot is rebuilt.
+func TestUnstampedSameMappingPublishesNothing(t *testing.T) {
+	h := newHarness(t, false)
+	withMapping := func(dirty bool) *RegisterBody {
+		b := unstamped(body(0, "t1", "t2"))
+		b.MappingInfos = map[string]*TopicQueueMappingInfo{"t1": {Topic: "t1", Bname: "b1", TotalQueues: 2,
+			Dirty: dirty, CurrIDMap: map[int32]int32{0: 0, 1: 1}}}
+		return b
+	}
+	req := reg("c1", "b1", "a0", 0, withMapping(false))
+	mustRegister(t, h, req)
+	snap, pubs := h.Lookup("t1"), h.Stats().Publications
+	for range 3 {
+		req.Body = withMapping(false)
+		mustRegister(t, h, req)
+	}
+	require.Same(t, snap, h.Lookup("t1"), "the same mapping: the route is the same")
+	require.Equal(t, pubs, h.Stats().Publications)
+
+	req.Body = withMapping(true)
+	mustRegister(t, h, req)
+	require.True(t, h.Lookup("t1").Route.TopicQueueMappingByBroker["b1"].Dirty, "another mapping is put")
+	req.Body = withMapping(true)
+	req.Body.MappingInfos["t1"].CurrIDMap = map[int32]int32{}
+	mustRegister(t, h, req)
+	require.NotNil(t, h.Lookup("t1").Route.TopicQueueMappingByBroker["b1"].CurrIDMap)
+	require.Empty(t, h.Lookup("t1").Route.TopicQueueMappingByBroker["b1"].CurrIDMap)
+	req.Body = withMapping(true)
+	req.Body.MappingInfos["t1"].CurrIDMap = nil
+	mustRegister(t, h, req)
+	require.Nil(t, h.Lookup("t1").Route.TopicQueueMappingByBroker["b1"].CurrIDMap, "nil and empty differ (null, {})")
+	require.Equal(t, 7, reflect.TypeOf(TopicQueueMappingInfo{}).NumField(), "sameMapping compares every field")
 }

@@ -248,10 +248,11 @@ func (t *mutation) deleteMissing(name string, tcs map[string]TopicConfig) {
 }
 
 // putMappings is step 10d: topicQueueMappingInfoTable[topic][bname] = info.
+// An info equal to the one stored changes no route and is skipped.
 func (t *mutation) putMappings(infos map[string]*TopicQueueMappingInfo) {
 	m := t.m
 	for topic, info := range infos {
-		if info == nil {
+		if info == nil || sameMapping(m.mappings[topic][info.Bname], info) {
 			continue
 		}
 		next := maps.Clone(m.mappings[topic])
@@ -264,6 +265,14 @@ func (t *mutation) putMappings(infos map[string]*TopicQueueMappingInfo) {
 			t.markTopic(e)
 		}
 	}
+}
+
+// sameMapping reports whether a stored mapping info (nil when none) has
+// b's content; a nil and an empty CurrIDMap differ (null and {}).
+func sameMapping(a, b *TopicQueueMappingInfo) bool {
+	return a != nil && a.Topic == b.Topic && a.Scope == b.Scope && a.TotalQueues == b.TotalQueues &&
+		a.Bname == b.Bname && a.Epoch == b.Epoch && a.Dirty == b.Dirty &&
+		(a.CurrIDMap == nil) == (b.CurrIDMap == nil) && maps.Equal(a.CurrIDMap, b.CurrIDMap)
 }
 
 // masterOf is step 13: a non-master learns its master's address and HA
