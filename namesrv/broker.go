@@ -197,9 +197,10 @@ func (p *brokerProcessor) heartbeat(_ *remoting.Conn, req *remoting.Command) (*r
 	return remoting.NewResponse(req, remoting.Success, ""), nil
 }
 
-// queryDataVersion is QUERY_DATA_VERSION. Without a body, or with one that
-// sets no timestamp (which Java stamps with the time it decodes it), the
-// broker's version is one the name server cannot hold: changed is true.
+// queryDataVersion is QUERY_DATA_VERSION. Without a body, with null, or
+// with one that sets no timestamp (which Java stamps with the time it
+// decodes it), the broker's version is one the name server cannot hold:
+// changed is true.
 func (p *brokerProcessor) queryDataVersion(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	var dv *route.DataVersion
 	if len(req.Body) > 0 {

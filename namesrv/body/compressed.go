@@ -111,17 +111,19 @@ func decodeInflated(raw []byte, withMapping bool) (*route.RegisterBody, error) {
 	return rb, nil
 }
 
-// dataVersion reads the DataVersion JSON section into rb.
+// dataVersion reads the DataVersion JSON section into rb. An empty or
+// null section is a null DataVersion (Java sets the null that
+// DataVersion.decode gives).
 func (r *frameReader) dataVersion(rb *route.RegisterBody) error {
 	b, err := r.chunk()
 	if err != nil {
 		return err
 	}
-	got, stamped, err := DecodeDataVersionStamp(b)
+	got, stamped, null, err := decodeDataVersionOrNull(b)
 	if err != nil {
 		return err
 	}
-	rb.DataVersion, rb.DataVersionUnstamped = *got, !stamped
+	rb.DataVersion, rb.DataVersionUnstamped, rb.DataVersionNull = *got, !stamped, null
 	return nil
 }
 

@@ -71,6 +71,8 @@ func TestDecodeDataVersionStamp(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, plain, dv, body)
 	}
-	_, _, err := DecodeDataVersionStamp([]byte(`null`))
+	_, err := DecodeDataVersion([]byte(`null`))
+	require.ErrorIs(t, err, ErrNullBody)
+	_, _, err = DecodeDataVersionStamp([]byte(` `))
 	require.ErrorIs(t, err, ErrNullBody)
 }

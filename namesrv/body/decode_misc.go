@@ -4,48 +4,71 @@ import (
 	"github.com/rmqgo/nameserver/namesrv/route"
 )
 
-// DecodeDataVersion parses a DataVersion body. Missing fields are 0.
+// DecodeDataVersion parses a DataVersion body. Missing fields are 0; no
+// bytes or null is ErrNullBody.
 func DecodeDataVersion(body []byte) (*route.DataVersion, error) {
-	dv, _, err := DecodeDataVersionStamp(body)
-	return dv, err
+	dv := &route.DataVersion{}
+	var stamped bool
+	err := decodeTop(body, func(s *scanner, key []byte) error {
+		return decodeDataVersionMember(s, key, dv, &stamped)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return dv, nil
 }
 
 // DecodeDataVersionStamp is DecodeDataVersion that also reports whether the
 // body sets the timestamp. Java's DataVersion defaults its timestamp to
 // the time it is built, so one decoded from a body without timestamp
-// equals no version stored earlier.
+// equals no version stored earlier. No bytes or the JSON literal null
+// (DataVersion.decode gives null, which equals no stored version either)
+// is a zero DataVersion without timestamp, not an error.
 func DecodeDataVersionStamp(body []byte) (dv *route.DataVersion, stamped bool, err error) {
+	dv, stamped, _, err = decodeDataVersionOrNull(body)
+	return dv, stamped, err
+}
+
+// decodeDataVersionOrNull is DecodeDataVersionStamp that also reports the
+// null DataVersion of no bytes or the literal null.
+func decodeDataVersionOrNull(body []byte) (dv *route.DataVersion, stamped, null bool, err error) {
 	dv = &route.DataVersion{}
-	err = decodeTop(body, func(s *scanner, key []byte) error {
-		stamped = stamped || string(key) == "timestamp"
-		return decodeDataVersionMember(s, key, dv)
+	null, err = decodeTopOrNull(body, func(s *scanner, key []byte) error {
+		return decodeDataVersionMember(s, key, dv, &stamped)
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, false, false, err
 	}
-	return dv, stamped, nil
+	return dv, stamped, null, nil
 }
 
 // decodeDataVersion reads a nested DataVersion object into a new value, as
 // fastjson builds a new one for each occurrence; stamped reports whether
-// the object sets the timestamp (null sets nothing).
-func decodeDataVersion(s *scanner) (dv route.DataVersion, stamped bool, err error) {
-	_, err = s.object(func(key []byte) error {
-		stamped = stamped || string(key) == "timestamp"
-		return decodeDataVersionMember(s, key, &dv)
+// the object sets the timestamp, null whether it is null (which sets
+// nothing).
+func decodeDataVersion(s *scanner) (dv route.DataVersion, stamped, null bool, err error) {
+	present, err := s.object(func(key []byte) error {
+		return decodeDataVersionMember(s, key, &dv, &stamped)
 	})
-	return dv, stamped, err
+	return dv, stamped, !present && err == nil, err
 }
 
-// decodeDataVersionMember decodes one DataVersion property.
-func decodeDataVersionMember(s *scanner, key []byte, dv *route.DataVersion) (err error) {
+// decodeDataVersionMember decodes one DataVersion property. A timestamp
+// that is a null long sets nothing (fastjson skips the primitive setter):
+// the one set by an earlier member stays, else Java's default, the time
+// of decoding; *stamped reports whether one was set.
+func decodeDataVersionMember(s *scanner, key []byte, dv *route.DataVersion, stamped *bool) (err error) {
 	switch string(key) {
 	case "counter":
 		dv.Counter, err = s.int64v()
 	case "stateVersion":
 		dv.StateVersion, err = s.int64v()
 	case "timestamp":
-		dv.Timestamp, err = s.int64v()
+		var v int64
+		var isNull bool
+		if v, isNull, err = s.int64OrNull(); err == nil && !isNull {
+			dv.Timestamp, *stamped = v, true
+		}
 	default:
 		err = s.skip()
 	}

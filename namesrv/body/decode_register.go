@@ -72,30 +72,58 @@ func emptyRegisterBody(version int32) *route.RegisterBody {
 func topicsHint(n int) int { return min(n/160, 1<<20) }
 
 // decodeRegisterJSON decodes a RegisterBrokerBody (full) or a bare
-// TopicConfigSerializeWrapper.
+// TopicConfigSerializeWrapper (null sets WrapperNull).
 func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
 	rb := &route.RegisterBody{DataVersionUnstamped: true} // until a dataVersion sets its timestamp
 	rb.TopicConfigs, rb.Keys = newTopicTable(topicsHint(len(body)))
 	if full {
 		rb.FilterServerList = []string{}
 	}
-	err := decodeTop(body, func(s *scanner, key []byte) (err error) {
+	null, err := decodeTopOrNull(body, func(s *scanner, key []byte) (err error) {
 		switch {
 		case !full:
 			return decodeWrapperMember(s, key, rb, false)
 		case string(key) == "filterServerList":
 			rb.FilterServerList, err = s.stringList()
 		case string(key) == "topicConfigSerializeWrapper":
-			_, err = s.object(func(k []byte) error { return decodeWrapperMember(s, k, rb, true) })
+			newWrapper(rb)
+			var present bool
+			present, err = s.object(func(k []byte) error { return decodeWrapperMember(s, k, rb, true) })
+			rb.WrapperNull = !present && err == nil
+			rb.TopicTableNull = rb.TopicTableNull || rb.WrapperNull
 		default:
 			err = s.skip()
 		}
 		return err
 	})
+	switch {
+	case null && full: // Java's processor throws reading a null RegisterBrokerBody
+		err = ErrNullBody
+	case null && err == nil: // a null TopicConfigSerializeWrapper
+		rb.WrapperNull, rb.TopicTableNull = true, true
+	}
 	if err != nil {
 		return nil, err
 	}
 	return rb, nil
+}
+
+// newWrapper forgets what an earlier occurrence of the wrapper key put
+// into rb: fastjson builds a new wrapper for each (a new DataVersion(),
+// without timestamp, and an empty table).
+func newWrapper(rb *route.RegisterBody) {
+	rb.DataVersion, rb.DataVersionUnstamped, rb.DataVersionNull = route.DataVersion{}, true, false
+	rb.TopicTableNull, rb.WrapperNull = false, false
+	newTable(rb)
+	rb.MappingInfos = nil
+}
+
+// newTable empties rb's topic table, keeping its memory: fastjson sets a
+// new map for each occurrence of topicConfigTable.
+func newTable(rb *route.RegisterBody) {
+	clear(rb.TopicConfigs)
+	clear(rb.Keys)
+	rb.Keys, rb.Print = rb.Keys[:0], route.TopicsPrint{}
 }
 
 // decodeWrapperMember decodes one TopicConfig(AndMapping)SerializeWrapper
@@ -104,9 +132,10 @@ func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping
 	switch {
 	case string(key) == "dataVersion":
 		var stamped bool
-		rb.DataVersion, stamped, err = decodeDataVersion(s)
+		rb.DataVersion, stamped, rb.DataVersionNull, err = decodeDataVersion(s)
 		rb.DataVersionUnstamped = !stamped
 	case string(key) == "topicConfigTable":
+		newTable(rb)
 		err = decodeTopicConfigTable(s, rb)
 	case mapping && string(key) == "topicQueueMappingInfoMap":
 		rb.MappingInfos, err = decodeMappingTable(s)
@@ -120,12 +149,13 @@ func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping
 }
 
 // decodeTopicConfigTable reads topic -> TopicConfig into rb.TopicConfigs
-// and rb.Keys, folding each entry into rb.Print; null values are dropped.
+// and rb.Keys, folding each entry into rb.Print; null values are dropped,
+// a null table sets rb.TopicTableNull.
 // It yields the processor every yieldEvery topics so a large body does not
 // hold it for milliseconds.
 func decodeTopicConfigTable(s *scanner, rb *route.RegisterBody) error {
 	m, p := rb.TopicConfigs, &rb.Print
-	_, err := s.object(func(key []byte) error {
+	present, err := s.object(func(key []byte) error {
 		k := string(key)
 		tc, present, err := decodeTopicConfig(s, k)
 		if present {
@@ -141,6 +171,7 @@ func decodeTopicConfigTable(s *scanner, rb *route.RegisterBody) error {
 		*p = route.PrintTopics(m) // duplicate keys replaced earlier entries
 		rb.Keys = firstOccurrences(rb.Keys, m)
 	}
+	rb.TopicTableNull = !present && err == nil
 	return err
 }
 
@@ -172,21 +203,22 @@ func decodeTopicConfig(s *scanner, key string) (route.TopicConfig, bool, error) 
 	return tc, present, err
 }
 
-// decodeTopicConfigMember decodes one TopicConfig property.
+// decodeTopicConfigMember decodes one TopicConfig property; a null int
+// keeps the field as it is.
 func decodeTopicConfigMember(s *scanner, k []byte, key string, tc *route.TopicConfig) (err error) {
 	switch string(k) {
 	case "topicName":
 		tc.TopicName, err = s.internedStr(key)
 	case "readQueueNums":
-		tc.ReadQueueNums, err = s.int32v()
+		err = s.setInt32(&tc.ReadQueueNums)
 	case "writeQueueNums":
-		tc.WriteQueueNums, err = s.int32v()
+		err = s.setInt32(&tc.WriteQueueNums)
 	case "perm":
-		tc.Perm, err = s.int32v()
+		err = s.setInt32(&tc.Perm)
 	case "topicFilterType":
 		tc.TopicFilterType, err = s.filterType()
 	case "topicSysFlag":
-		tc.TopicSysFlag, err = s.int32v()
+		err = s.setInt32(&tc.TopicSysFlag)
 	case "order":
 		tc.Order, err = s.boolv()
 	case "attributes":

@@ -7,18 +7,30 @@ import (
 // decodeTop runs member on each member of the top-level object of body and
 // checks that nothing but whitespace follows it.
 func decodeTop(body []byte, member func(s *scanner, key []byte) error) error {
+	null, err := decodeTopOrNull(body, member)
+	if null {
+		return ErrNullBody
+	}
+	return err
+}
+
+// decodeTopOrNull is decodeTop that reports no bytes at all or the JSON
+// literal null as null (then err is about what follows the literal), as
+// fastjson's parseObject returns null for them. Whitespace alone is still
+// ErrNullBody.
+func decodeTopOrNull(body []byte, member func(s *scanner, key []byte) error) (null bool, err error) {
+	if len(body) == 0 {
+		return true, nil
+	}
 	s := newScanner(body)
 	if s.peek() == 0 {
-		return ErrNullBody
+		return false, ErrNullBody
 	}
 	ok, err := s.object(func(key []byte) error { return member(s, key) })
 	if err != nil {
-		return err
+		return false, err
 	}
-	if !ok {
-		return ErrNullBody
-	}
-	return s.end()
+	return !ok, s.end()
 }
 
 // DecodeTopicRouteData parses a TopicRouteData body in either flavour

@@ -45,18 +45,30 @@ func (s *scanner) strOrNull() (string, bool, error) {
 
 // int64v reads a long: a number, or a string holding one; null is 0.
 func (s *scanner) int64v() (int64, error) {
+	v, _, err := s.int64OrNull()
+	return v, err
+}
+
+// int64OrNull is int64v that also reports a null long: the literal, or a
+// string fastjson's TypeUtils.castToLong takes for null ("", "null",
+// "NULL"). fastjson passes a null to the setter of no primitive field,
+// which keeps its default.
+func (s *scanner) int64OrNull() (v int64, isNull bool, err error) {
 	if v, ok := s.plainInt(); ok {
-		return v, nil
+		return v, false, nil
 	}
 	text, quoted, isNull, err := s.scalar()
-	if err != nil || isNull || (quoted && len(text) == 0) {
-		return 0, err
+	if err != nil || isNull {
+		return 0, isNull, err
+	}
+	if quoted && (len(text) == 0 || string(text) == "null" || string(text) == "NULL") {
+		return 0, true, nil
 	}
 	v, ok := parseLong(text)
 	if !ok {
-		return 0, s.fail(ErrNumber)
+		return 0, false, s.fail(ErrNumber)
 	}
-	return v, nil
+	return v, false, nil
 }
 
 // plainInt is int64v's fast path: up to 18 plain decimal digits followed
@@ -86,6 +98,21 @@ func (s *scanner) int32v() (int32, error) {
 		err = s.fail(ErrNumber)
 	}
 	return int32(v), err
+}
+
+// setInt32 reads an int into *dst unless it is a null long (see
+// int64OrNull): fastjson calls no primitive setter with null, so a field
+// keeps its default or an earlier member's value.
+func (s *scanner) setInt32(dst *int32) error {
+	v, isNull, err := s.int64OrNull()
+	switch {
+	case err != nil || isNull:
+		return err
+	case v < math.MinInt32 || v > math.MaxInt32:
+		return s.fail(ErrNumber)
+	}
+	*dst = int32(v)
+	return nil
 }
 
 // boolv reads a boolean: true/false, their strings, or a number (non-zero

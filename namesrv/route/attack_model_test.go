@@ -194,7 +194,7 @@ func TestAttackRoutesMatchModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 21))
 	h := newHarness(t, false)
 	h.Manager.log.SetLevel(5)
-	w := &modelWorld{t: t, h: h, rng: rng, chans: map[string]*fakeChan{}}
+	w := &modelWorld{t: t, h: h, rng: rng, chans: map[string]*fakeChan{}, nulls: true}
 	c := NewBodyCache(0)
 	maxTopics, maxShared, kinds, shapes := 0, 0, map[string]int{}, map[string]int{}
 	for op := range 3000 {
@@ -234,7 +234,7 @@ func TestAttackModelRace(t *testing.T) {
 	seed := attackSeed(t)
 	h := newHarness(t, false)
 	h.Manager.log.SetLevel(5)
-	w := &modelWorld{t: t, h: h, rng: rand.New(rand.NewPCG(seed, 22)), chans: map[string]*fakeChan{}}
+	w := &modelWorld{t: t, h: h, rng: rand.New(rand.NewPCG(seed, 22)), chans: map[string]*fakeChan{}, nulls: true}
 	c := NewBodyCache(0)
 	var stop atomic.Bool
 	errs := make(chan error, 2)

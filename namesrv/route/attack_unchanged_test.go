@@ -45,8 +45,9 @@ func newTwin(t *testing.T, seed uint64) *twin {
 }
 
 // randomBody draws a body: a DataVersion shared with other bodies (so
-// equal versions can carry different tables), a topic subset with varied
-// queues and perms, filter servers absent, empty or set, and sometimes a
+// equal versions can carry different tables), sometimes without timestamp
+// or null, a topic subset with varied queues and perms, sometimes a null
+// table or wrapper, filter servers absent, empty or set, and sometimes a
 // static-topic mapping.
 func (tw *twin) randomBody(i int) *RegisterBody {
 	r := tw.rng
@@ -58,7 +59,8 @@ func (tw *twin) randomBody(i int) *RegisterBody {
 		}
 	}
 	b.FilterServerList = [][]string{nil, {}, {"f1"}}[i%3]
-	if r.IntN(3) == 0 {
+	nullVariant(b, r.IntN(10))
+	if r.IntN(3) == 0 && !b.TopicTableNull {
 		tp := twinTopics[r.IntN(len(twinTopics))]
 		b.MappingInfos = map[string]*TopicQueueMappingInfo{tp: {Topic: tp, Bname: fmt.Sprint("b", r.IntN(2)),
 			TotalQueues: 4, Epoch: int64(i)}}
@@ -199,8 +201,8 @@ func liveView(h *harness) []string {
 	defer h.live.mu.Unlock()
 	var out []string
 	for k, e := range h.live.m {
-		out = append(out, fmt.Sprintf("%v name=%s id=%d dv=%v ha=%s ch=%v gen=%d timeout=%d last=%d idx=%v filters=%v",
-			k, e.name, e.id, e.dv, e.ha, e.ch, e.gen, e.timeout, e.last, e.idx >= 0, h.filters[k]))
+		out = append(out, fmt.Sprintf("%v name=%s id=%d dv=%v null=%v ha=%s ch=%v gen=%d timeout=%d last=%d idx=%v filters=%v",
+			k, e.name, e.id, e.dv, e.dvNull, e.ha, e.ch, e.gen, e.timeout, e.last, e.idx >= 0, h.filters[k]))
 	}
 	slices.Sort(out)
 	return out

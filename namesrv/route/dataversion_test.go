@@ -1,6 +1,7 @@
 package route
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -53,4 +54,89 @@ func TestRegisterStampedAfterUnstampedTakesTheDigest(t *testing.T) {
 	req.Body = nil
 	_, ok := h.RegisterUnchanged(req)
 	require.True(t, ok, "a body with a timestamp is answered from its digest again")
+}
+
+// TestUnstampedAcrossWallSteps: the stamp of a version without timestamp
+// follows the wall clock, steps included, and nothing else does: every
+// such registration is a new version even when the wall clock comes back
+// to an earlier stamp, and the broker expires on the monotonic clock.
+func TestUnstampedAcrossWallSteps(t *testing.T) {
+	h := newHarness(t, true)
+	k := addrKey{"c1", "a0"}
+	register := func(perm int32) {
+		b := unstamped(body(0, "t1", "t2"))
+		tc := b.TopicConfigs["t1"]
+		tc.Perm = perm
+		b.TopicConfigs["t1"] = tc
+		mustRegister(t, h, reg("c1", "b1", "a0", 0, b))
+		require.Equal(t, perm, queueOf(t, h, "t1", "b1").Perm, "a new version: every topic is put")
+		require.Equal(t, h.clock.Now().UnixMilli(), h.live.m[k].dv.Timestamp)
+	}
+	register(PermRead | PermWrite)
+	first := h.live.m[k].dv.Timestamp
+	h.clock.Advance(time.Second)
+	h.clock.StepWall(-10 * time.Minute)
+	register(PermRead)
+	h.clock.StepWall(10*time.Minute - time.Second) // the wall clock reads the first stamp again
+	require.Equal(t, first, h.clock.Now().UnixMilli())
+	register(PermWrite)
+	require.Zero(t, h.scanNow())
+	h.clock.Advance(DefaultBrokerTimeout)
+	require.Zero(t, h.scanNow(), "last registration + timeout == now: not expired yet")
+	h.clock.Advance(time.Millisecond)
+	require.Equal(t, 1, h.scanNow())
+}
+
+// nullVariant makes b, as the decoders would report it, for variant: 0 a
+// body without timestamp, 1 a null DataVersion, 2 a null topic table, 3 a
+// null wrapper; any other variant leaves b as it is.
+func nullVariant(b *RegisterBody, variant int) {
+	switch variant {
+	case 0:
+		b.DataVersionUnstamped = true
+	case 1:
+		b.DataVersion, b.DataVersionUnstamped, b.DataVersionNull = DataVersion{}, true, true
+	case 2, 3:
+		clear(b.TopicConfigs)
+		b.Keys, b.MappingInfos, b.TopicTableNull = nil, nil, true
+		if variant == 3 {
+			b.DataVersion, b.DataVersionUnstamped, b.WrapperNull = DataVersion{}, true, true
+		}
+	}
+}
+
+// TestUnstampedSameMappingPublishesNothing: a body without timestamp is a
+// new version every time and puts its static-topic mappings again; the
+// same mapping content changes no route, so no snapshot is rebuilt.
+func TestUnstampedSameMappingPublishesNothing(t *testing.T) {
+	h := newHarness(t, false)
+	withMapping := func(dirty bool) *RegisterBody {
+		b := unstamped(body(0, "t1", "t2"))
+		b.MappingInfos = map[string]*TopicQueueMappingInfo{"t1": {Topic: "t1", Bname: "b1", TotalQueues: 2,
+			Dirty: dirty, CurrIDMap: map[int32]int32{0: 0, 1: 1}}}
+		return b
+	}
+	req := reg("c1", "b1", "a0", 0, withMapping(false))
+	mustRegister(t, h, req)
+	snap, pubs := h.Lookup("t1"), h.Stats().Publications
+	for range 3 {
+		req.Body = withMapping(false)
+		mustRegister(t, h, req)
+	}
+	require.Same(t, snap, h.Lookup("t1"), "the same mapping: the route is the same")
+	require.Equal(t, pubs, h.Stats().Publications)
+
+	req.Body = withMapping(true)
+	mustRegister(t, h, req)
+	require.True(t, h.Lookup("t1").Route.TopicQueueMappingByBroker["b1"].Dirty, "another mapping is put")
+	req.Body = withMapping(true)
+	req.Body.MappingInfos["t1"].CurrIDMap = map[int32]int32{}
+	mustRegister(t, h, req)
+	require.NotNil(t, h.Lookup("t1").Route.TopicQueueMappingByBroker["b1"].CurrIDMap)
+	require.Empty(t, h.Lookup("t1").Route.TopicQueueMappingByBroker["b1"].CurrIDMap)
+	req.Body = withMapping(true)
+	req.Body.MappingInfos["t1"].CurrIDMap = nil
+	mustRegister(t, h, req)
+	require.Nil(t, h.Lookup("t1").Route.TopicQueueMappingByBroker["b1"].CurrIDMap, "nil and empty differ (null, {})")
+	require.Equal(t, 7, reflect.TypeOf(TopicQueueMappingInfo{}).NumField(), "sameMapping compares every field")
 }

@@ -33,7 +33,9 @@
 // (unchanged.go): a byte-identical re-registration that provably changes
 // nothing but liveness is applied by RegisterUnchanged without the body.
 // A body without DataVersion timestamp (RegisterBody.DataVersionUnstamped)
-// is a new version every time: no digest is remembered for it.
+// is a new version every time: no digest is remembered for it. A null
+// DataVersion, topic table or wrapper (the RegisterBody flags) is kept as
+// Java keeps the null, including where Java throws on it (steps 6 and 7).
 // Liveness lives in its own small table with an expiry heap so heartbeats
 // do not wait behind registrations, and unregistrations are applied in
 // batches by one worker, fenced by the generation of the live entry they

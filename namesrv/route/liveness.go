@@ -9,13 +9,15 @@ import (
 )
 
 // liveEntry is one row of brokerLiveTable (BrokerLiveInfo). key, name,
-// dv, ha, ch and gen change only under the coordinator and the live lock;
+// dv, dvNull, ha, ch and gen change only under the coordinator and the
+// live lock;
 // last, deadline and idx only under the live lock.
 type liveEntry struct {
 	key      addrKey
 	name     string // brokerName of the registration that created it
 	id       int64  // brokerId of the last registration
 	dv       DataVersion
+	dvNull   bool // Java's DataVersion is null (RegisterBody.DataVersionNull)
 	ha       string
 	ch       Channel
 	gen      uint64 // session generation, new on every registration
@@ -85,8 +87,9 @@ func (l *liveTable) bind(e *liveEntry, ch Channel) {
 }
 
 // put creates or replaces the live entry of a registration (docs/protocol.md
-// section 4.2 step 11) with a new generation. Caller holds the coordinator.
-func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, now monotime.Mono) *liveEntry {
+// section 4.2 step 11) with a new generation; dvNull stores Java's null
+// DataVersion (dv is then zero). Caller holds the coordinator.
+func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, dvNull bool, now monotime.Mono) *liveEntry {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := l.m[k]
@@ -96,7 +99,7 @@ func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, now mono
 	}
 	l.bind(e, req.Channel)
 	l.gen++
-	e.name, e.id, e.dv, e.ha, e.gen = req.BrokerName, req.BrokerID, dv, req.HAServerAddr, l.gen
+	e.name, e.id, e.dv, e.dvNull, e.ha, e.gen = req.BrokerName, req.BrokerID, dv, dvNull, req.HAServerAddr, l.gen
 	e.timeout = DefaultBrokerTimeout
 	if req.HeartbeatTimeoutMillis > 0 { // capped before ×1e6: no overflow
 		e.timeout = time.Duration(min(req.HeartbeatTimeoutMillis, MaxBrokerTimeout.Milliseconds())) * time.Millisecond
@@ -170,7 +173,8 @@ func (m *Manager) Heartbeat(cluster, addr string) {
 
 // QueryDataVersion answers QUERY_DATA_VERSION: changed is computed before
 // the live entry's timestamp is refreshed (a nil dv, no version or one
-// without timestamp, is always changed); stored is nil without an entry.
+// without timestamp, is always changed, and so is any against a null
+// stored version); stored is nil without an entry or with a null version.
 func (m *Manager) QueryDataVersion(cluster, addr string, dv *DataVersion) (changed bool, stored *DataVersion) {
 	l := &m.live
 	l.mu.Lock()
@@ -179,8 +183,11 @@ func (m *Manager) QueryDataVersion(cluster, addr string, dv *DataVersion) (chang
 	if e == nil {
 		return true, nil
 	}
-	changed = dv == nil || *dv != e.dv
+	changed = dv == nil || e.dvNull || *dv != e.dv
 	l.touch(e, m.opts.Clock.Mono())
+	if e.dvNull {
+		return changed, nil
+	}
 	cp := e.dv
 	return changed, &cp
 }

@@ -21,6 +21,7 @@ type modelWorld struct {
 	rng   *rand.Rand
 	chans map[string]*fakeChan
 	ops   []string
+	nulls bool // draw bodies without timestamp or with nulls (changes the random stream)
 }
 
 const modelBrokers = 5
@@ -88,6 +89,9 @@ func (w *modelWorld) registerBody() *RegisterBody {
 	}
 	if tp := "t13"; w.rng.IntN(4) == 0 && slices.Contains(ts, tp) { // one topic: mappings are never removed
 		bd.MappingInfos = map[string]*TopicQueueMappingInfo{tp: {Topic: tp, Bname: "x", TotalQueues: 8, Epoch: w.rng.Int64N(3)}}
+	}
+	if w.nulls {
+		nullVariant(bd, w.rng.IntN(12))
 	}
 	return bd
 }

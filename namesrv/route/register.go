@@ -35,14 +35,19 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	minChanged := req.BrokerID < prevMin
 	t.dropAddr(b, req.BrokerAddr, &req.BrokerID) // step 5
 	dv := m.versionOf(body)
-	if m.idHeldByNewer(b, req, dv) {
+	switch m.idHeldByNewer(b, req, body, dv) {
+	case heldByNewer:
 		m.live.remove(k) // step 6
 		m.log.Warn("register broker conflicts with a newer holder of the id, ignored", "cluster", req.ClusterName,
 			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
 		return RegisterResult{}, nil
+	case heldNullVersion:
+		m.log.Error("register broker failed: null data version in the id takeover check", "cluster", req.ClusterName,
+			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
+		return RegisterResult{}, nil
 	}
-	if _, known := b.addrs[req.BrokerID]; !known && len(body.TopicConfigs) == 1 {
-		return RegisterResult{}, ErrRegisterFailed // step 7
+	if _, known := b.addrs[req.BrokerID]; !known && (body.TopicTableNull || len(body.TopicConfigs) == 1) {
+		return t.refuseNew(req, body) // step 7
 	}
 	old, known := b.addrs[req.BrokerID] // step 8
 	if !known || old != req.BrokerAddr {
@@ -53,14 +58,15 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	isMaster := req.BrokerID == MasterID // step 9
 	minNow, _ := minKey(b.addrs)
 	isPrimeSlave := req.EnableActingMaster != nil && !isMaster && req.BrokerID == minNow
-	if isMaster || isPrimeSlave {
+	applies := (isMaster || isPrimeSlave) && !body.TopicTableNull
+	if applies {
 		t.applyTopics(req, body, b, registerFirst, isPrimeSlave, prints) // step 10
 	}
 	if _, had := m.live.m[k]; !had {
 		m.log.Info("new broker registered", "cluster", k.cluster, "addr", k.addr, "ha", req.HAServerAddr)
 	}
-	le := m.live.put(k, req, dv, m.opts.Clock.Mono()) // step 11
-	le.memo = bodyMemo{memoDigest(req, body), m.removals, isMaster || isPrimeSlave}
+	le := m.live.put(k, req, dv, body.DataVersionNull, m.opts.Clock.Mono()) // step 11
+	le.memo = bodyMemo{memoDigest(req, body), m.removals, applies}
 	t.setFilters(k, body.FilterServerList) // step 12
 	if minChanged && t.settings.NotifyMinBrokerIDChanged {
 		t.notes = append(t.notes, minIDChange(b.addrs, "", req.HAServerAddr)) // step 14
@@ -95,6 +101,18 @@ func (t *mutation) brokerFor(req RegisterRequest) (*brokerState, bool) {
 	return b, first
 }
 
+// refuseNew is step 7 for an id not yet in the group: a body of one topic
+// is refused; with a null table Java throws reading its size (caught:
+// an empty SUCCESS).
+func (t *mutation) refuseNew(req RegisterRequest, body *RegisterBody) (RegisterResult, error) {
+	if !body.TopicTableNull {
+		return RegisterResult{}, ErrRegisterFailed
+	}
+	t.m.log.Error("register broker failed: null topic table from an unknown id", "cluster", req.ClusterName,
+		"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
+	return RegisterResult{}, nil
+}
+
 // versionOf is the body's DataVersion as Java decodes it: one without
 // timestamp carries the wall-clock time of the registration.
 func (m *Manager) versionOf(body *RegisterBody) DataVersion {
@@ -115,15 +133,34 @@ func memoDigest(req RegisterRequest, body *RegisterBody) BodyDigest {
 	return req.BodyDigest
 }
 
-// idHeldByNewer reports step 6: the id belongs to another address whose
-// live entry has a higher stateVersion than the registrant's.
-func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, dv DataVersion) bool {
+// takeover is the outcome of step 6's check.
+type takeover int
+
+const (
+	heldFree        takeover = iota // the registration goes on
+	heldByNewer                     // refused: the holder's stateVersion is higher
+	heldNullVersion                 // Java throws on a null DataVersion: nothing more is done
+)
+
+// idHeldByNewer is step 6: whether the id belongs to another address whose
+// live entry has a higher stateVersion than the registrant's. Java reads
+// both stateVersions first and throws (caught by registerBroker, which
+// answers an empty result) when either DataVersion is null.
+func (m *Manager) idHeldByNewer(b *brokerState, req RegisterRequest, body *RegisterBody, dv DataVersion) takeover {
 	old, ok := b.addrs[req.BrokerID]
 	if !ok || old == req.BrokerAddr {
-		return false
+		return heldFree
 	}
 	e := m.live.m[addrKey{req.ClusterName, old}]
-	return e != nil && e.dv.StateVersion > dv.StateVersion
+	switch {
+	case e == nil:
+		return heldFree
+	case e.dvNull || body.DataVersionNull || body.WrapperNull:
+		return heldNullVersion
+	case e.dv.StateVersion > dv.StateVersion:
+		return heldByNewer
+	}
+	return heldFree
 }
 
 // applyTopics is step 10: queue data and mappings of a master or prime
@@ -192,11 +229,11 @@ func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite
 	t.resetFresh()
 }
 
-// dvChanged is isBrokerTopicConfigChanged: no live entry, or a different
-// DataVersion.
+// dvChanged is isBrokerTopicConfigChanged: no live entry, a null stored
+// DataVersion, or a different one.
 func (m *Manager) dvChanged(k addrKey, dv DataVersion) bool {
 	e := m.live.m[k]
-	return e == nil || e.dv != dv
+	return e == nil || e.dvNull || e.dv != dv
 }
 
 // deleteMissing is step 10b: drop the broker's queues of topics that are
@@ -211,10 +248,11 @@ func (t *mutation) deleteMissing(name string, tcs map[string]TopicConfig) {
 }
 
 // putMappings is step 10d: topicQueueMappingInfoTable[topic][bname] = info.
+// An info equal to the one stored changes no route and is skipped.
 func (t *mutation) putMappings(infos map[string]*TopicQueueMappingInfo) {
 	m := t.m
 	for topic, info := range infos {
-		if info == nil {
+		if info == nil || sameMapping(m.mappings[topic][info.Bname], info) {
 			continue
 		}
 		next := maps.Clone(m.mappings[topic])
@@ -227,6 +265,14 @@ func (t *mutation) putMappings(infos map[string]*TopicQueueMappingInfo) {
 			t.markTopic(e)
 		}
 	}
+}
+
+// sameMapping reports whether a stored mapping info (nil when none) has
+// b's content; a nil and an empty CurrIDMap differ (null and {}).
+func sameMapping(a, b *TopicQueueMappingInfo) bool {
+	return a != nil && a.Topic == b.Topic && a.Scope == b.Scope && a.TotalQueues == b.TotalQueues &&
+		a.Bname == b.Bname && a.Epoch == b.Epoch && a.Dirty == b.Dirty &&
+		(a.CurrIDMap == nil) == (b.CurrIDMap == nil) && maps.Equal(a.CurrIDMap, b.CurrIDMap)
 }
 
 // masterOf is step 13: a non-master learns its master's address and HA

@@ -105,6 +105,20 @@ type RegisterBody struct {
 	// and stamps it with the time. Set by the decoders; false for an empty
 	// body (Java's {0,0,0}) and for a body built in memory.
 	DataVersionUnstamped bool
+	// DataVersionNull reports a body whose DataVersion is null
+	// ("dataVersion":null, or an empty or null DataVersion section of the
+	// compressed form): Java keeps the null, in the live entry too. It
+	// equals no version (DataVersionUnstamped is set as well), 322 then
+	// answers without a stored version, and a takeover check of the
+	// broker id (step 6) between it and a live holder throws.
+	DataVersionNull bool
+	// TopicTableNull reports a null topic table ("topicConfigTable":null,
+	// or a null wrapper): Java's registerBroker then skips step 10 and
+	// throws at step 7 for an id not yet in the group. WrapperNull reports
+	// a null wrapper ("topicConfigSerializeWrapper":null, or a legacy body
+	// null): its version is a new DataVersion() (DataVersionUnstamped) and
+	// a takeover check of the broker id (step 6) throws.
+	TopicTableNull, WrapperNull bool
 	// TopicConfigs keeps the map keys of topicConfigTable; the QueueData is
 	// keyed by TopicConfig.TopicName, deletion-by-registration by map key.
 	TopicConfigs map[string]TopicConfig
