@@ -52,6 +52,9 @@ var wallUses = map[string]map[string]string{
 	"kv/import.go": {
 		"m := importMarker{Source: path, Namespaces: len(table), ImportedAt: time.Now().UTC()}": "when the import ran, a record only",
 	},
+	"namesrv/route/register.go": {
+		"dv.Timestamp = m.opts.Clock.Now().UnixMilli()": "a DataVersion without timestamp stamped as Java stamps it; compared for equality only",
+	},
 	"namesrv/metrics.go": {
 		"wait.Round(time.Millisecond), s.readyWait.seconds())": "display of a duration",
 	},
