@@ -47,9 +47,31 @@ func newWrappedControllers(t *testing.T, n int, wrap func(id string, f *FSM) raf
 // controller (e.g. WithClock).
 func newControllersWith(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option, props ...string) *inmemControllers {
 	t.Helper()
+	return newTunedControllers(t, n, wrap, extra, nil, props...)
+}
+
+// steadyRaft gives an in-memory cluster the production Raft timeouts
+// (500 ms heartbeat, 250 ms lease) instead of its fast ones (100 ms, 50 ms),
+// for scenarios that need one leader throughout and not fast elections: on
+// a loaded machine the 50 ms lease was lost again and again.
+func steadyRaft(cfg *raftstore.Config) {
+	cfg.HeartbeatTimeout = raftstore.DefaultHeartbeatTimeout
+	cfg.ElectionTimeout = raftstore.DefaultElectionTimeout
+	cfg.LeaderLeaseTimeout = raftstore.DefaultLeaderLeaseTimeout
+}
+
+// newTunedControllers is newControllersWith where tune (if not nil)
+// adjusts each node's Raft config (e.g. steadyRaft).
+func newTunedControllers(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option,
+	tune func(*raftstore.Config), props ...string) *inmemControllers {
+	t.Helper()
 	logger := raftstore.TestLogger(t, "ctl")
 	fsms := map[string]*FSM{}
 	var mu sync.Mutex
+	var opts []func(*raftstore.Config)
+	if tune != nil {
+		opts = append(opts, tune)
+	}
 	cluster := raftstore.NewInmemCluster(t, n, func(id string) raft.FSM {
 		mu.Lock()
 		defer mu.Unlock()
@@ -58,7 +80,7 @@ func newControllersWith(t *testing.T, n int, wrap func(id string, f *FSM) raft.F
 			return wrap(id, fsms[id])
 		}
 		return fsms[id]
-	})
+	}, opts...)
 	lns, peers := listenPeers(t, cluster.IDs())
 	ic := &inmemControllers{cluster: cluster, ctls: map[string]*Controller{}, obs: map[string]*recordingObserver{}}
 	for i, id := range cluster.IDs() {
