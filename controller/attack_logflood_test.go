@@ -156,8 +156,10 @@ func dialT(t *testing.T, addr string) *remoting.Client {
 	return c
 }
 
+// ctxT bounds one request by 30 s: liveness only (a 1009 that applies
+// persists the config, with fsyncs; 10 s ran out on a loaded machine).
 func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }

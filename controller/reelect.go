@@ -123,16 +123,18 @@ func (c *Controller) triggerElect(brokerName string, trigger ElectTrigger) {
 	}
 }
 
-// electLoop is one run of triggerElect's attempts.
+// electLoop is one run of triggerElect's attempts. The election is
+// reported to the Observer before its notifications are sent (as
+// handleElect does), so a broker that has its 1008 finds it counted.
 func (c *Controller) electLoop(brokerName string, trigger ElectTrigger) {
 	start := time.Now()
 	code := codeNotLeader
+	var elected response
 	attempts := max(c.config().ElectMasterMaxRetryCount, 1)
 	for i := 0; i < attempts && !c.stopping.Load(); i++ {
 		out := c.scheduleOn(ownElectionKeys(brokerName), c.electBuild(controllerTriggerElect(brokerName)), electAttemptTimeout)
-		code, _ = responseCode(out.err)
-		if code == codeSuccess {
-			c.notifyRoleChange(out.resp)
+		if code, _ = responseCode(out.err); code == codeSuccess {
+			elected = out.resp
 			break
 		}
 		c.logger.Warn("controller-triggered election failed", "broker", brokerName,
@@ -145,6 +147,9 @@ func (c *Controller) electLoop(brokerName string, trigger ElectTrigger) {
 	c.logger.Info("controller-triggered election finished", "broker", brokerName, "trigger", trigger,
 		"code", code, "elapsed", elapsed)
 	c.opts.observer.ElectionFinished(trigger, code, elapsed)
+	if code == codeSuccess {
+		c.notifyRoleChange(elected)
+	}
 }
 
 // electRetryPause is the pause between two attempts of triggerElect.

@@ -50,16 +50,18 @@ func (g *gatedFSM) release() {
 	}
 }
 
-// gatedControllers starts 3 controllers whose FSMs can be gated.
+// gatedControllers starts 3 controllers whose FSMs can be gated, on the
+// production Raft timeouts (steadyRaft): their scenarios need one leader
+// throughout.
 func gatedControllers(t *testing.T) (*inmemControllers, map[string]*gatedFSM) {
 	gated := map[string]*gatedFSM{}
 	var mu sync.Mutex
-	ic := newWrappedControllers(t, 3, func(id string, f *FSM) raft.FSM {
+	ic := newTunedControllers(t, 3, func(id string, f *FSM) raft.FSM {
 		mu.Lock()
 		defer mu.Unlock()
 		gated[id] = &gatedFSM{FSM: f}
 		return gated[id]
-	})
+	}, nil, steadyRaft)
 	t.Cleanup(func() {
 		mu.Lock()
 		defer mu.Unlock()
@@ -114,8 +116,8 @@ func TestReplyComesFromAppliedResult(t *testing.T) {
 // then be built on the state with master 2, not on the stale one.
 func TestNextCommandWaitsForInFlightApply(t *testing.T) {
 	for attempt := 1; !inFlightApplyScenario(t); attempt++ {
-		// a loaded machine can cost the in-memory leader its lease (its
-		// 70 ms contact timeout) before or during the scenario
+		// a loaded machine can cost the leader its lease (250 ms with
+		// steadyRaft) before or during the scenario
 		require.Less(t, attempt, 5, "the leader kept losing its leadership")
 		t.Logf("attempt %d: the leader lost its leadership; again on a new cluster", attempt)
 	}

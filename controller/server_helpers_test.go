@@ -48,7 +48,7 @@ func newWrappedControllers(t *testing.T, n int, wrap func(id string, f *FSM) raf
 // controller (e.g. WithClock).
 func newControllersWith(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option, props ...string) *inmemControllers {
 	t.Helper()
-	return newControllersLogged(t, n, wrap, extra, raftstore.TestLogger(t, "ctl"), props...)
+	return newControllersFull(t, n, wrap, extra, raftstore.TestLogger(t, "ctl"), nil, props...)
 }
 
 // newControllersLogged is newControllersWith logging to logger (e.g. a
@@ -56,8 +56,37 @@ func newControllersWith(t *testing.T, n int, wrap func(id string, f *FSM) raft.F
 func newControllersLogged(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option,
 	logger hclog.Logger, props ...string) *inmemControllers {
 	t.Helper()
+	return newControllersFull(t, n, wrap, extra, logger, nil, props...)
+}
+
+// steadyRaft gives an in-memory cluster the production Raft timeouts
+// (500 ms heartbeat, 250 ms lease) instead of its fast ones (100 ms, 50 ms),
+// for scenarios that need one leader throughout and not fast elections: on
+// a loaded machine the 50 ms lease was lost again and again.
+func steadyRaft(cfg *raftstore.Config) {
+	cfg.HeartbeatTimeout = raftstore.DefaultHeartbeatTimeout
+	cfg.ElectionTimeout = raftstore.DefaultElectionTimeout
+	cfg.LeaderLeaseTimeout = raftstore.DefaultLeaderLeaseTimeout
+}
+
+// newTunedControllers is newControllersWith where tune (if not nil)
+// adjusts each node's Raft config (e.g. steadyRaft).
+func newTunedControllers(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option,
+	tune func(*raftstore.Config), props ...string) *inmemControllers {
+	t.Helper()
+	return newControllersFull(t, n, wrap, extra, raftstore.TestLogger(t, "ctl"), tune, props...)
+}
+
+// newControllersFull builds the in-memory cluster of the helpers above.
+func newControllersFull(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option,
+	logger hclog.Logger, tune func(*raftstore.Config), props ...string) *inmemControllers {
+	t.Helper()
 	fsms := map[string]*FSM{}
 	var mu sync.Mutex
+	var opts []func(*raftstore.Config)
+	if tune != nil {
+		opts = append(opts, tune)
+	}
 	cluster := raftstore.NewInmemCluster(t, n, func(id string) raft.FSM {
 		mu.Lock()
 		defer mu.Unlock()
@@ -66,7 +95,7 @@ func newControllersLogged(t *testing.T, n int, wrap func(id string, f *FSM) raft
 			return wrap(id, fsms[id])
 		}
 		return fsms[id]
-	})
+	}, opts...)
 	lns, peers := listenPeers(t, cluster.IDs())
 	ic := &inmemControllers{cluster: cluster, ctls: map[string]*Controller{}, obs: map[string]*recordingObserver{}}
 	for i, id := range cluster.IDs() {
@@ -83,13 +112,25 @@ func newControllersLogged(t *testing.T, n int, wrap func(id string, f *FSM) raft
 	return ic
 }
 
-// leader waits for the Raft leader and its controller's readiness.
+// leader waits for a stable Raft leader and its controller's readiness
+// (the gate opens after a Barrier), for up to 10 s. A leader that loses
+// its lease (50 ms in memory) before it is ready, under load, is not
+// waited for: the next stable leader is.
 func (ic *inmemControllers) leader(t *testing.T) *Controller {
 	t.Helper()
-	node := ic.cluster.Leader(t)
-	ctl := ic.ctls[node.ID()]
-	require.Eventually(t, ctl.IsReadyLeader, 5*time.Second, 5*time.Millisecond, "leader %s never ready", node.ID())
-	return ctl
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		node := ic.cluster.Leader(t)
+		ctl := ic.ctls[node.ID()]
+		for node.IsLeader() && !ctl.IsReadyLeader() && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		if ctl.IsReadyLeader() {
+			return ctl
+		}
+		require.True(t, time.Now().Before(deadline), "no controller leader ready within 10 s (last %s)", node.ID())
+		t.Logf("raft leader %s lost its leadership before its controller was ready; waiting for the next", node.ID())
+	}
 }
 
 // follower returns a controller that is not the leader.

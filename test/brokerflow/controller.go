@@ -138,7 +138,7 @@ func (b *Broker) tryApplyID(ctx context.Context) (int64, error) {
 	ext := b.setName()
 	ext["appliedBrokerId"] = strconv.FormatInt(id, 10)
 	ext["registerCheckCode"] = b.addr + ";" + strconv.FormatInt(time.Now().UnixMilli(), 10)
-	if resp, err = b.Call(ctx, remoting.ControllerApplyBrokerID, ext, nil); err != nil {
+	if resp, err = b.callSettled(ctx, remoting.ControllerApplyBrokerID, ext, nil); err != nil {
 		return 0, err
 	}
 	return id, expect("apply broker id (1013)", resp, remoting.Success)
@@ -150,7 +150,7 @@ func (b *Broker) Register(ctx context.Context) (*remoting.Command, error) {
 	ext := b.setName()
 	ext["brokerId"], ext["brokerAddress"] = b.ident(), b.addr
 	ext["invokeTime"] = strconv.FormatInt(time.Now().UnixMilli(), 10)
-	resp, err := b.Call(ctx, remoting.ControllerRegisterBroker, ext, nil)
+	resp, err := b.callSettled(ctx, remoting.ControllerRegisterBroker, ext, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -158,12 +158,36 @@ func (b *Broker) Register(ctx context.Context) (*remoting.Command, error) {
 }
 
 // Elect is docs/controller.md section 7 step 6 (1002, broker trigger); the
-// answer is returned as is (0 and 2011 both mean a master exists).
+// answer is returned as is (0 and 2011 both mean a master exists). An
+// answer of 1 is sent again (callSettled): when the first had landed, the
+// second is 2011 naming the master the first elected.
 func (b *Broker) Elect(ctx context.Context) (*remoting.Command, error) {
 	ext := b.setName()
 	ext["brokerId"], ext["designateElect"] = b.ident(), "false"
 	ext["invokeTime"] = strconv.FormatInt(time.Now().UnixMilli(), 10)
-	return b.Call(ctx, remoting.ControllerElectMaster, ext, nil)
+	return b.callSettled(ctx, remoting.ControllerElectMaster, ext, nil)
+}
+
+// callSettled is Call, sent again while the answer is 1 (SYSTEM_ERROR),
+// until ctx ends (then the last answer is returned). A leader that lost its
+// lease with the entry in flight, or passed its 5 s deadline, answers 1
+// and the entry may still be committed by the next leader, so the outcome
+// is unknown; the Java broker retries these steps (1013 with the same
+// registerCheckCode, 1003, 1002), whose second sending is harmless when
+// the first landed.
+func (b *Broker) callSettled(ctx context.Context, code int32, ext map[string]string, body []byte) (*remoting.Command, error) {
+	for {
+		resp, err := b.Call(ctx, code, ext, body)
+		if err != nil || resp.Code != remoting.SystemError {
+			return resp, err
+		}
+		b.log.Debug("outcome unknown, sending again", "code", code, "remark", resp.Remark)
+		select {
+		case <-ctx.Done():
+			return resp, nil
+		case <-time.After(rediscoverPause):
+		}
+	}
 }
 
 // Alter is docs/controller.md section 7 step 8 (1001) as master with the given

@@ -6,7 +6,10 @@
 // address, and receives NOTIFY_BROKER_ROLE_CHANGED (1008) there. It keeps
 // one connection per controller and per NameServer, finds the controller
 // leader with CONTROLLER_GET_METADATA_INFO (1005) and re-discovers it on
-// CONTROLLER_NOT_LEADER (2007). Everything travels as raw remoting frames
+// CONTROLLER_NOT_LEADER (2007). An answer of 1 to 1013, 1003 or 1002 (a
+// leader that lost its lease with the entry in flight: the outcome is
+// unknown) is sent again, as the Java broker retries these steps.
+// Everything travels as raw remoting frames
 // (ext fields and JSON bodies), so the package does not link the controller
 // or Raft and builds with and without -tags embedded_controller.
 //

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/rmqgo/nameserver/remoting"
 )
 
 // Benchmarks of the failover paths on a three-node loopback cluster. Each
@@ -70,32 +68,38 @@ func BenchmarkAlterSyncStateSet(b *testing.B) {
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "commits/s")
 }
 
-// alterRounds toggles the sync-state set between {master} and both, n times.
-func alterRounds(tb testing.TB, p *pair, n int) {
+// alterRounds toggles the sync-state set between {master} and both, n
+// commits, and returns how many answers left the outcome unknown
+// (pair.alterCommitted).
+func alterRounds(tb testing.TB, p *pair, n int) (unknown int) {
 	ids := [][]int64{{p.master.id}, {p.master.id, p.slave.id}}
 	if ids[1][0] > ids[1][1] {
 		ids[1][0], ids[1][1] = ids[1][1], ids[1][0]
 	}
 	for i := range n {
-		resp := p.master.alter(p.masterEpoch, p.ssEpoch, ids[i%2]...)
-		if resp.Code != remoting.Success {
-			tb.Fatalf("alter %d: code %d %s", i, resp.Code, resp.Remark)
-		}
-		p.ssEpoch++
+		unknown += p.alterCommitted(ids[i%2]...)
 	}
 	if n%2 == 1 {
-		p.growSyncStateSet()
+		unknown += p.alterCommitted(ids[1]...)
 	}
+	return unknown
 }
 
+// TestAlterSyncStateSetThroughput: 300 sequential 1001 commits leave the
+// set's epoch at 300 past the pair's, whatever leader changes happened on
+// the way; the rate is only logged (BenchmarkAlterSyncStateSet measures it).
+// A leader that lost its lease while committing answered 1 and failed the
+// test (18 runs in 20 with the process stopped for 100-300 ms every
+// 100-500 ms); such an answer is now resolved from 1004.
 func TestAlterSyncStateSetThroughput(t *testing.T) {
 	c := startCluster(t, 3, fastProps)
 	p := newPair(t, c.addrs(), 10*time.Second)
 	const n = 300
 	start := time.Now()
-	alterRounds(t, p, n)
+	unknown := alterRounds(t, p, n)
 	elapsed := time.Since(start)
-	t.Logf("alterSyncStateSet: %d sequential commits in %v = %.0f commits/s", n, elapsed, n/elapsed.Seconds())
+	t.Logf("alterSyncStateSet: %d sequential commits in %v = %.0f commits/s (%d answers of 1 resolved from 1004)",
+		n, elapsed, n/elapsed.Seconds(), unknown)
 	p.requireReplicaInfo()
 	require.Equal(t, 1+1+n+n%2, p.ssEpoch)
 }

@@ -191,6 +191,18 @@ func (c *cluster) follower() *node {
 	return nil
 }
 
+// elections returns the elections every running node reported, node by
+// node: the controller leader that ran one may have lost its leadership
+// since.
+func (c *cluster) elections() []string {
+	var out []string
+	for _, nd := range c.running() {
+		_, _, e := nd.obs.counts()
+		out = append(out, e...)
+	}
+	return out
+}
+
 // addrs returns every node's broker-facing address (controllerAddr).
 func (c *cluster) addrs() []string {
 	out := make([]string, 0, len(c.nodes))

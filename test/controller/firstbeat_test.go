@@ -87,10 +87,8 @@ func splitPair(t *testing.T, c *cluster) (leader *node, master *targetedBeats, s
 	b.register()
 	master = startTargetedBeats(t, a, leader.remoting)
 	b.heartbeatSync()
-	resp := a.elect()
-	require.Equal(t, remoting.Success, resp.Code, resp.Remark)
-	require.Equal(t, "1", resp.ExtFields["masterBrokerId"])
-	resp = a.alter(1, 1, 1, 2)
+	requireElected(t, a.elect(), "1")
+	resp := a.alter(1, 1, 1, 2)
 	require.Equal(t, remoting.Success, resp.Code, resp.Remark)
 	b.StartHeartbeats(heartbeatInterval)
 	return leader, master, b

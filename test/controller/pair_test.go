@@ -40,11 +40,8 @@ func newPair(t testing.TB, ctlAddrs []string, hbTimeout time.Duration) *pair {
 		require.NotContains(t, resp.ExtFields, "masterBrokerId", "no master before the first election")
 		x.heartbeatSync()
 	}
-	resp := a.elect()
-	require.Equal(t, remoting.Success, resp.Code, resp.Remark)
-	require.Equal(t, "1", resp.ExtFields["masterBrokerId"])
-	require.Equal(t, "1", resp.ExtFields["masterEpoch"])
-	resp = b.elect()
+	requireElected(t, a.elect(), "1")
+	resp := b.elect()
 	require.Equal(t, remoting.ControllerMasterStillExist, resp.Code, resp.Remark)
 	require.Equal(t, a.addr, resp.ExtFields["masterAddress"])
 	p := &pair{t: t, master: a, slave: b, masterEpoch: 1, ssEpoch: 1}
@@ -52,6 +49,16 @@ func newPair(t testing.TB, ctlAddrs []string, hbTimeout time.Duration) *pair {
 	a.StartHeartbeats(heartbeatInterval)
 	b.StartHeartbeats(heartbeatInterval)
 	return p
+}
+
+// requireElected checks the answer to a broker's first 1002 of its set:
+// master id at masterEpoch 1. It is 0, or 2011 naming the same master when
+// brokerflow sent it again after an answer of 1 whose entry had landed.
+func requireElected(t testing.TB, resp *remoting.Command, id string) {
+	t.Helper()
+	require.Contains(t, []int32{remoting.Success, remoting.ControllerMasterStillExist}, resp.Code, resp.Remark)
+	require.Equal(t, id, resp.ExtFields["masterBrokerId"])
+	require.Equal(t, "1", resp.ExtFields["masterEpoch"])
 }
 
 // growSyncStateSet is the master's 1001 adding the slave (docs/controller.md
@@ -62,10 +69,47 @@ func (p *pair) growSyncStateSet() {
 	if ids[0] > ids[1] {
 		ids[0], ids[1] = ids[1], ids[0]
 	}
-	resp := p.master.alter(p.masterEpoch, p.ssEpoch, ids...)
+	p.alterCommitted(ids...)
+}
+
+// alterCommitted is the master's 1001 naming ids, sent again until it is
+// committed; it returns how many answers left the outcome unknown. An
+// answer of 1 (the controller leader lost its lease while the entry was in
+// flight, or the 5 s deadline passed) says nothing of the entry, which
+// may still be committed by the next leader; the set's epoch in 1004
+// (from a leader past its Barrier, so every committed entry is applied)
+// tells, as the broker's periodic 1004 would.
+func (p *pair) alterCommitted(ids ...int64) (unknown int) {
+	p.t.Helper()
+	for {
+		resp := p.master.alter(p.masterEpoch, p.ssEpoch, ids...)
+		if resp.Code == remoting.Success {
+			p.ssEpoch++
+			require.Equal(p.t, strconv.Itoa(p.ssEpoch), resp.ExtFields["newSyncStateSetEpoch"])
+			return unknown
+		}
+		require.Equal(p.t, remoting.SystemError, resp.Code, "alter to %v at epoch %d: %s", ids, p.ssEpoch, resp.Remark)
+		unknown++
+		epoch := p.syncStateSetEpoch()
+		p.t.Logf("alter to %v at epoch %d answered 1 (%s); 1004 says epoch %d", ids, p.ssEpoch, resp.Remark, epoch)
+		require.Contains(p.t, []int{p.ssEpoch, p.ssEpoch + 1}, epoch, "sync-state set epoch after an unknown alter")
+		if epoch == p.ssEpoch+1 {
+			p.ssEpoch++
+			return unknown
+		}
+	}
+}
+
+// syncStateSetEpoch is the set's epoch in the slave's 1004.
+func (p *pair) syncStateSetEpoch() int {
+	p.t.Helper()
+	resp := p.slave.replicaInfo()
 	require.Equal(p.t, remoting.Success, resp.Code, resp.Remark)
-	p.ssEpoch++
-	require.Equal(p.t, strconv.Itoa(p.ssEpoch), resp.ExtFields["newSyncStateSetEpoch"])
+	var ss struct {
+		Epoch int `json:"syncStateSetEpoch"`
+	}
+	require.NoError(p.t, json.Unmarshal(resp.Body, &ss))
+	return ss.Epoch
 }
 
 // failoverOnClose closes every connection of the master and returns the
@@ -125,9 +169,5 @@ func (p *pair) requireReplicaInfo() {
 	require.Equal(p.t, remoting.Success, resp.Code, resp.Remark)
 	require.Equal(p.t, map[string]string{"masterBrokerId": p.master.ident(), "masterAddress": p.master.addr,
 		"masterEpoch": strconv.Itoa(p.masterEpoch)}, resp.ExtFields)
-	var ss struct {
-		Epoch int `json:"syncStateSetEpoch"`
-	}
-	require.NoError(p.t, json.Unmarshal(resp.Body, &ss))
-	require.Equal(p.t, p.ssEpoch, ss.Epoch)
+	require.Equal(p.t, p.ssEpoch, p.syncStateSetEpoch())
 }

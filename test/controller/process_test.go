@@ -62,13 +62,24 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// freeAddr returns a loopback address that was free a moment ago.
+// handedOut holds every address freeAddr returned: the kernel hands a
+// port just closed out again, so without it one test's processes were
+// given the same port twice.
+var handedOut sync.Map
+
+// freeAddr returns a loopback address that was free a moment ago and that
+// it never returned before in this test binary.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().String()
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addr := ln.Addr().String()
+		require.NoError(t, ln.Close())
+		if _, dup := handedOut.LoadOrStore(addr, true); !dup {
+			return addr
+		}
+	}
 }
 
 // process is one running binary; its output goes to the test log.

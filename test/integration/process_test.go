@@ -65,14 +65,23 @@ func cleanupBinary() {
 	}
 }
 
-// freePort returns a loopback port that was free a moment ago.
+// handedOut holds every port freePort returned: the kernel hands a port
+// just closed out again, so one test could be given the same port twice.
+var handedOut sync.Map
+
+// freePort returns a loopback port that was free a moment ago and that it
+// never returned before in this test binary.
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
-	require.NoError(t, ln.Close())
-	return port
+	for {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		port := ln.Addr().(*net.TCPAddr).Port
+		require.NoError(t, ln.Close())
+		if _, dup := handedOut.LoadOrStore(port, true); !dup {
+			return port
+		}
+	}
 }
 
 // writeProps writes a .properties file with sorted keys.
