@@ -5,6 +5,7 @@ package controller
 import (
 	"context"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -81,7 +82,9 @@ func TestAttackElectionCountedBeforeNotified(t *testing.T) {
 	require.Eventually(t, ctl.IsReadyLeader, 10*time.Second, 10*time.Millisecond)
 
 	b1, b2 := dialAttack(t, ctl.Addr()), dialAttack(t, ctl.Addr())
-	for id, b := range map[string]*attackConn{"1": b1, "2": b2} {
+	// In order: a set's first broker must apply id 1 (2014 otherwise).
+	for i, b := range []*attackConn{b1, b2} {
+		id := strconv.Itoa(i + 1)
 		resp := b.call(t, remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c", "brokerName": "b",
 			"appliedBrokerId": id, "registerCheckCode": "127.0.0.1:10911;" + id})
 		require.Equal(t, codeSuccess, resp.Code, resp.Remark)
