@@ -36,13 +36,15 @@ func writeAccounts(t *testing.T, path string, accounts ...string) {
 
 // aclGroup is a version group (three nodes limited to format 1) with ACL
 // on, anonymous reads off, and every node on the same accounts file;
-// extra adds properties (controllerAccessKey).
+// extra adds properties (controllerAccessKey). The nodes keep the
+// production Raft timeouts (steadyRaft): the tests count log lines logged
+// once per leader term, and check what the leader of the moment sends.
 func aclGroup(t *testing.T, logger hclog.Logger, extra ...string) (*versionGroup, string) {
 	t.Helper()
 	yml := filepath.Join(t.TempDir(), "plain_acl.yml")
 	writeAccounts(t, yml, pollerAccount, adminAccount)
 	props := append([]string{"aclEnable=true", "aclAnonymousRead=false", "aclConfigPath=" + yml}, extra...)
-	return newVersionGroupLogged(t, logger, props...), yml
+	return newVersionGroupLogged(t, logger, steadyRaft, props...), yml
 }
 
 func (g *versionGroup) upgradeAll() {
@@ -107,7 +109,12 @@ func TestClusterVersionAccessKeyRemovedFromFile(t *testing.T) {
 	g, yml := aclGroup(t, testLogger(t), "controllerAccessKey=ctlPoller")
 	leader := g.ic.leader(t)
 	writeAccounts(t, yml, adminAccount)
-	eventually(t, "the leader reloaded the accounts", func() bool {
+	eventually(t, "every node reloaded the accounts", func() bool { // any of them may lead next
+		for _, ctl := range g.ic.ctls {
+			if _, ok := ctl.acl.Account("ctlPoller"); ok {
+				return false
+			}
+		}
 		return invokeSigned(t, leader.Addr(), "ctlPoller", "poller-secret").Code == remoting.NoPermission
 	})
 	g.upgradeAll()
@@ -130,9 +137,13 @@ func TestClusterVersionAccessKeyRoleChangedByReload(t *testing.T) {
 	g, yml := aclGroup(t, testLogger(t), "controllerAccessKey=ctlPoller")
 	leader := g.ic.leader(t)
 	writeAccounts(t, yml, strings.Replace(pollerAccount, "role: read", "role: admin", 1), adminAccount)
-	eventually(t, "the leader reloaded the accounts", func() bool {
-		acc, ok := leader.acl.Account("ctlPoller")
-		return ok && acc.Role == acl.PermAdmin
+	eventually(t, "every node reloaded the accounts", func() bool { // any of them may lead next
+		for _, ctl := range g.ic.ctls {
+			if acc, ok := ctl.acl.Account("ctlPoller"); !ok || acc.Role != acl.PermAdmin {
+				return false
+			}
+		}
+		return true
 	})
 	g.upgradeAll()
 	g.rounds(t, 3)

@@ -49,12 +49,12 @@ type versionGroup struct {
 }
 
 func newVersionGroup(t *testing.T) *versionGroup {
-	return newVersionGroupLogged(t, raftstore.TestLogger(t, "ctl"))
+	return newVersionGroupLogged(t, raftstore.TestLogger(t, "ctl"), nil)
 }
 
 // newVersionGroupLogged is newVersionGroup logging to logger, with props
 // added to every node's config.
-func newVersionGroupLogged(t *testing.T, logger hclog.Logger, props ...string) *versionGroup {
+func newVersionGroupLogged(t *testing.T, logger hclog.Logger, tune func(*raftstore.Config), props ...string) *versionGroup {
 	g := &versionGroup{recs: map[string]*typeRecorder{}}
 	var mu sync.Mutex
 	wrap := func(id string, f *FSM) raft.FSM {
@@ -64,7 +64,7 @@ func newVersionGroupLogged(t *testing.T, logger hclog.Logger, props ...string) *
 		g.recs[id] = &typeRecorder{FSM: f}
 		return g.recs[id]
 	}
-	g.ic = newControllersLogged(t, 3, wrap, []Option{withVersionPoll(10 * time.Millisecond)}, logger, props...)
+	g.ic = newControllersFull(t, 3, wrap, []Option{withVersionPoll(10 * time.Millisecond)}, logger, tune, props...)
 	return g
 }
 

@@ -235,7 +235,8 @@ func randomMutation(h *harness, rng *rand.Rand, b int, bn, addr string, name fun
 		}
 		bd := body(rng.Int64N(3), ts...)
 		wq := int32(1 + rng.IntN(2)) // mostly one value: topics share routes
-		for k, tc := range bd.TopicConfigs {
+		for _, k := range bd.Keys {  // body order, not a map's: the seed replays the run
+			tc := bd.TopicConfigs[k]
 			tc.WriteQueueNums = wq
 			if rng.IntN(8) == 0 {
 				tc.WriteQueueNums = 3
