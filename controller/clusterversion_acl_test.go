@@ -53,6 +53,20 @@ func (g *versionGroup) upgradeAll() {
 	}
 }
 
+// waitPoller waits until every node's accounts (any node may lead next)
+// pass reloaded for the poller's account.
+func (g *versionGroup) waitPoller(t *testing.T, reloaded func(acc acl.Account, ok bool) bool) {
+	t.Helper()
+	eventually(t, "every node reloaded the accounts", func() bool {
+		for _, ctl := range g.ic.ctls {
+			if !reloaded(ctl.acl.Account("ctlPoller")) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
 // requireHeld checks that every node is still at cluster version want.
 func (g *versionGroup) requireHeld(t *testing.T, want int) {
 	t.Helper()
@@ -109,14 +123,8 @@ func TestClusterVersionAccessKeyRemovedFromFile(t *testing.T) {
 	g, yml := aclGroup(t, testLogger(t), "controllerAccessKey=ctlPoller")
 	leader := g.ic.leader(t)
 	writeAccounts(t, yml, adminAccount)
-	eventually(t, "every node reloaded the accounts", func() bool { // any of them may lead next
-		for _, ctl := range g.ic.ctls {
-			if _, ok := ctl.acl.Account("ctlPoller"); ok {
-				return false
-			}
-		}
-		return invokeSigned(t, leader.Addr(), "ctlPoller", "poller-secret").Code == remoting.NoPermission
-	})
+	g.waitPoller(t, func(_ acl.Account, ok bool) bool { return !ok })
+	require.Equal(t, remoting.NoPermission, invokeSigned(t, leader.Addr(), "ctlPoller", "poller-secret").Code)
 	g.upgradeAll()
 	g.rounds(t, 3)
 	why := leader.tryRaise(t.Context())
@@ -137,14 +145,7 @@ func TestClusterVersionAccessKeyRoleChangedByReload(t *testing.T) {
 	g, yml := aclGroup(t, testLogger(t), "controllerAccessKey=ctlPoller")
 	leader := g.ic.leader(t)
 	writeAccounts(t, yml, strings.Replace(pollerAccount, "role: read", "role: admin", 1), adminAccount)
-	eventually(t, "every node reloaded the accounts", func() bool { // any of them may lead next
-		for _, ctl := range g.ic.ctls {
-			if acc, ok := ctl.acl.Account("ctlPoller"); !ok || acc.Role != acl.PermAdmin {
-				return false
-			}
-		}
-		return true
-	})
+	g.waitPoller(t, func(acc acl.Account, ok bool) bool { return ok && acc.Role == acl.PermAdmin })
 	g.upgradeAll()
 	g.rounds(t, 3)
 	why := leader.tryRaise(t.Context())
