@@ -37,7 +37,7 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	dv := m.versionOf(body)
 	switch m.idHeldByNewer(b, req, body, dv) {
 	case heldByNewer:
-		m.live.remove(k) // step 6
+		t.dropLive(k) // step 6
 		m.log.Warn("register broker conflicts with a newer holder of the id, ignored", "cluster", req.ClusterName,
 			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
 		return RegisterResult{}, nil
@@ -51,8 +51,7 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	}
 	old, known := b.addrs[req.BrokerID] // step 8
 	if !known || old != req.BrokerAddr {
-		b.addrs[req.BrokerID] = req.BrokerAddr
-		t.markBroker(b.name)
+		t.setAddr(b, req.BrokerID, req.BrokerAddr)
 	}
 	registerFirst = registerFirst || old == ""
 	isMaster := req.BrokerID == MasterID // step 9
