@@ -52,16 +52,23 @@ func (t *mutation) dropLive(k addrKey) {
 // dropRenamed applies a queued unregistration whose address registered
 // again under another broker name since: the live entry is the new
 // registration's and stays, but the group the unregistration names lost
-// its connection to the address and no longer lists it.
+// its connection to the address and no longer lists it, unless a live
+// entry of the address in another cluster registered under that name.
 func (t *mutation) dropRenamed(r unregReq, ub *unregBatch) {
-	b := t.m.brokers[r.BrokerName]
+	m := t.m
+	b := m.brokers[r.BrokerName]
 	if b == nil || b.cluster != r.ClusterName {
 		return
 	}
 	if _, ok := idOf(b.addrs, r.BrokerAddr); !ok {
 		return
 	}
-	t.m.log.Info("unregister renamed broker's old group", "cluster", r.ClusterName, "addr", r.BrokerAddr,
+	for c := range m.clusters {
+		if e := m.live.m[addrKey{c, r.BrokerAddr}]; e != nil && e.name == r.BrokerName {
+			return
+		}
+	}
+	m.log.Info("unregister renamed broker's old group", "cluster", r.ClusterName, "addr", r.BrokerAddr,
 		"broker", r.BrokerName, "id", r.BrokerID)
 	t.leaveGroup(b, r.BrokerAddr, r.BrokerID, r.ClusterName, ub)
 }

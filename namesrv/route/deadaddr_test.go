@@ -79,3 +79,33 @@ func TestHeldIDRefusalDropsAddressFromOtherGroups(t *testing.T) {
 	require.Nil(t, h.Lookup("TX"))
 	require.Equal(t, 1, h.Stats().LiveBrokers)
 }
+
+// TestRenamedInOneClusterKeepsGroupLiveInAnother: an address registered
+// as b0 in two clusters and then renamed in one of them keeps b0 while
+// its entry of the other cluster is b0's and live; closing every
+// connection then leaves nothing.
+func TestRenamedInOneClusterKeepsGroupLiveInAnother(t *testing.T) {
+	h := newHarness(t, false)
+	ch1, ch2, ch3 := newChan("1"), newChan("2"), newChan("3")
+	for _, r := range []struct {
+		cluster, name string
+		ch            *fakeChan
+	}{{"c1", "b0", ch1}, {"c2", "b0", ch2}} {
+		req := reg(r.cluster, r.name, "A", 0, body(1, "T0", "T1"))
+		req.Channel = r.ch
+		mustRegister(t, h, req)
+	}
+	h.OnChannelClose(ch1)
+	req := reg("c1", "broker-b", "A", 0, body(1, "T0", "T2"))
+	req.Channel = ch3
+	mustRegister(t, h, req)
+	h.WaitIdle()
+	require.ElementsMatch(t, []string{"b0", "broker-b"}, groupNames(h))
+	require.Equal(t, map[int64]string{0: "A"}, h.ClusterInfo().BrokerAddrTable["b0"].BrokerAddrs)
+
+	h.OnChannelClose(ch2)
+	h.OnChannelClose(ch3)
+	h.WaitIdle()
+	require.Empty(t, groupNames(h))
+	require.Empty(t, h.AllTopics().TopicList)
+}
