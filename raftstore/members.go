@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -57,6 +58,35 @@ type changes struct {
 	// it is at or below floor (guarded by mu).
 	pending string
 	floor   uint64
+	// probing holds the servers a probe is running to: a probe that timed
+	// out is left to the transport's timeout, and no second one starts to
+	// that server meanwhile (it counts as down), so a flood of list
+	// requests leaves at most one probe per server running.
+	probeMu  sync.Mutex
+	probing  map[string]bool
+	inflight atomic.Int64 // probes running (tests)
+}
+
+// startProbe marks id probed now; false when a probe to id still runs.
+func (c *changes) startProbe(id string) bool {
+	c.probeMu.Lock()
+	defer c.probeMu.Unlock()
+	if c.probing[id] {
+		return false
+	}
+	if c.probing == nil {
+		c.probing = map[string]bool{}
+	}
+	c.probing[id] = true
+	c.inflight.Add(1)
+	return true
+}
+
+func (c *changes) endProbe(id string) {
+	c.probeMu.Lock()
+	defer c.probeMu.Unlock()
+	delete(c.probing, id)
+	c.inflight.Add(-1)
 }
 
 // Membership probes every server of the configuration and reports them;
@@ -99,14 +129,19 @@ func (n *Node) Configuration() ([]Member, error) {
 
 // probeMembers asks every other server for its last log index, all at
 // once, each bounded by memberProbeTimeout.
+// (a server whose previous probe still runs counts as unreachable).
 func (n *Node) probeMembers(ctx context.Context, cfg raft.Configuration) Membership {
 	m := Membership{LeaderLastIndex: n.raft.LastIndex()}
 	m.Members = make([]Member, len(cfg.Servers))
-	var wg sync.WaitGroup
 	for i, s := range cfg.Servers {
 		m.Members[i] = Member{ID: string(s.ID), RaftAddr: string(s.Address), Voter: s.Suffrage == raft.Voter}
 		if string(s.ID) == n.id {
 			m.Members[i].Leader, m.Members[i].Reachable, m.Members[i].LastIndex = true, true, m.LeaderLastIndex
+		}
+	}
+	var wg sync.WaitGroup
+	for i, s := range cfg.Servers {
+		if string(s.ID) == n.id {
 			continue
 		}
 		wg.Add(1)
@@ -123,8 +158,14 @@ func (n *Node) probeMembers(ctx context.Context, cfg raft.Configuration) Members
 // probeOnce is probePeer bounded by memberProbeTimeout and ctx; a probe
 // still running then is left to the transport's own timeout.
 func (n *Node) probeOnce(ctx context.Context, p Peer) probeAnswer {
+	if !n.members.startProbe(p.ID) {
+		return probeAnswer{peer: p.ID}
+	}
 	ch := make(chan probeAnswer, 1)
-	go func() { ch <- probePeer(n.guard.Transport, p) }()
+	go func() {
+		defer n.members.endProbe(p.ID)
+		ch <- probePeer(n.guard.Transport, p)
+	}()
 	t := time.NewTimer(memberProbeTimeout)
 	defer t.Stop()
 	select {
@@ -135,6 +176,22 @@ func (n *Node) probeOnce(ctx context.Context, p Peer) probeAnswer {
 	case <-n.stop:
 	}
 	return probeAnswer{peer: p.ID}
+}
+
+// answersNow probes p once more, whether or not another probe to it runs
+// (a move must not take a busy probe for a dead server); the caller holds
+// members.mu, so at most one such probe per change runs.
+func (n *Node) answersNow(p Peer) bool {
+	ch := make(chan bool, 1)
+	go func() { ch <- probePeer(n.guard.Transport, p).ok }()
+	select {
+	case ok := <-ch:
+		return ok
+	case <-time.After(memberProbeTimeout):
+		return false // as a powered-off host: nothing answers in time
+	case <-n.stop:
+		return true
+	}
 }
 
 // AddMember adds id at addr as a non-voter; the leader promotes it once it
@@ -191,7 +248,7 @@ func (n *Node) MoveMember(ctx context.Context, id, addr string) (uint64, error) 
 				return nil, fmt.Errorf("%w: address %s is already member %s's", ErrMemberChange, addr, o.ID)
 			}
 		}
-		if s.Reachable {
+		if s.Reachable || n.answersNow(Peer{ID: s.ID, RaftAddr: s.RaftAddr}) {
 			return nil, fmt.Errorf("%w: %s still answers at %s: stop it before moving it", ErrMemberChange, id, s.RaftAddr)
 		}
 		if err := m.liveMajorityWithout(id); err != nil {

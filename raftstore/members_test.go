@@ -4,7 +4,9 @@ package raftstore
 
 import (
 	"context"
+	"net"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -167,4 +169,56 @@ func eventuallyNoDrift(t *testing.T, n *Node) {
 		d, err := n.Drift()
 		return err == nil && d.Empty()
 	}, 10*time.Second, 10*time.Millisecond)
+}
+
+// TestMemberProbeRoundsBounded: a member that accepts connections and
+// never answers holds each probe until the transport's 10 s timeout; a
+// flood of listings leaves at most one probe to it running, not one per
+// request.
+func TestMemberProbeRoundsBounded(t *testing.T) {
+	c := newTCPCluster(t, 3, fastMembers)
+	leader := WaitForLeader(t, c.running()...)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = ln.Close() })
+	var held []net.Conn
+	var mu sync.Mutex
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			held = append(held, conn)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range held {
+			_ = c.Close()
+		}
+	})
+	_, err = leader.AddMember(context.Background(), "n9", ln.Addr().String())
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	const listings = 50
+	for range listings {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			m, err := leader.Membership(ctx)
+			if err == nil {
+				require.Len(t, m.Members, 4)
+			}
+		}()
+	}
+	wg.Wait()
+	left := leader.members.inflight.Load()
+	t.Logf("%d listings against a silent member left %d probes running", listings, left)
+	require.LessOrEqual(t, left, int64(1), "probes to the silent member are not bounded")
 }
