@@ -68,14 +68,17 @@ func (c *Controller) checkDrift() {
 	}
 	first := !w.checked
 	changed := text != w.current
-	newLeader := leader != "" && leader != w.leader
+	// The first leader known after start is no change of leadership.
+	newLeader := leader != "" && w.leader != "" && leader != w.leader
+	if leader != "" {
+		w.leader = leader
+	}
 	w.checked, w.current = true, text
 	c.warnJoinWait(w)
 	switch {
 	case text == "" && changed:
 		c.logger.Info("controllerRaftPeers agree with the raft configuration again")
 	case text != "" && (first || changed || newLeader):
-		w.leader = leader
 		c.logger.Warn("controllerRaftPeers differ from the raft configuration the group holds: editing the peer "+
 			"lists changes no membership; to change it as the lists say, run the commands, one at a time; "+
 			"to keep it, make every node's lists match it",
