@@ -130,13 +130,7 @@ func (c *Controller) driftCommands(d raftstore.Drift) string {
 }
 
 // raftPeersValue writes peers as controllerRaftPeers does: id-host:port;...
-func raftPeersValue(peers []raftstore.Peer) string {
-	parts := make([]string, 0, len(peers))
-	for _, p := range peers {
-		parts = append(parts, p.ID+"-"+p.RaftAddr)
-	}
-	return strings.Join(parts, ";")
-}
+func raftPeersValue(peers []raftstore.Peer) string { return joinPeers(peers, "-", ";") }
 
 // adminAddrs is the -a of the commands: every configured remoting address.
 func (c *Controller) adminAddrs() string {
@@ -147,10 +141,13 @@ func (c *Controller) adminAddrs() string {
 	return strings.Join(addrs, ";")
 }
 
-func formatConfigured(peers []raftstore.Peer) string {
+// formatConfigured writes peers for a log line: id=host:port, ...
+func formatConfigured(peers []raftstore.Peer) string { return joinPeers(peers, "=", ", ") }
+
+func joinPeers(peers []raftstore.Peer, between, sep string) string {
 	parts := make([]string, 0, len(peers))
 	for _, p := range peers {
-		parts = append(parts, p.ID+"="+p.RaftAddr)
+		parts = append(parts, p.ID+between+p.RaftAddr)
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, sep)
 }
