@@ -58,35 +58,44 @@ type changes struct {
 	// it is at or below floor (guarded by mu).
 	pending string
 	floor   uint64
-	// probing holds the servers a probe is running to: a probe that timed
-	// out is left to the transport's timeout, and no second one starts to
-	// that server meanwhile (it counts as down), so a flood of list
+	// probing holds the probe running to each server: a probe that timed
+	// out is left to the transport's timeout, and a second caller waits
+	// for the running one instead of starting another, so a flood of list
 	// requests leaves at most one probe per server running.
 	probeMu  sync.Mutex
-	probing  map[string]bool
+	probing  map[string]*probeFlight
 	inflight atomic.Int64 // probes running (tests)
 }
 
-// startProbe marks id probed now; false when a probe to id still runs.
-func (c *changes) startProbe(id string) bool {
-	c.probeMu.Lock()
-	defer c.probeMu.Unlock()
-	if c.probing[id] {
-		return false
-	}
-	if c.probing == nil {
-		c.probing = map[string]bool{}
-	}
-	c.probing[id] = true
-	c.inflight.Add(1)
-	return true
+// probeFlight is one running probe; a is set before done is closed.
+type probeFlight struct {
+	done chan struct{}
+	a    probeAnswer
 }
 
-func (c *changes) endProbe(id string) {
+// flight returns the running probe to p, starting one when none runs.
+func (n *Node) flight(p Peer) *probeFlight {
+	c := &n.members
 	c.probeMu.Lock()
 	defer c.probeMu.Unlock()
-	delete(c.probing, id)
-	c.inflight.Add(-1)
+	if f := c.probing[p.ID]; f != nil {
+		return f
+	}
+	if c.probing == nil {
+		c.probing = map[string]*probeFlight{}
+	}
+	f := &probeFlight{done: make(chan struct{})}
+	c.probing[p.ID] = f
+	c.inflight.Add(1)
+	go func() {
+		f.a = probePeer(n.guard.Transport, p)
+		c.probeMu.Lock()
+		delete(c.probing, p.ID)
+		c.inflight.Add(-1)
+		c.probeMu.Unlock()
+		close(f.done)
+	}()
+	return f
 }
 
 // Membership probes every server of the configuration and reports them;
@@ -129,7 +138,6 @@ func (n *Node) Configuration() ([]Member, error) {
 
 // probeMembers asks every other server for its last log index, all at
 // once, each bounded by memberProbeTimeout.
-// (a server whose previous probe still runs counts as unreachable).
 func (n *Node) probeMembers(ctx context.Context, cfg raft.Configuration) Membership {
 	m := Membership{LeaderLastIndex: n.raft.LastIndex()}
 	m.Members = make([]Member, len(cfg.Servers))
@@ -155,22 +163,16 @@ func (n *Node) probeMembers(ctx context.Context, cfg raft.Configuration) Members
 	return m
 }
 
-// probeOnce is probePeer bounded by memberProbeTimeout and ctx; a probe
-// still running then is left to the transport's own timeout.
+// probeOnce is the answer of the running probe to p (flight), bounded by
+// memberProbeTimeout and ctx: a server that does not answer in time
+// counts as unreachable.
 func (n *Node) probeOnce(ctx context.Context, p Peer) probeAnswer {
-	if !n.members.startProbe(p.ID) {
-		return probeAnswer{peer: p.ID}
-	}
-	ch := make(chan probeAnswer, 1)
-	go func() {
-		defer n.members.endProbe(p.ID)
-		ch <- probePeer(n.guard.Transport, p)
-	}()
+	f := n.flight(p)
 	t := time.NewTimer(memberProbeTimeout)
 	defer t.Stop()
 	select {
-	case a := <-ch:
-		return a
+	case <-f.done:
+		return f.a
 	case <-t.C:
 	case <-ctx.Done():
 	case <-n.stop:
@@ -178,9 +180,9 @@ func (n *Node) probeOnce(ctx context.Context, p Peer) probeAnswer {
 	return probeAnswer{peer: p.ID}
 }
 
-// answersNow probes p once more, whether or not another probe to it runs
-// (a move must not take a busy probe for a dead server); the caller holds
-// members.mu, so at most one such probe per change runs.
+// answersNow probes p once more, apart from the running probes (a move
+// must see the old address silent now); the caller holds members.mu, so
+// at most one such probe per change runs.
 func (n *Node) answersNow(p Peer) bool {
 	ch := make(chan bool, 1)
 	go func() { ch <- probePeer(n.guard.Transport, p).ok }()
