@@ -76,10 +76,26 @@ func TestMemberReplacedAtNewAddressThenAnotherLost(t *testing.T) {
 	waitVoter(t, leader, "n3")
 	eventuallyValue(t, c.fsms["n3"], 5)
 
-	c.kill(c.followerOf(leader, "n3"))
-	leader = WaitForLeader(t, c.running()...)
+	// The membership survives a snapshot and a restart; a snapshot covers
+	// the configuration once an entry follows it.
+	other := c.followerOf(leader, "n3")
 	require.Equal(t, int64(6), applyN(t, leader, 1))
-	eventuallyValue(t, c.fsms["n3"], 6)
+	eventuallyValue(t, c.fsms[other], 6)
+	require.Eventually(t, func() bool { return c.nodes[other].Snapshot() == nil }, 10*time.Second, 20*time.Millisecond,
+		"a snapshot once the configuration entries are applied")
+	c.kill(other)
+	restarted := c.open(other, nil)
+	members, err := restarted.Configuration()
+	require.NoError(t, err)
+	require.ElementsMatch(t, []string{leader.ID(), other, "n3"}, memberIDs(members))
+	d, err := restarted.Drift()
+	require.NoError(t, err)
+	require.True(t, d.Empty(), "its peers were edited to the new membership: %s", d)
+
+	c.kill(other)
+	leader = WaitForLeader(t, c.running()...)
+	require.Equal(t, int64(7), applyN(t, leader, 1))
+	eventuallyValue(t, c.fsms["n3"], 7)
 }
 
 func eventuallyMode(t *testing.T, n *Node, mode string) string {
@@ -221,4 +237,12 @@ func TestMemberProbeRoundsBounded(t *testing.T) {
 	left := leader.members.inflight.Load()
 	t.Logf("%d listings against a silent member left %d probes running", listings, left)
 	require.LessOrEqual(t, left, int64(1), "probes to the silent member are not bounded")
+}
+
+func memberIDs(members []Member) []string {
+	var ids []string
+	for _, m := range members {
+		ids = append(ids, m.ID)
+	}
+	return ids
 }
