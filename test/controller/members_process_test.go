@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,72 +23,69 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// memberGroup is cmd/controller processes on loopback whose membership
-// the test changes with cmd/mqadmin, as an operator would.
+// memberGroup is the procCluster (three cmd/controller processes) whose
+// membership the test changes with cmd/mqadmin, as an operator would.
 type memberGroup struct {
-	t      *testing.T
-	bin    string
-	admin  string
-	dir    string
-	ids    []string          // every node ever started, in order
-	remote map[string]string // id → broker-facing address
-	raft   map[string]string // id → Raft address
-	procs  map[string]*process
+	*procCluster
+	admin string
 }
 
-func newMemberGroup(t *testing.T, n int) *memberGroup {
-	g := &memberGroup{t: t, bin: binary(t, "controller"), admin: binary(t, "mqadmin"), dir: t.TempDir(),
-		remote: map[string]string{}, raft: map[string]string{}, procs: map[string]*process{}}
-	for i := range n {
-		g.ids = append(g.ids, fmt.Sprintf("n%d", i))
-		g.remote[g.ids[i]], g.raft[g.ids[i]] = freeAddr(t), freeAddr(t)
-	}
-	for _, id := range g.ids {
-		g.start(id, g.ids)
-	}
-	return g
+func newMemberGroup(t *testing.T) *memberGroup {
+	return &memberGroup{procCluster: startProcCluster(t), admin: binary(t, "mqadmin")}
 }
 
-// start runs id with peer lists naming members (the Java habit: every
-// node's lists say who the group is).
-func (g *memberGroup) start(id string, members []string) {
+func nodeID(i int) string { return fmt.Sprintf("n%d", i) }
+
+// addNode gives node len(addrs) new addresses and a new directory; it
+// starts nothing.
+func (g *memberGroup) addNode() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	i := len(g.addrs)
+	g.addrs, g.raft = append(g.addrs, freeAddr(g.t)), append(g.raft, freeAddr(g.t))
+	g.paths = append(g.paths, filepath.Join(g.t.TempDir(), nodeID(i), "controller.properties"))
+	g.procs = append(g.procs, nil)
+	return i
+}
+
+// restartWith (re)writes node i's peer lists to name members (the Java
+// habit: every node's lists say who the group is) and starts it.
+func (g *memberGroup) restartWith(i int, members []int) {
 	var peers, raftPeers []string
 	for _, m := range members {
-		peers = append(peers, m+"-"+g.remote[m])
-		raftPeers = append(raftPeers, m+"-"+g.raft[m])
+		peers = append(peers, nodeID(m)+"-"+g.addrs[m])
+		raftPeers = append(raftPeers, nodeID(m)+"-"+g.raft[m])
 	}
-	path := writeProps(g.t, filepath.Join(g.dir, id), id, strings.Join(peers, ";"), strings.Join(raftPeers, ";"),
+	writeProps(g.t, filepath.Dir(g.paths[i]), nodeID(i), strings.Join(peers, ";"), strings.Join(raftPeers, ";"),
 		append([]string{"bindAddress=127.0.0.1"}, fastProps...))
-	g.procs[id] = startProcess(g.t, id, g.bin, "-c", path)
+	g.start(i)
 }
 
-// kill SIGKILLs id.
-func (g *memberGroup) kill(id string) {
-	require.Equal(g.t, -1, g.procs[id].signal(syscall.SIGKILL))
-	delete(g.procs, id)
+// stop sends sig to node i (SIGKILL: exit -1, SIGTERM: 0).
+func (g *memberGroup) stop(i int, sig syscall.Signal, code int) {
+	require.Equal(g.t, code, g.proc(i).signal(sig))
+	g.mu.Lock()
+	g.procs[i] = nil
+	g.mu.Unlock()
 }
 
 // running is the broker-facing addresses of the running nodes.
 func (g *memberGroup) running() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	var out []string
-	for _, id := range g.ids {
-		if g.procs[id] != nil {
-			out = append(out, g.remote[id])
+	for i, p := range g.procs {
+		if p != nil {
+			out = append(out, g.addrs[i])
 		}
 	}
 	return out
 }
 
-// leader waits for a ready leader among the running nodes; its id.
-func (g *memberGroup) leader() string {
+// ready waits for a ready leader among the running nodes; its index.
+func (g *memberGroup) ready() int {
 	addrs := g.running()
-	addr := addrs[awaitLeader(g.t, addrs...)]
-	for id, a := range g.remote {
-		if a == addr {
-			return id
-		}
-	}
-	return ""
+	return slices.Index(g.addrs, addrs[awaitLeader(g.t, addrs...)])
 }
 
 // mqadmin runs cmd/mqadmin with -a naming the running nodes.
@@ -133,10 +129,9 @@ func (g *memberGroup) watch() *leaderWatch {
 // mark begins a step; the addresses to poll are read from the group then
 // (a killed node's does not answer).
 func (w *leaderWatch) mark(step string) {
-	var addrs []string
-	for _, id := range w.g.ids {
-		addrs = append(addrs, w.g.remote[id])
-	}
+	w.g.mu.Lock()
+	addrs := slices.Clone(w.g.addrs)
+	w.g.mu.Unlock()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.step, w.addrs = step, addrs
@@ -226,61 +221,61 @@ func driftOf(addr string) (drift string, ok bool) {
 // left still elect a leader that holds every write. Each step's
 // leaderless time is logged. The survivors' unchanged peer lists now
 // differ from the membership: 1005 says so until a node restarts with
-// edited lists (the Java habit, done after the membership change). RMQ_TEST_LONG=1 then moves a node to a new Raft port with
-// its data directory and loses another node again.
+// edited lists (the Java habit, done after the membership change).
+// RMQ_TEST_LONG=1 then moves a node to a new Raft port with its data
+// directory and loses another node again.
 func TestProcessMemberReplacedThenAnotherLost(t *testing.T) {
-	g := newMemberGroup(t, 3)
+	g := newMemberGroup(t)
 	w := g.watch()
-	leader := g.leader()
-	applyID(t, g.remote[leader], "before")
-	dead := g.ids[(slices.Index(g.ids, leader)+1)%3]
+	leader := g.ready()
+	applyID(t, g.addrs[leader], "before")
+	dead := (leader + 1) % 3
 
-	w.mark("kill a follower (" + dead + ")")
-	g.kill(dead)
-	g.leader()
+	w.mark(fmt.Sprintf("kill a follower (%s)", nodeID(dead)))
+	g.stop(dead, syscall.SIGKILL, -1)
+	g.ready()
 
-	w.mark("removeControllerMember " + dead)
-	_, err := g.mqadmin("removeControllerMember", "-i", dead)
+	w.mark("removeControllerMember " + nodeID(dead))
+	_, err := g.mqadmin("removeControllerMember", "-i", nodeID(dead))
 	require.NoError(t, err)
 
-	g.ids = append(g.ids, "n3")
-	g.remote["n3"], g.raft["n3"] = freeAddr(t), freeAddr(t)
+	fresh := g.addNode()
 	w.mark("start n3 empty, addControllerMember n3")
-	survivors := slices.DeleteFunc(slices.Clone(g.ids), func(id string) bool { return id == dead })
-	g.start("n3", survivors)
-	out, err := g.mqadmin("addControllerMember", "-i", "n3", "-r", g.raft["n3"])
+	survivors := slices.DeleteFunc([]int{0, 1, 2, fresh}, func(i int) bool { return i == dead })
+	g.restartWith(fresh, survivors)
+	out, err := g.mqadmin("addControllerMember", "-i", "n3", "-r", g.raft[fresh])
 	require.NoError(t, err)
 	require.Contains(t, out, "n3 promoted to voter")
 	m := g.members()
 	require.Len(t, m.Members, 3)
 	for _, s := range m.Members {
 		require.True(t, s.Voter && s.Reachable, "%+v", s)
-		require.NotEqual(t, dead, s.ID)
+		require.NotEqual(t, nodeID(dead), s.ID)
 	}
-	applyID(t, g.remote[g.leader()], "replaced")
-	drift, ok := driftOf(g.remote[survivors[0]])
+	applyID(t, g.addrs[g.ready()], "replaced")
+	drift, ok := driftOf(g.addrs[survivors[0]])
 	require.True(t, ok)
 	require.Contains(t, drift, "not configured: n3", "the unchanged lists differ")
 
 	edited := survivors[0]
-	w.mark("restart " + edited + " with edited lists (Java habit)")
-	require.Equal(t, 0, g.procs[edited].signal(syscall.SIGTERM))
-	g.start(edited, survivors)
+	w.mark("restart " + nodeID(edited) + " with edited lists (Java habit)")
+	g.stop(edited, syscall.SIGTERM, 0)
+	g.restartWith(edited, survivors)
 	require.Eventually(t, func() bool {
-		drift, ok := driftOf(g.remote[edited])
+		drift, ok := driftOf(g.addrs[edited])
 		return ok && drift == ""
 	}, waitLimit, 50*time.Millisecond, "lists edited to the membership: no drift")
 
-	lost := g.leader()
-	if lost == "n3" {
+	lost := g.ready()
+	if lost == fresh {
 		lost = survivors[0]
 	}
-	w.mark("kill " + lost + " (leader unless n3 led)")
-	g.kill(lost)
-	now := g.leader()
-	applyID(t, g.remote[now], "after")
+	w.mark("kill " + nodeID(lost) + " (leader unless n3 led)")
+	g.stop(lost, syscall.SIGKILL, -1)
+	now := g.ready()
+	applyID(t, g.addrs[now], "after")
 	for _, name := range []string{"before", "replaced", "after"} {
-		require.True(t, holdsID(t, g.remote[now], name), name)
+		require.True(t, holdsID(t, g.addrs[now], name), name)
 	}
 	if os.Getenv("RMQ_TEST_LONG") == "1" {
 		g.moveAndLoseAnother(w, lost, survivors)
@@ -289,28 +284,27 @@ func TestProcessMemberReplacedThenAnotherLost(t *testing.T) {
 }
 
 // moveAndLoseAnother (long form): the killed node comes back with its data
-// directory at a new Raft port once mqadmin moved it; a restart with
-// edited lists clears its drift; then another node dies and the group
-// still has a leader.
-func (g *memberGroup) moveAndLoseAnother(w *leaderWatch, moved string, members []string) {
+// directory at a new Raft port once mqadmin moved it, and its lists
+// (naming the new port) match the membership once it caught up; then
+// another node dies and the group still has a leader.
+func (g *memberGroup) moveAndLoseAnother(w *leaderWatch, moved int, members []int) {
 	t := g.t
-	w.mark("moveControllerMember " + moved + ", restart it there")
-	_, port, _ := net.SplitHostPort(freeAddr(t))
-	g.raft[moved] = net.JoinHostPort("127.0.0.1", port)
-	_, err := g.mqadmin("moveControllerMember", "-i", moved, "-r", g.raft[moved])
+	w.mark("moveControllerMember " + nodeID(moved) + ", restart it there")
+	g.raft[moved] = freeAddr(t)
+	_, err := g.mqadmin("moveControllerMember", "-i", nodeID(moved), "-r", g.raft[moved])
 	require.NoError(t, err)
-	g.start(moved, members)
+	g.restartWith(moved, members)
 	require.Eventually(t, func() bool {
-		drift, ok := driftOf(g.remote[moved])
+		drift, ok := driftOf(g.addrs[moved])
 		return ok && drift == ""
 	}, waitLimit, 50*time.Millisecond, "the moved node's lists match the membership once it caught up")
-	applyID(t, g.remote[g.leader()], "moved")
+	applyID(t, g.addrs[g.ready()], "moved")
 
-	other := slices.DeleteFunc(slices.Clone(members), func(id string) bool { return id == moved })[0]
-	w.mark("kill " + other + " after the move")
-	g.kill(other)
-	now := g.leader()
+	other := slices.DeleteFunc(slices.Clone(members), func(i int) bool { return i == moved })[0]
+	w.mark("kill " + nodeID(other) + " after the move")
+	g.stop(other, syscall.SIGKILL, -1)
+	now := g.ready()
 	for _, name := range []string{"before", "replaced", "after", "moved"} {
-		require.True(t, holdsID(t, g.remote[now], name), name)
+		require.True(t, holdsID(t, g.addrs[now], name), name)
 	}
 }
