@@ -22,7 +22,7 @@ import (
 // refuses removing itself or an unknown id, and while a non-voter it
 // added is pending refuses any other change until that one is removed.
 func TestMemberRequestsServedByLeaderOnly(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newTunedControllers(t, 3, nil, nil, steadyRaft) // one leader throughout
 	leader := ic.leader(t)
 	f := ic.follower(t)
 	for _, code := range []int32{wire.CodeListControllerMembers, wire.CodeAddControllerMember,
