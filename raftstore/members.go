@@ -197,8 +197,10 @@ func (n *Node) answersNow(p Peer) bool {
 }
 
 // AddMember adds id at addr as a non-voter; the leader promotes it once it
-// caught up. It refuses an id or address already in the configuration and
-// a change while another is pending.
+// caught up. It refuses an id or address already in the configuration, a
+// change while another is pending, and a node at addr that already holds
+// a log (it bootstrapped a group of its own, or was a member before: its
+// entries would not be this group's).
 func (n *Node) AddMember(ctx context.Context, id, addr string) (uint64, error) {
 	return n.change(ctx, func(m Membership) (raft.IndexFuture, error) {
 		if p, ok := m.pending(); ok {
@@ -211,6 +213,10 @@ func (n *Node) AddMember(ctx context.Context, id, addr string) (uint64, error) {
 			case s.RaftAddr == addr:
 				return nil, fmt.Errorf("%w: address %s is already member %s's", ErrMemberChange, addr, s.ID)
 			}
+		}
+		if a := n.probeOnce(ctx, Peer{ID: id, RaftAddr: addr}); a.ok && a.last > 0 {
+			return nil, fmt.Errorf("%w: the node at %s already holds a raft log (last index %d): a new member "+
+				"starts with an empty data directory and peer lists naming the group", ErrMemberChange, addr, a.last)
 		}
 		n.logger.Info("adding member as non-voter", "member", id, "addr", addr)
 		return n.raft.AddNonvoter(raft.ServerID(id), raft.ServerAddress(addr), 0, changeTimeout), nil

@@ -26,6 +26,20 @@ func (c *tcpCluster) addPeer(id string) *Node {
 	return c.open(id, trans)
 }
 
+// addPeerAlone opens id with an empty directory and peer lists naming
+// only itself: it bootstraps a group of its own.
+func (c *tcpCluster) addPeerAlone(id string) *Node {
+	trans, err := NewTCPTransport("127.0.0.1:0", "", c.logger.Named(id))
+	require.NoError(c.t, err)
+	cfg := Config{SelfID: id, Peers: []Peer{{ID: id, RaftAddr: string(trans.LocalAddr())}}, Dir: c.t.TempDir(),
+		Transport: trans, Logger: c.logger.Named(id)}
+	n, err := Open(cfg, &counterFSM{})
+	require.NoError(c.t, err)
+	c.t.Cleanup(func() { _ = n.Close() })
+	WaitForLeader(c.t, n)
+	return n
+}
+
 // dropPeer removes id from the configured peers of the nodes opened from now on.
 func (c *tcpCluster) dropPeer(id string) {
 	c.peers = slices.DeleteFunc(c.peers, func(p Peer) bool { return p.ID == id })
@@ -125,6 +139,10 @@ func TestMemberChangesRefused(t *testing.T) {
 	require.ErrorIs(t, err, ErrMemberChange)
 	_, err = leader.MoveMember(ctx, f.ID(), "127.0.0.1:1")
 	require.ErrorContains(t, err, "still answers")
+
+	alone := c.addPeerAlone("n7") // bootstrapped a group of its own
+	_, err = leader.AddMember(ctx, "n7", alone.Addr())
+	require.ErrorContains(t, err, "already holds a raft log")
 
 	_, err = leader.AddMember(ctx, "n9", "127.0.0.1:1") // nobody there: never promoted
 	require.NoError(t, err)
