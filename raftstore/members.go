@@ -25,6 +25,12 @@ import (
 // may be when it is promoted to voter.
 const MaxPromoteLag uint64 = 256
 
+// MaxMembers bounds the servers of the configuration, voters and the
+// pending non-voter (etcd advises at most 7 voters): an add past it is
+// refused, so no caller grows the group, its probes and its replication
+// without bound.
+const MaxMembers = 9
+
 // memberProbeTimeout bounds the leader's wait for one server's answer to
 // the liveness probe; a server that does not answer in time counts as down.
 const memberProbeTimeout = 2 * time.Second
@@ -206,6 +212,9 @@ func (n *Node) AddMember(ctx context.Context, id, addr string) (uint64, error) {
 		if p, ok := m.pending(); ok {
 			return nil, fmt.Errorf("%w: non-voter %s is not promoted yet (remove it to give up)", ErrChangeInProgress, p.ID)
 		}
+		if err := m.room(); err != nil {
+			return nil, err
+		}
 		for _, s := range m.Members {
 			switch {
 			case s.ID == id:
@@ -293,6 +302,14 @@ func (n *Node) change(ctx context.Context, plan func(Membership) (raft.IndexFutu
 		return 0, err
 	}
 	return f.Index(), nil
+}
+
+// room refuses an add to a configuration of MaxMembers servers.
+func (m Membership) room() error {
+	if len(m.Members) >= MaxMembers {
+		return fmt.Errorf("%w: the group has %d members, at most %d", ErrMemberChange, len(m.Members), MaxMembers)
+	}
+	return nil
 }
 
 // pending is the non-voter waiting for promotion, if any.

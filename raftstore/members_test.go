@@ -264,3 +264,12 @@ func memberIDs(members []Member) []string {
 	}
 	return ids
 }
+
+// TestMembershipBoundedAtMaxMembers: an add to a configuration of
+// MaxMembers servers is refused.
+func TestMembershipBoundedAtMaxMembers(t *testing.T) {
+	m := Membership{Members: make([]Member, MaxMembers-1)}
+	require.NoError(t, m.room())
+	m.Members = append(m.Members, Member{})
+	require.ErrorIs(t, m.room(), ErrMemberChange)
+}
