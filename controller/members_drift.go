@@ -22,7 +22,7 @@ type driftWatch struct {
 	mu         sync.Mutex
 	checked    bool
 	current    string // raftstore.Drift.String(): "" when they agree
-	leader     string // the leader when current was last logged
+	leader     string // the last leader known
 	joinWarned bool
 	startedAt  time.Time
 }
@@ -90,8 +90,15 @@ func (c *Controller) checkDrift() {
 // warnJoinWait says once, after joinWaitWarn without a leader, that a
 // node waiting to be caught up may not be a member yet.
 func (c *Controller) warnJoinWait(w *driftWatch) {
-	if w.joinWarned || time.Since(w.startedAt) < joinWaitWarn || c.node.LeaderID() != "" ||
-		c.node.Stats()["vote_guard"] != "catching-up" {
+	if w.joinWarned || time.Since(w.startedAt) < joinWaitWarn || c.node.LeaderID() != "" {
+		return
+	}
+	switch c.node.Stats()["vote_guard"] {
+	case "voting":
+		w.joinWarned = true // a voting node never goes back to catching up
+		return
+	case "catching-up":
+	default:
 		return
 	}
 	w.joinWarned = true
