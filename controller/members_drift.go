@@ -111,7 +111,8 @@ func (c *Controller) warnJoinWait(w *driftWatch) {
 		}
 	}
 	c.logger.Warn("no leader has reached this node, which waits to be caught up: if it is new to the group, add it on the leader",
-		"run", fmt.Sprintf("mqadmin addControllerMember -a %q -i %s -r %s", c.adminAddrs(), cfg.ControllerDLegerSelfId, addr),
+		"run", fmt.Sprintf("mqadmin addControllerMember -a %q -i %s -r %s (moved with its data directory: moveControllerMember with the same flags)",
+			c.adminAddrs(), cfg.ControllerDLegerSelfId, addr),
 		"waited", time.Since(w.startedAt).Round(time.Second))
 }
 
