@@ -53,6 +53,10 @@ type Controller struct {
 	rechecking sync.Map   // brokerName → struct{}: an inactive broker is checked again (expiry.go)
 
 	expiry atomic.Pointer[expiryQueue] // the ready term's inactive brokers (expiry.go)
+	// held are the losses seen while not the ready leader during the
+	// warm-up; handoverMu orders them with the gate's opening (liveview.go).
+	held       *expiryQueue
+	handoverMu sync.Mutex
 
 	acl *acl.Authorizer // nil when aclEnable is false
 	// versionRounds counts the leader's cluster-version polls (clusterversion.go).
@@ -116,6 +120,7 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	c.srv.OnConnClose(c.onConnClose)
 	c.registerProcessors()
 	c.sched = newScheduler(schedulerQueueSize)
+	c.held = newExpiryQueue()
 	c.notifier = newNotifier(c.ctx, c.logger, o.observer, o.version)
 	c.notifier.tls = o.tls.Client
 	return c, nil
@@ -182,6 +187,7 @@ func (c *Controller) Start() error {
 	}
 	cfg := c.config()
 	c.spawn(c.sched.run)
+	c.hb.startServing() // its warm-up counts from the first heartbeat it can read
 	c.spawn(c.serve)
 	c.spawn(c.watchLeadership)
 	scan := time.Duration(cfg.ScanNotActiveBrokerInterval) * time.Millisecond

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -148,29 +149,47 @@ func (w *logWriter) stop() {
 	w.mu.Unlock()
 }
 
-// TestProcessClusterEmbeddedInNamesrv runs three cmd/namesrv processes
-// with enableControllerInNamesrv, drives a broker pair through them, kills
-// the controller leader's process with SIGKILL and stops the rest with
-// SIGTERM (exit 0).
-func TestProcessClusterEmbeddedInNamesrv(t *testing.T) {
+// embeddedCluster is three cmd/namesrv processes with
+// enableControllerInNamesrv on loopback.
+type embeddedCluster struct {
+	addrs   []string            // controller (broker-facing) addresses, n0..n2
+	procs   map[string]*process // by controller address
+	started time.Time           // when the last process was started
+}
+
+// startEmbeddedCluster starts the three processes; props add to every
+// node's fastProps.
+func startEmbeddedCluster(t *testing.T, props ...string) *embeddedCluster {
+	t.Helper()
 	bin := binary(t, "namesrv")
 	ids := []string{"n0", "n1", "n2"}
-	var peers, raftPeers, ctlAddrs []string
+	var peers, raftPeers []string
+	ec := &embeddedCluster{procs: map[string]*process{}}
 	for _, id := range ids {
 		addr := freeAddr(t)
-		ctlAddrs = append(ctlAddrs, addr)
+		ec.addrs = append(ec.addrs, addr)
 		peers = append(peers, id+"-"+addr)
 		raftPeers = append(raftPeers, id+"-"+freeAddr(t))
 	}
-	procs := map[string]*process{}
 	dir := t.TempDir()
 	for i, id := range ids {
 		_, port, _ := net.SplitHostPort(freeAddr(t))
 		path := writeProps(t, filepath.Join(dir, id), id, strings.Join(peers, ";"), strings.Join(raftPeers, ";"),
 			append([]string{"enableControllerInNamesrv=true", "bindAddress=127.0.0.1", "listenPort=" + port,
-				"kvConfigPath=" + filepath.Join(dir, id, "kvConfig.json")}, fastProps...))
-		procs[ctlAddrs[i]] = startProcess(t, id, bin, "-c", path)
+				"kvConfigPath=" + filepath.Join(dir, id, "kvConfig.json")}, append(slices.Clone(fastProps), props...)...))
+		ec.procs[ec.addrs[i]] = startProcess(t, id, bin, "-c", path)
 	}
+	ec.started = time.Now()
+	return ec
+}
+
+// TestProcessClusterEmbeddedInNamesrv runs three cmd/namesrv processes
+// with enableControllerInNamesrv, drives a broker pair through them, kills
+// the controller leader's process with SIGKILL and stops the rest with
+// SIGTERM (exit 0).
+func TestProcessClusterEmbeddedInNamesrv(t *testing.T) {
+	ec := startEmbeddedCluster(t)
+	ctlAddrs, procs := ec.addrs, ec.procs
 	p := newPair(t, ctlAddrs, 3*time.Second)
 	before := readState(t, p.slave)
 

@@ -186,11 +186,16 @@ func startStormCluster(t *testing.T, factor time.Duration) *faultCluster {
 
 // newStormFleet starts the brokers of n sets (nothing sent yet).
 func newStormFleet(t *testing.T, ctls []string, n int) []*stormSet {
+	return newFleet(t, ctls, n, stormHBTimeout)
+}
+
+// newFleet is newStormFleet with brokers announcing hbTimeout.
+func newFleet(t *testing.T, ctls []string, n int, hbTimeout time.Duration) []*stormSet {
 	sets := make([]*stormSet, n)
 	for i := range sets {
 		s := &stormSet{name: fmt.Sprintf("storm-%04d", i), h: newHistory()}
 		for b := 1; b <= 2; b++ {
-			s.brokers = append(s.brokers, newSetClient(t, s.h, b, ctls, s.name, stormHBTimeout))
+			s.brokers = append(s.brokers, newSetClient(t, s.h, b, ctls, s.name, hbTimeout))
 		}
 		sets[i] = s
 	}
