@@ -104,6 +104,7 @@ func (c *Controller) becomeReady(term uint64) {
 	c.spawn(func() { c.runExpiry(duties, q) })
 	c.spawn(func() { c.scanInactiveMasters(duties, interval) })
 	c.spawn(func() { c.raiseClusterVersion(duties) })
+	c.spawn(c.resendRecentRoleChanges)
 	c.logger.Info("controller leader ready", "id", c.node.ID(), "term", term, "losses_seen_before", held,
 		"view_complete_in", c.hb.viewCompleteIn())
 	c.opts.observer.LeadershipChanged(true)
@@ -114,21 +115,19 @@ func (c *Controller) becomeReady(term uint64) {
 // as this node's heartbeat table is a complete view of liveness (at once
 // on a node serving for viewWarmup), then one every interval.
 func (c *Controller) scanInactiveMasters(ctx context.Context, interval time.Duration) {
-	timer := time.NewTimer(c.hb.viewCompleteIn())
-	defer timer.Stop()
+	if !c.awaitViewComplete(ctx) {
+		return
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
 	for {
+		if c.IsReadyLeader() {
+			c.scanOnce()
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-timer.C:
-		}
-		if wait := c.hb.viewCompleteIn(); wait > 0 {
-			timer.Reset(min(wait, viewRecheck))
-			continue
-		}
-		timer.Reset(interval)
-		if c.IsReadyLeader() {
-			c.scanOnce()
+		case <-tick.C:
 		}
 	}
 }

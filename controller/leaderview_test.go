@@ -213,3 +213,23 @@ func TestJustStartedLeaderKeepsMasterItNeverHeard(t *testing.T) {
 	beatTo(t, 2, 10_000, survivors...)
 	requireNewMaster(t, ic, survivors, 10*time.Second)
 }
+
+// TestFollowerForgetsLossesAfterWarmup: a follower keeps the losses it
+// sees during its warm-up (within the expiry queue's bound) and forgets
+// them once the warm-up has passed, without another loss to prompt it; it
+// keeps none after.
+func TestFollowerForgetsLossesAfterWarmup(t *testing.T) {
+	ic, clock, all := viewCluster(t)
+	ic.leader(t)
+	f := ic.follower(t)
+	beatTo(t, 1, 10_000, all...)
+	require.Len(t, f.hb.OnConnClose(viewConn(1)), 1)
+	require.Equal(t, 1, f.held.size(), "kept during the warm-up")
+
+	clock.Advance(oneTimeout)
+	require.Eventually(t, func() bool { return f.held.size() == 0 }, 5*time.Second, 5*time.Millisecond,
+		"forgotten once the warm-up has passed")
+	beatTo(t, 2, 10_000, f)
+	require.Len(t, f.hb.OnConnClose(viewConn(2)), 1)
+	require.Zero(t, f.held.size(), "none kept after the warm-up")
+}

@@ -17,7 +17,7 @@ import (
 // its own table at once, as a long-time leader does: it scans for
 // inactive masters as soon as it is ready. Before then it acts only on
 // what it has seen: the losses (connection closed, heartbeat expired) of
-// brokers it did hear, kept while it was a follower (heldLosses), and any
+// brokers it did hear, kept while it was a follower (holdLosses), and any
 // it sees as leader. The warm-up is a fixed length: no announced timeout
 // can stretch it.
 
@@ -49,7 +49,7 @@ func (m *heartbeatManager) viewComplete() bool { return m.viewCompleteIn() == 0 
 // (expiry.go), which reads the FSM once per batch and elects in each set
 // whose master was lost. Any other node keeps the batch while its view is
 // not complete (holdLosses), so that it acts on it if it leads before its
-// view is. It never blocks.
+// view is. It waits only for handoverMu, held for a few map operations.
 func (c *Controller) onBrokerInactive(evs []inactiveBroker) {
 	if c.stopping.Load() {
 		return
@@ -84,6 +84,35 @@ func (c *Controller) holdLosses(evs []inactiveBroker) {
 		c.logger.Warn("inactive brokers not kept: the set of losses seen is full", "dropped", n,
 			"bound", maxPendingInactive)
 	}
+}
+
+// awaitViewComplete waits until the table is a complete view of
+// liveness; false if ctx ends first.
+func (c *Controller) awaitViewComplete(ctx context.Context) bool {
+	for {
+		wait := c.hb.viewCompleteIn()
+		if wait == 0 {
+			return true
+		}
+		timer := time.NewTimer(min(wait, viewRecheck))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return false
+		case <-timer.C:
+		}
+	}
+}
+
+// forgetHeldLosses empties the kept losses once the warm-up has passed
+// (Start runs it once), whether or not another loss comes to do it.
+func (c *Controller) forgetHeldLosses() {
+	if !c.awaitViewComplete(c.ctx) {
+		return
+	}
+	c.handoverMu.Lock()
+	defer c.handoverMu.Unlock()
+	c.held.take()
 }
 
 // handOver opens the gate for term and hands the losses kept before to q,

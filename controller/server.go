@@ -57,6 +57,7 @@ type Controller struct {
 	// warm-up; handoverMu orders them with the gate's opening (liveview.go).
 	held       *expiryQueue
 	handoverMu sync.Mutex
+	recent     recentElections // when this node applied each set's last election (resend.go)
 
 	acl *acl.Authorizer // nil when aclEnable is false
 	// versionRounds counts the leader's cluster-version polls (clusterversion.go).
@@ -108,6 +109,7 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	}
 	c.hb = newHeartbeatManager(heartbeatOptions{Clock: o.clock, Logger: c.logger,
 		OnInactive: c.onBrokerInactive, CloseConn: c.closeConn})
+	c.fsm.onElected(c.noteElected)
 	c.srv = remoting.NewServer(remoting.ServerConfig{Logger: c.logger.Named("remoting"), Observer: o.remoting,
 		IdleTimeout: time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,
 		Authorize:   authorizeHook(c.acl),
@@ -192,6 +194,7 @@ func (c *Controller) Start() error {
 	c.spawn(c.watchLeadership)
 	scan := time.Duration(cfg.ScanNotActiveBrokerInterval) * time.Millisecond
 	c.spawn(func() { c.hb.Run(c.ctx, min(heartbeatFirstScan, scan), scan) })
+	c.spawn(c.forgetHeldLosses)
 	c.logger.Info("controller started", "id", cfg.ControllerDLegerSelfId, "remoting", c.ln.Addr().String(),
 		"raft", c.node.Addr(), "peers", cfg.ControllerDLegerPeers, "binary_version", version.Version,
 		"format_version", c.fsm.readsFormat(), "cluster_version", c.fsm.ClusterVersion())

@@ -132,25 +132,16 @@ func awaitFailoverNotices(t *testing.T, sets []*stormSet, start time.Time) time.
 	var mu sync.Mutex
 	var last time.Duration
 	var missing []string
-	var wg sync.WaitGroup
-	for _, s := range sets {
-		if !s.failed {
-			continue
+	forEachFailed(sets, func(s *stormSet) {
+		nt, err := s.slave().b.WaitNotice(ctx, s.epoch+1)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			missing = append(missing, s.name)
+			return
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			nt, err := s.slave().b.WaitNotice(ctx, s.epoch+1)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				missing = append(missing, s.name)
-				return
-			}
-			last = max(last, nt.At.Sub(start))
-		}()
-	}
-	wg.Wait()
+		last = max(last, nt.At.Sub(start))
+	})
 	slices.Sort(missing)
 	require.Empty(t, missing, "failed sets whose slave was not told by 1008 within %v", correlatedNoticeWait)
 	return last
