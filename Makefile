@@ -51,7 +51,8 @@ unit-controller:
 ## test-long: the long suites, each with RMQ_TEST_LONG=1: the Controller
 ## simulation (10,000 seeds over several broker sets, per-set ordering and
 ## Raft batches) and randomized fencing, the leader killed during a
-## failover storm of 333 of 1,000 broker sets, the snapshot round
+## failover storm of 333 of 1,000 broker sets, the Raft leader's process
+## killed with 10 of 30 masters (5 runs), the snapshot round
 ## trip (3,000 request sequences) and the poisoned-snapshot restart at the
 ## default 8,192-entry threshold, the fault-injection
 ## cluster runs (100+ seeds), the rolling upgrade from the v1.0.0 tag with

@@ -19,8 +19,7 @@ import (
 // is held at apply; meanwhile broker 2's connection closes. The worker's
 // read still shows master 1, so the event did not report the master and no
 // election followed: once the entry applied, set b's master was a broker
-// that had gone, and the T2 scan skips during the first-heartbeat window
-// (up to 60 s after the leader became ready) and then waits an interval.
+// that had gone until the next T2 scan, an interval away.
 // Java asks the event scheduler (getReplicaInfo) before it elects, which
 // orders the check after the in-flight entry; ours checks such an event
 // again in its set's order.
@@ -105,9 +104,8 @@ func (o *holdingObserver) ElectionFinished(tr ElectTrigger, code int32, d time.D
 // election has just made (its entry applied) loses its connection while the
 // loop is still finishing. The expiry worker sees that it is the master,
 // but the set's loop still runs, so the new trigger used to be dropped: the
-// set kept a master that had gone (T2 skips during the first-heartbeat
-// window). A trigger that arrives while the loop runs makes it run once
-// more.
+// set kept a master that had gone until the next T2 scan. A trigger that
+// arrives while the loop runs makes it run once more.
 func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
 	obs := &holdingObserver{recordingObserver: newRecordingObserver(), held: make(chan struct{}), release: make(chan struct{})}
 	ic := newControllersWith(t, 1, nil, []Option{WithObserver(obs)})

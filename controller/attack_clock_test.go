@@ -16,7 +16,7 @@ import (
 // it means the default (10 s), above 60 s it is capped; math.MaxInt64 must
 // not overflow the monotonic deadline into "never" or "already". Each
 // broker expires exactly at its timeout, whatever wall step came in
-// between, and a new leader's first-heartbeat window is at most 60 s.
+// between, and none stretches a node's warm-up (10 s).
 func TestAttackHeartbeatTimeoutExtremesExpireOnTime(t *testing.T) {
 	cases := []struct {
 		timeout *int64
@@ -37,7 +37,6 @@ func TestAttackHeartbeatTimeoutExtremesExpireOnTime(t *testing.T) {
 				b := beat(1, "a1", 1, 10)
 				b.HeartbeatTimeoutMillis = c.timeout
 				require.NoError(t, e.m.OnHeartbeat(b, 1))
-				e.m.OpenFirstBeatWindow()
 				e.clock.StepWall(step)
 				e.clock.Advance(c.expiry)
 				require.True(t, e.m.IsActive("c", "b", 1), "alive at its timeout")
@@ -45,8 +44,8 @@ func TestAttackHeartbeatTimeoutExtremesExpireOnTime(t *testing.T) {
 				e.clock.Advance(time.Nanosecond)
 				require.False(t, e.m.IsActive("c", "b", 1), "expired past its timeout")
 				require.Len(t, e.m.Scan(), 1)
-				e.clock.Advance(time.Minute - c.expiry)
-				require.False(t, e.m.InFirstBeatWindow(), "the first-heartbeat window is at most 60 s")
+				e.clock.Advance(max(viewWarmup-c.expiry-time.Nanosecond, 0))
+				require.True(t, e.m.viewComplete(), "the warm-up is 10 s whatever the timeout")
 			})
 		}
 	}

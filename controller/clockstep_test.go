@@ -40,21 +40,20 @@ func TestWallStepKeepsHeartbeatsAndExpiresOnTime(t *testing.T) {
 	}
 }
 
-// TestWallStepKeepsFirstBeatWindow steps the wall clock ±10 min inside a
-// new leader's first-heartbeat window: it neither ends early (the scan
-// would fail over masters not heard from yet) nor stays open longer.
-func TestWallStepKeepsFirstBeatWindow(t *testing.T) {
+// TestWallStepKeepsViewWarmup steps the wall clock ±10 min inside a
+// node's warm-up: it neither ends early (a new leader would fail over
+// masters not heard from yet) nor lasts longer.
+func TestWallStepKeepsViewWarmup(t *testing.T) {
 	for _, step := range wallSteps {
 		t.Run(fmt.Sprint(step), func(t *testing.T) {
 			e := newHBEnv(t)
-			e.m.OpenFirstBeatWindow() // the default 10 s
 			e.clock.Advance(time.Second)
 			e.clock.StepWall(step)
-			require.True(t, e.m.InFirstBeatWindow(), "a wall step of %s closed the window", step)
-			e.clock.Advance(time.Duration(defaultHeartbeatTimeoutMillis)*time.Millisecond - 2*time.Second)
-			require.True(t, e.m.InFirstBeatWindow())
+			require.False(t, e.m.viewComplete(), "a wall step of %s ended the warm-up", step)
+			e.clock.Advance(viewWarmup - 2*time.Second)
+			require.False(t, e.m.viewComplete())
 			e.clock.Advance(time.Second)
-			require.False(t, e.m.InFirstBeatWindow(), "a wall step of %s kept the window open", step)
+			require.True(t, e.m.viewComplete(), "a wall step of %s made the warm-up longer", step)
 		})
 	}
 }

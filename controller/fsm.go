@@ -36,6 +36,9 @@ type FSM struct {
 	logger hclog.Logger
 	legacy legacyEntries // unchecked events that break today's rules (parsed.go)
 	format atomic.Int32  // newest format read; 0: this binary's (version.go)
+	// elected, if set, is told the set of every applied election that
+	// made a master (resend.go). It must not touch the FSM.
+	elected atomic.Pointer[func(brokerName string)]
 }
 
 var _ raft.FSM = (*FSM)(nil)
@@ -95,8 +98,27 @@ func (f *FSM) Apply(l *raft.Log) interface{} {
 	defer f.mu.Unlock()
 	if res.Err = f.applyLocked(events); res.Err != nil {
 		f.logger.Warn("log entry not applied", "index", l.Index, "events", len(events), "error", res.Err)
+		return res
 	}
+	f.noteElected(events)
 	return res
+}
+
+// onElected sets the hook told of applied elections (FSM.elected).
+func (f *FSM) onElected(fn func(brokerName string)) { f.elected.Store(&fn) }
+
+// noteElected tells the hook of each election among events that made a
+// master.
+func (f *FSM) noteElected(events []event) {
+	fn := f.elected.Load()
+	if fn == nil {
+		return
+	}
+	for _, ev := range events {
+		if e, ok := ev.(electMasterEvent); ok && e.NewMasterElected {
+			(*fn)(e.BrokerName)
+		}
+	}
 }
 
 // applyEvents applies events directly, bypassing Raft, with the semantics

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -43,7 +44,7 @@ type liveness interface {
 type ConnID uint64
 
 // Clock is the time source of the heartbeat manager (injectable in tests).
-// Liveness and the first-heartbeat window are decided on its monotonic
+// Liveness and the node's warm-up (liveview.go) are decided on its monotonic
 // reading, so a wall-clock step changes nothing; its wall reading only
 // stamps LastUpdateMillis for display.
 type Clock = monotime.Clock
@@ -109,7 +110,7 @@ type heartbeatManager struct {
 	byConn  map[ConnID]map[brokerIdentity]struct{} // the entries each connection beat for
 	nextGen uint64
 	opts    heartbeatOptions
-	window  firstBeatWindow // a new leader's first-heartbeat window (leader.go)
+	serving atomic.Int64 // monotime.Mono since which it serves heartbeats (liveview.go)
 }
 
 var _ liveness = (*heartbeatManager)(nil)
@@ -123,8 +124,10 @@ func newHeartbeatManager(opts heartbeatOptions) *heartbeatManager {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	opts.Logger = opts.Logger.Named("heartbeat")
-	return &heartbeatManager{live: map[brokerIdentity]*hbEntry{}, byConn: map[ConnID]map[brokerIdentity]struct{}{},
+	m := &heartbeatManager{live: map[brokerIdentity]*hbEntry{}, byConn: map[ConnID]map[brokerIdentity]struct{}{},
 		opts: opts}
+	m.startServing()
+	return m
 }
 
 // now is the monotonic reading every liveness decision uses.

@@ -30,23 +30,6 @@ func (c *Controller) closeConn(id ConnID) {
 	}
 }
 
-// onBrokerInactive is the heartbeat manager's listener (T1): it hands the
-// batch of one close or scan to the expiry worker of the ready term
-// (expiry.go), which reads the FSM once per batch and elects in each set
-// whose master was lost. Only the ready leader acts. It never blocks.
-func (c *Controller) onBrokerInactive(evs []inactiveBroker) {
-	if c.stopping.Load() || !c.IsReadyLeader() {
-		return
-	}
-	q := c.expiry.Load()
-	if q == nil {
-		return
-	}
-	if n := q.add(evs); n > 0 {
-		c.logger.Warn("inactive brokers dropped: the expiry queue is full", "dropped", n, "bound", maxPendingInactive)
-	}
-}
-
 // goElect runs triggerElect on a tracked goroutine, unless the set's
 // election loop is already running (triggerElect would drop it anyway; this
 // spares the goroutine).

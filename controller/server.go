@@ -53,6 +53,11 @@ type Controller struct {
 	rechecking sync.Map   // brokerName → struct{}: an inactive broker is checked again (expiry.go)
 
 	expiry atomic.Pointer[expiryQueue] // the ready term's inactive brokers (expiry.go)
+	// held are the losses seen while not the ready leader during the
+	// warm-up; handoverMu orders them with the gate's opening (liveview.go).
+	held       *expiryQueue
+	handoverMu sync.Mutex
+	recent     recentElections // when this node applied each set's last election (resend.go)
 
 	acl *acl.Authorizer // nil when aclEnable is false
 	// drift is what the last check of controllerRaftPeers against the Raft
@@ -107,6 +112,7 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	}
 	c.hb = newHeartbeatManager(heartbeatOptions{Clock: o.clock, Logger: c.logger,
 		OnInactive: c.onBrokerInactive, CloseConn: c.closeConn})
+	c.fsm.onElected(c.noteElected)
 	c.srv = remoting.NewServer(remoting.ServerConfig{Logger: c.logger.Named("remoting"), Observer: o.remoting,
 		IdleTimeout: time.Duration(cfg.ServerChannelMaxIdleTimeSeconds) * time.Second,
 		Authorize:   authorizeHook(c.acl),
@@ -119,6 +125,7 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	c.srv.OnConnClose(c.onConnClose)
 	c.registerProcessors()
 	c.sched = newScheduler(schedulerQueueSize)
+	c.held = newExpiryQueue()
 	c.notifier = newNotifier(c.ctx, c.logger, o.observer, o.version)
 	c.notifier.tls = o.tls.Client
 	return c, nil
@@ -185,11 +192,13 @@ func (c *Controller) Start() error {
 	}
 	cfg := c.config()
 	c.spawn(c.sched.run)
+	c.hb.startServing() // its warm-up counts from the first heartbeat it can read
 	c.spawn(c.serve)
 	c.checkDrift()
 	c.spawn(c.watchLeadership)
 	scan := time.Duration(cfg.ScanNotActiveBrokerInterval) * time.Millisecond
 	c.spawn(func() { c.hb.Run(c.ctx, min(heartbeatFirstScan, scan), scan) })
+	c.spawn(c.forgetHeldLosses)
 	c.logger.Info("controller started", "id", cfg.ControllerDLegerSelfId, "remoting", c.ln.Addr().String(),
 		"raft", c.node.Addr(), "peers", cfg.ControllerDLegerPeers, "binary_version", version.Version,
 		"format_version", c.fsm.readsFormat(), "cluster_version", c.fsm.ClusterVersion())

@@ -203,8 +203,10 @@ func TestInvalidConfigIsRejected(t *testing.T) {
 
 func TestSchedulerQueueAndStop(t *testing.T) {
 	s := newScheduler(1)
-	require.NoError(t, s.submit(func() {}))
+	held := make(chan struct{})
+	require.NoError(t, s.submit(func() { <-held })) // live until the bound is checked
 	require.ErrorIs(t, s.submit(func() {}), errSystemBusy)
+	close(held)
 	s.stop()
 	require.ErrorIs(t, s.submit(func() {}), errNotLeader)
 	code, remark := responseCode(errSystemBusy)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -149,29 +150,101 @@ func (w *logWriter) stop() {
 	w.mu.Unlock()
 }
 
-// TestProcessClusterEmbeddedInNamesrv runs three cmd/namesrv processes
-// with enableControllerInNamesrv, drives a broker pair through them, kills
-// the controller leader's process with SIGKILL and stops the rest with
-// SIGTERM (exit 0).
-func TestProcessClusterEmbeddedInNamesrv(t *testing.T) {
+// embeddedCluster is three cmd/namesrv processes with
+// enableControllerInNamesrv on loopback.
+type embeddedCluster struct {
+	addrs   []string            // controller (broker-facing) addresses, n0..n2
+	procs   map[string]*process // by controller address
+	started time.Time           // when the last process was started
+}
+
+// startEmbeddedCluster starts the three processes (props add to every
+// node's fastProps) and waits until each answers 1005. When one exits
+// first (a port freeAddr handed out was taken meanwhile by another
+// program on the machine), all three are started again on new ports, at
+// most embeddedStartAttempts times.
+func startEmbeddedCluster(t *testing.T, props ...string) *embeddedCluster {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		ec := launchEmbeddedCluster(t, props...)
+		err := ec.awaitServing()
+		if err == nil {
+			return ec
+		}
+		for _, p := range ec.procs {
+			p.signal(syscall.SIGKILL)
+		}
+		require.Less(t, attempt, embeddedStartAttempts, "the embedded cluster did not start: %v", err)
+		t.Logf("starting the embedded cluster again on new ports: %v", err)
+	}
+}
+
+const embeddedStartAttempts = 3
+
+func launchEmbeddedCluster(t *testing.T, props ...string) *embeddedCluster {
+	t.Helper()
 	bin := binary(t, "namesrv")
 	ids := []string{"n0", "n1", "n2"}
-	var peers, raftPeers, ctlAddrs []string
+	var peers, raftPeers []string
+	ec := &embeddedCluster{procs: map[string]*process{}}
 	for _, id := range ids {
 		addr := freeAddr(t)
-		ctlAddrs = append(ctlAddrs, addr)
+		ec.addrs = append(ec.addrs, addr)
 		peers = append(peers, id+"-"+addr)
 		raftPeers = append(raftPeers, id+"-"+freeAddr(t))
 	}
-	procs := map[string]*process{}
 	dir := t.TempDir()
 	for i, id := range ids {
 		_, port, _ := net.SplitHostPort(freeAddr(t))
 		path := writeProps(t, filepath.Join(dir, id), id, strings.Join(peers, ";"), strings.Join(raftPeers, ";"),
 			append([]string{"enableControllerInNamesrv=true", "bindAddress=127.0.0.1", "listenPort=" + port,
-				"kvConfigPath=" + filepath.Join(dir, id, "kvConfig.json")}, fastProps...))
-		procs[ctlAddrs[i]] = startProcess(t, id, bin, "-c", path)
+				"kvConfigPath=" + filepath.Join(dir, id, "kvConfig.json")}, append(slices.Clone(fastProps), props...)...))
+		ec.procs[ec.addrs[i]] = startProcess(t, id, bin, "-c", path)
 	}
+	ec.started = time.Now()
+	return ec
+}
+
+// awaitServing polls 1005 on every node until each answers (at most
+// waitLimit); it fails at once when a process has exited.
+func (ec *embeddedCluster) awaitServing() error {
+	deadline := time.Now().Add(waitLimit)
+	for _, addr := range ec.addrs {
+		for !answersMetadata(addr) {
+			select {
+			case <-ec.procs[addr].done:
+				return fmt.Errorf("%s (%s) exited at start", ec.procs[addr].name, addr)
+			default:
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("%s (%s) did not answer 1005 within %v", ec.procs[addr].name, addr, waitLimit)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// answersMetadata reports whether addr answers one 1005.
+func answersMetadata(addr string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	c, err := remoting.Dial(ctx, addr, remoting.ClientOptions{})
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_, err = c.Invoke(ctx, remoting.NewRequest(remoting.ControllerGetMetadataInfo, nil, nil))
+	return err == nil
+}
+
+// TestProcessClusterEmbeddedInNamesrv runs three cmd/namesrv processes
+// with enableControllerInNamesrv, drives a broker pair through them, kills
+// the controller leader's process with SIGKILL and stops the rest with
+// SIGTERM (exit 0).
+func TestProcessClusterEmbeddedInNamesrv(t *testing.T) {
+	ec := startEmbeddedCluster(t)
+	ctlAddrs, procs := ec.addrs, ec.procs
 	p := newPair(t, ctlAddrs, 3*time.Second)
 	before := readState(t, p.slave)
 

@@ -45,9 +45,9 @@ import (
 // RMQ_SEED=N replays the draw.
 
 // The fleet's brokers beat every stormHBInterval and announce
-// stormHBTimeout, which is also how long a new leader's first-heartbeat
-// window holds its scan back: a set whose election was lost with the old
-// leader is elected by the new leader's scan after it.
+// stormHBTimeout. A set whose election was lost with the old leader is
+// elected by the new leader's first scan, at once if the node has served
+// for its warm-up (10 s), else as soon as it has.
 const (
 	stormHBInterval = time.Second
 	stormHBTimeout  = 4 * time.Second
@@ -172,7 +172,6 @@ func requireConverged(t *testing.T, fc *faultCluster, old *node, final map[strin
 // would log thousands of Debug lines). Raft's timeouts decide liveness
 // only: with the defaults, a fleet's heartbeats on two loaded cores (load
 // average 11 to 23, -race) made leaders lose their lease again and again,
-// and each new leader's first-heartbeat window held its scan back anew,
 // so failed sets stayed without a master for minutes.
 func startStormCluster(t *testing.T, factor time.Duration) *faultCluster {
 	logger := raftstore.TestLogger(t, "fault")
@@ -186,11 +185,16 @@ func startStormCluster(t *testing.T, factor time.Duration) *faultCluster {
 
 // newStormFleet starts the brokers of n sets (nothing sent yet).
 func newStormFleet(t *testing.T, ctls []string, n int) []*stormSet {
+	return newFleet(t, ctls, n, stormHBTimeout)
+}
+
+// newFleet is newStormFleet with brokers announcing hbTimeout.
+func newFleet(t *testing.T, ctls []string, n int, hbTimeout time.Duration) []*stormSet {
 	sets := make([]*stormSet, n)
 	for i := range sets {
 		s := &stormSet{name: fmt.Sprintf("storm-%04d", i), h: newHistory()}
 		for b := 1; b <= 2; b++ {
-			s.brokers = append(s.brokers, newSetClient(t, s.h, b, ctls, s.name, stormHBTimeout))
+			s.brokers = append(s.brokers, newSetClient(t, s.h, b, ctls, s.name, hbTimeout))
 		}
 		sets[i] = s
 	}
