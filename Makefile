@@ -17,9 +17,11 @@ all: build
 build:
 	$(GO) build $(LDFLAGS) -o $(BIN)/ ./cmd/...
 
+# build-controller writes to bin/embedded/, apart from build's bin/controller
+# binary, so that either order of the two works.
 build-controller:
-	mkdir -p $(BIN)/controller
-	$(GO) build $(LDFLAGS) -tags $(TAGS_CTRL) -o $(BIN)/controller/ ./cmd/...
+	mkdir -p $(BIN)/embedded
+	$(GO) build $(LDFLAGS) -tags $(TAGS_CTRL) -o $(BIN)/embedded/ ./cmd/...
 
 ## run: a NameServer on 127.0.0.1:9876 with embedded defaults (state under ~/namesrv)
 run: build
