@@ -68,6 +68,7 @@ type ControllerConfig struct {
 	raw       map[string]string
 	blackList map[string]struct{}
 	loadErrs  []error
+	bare      map[string]bareLine // the -c file's lines with no separator (Unread)
 	// ownFile: updates persist to configStorePath as an overlay holding
 	// only the updated keys (the embedded controller's own file, or a
 	// standalone controller's configStorePath other than its -c file).
@@ -124,6 +125,7 @@ func loadController(path string, over map[string]string) (*ControllerConfig, err
 	maps.Copy(props, over)
 	cc := controllerDefaults(19876)
 	cc.applyFile(props)
+	cc.bare = bareLines(path)
 	cc.ACL.resolve(filepath.Dir(path))
 	cc.finish()
 	if cc.ownFile = !sameFile(cc.ConfigStorePath, path); cc.ownFile {

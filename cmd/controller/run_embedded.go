@@ -29,9 +29,8 @@ func runController(opts options, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	if opts.printOnly {
-		_, _ = stdout.Write(cfg.Render())
-		return 0
+	if opts.printOnly || opts.check {
+		return runCheck(opts, cfg, stdout, stderr)
 	}
 	logger := newLogger(stderr)
 	tlsm, err := loadTLS(cfg.RawProperties(), opts.javaProps, logger)

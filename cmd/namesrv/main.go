@@ -5,7 +5,9 @@
 // Configuration: the -c properties file (Java's defaults without one),
 // then NAMESRV_<KEY>=value environment variables over it (any case,
 // underscores ignored: NAMESRV_LISTEN_PORT=9876 sets listenPort; see
-// config.EnvProps). -p prints the result; -healthcheck asks its metrics
+// config.EnvProps). -p prints the result and -check says it is valid,
+// both after the checks the server makes before opening a port (exit 1
+// with every broken rule otherwise); -healthcheck asks its metrics
 // listener's /healthz and exits 0 or 1 (a container's HEALTHCHECK). TLS
 // comes from the tls.* keys of the -c file, of tls.config.file, of
 // $JAVA_OPT and of -Dkey=value arguments, as Java's start scripts pass them.
@@ -33,6 +35,7 @@ import (
 type options struct {
 	configFile  string
 	printOnly   bool
+	check       bool
 	namesrv     string
 	healthcheck bool
 	version     bool
@@ -64,9 +67,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	if opts.printOnly {
-		_, _ = stdout.Write(cfg.Render())
-		return 0
+	if opts.printOnly || opts.check {
+		return runCheck(opts, cfg, javaProps, stdout, stderr)
 	}
 	if opts.healthcheck {
 		return healthcheck(cfg, stderr)
@@ -100,12 +102,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("mqnamesrv", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.configFile, "c", "", "Name server config properties file")
-	fs.BoolVar(&o.printOnly, "p", false, "Print all config items and exit")
+	fs.BoolVar(&o.printOnly, "p", false, "Print all config items and exit (1, with the errors, if the server would refuse them)")
+	fs.BoolVar(&o.check, "check", false, "Check the configuration as the server does before it opens a port, open none, and exit 0 (valid) or 1")
 	fs.StringVar(&o.namesrv, "n", "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876' (accepted, unused)")
 	fs.BoolVar(&o.healthcheck, "healthcheck", false, "GET /healthz of this configuration's metrics listener and exit 0 (200) or 1")
 	fs.BoolVar(&o.version, "version", false, "Print the version and the Controller format this binary reads, and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: namesrv [-c file] [-p] [-Dtls.key=value ...]")
+		fmt.Fprintln(stderr, "usage: namesrv [-c file] [-p | -check | -healthcheck | -version] [-Dtls.key=value ...]")
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, "  -Dkey=value\n    \tJava-style property; tls.* keys set TLS (they win over the -c file and tls.config.file)")
 	}
