@@ -50,3 +50,16 @@ func TestCheckModeValidatesWithoutListening(t *testing.T) {
 	require.Contains(t, errOut, "kvConfigPath ("+filepath.Join(file, "kv.json")+") cannot be created")
 	require.Contains(t, errOut, "/nonexistent/cert.pem")
 }
+
+// A kvConfigPath the server cannot create fails the start with an error
+// naming the key.
+func TestUncreatableKVConfigPathNamesKey(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	kv := filepath.Join(file, "kv.json")
+	props := writeProps(t, "bindAddress=127.0.0.1", "listenPort=0", "kvConfigPath="+kv)
+	code, _, errOut := runMain("-c", props)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "kvConfigPath ("+kv+"):")
+	require.NotContains(t, errOut, "another process")
+}

@@ -129,35 +129,32 @@ func newLogger(w io.Writer) hclog.Logger {
 	return hclog.New(&hclog.LoggerOptions{Name: "namesrv", Output: w, Level: level})
 }
 
-// startServers starts the NameServer and, when compiled in and enabled, the
-// Controller. It returns a function that stops them in reverse order and
-// gives the exit status.
+// startServers binds every listener before any serves (the embedded
+// Controller's, then the NameServer's remoting and metrics listeners), so
+// a busy port fails the start with nothing served; then it serves the
+// NameServer and starts the Controller. It returns a function that stops
+// them in reverse order and gives the exit status.
 func startServers(cfg *config.NamesrvConfig, tlsm *tlsconf.Manager, logger hclog.Logger) (func() int, error) {
-	srv, err := startNamesrv(cfg, logger, namesrv.WithTLS(tlsm))
+	srv, err := namesrv.New(cfg, logger, namesrv.WithTLS(tlsm))
 	if err != nil {
 		return nil, err
 	}
-	stopCtl, err := startController(cfg, srv, tlsm, logger)
+	ctl, err := newController(cfg, srv, tlsm, logger)
+	if err == nil {
+		if err = srv.Start(); err != nil {
+			ctl.stop()
+		} else {
+			err = ctl.start()
+		}
+	}
 	if err != nil {
 		_ = srv.Shutdown(context.Background())
 		return nil, err
 	}
 	return func() int {
-		stopCtl()
+		ctl.stop()
 		return shutdown(srv, logger)
 	}, nil
-}
-
-func startNamesrv(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...namesrv.Option) (*namesrv.Server, error) {
-	srv, err := namesrv.New(cfg, logger, opts...)
-	if err != nil {
-		return nil, err
-	}
-	if err := srv.Start(); err != nil {
-		_ = srv.Shutdown(context.Background())
-		return nil, err
-	}
-	return srv, nil
 }
 
 // notifyStop catches SIGTERM and SIGINT from before the servers start, so
