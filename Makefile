@@ -8,7 +8,11 @@ RACE      ?= -race
 # the nearest tag (v1.0.0, or v1.0.0-3-gabc1234 past it), else the source's
 # default (internal/version).
 VERSION   ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null | sed 's/^v//')
-LDFLAGS   := $(if $(VERSION),-ldflags "-X github.com/rmqgo/nameserver/internal/version.Version=$(VERSION)")
+# REVISION is the commit -version, the startup log and rocketmq_build_info
+# name (also for untagged builds): 12 hex digits, -dirty with uncommitted changes.
+REVISION  ?= $(shell r=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD -- || r=$$r-dirty; echo $$r; })
+VERSION_PKG := github.com/rmqgo/nameserver/internal/version
+LDFLAGS   := -ldflags "$(if $(VERSION),-X $(VERSION_PKG).Version=$(VERSION)) $(if $(REVISION),-X $(VERSION_PKG).revision=$(REVISION))"
 
 .PHONY: all build build-controller run test test-long vet fmt-check deps-check unit unit-controller bench fuzz cluster image clean
 

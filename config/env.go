@@ -22,6 +22,7 @@ const (
 // mqadmin read for the NameServer list and which containers often set.
 var envIgnored = map[string]bool{
 	"NAMESRV_LOG_LEVEL": true, "NAMESRV_ADDR": true, "CONTROLLER_LOG_LEVEL": true,
+	"NAMESRV_LOG_FORMAT": true, "CONTROLLER_LOG_FORMAT": true,
 }
 
 // serviceLink matches what Kubernetes injects for a Service named like

@@ -91,7 +91,7 @@ func TestLoadControllerWithEnv(t *testing.T) {
 // A value set by an environment variable that does not parse names the
 // variable, with or without a -c file; one of the file does not.
 func TestEnvParseErrorNamesVariable(t *testing.T) {
-	env := []string{"NAMESRV_LISTEN_PORT=abc"}
+	env := []string{"NAMESRV_LISTEN_PORT=abc", "NAMESRV_LOG_FORMAT=json"}
 	for _, path := range []string{"", writeFile(t, "n.properties", "orderMessageEnable=maybe\n")} {
 		c, err := LoadWithEnv(path, env)
 		require.NoError(t, err)

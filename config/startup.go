@@ -3,9 +3,36 @@ package config
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 )
+
+// NonDefault lists, sorted by key, the "key=value" settings of Render
+// that differ from a NameServer started without -c (Java's defaults),
+// secrets masked: what the startup log shows of the configuration.
+func (c *NamesrvConfig) NonDefault() []string {
+	return differing(redactSecrets(c.renderMap()), redactSecrets(Default().renderMap()))
+}
+
+// NonDefault lists, sorted by key, the "key=value" settings of Render
+// that differ from a controller's defaults, secrets masked.
+func (cc *ControllerConfig) NonDefault() []string {
+	d := controllerDefaults(19876)
+	d.finish()
+	return differing(redactSecrets(cc.renderMap()), redactSecrets(d.renderMap()))
+}
+
+func differing(m, base map[string]string) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if v, ok := base[k]; !ok || v != m[k] {
+			out = append(out, k+"="+m[k])
+		}
+	}
+	return out
+}
 
 // CheckStatePaths reports whether the server could create the
 // kvConfigPath store, naming the key: the nearest existing directory on

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/process"
+	"github.com/rmqgo/nameserver/internal/version"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
 
@@ -38,4 +41,17 @@ func runCheck(o options, cfg *config.ControllerConfig, stdout, stderr io.Writer)
 	}
 	fmt.Fprintf(stdout, "controller: %s: configuration is valid\n", o.configFile)
 	return 0
+}
+
+// logStart logs the build, the config file and state directory, every
+// setting that differs from the defaults and one warning for each
+// property of the file that no setting reads.
+func logStart(logger hclog.Logger, cfg *config.ControllerConfig, file string) {
+	logger.Info("starting", "version", version.Version, "revision", version.Revision(),
+		"controller_format", version.ControllerFormat, "go", runtime.Version())
+	logger.Info("config", "file", file, "controllerStorePath", cfg.ControllerStorePath)
+	logger.Info("settings differing from the defaults", process.KeyValueArgs(cfg.NonDefault())...)
+	for _, u := range cfg.Unread() {
+		logger.Warn("property read by no setting, ignored", u.LogArgs()...)
+	}
 }

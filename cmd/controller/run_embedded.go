@@ -15,6 +15,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
+	"github.com/rmqgo/nameserver/internal/process"
 	"github.com/rmqgo/nameserver/metrics"
 )
 
@@ -32,7 +33,12 @@ func runController(opts options, stdout, stderr io.Writer) int {
 	if opts.printOnly || opts.check {
 		return runCheck(opts, cfg, stdout, stderr)
 	}
-	logger := newLogger(stderr)
+	logger, err := process.NewLogger("mqcontroller", config.ControllerEnvPrefix, stderr, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	logStart(logger, cfg, opts.configFile)
 	tlsm, err := loadTLS(cfg.RawProperties(), opts.javaProps, logger)
 	if err != nil {
 		logger.Error("start failed", "error", err)
@@ -46,14 +52,6 @@ func runController(opts options, stdout, stderr io.Writer) int {
 // afterStart runs once the node is up, before serve waits for a signal
 // (tests signal there).
 var afterStart = func() {}
-
-func newLogger(w io.Writer) hclog.Logger {
-	level := hclog.LevelFromString(os.Getenv("CONTROLLER_LOG_LEVEL"))
-	if level == hclog.NoLevel {
-		level = hclog.Info
-	}
-	return hclog.New(&hclog.LoggerOptions{Name: "mqcontroller", Output: w, Level: level})
-}
 
 // serve runs the controller (and, with metricsExporterType=PROM, its
 // metrics endpoint) until SIGTERM or SIGINT, then stops it gracefully

@@ -63,3 +63,13 @@ func TestUncreatableKVConfigPathNamesKey(t *testing.T) {
 	require.Contains(t, errOut, "kvConfigPath ("+kv+"):")
 	require.NotContains(t, errOut, "another process")
 }
+
+// NAMESRV_LOG_LEVEL and NAMESRV_LOG_FORMAT that are none of their choices
+// stop the start with an error naming the variable.
+func TestBadLogSettingNamesVariable(t *testing.T) {
+	props := writeProps(t, "bindAddress=127.0.0.1", "listenPort=0", "kvConfigPath="+filepath.Join(t.TempDir(), "kv.json"))
+	t.Setenv("NAMESRV_LOG_LEVEL", "verbose")
+	code, _, errOut := runMain("-c", props)
+	require.Equal(t, 1, code)
+	require.Contains(t, errOut, "NAMESRV_LOG_LEVEL (verbose) is not a log level")
+}

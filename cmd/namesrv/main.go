@@ -26,6 +26,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/process"
 	"github.com/rmqgo/nameserver/internal/version"
 	"github.com/rmqgo/nameserver/namesrv"
 	"github.com/rmqgo/nameserver/tlsconf"
@@ -73,10 +74,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if opts.healthcheck {
 		return healthcheck(cfg, stderr)
 	}
+	logger, err := process.NewLogger("namesrv", config.NamesrvEnvPrefix, stderr, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
 	signals := notifyStop()
 	defer signal.Stop(signals)
-	logger := newLogger(stderr)
-	logger.Info("starting", "version", version.Version, "controller_format", version.ControllerFormat)
+	logStart(logger, cfg, opts.configFile)
 	tlsm, err := startTLS(cfg, javaProps, logger)
 	if err != nil {
 		logger.Error("start failed", "error", err)
@@ -119,14 +124,6 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 // NAMESRV_<KEY> environment variables over it.
 func loadConfig(o options) (*config.NamesrvConfig, error) {
 	return config.LoadWithEnv(o.configFile, os.Environ())
-}
-
-func newLogger(w io.Writer) hclog.Logger {
-	level := hclog.LevelFromString(os.Getenv("NAMESRV_LOG_LEVEL"))
-	if level == hclog.NoLevel {
-		level = hclog.Info
-	}
-	return hclog.New(&hclog.LoggerOptions{Name: "namesrv", Output: w, Level: level})
 }
 
 // startServers binds every listener before any serves (the embedded

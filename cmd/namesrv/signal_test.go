@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/version"
 )
 
 // TestSIGTERMRightAfterStartIsGraceful: a SIGTERM that arrives once the
@@ -28,4 +30,23 @@ func TestSIGTERMRightAfterStartIsGraceful(t *testing.T) {
 	code, _, errOut := runMain("-c", props)
 	require.Equal(t, 0, code, errOut)
 	require.Contains(t, errOut, "shutting down: signal=terminated")
+}
+
+// TestStartLogsBuildConfigAndUnknownKeys: the start logs the build (with
+// its VCS revision), the config file, the state path, the settings that
+// differ from the defaults and a warning naming an unknown key and the
+// nearest known one.
+func TestStartLogsBuildConfigAndUnknownKeys(t *testing.T) {
+	kv := filepath.Join(t.TempDir(), "kv.json")
+	props := writeProps(t, "bindAddress=127.0.0.1", "listenPort=0", "kvConfigPath="+kv, "listenPrt=19877")
+	afterStart = func() { require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM)) }
+	t.Cleanup(func() { afterStart = func() {} })
+	code, _, log := runMain("-c", props)
+	require.Equal(t, 0, code, log)
+	require.Contains(t, log, "starting: version="+version.Version+" revision="+version.Revision())
+	require.Contains(t, log, "config: file="+props+" kvConfigPath="+kv)
+	require.Contains(t, log, "settings differing from the defaults: ")
+	require.Contains(t, log, " bindAddress=127.0.0.1 configStorePath="+props)
+	require.Contains(t, log, " listenPort=0 ")
+	require.Contains(t, log, "property read by no setting, ignored: key=listenPrt nearest=listenPort")
 }
