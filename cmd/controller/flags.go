@@ -5,7 +5,8 @@
 //
 // Usage:
 //
-//	controller -c controller.properties   run until SIGTERM/SIGINT
+//	controller -c controller.properties   run until SIGTERM/SIGINT/SIGHUP
+//	                                      (kill -3 logs every goroutine's stack)
 //	controller -c FILE -p                 print every config item and exit
 //	                                      (1, with the errors, if refused)
 //	controller -c FILE -check             check the file as the start does,

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -54,14 +53,15 @@ func runController(opts options, stdout, stderr io.Writer) int {
 var afterStart = func() {}
 
 // serve runs the controller (and, with metricsExporterType=PROM, its
-// metrics endpoint) until SIGTERM or SIGINT, then stops it gracefully
-// within shutdownWaitTimeSeconds.
+// metrics endpoint) until SIGTERM, SIGINT or SIGHUP, then stops it
+// gracefully within shutdownWaitTimeSeconds; SIGQUIT logs every
+// goroutine's stack and it goes on.
 func serve(cfg *config.ControllerConfig, logger hclog.Logger, o nodeOptions) int {
 	// Signals are caught from before the start, so that one arriving while
 	// the node starts still ends in the graceful stop.
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	ch := process.NotifyStop()
 	defer signal.Stop(ch)
+	defer process.DumpOnQuit(logger)()
 	n, err := startNode(cfg, logger, o)
 	if err != nil {
 		logger.Error("start failed", "error", err)

@@ -36,3 +36,20 @@ func TestSIGTERMRightAfterStartIsGraceful(t *testing.T) {
 	})
 	require.Equal(t, 0, code)
 }
+
+// TestSIGHUPIsGraceful: SIGHUP stops the controller gracefully (exit 0),
+// not with Go's default immediate exit 129.
+func TestSIGHUPIsGraceful(t *testing.T) {
+	logger := raftstore.TestLogger(t, "ctl")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	tr, err := raftstore.NewTCPTransport("127.0.0.1:0", "", logger)
+	require.NoError(t, err)
+	cfg := loadTestConfig(t, ln.Addr().String(), string(tr.LocalAddr()))
+	afterStart = func() { require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP)) }
+	t.Cleanup(func() { afterStart = func() {} })
+	code := serve(cfg, logger, nodeOptions{
+		controller: []controller.Option{controller.WithListener(ln), controller.WithRaftTransport(tr)},
+	})
+	require.Equal(t, 0, code)
+}

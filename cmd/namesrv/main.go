@@ -21,7 +21,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -79,8 +78,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	signals := notifyStop()
+	signals := process.NotifyStop()
 	defer signal.Stop(signals)
+	defer process.DumpOnQuit(logger)()
 	logStart(logger, cfg, opts.configFile)
 	tlsm, err := startTLS(cfg, javaProps, logger)
 	if err != nil {
@@ -152,15 +152,6 @@ func startServers(cfg *config.NamesrvConfig, tlsm *tlsconf.Manager, logger hclog
 		ctl.stop()
 		return shutdown(srv, logger)
 	}, nil
-}
-
-// notifyStop catches SIGTERM and SIGINT from before the servers start, so
-// that one arriving while they start (once the port accepts) still ends in
-// the graceful shutdown rather than Go's default action.
-func notifyStop() chan os.Signal {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
-	return ch
 }
 
 func shutdown(srv *namesrv.Server, logger hclog.Logger) int {

@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -49,4 +55,57 @@ func TestStartLogsBuildConfigAndUnknownKeys(t *testing.T) {
 	require.Contains(t, log, " bindAddress=127.0.0.1 configStorePath="+props)
 	require.Contains(t, log, " listenPort=0 ")
 	require.Contains(t, log, "property read by no setting, ignored: key=listenPrt nearest=listenPort")
+}
+
+// TestSIGHUPIsGraceful: SIGHUP (a closed terminal, a supervisor's
+// hang-up) goes through the graceful shutdown and exit 0, not Go's
+// default immediate exit 129.
+func TestSIGHUPIsGraceful(t *testing.T) {
+	props := writeProps(t, "bindAddress=127.0.0.1", "listenPort=0", "kvConfigPath="+filepath.Join(t.TempDir(), "kv.json"))
+	afterStart = func() { require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGHUP)) }
+	t.Cleanup(func() { afterStart = func() {} })
+	code, _, errOut := runMain("-c", props)
+	require.Equal(t, 0, code, errOut)
+	require.Contains(t, errOut, "shutting down: signal=hangup")
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestSIGQUITDumpsAndKeepsServing: kill -3 logs every goroutine's stack
+// and the server goes on answering (Go's default would exit 2).
+func TestSIGQUITDumpsAndKeepsServing(t *testing.T) {
+	props := writeProps(t, "bindAddress=127.0.0.1", "listenPort=0", "kvConfigPath="+filepath.Join(t.TempDir(), "kv.json"))
+	var errOut syncBuffer
+	afterStart = func() {
+		require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGQUIT))
+		require.Eventually(t, func() bool { return strings.Contains(errOut.String(), "goroutine dump (SIGQUIT), still serving") },
+			30*time.Second, 10*time.Millisecond)
+		addr := regexp.MustCompile(`name server started: addr=(\S+)`).FindStringSubmatch(errOut.String())
+		require.Len(t, addr, 2)
+		conn, err := net.Dial("tcp", addr[1])
+		require.NoError(t, err, "still serving after the dump")
+		require.NoError(t, conn.Close())
+		require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGTERM))
+	}
+	t.Cleanup(func() { afterStart = func() {} })
+	code := run([]string{"-c", props}, io.Discard, &errOut)
+	log := errOut.String()
+	require.Equal(t, 0, code, log)
+	require.Contains(t, log, "goroutine ")
+	require.Contains(t, log, "shutting down: signal=terminated")
 }

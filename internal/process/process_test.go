@@ -3,7 +3,12 @@ package process
 import (
 	"bytes"
 	"encoding/json"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -39,4 +44,52 @@ func TestNewLoggerJSON(t *testing.T) {
 	require.Equal(t, "started", line["@message"])
 	require.Equal(t, "mqcontroller", line["@module"])
 	require.Equal(t, 9878.0, line["port"])
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// SIGQUIT logs every goroutine's stack and the process goes on (Go's
+// default would exit 2 and end this test binary).
+func TestQuitDumpsStacksAndKeepsRunning(t *testing.T) {
+	var out lockedBuffer
+	l, err := NewLogger("namesrv", "NAMESRV_", &out, env(nil))
+	require.NoError(t, err)
+	stop := DumpOnQuit(l)
+	defer stop()
+	for round := 1; round <= 2; round++ {
+		require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGQUIT))
+		require.Eventually(t, func() bool {
+			return strings.Count(out.String(), "goroutine dump (SIGQUIT), still serving") == round
+		}, 10*time.Second, 10*time.Millisecond)
+	}
+	require.Contains(t, out.String(), "TestQuitDumpsStacksAndKeepsRunning")
+	require.Contains(t, out.String(), "goroutine ")
+}
+
+// SIGHUP is a stop signal, caught like SIGTERM.
+func TestHangupStopsGracefully(t *testing.T) {
+	ch := NotifyStop()
+	defer signal.Stop(ch)
+	require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGHUP))
+	select {
+	case s := <-ch:
+		require.Equal(t, syscall.SIGHUP, s)
+	case <-time.After(30 * time.Second):
+		t.Fatal("SIGHUP not delivered")
+	}
 }
