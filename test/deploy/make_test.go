@@ -54,3 +54,38 @@ func TestMakeImageBuildsBothTargets(t *testing.T) {
 		"build --target namesrv-controller --build-arg VERSION=9.9.9 -t " + makeImageName(t, "namesrv-controller") + " .",
 	}, strings.Split(strings.TrimSpace(string(b)), "\n"))
 }
+
+// fakeGo writes a go stand-in for `go build -o DIR/ ./cmd/...`: like the
+// real one it fails when DIR is a file or DIR/<command> a directory, and
+// otherwise writes one file per command.
+func fakeGo(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "go")
+	script := "#!/usr/bin/env bash\n" +
+		"while [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; shift; done\n" +
+		"mkdir -p \"$out\" || exit 1\n" +
+		"for c in namesrv controller mqadmin; do\n" +
+		"  if [ -d \"$out/$c\" ]; then echo \"build output $out/$c already exists and is a directory\" >&2; exit 1; fi\n" +
+		"  : > \"$out/$c\" || exit 1\n" +
+		"done\n"
+	require.NoError(t, os.WriteFile(path, []byte(script), 0o755))
+	return path
+}
+
+// `make build` and `make build-controller` work in either order into one
+// bin directory: the default binaries in it, the tagged ones in
+// bin/embedded/.
+func TestMakeBuildBothOrders(t *testing.T) {
+	make, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("make not installed")
+	}
+	goCmd := fakeGo(t)
+	for _, order := range [][]string{{"build", "build-controller"}, {"build-controller", "build"}} {
+		bin := filepath.Join(t.TempDir(), "bin")
+		out, err := exec.Command(make, "-s", "-C", root, order[0], order[1], "BIN="+bin, "GO="+goCmd).CombinedOutput()
+		require.NoError(t, err, "%v: %s", order, out)
+		for _, f := range []string{"namesrv", "controller", "mqadmin", "embedded/namesrv", "embedded/controller"} {
+			require.FileExists(t, filepath.Join(bin, f), "%v", order)
+		}
+	}
+}
