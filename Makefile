@@ -14,7 +14,7 @@ REVISION  ?= $(shell r=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git di
 VERSION_PKG := github.com/rmqgo/nameserver/internal/version
 LDFLAGS   := -ldflags "$(if $(VERSION),-X $(VERSION_PKG).Version=$(VERSION)) $(if $(REVISION),-X $(VERSION_PKG).revision=$(REVISION))"
 
-.PHONY: all build build-controller run test test-long vet fmt-check deps-check unit unit-controller bench fuzz cluster image clean
+.PHONY: all build build-controller run test test-long vet fmt-check deps-check unit unit-controller bench fuzz cluster image clean test-alerts
 
 all: build
 
@@ -32,7 +32,18 @@ run: build
 	$(BIN)/namesrv
 
 ## test: everything CI checks, under both tag sets
-test: fmt-check vet deps-check unit unit-controller
+test: fmt-check vet deps-check test-alerts unit unit-controller
+
+## test-alerts: promtool checks the Prometheus alerting rules and runs their
+## unit tests (deploy/prometheus/); says so and succeeds without promtool
+## (Debian: apt-get install prometheus)
+PROMTOOL ?= promtool
+test-alerts:
+	@if ! command -v $(PROMTOOL) >/dev/null 2>&1; then \
+		echo "test-alerts: skipped: $(PROMTOOL) not found (apt-get install prometheus)"; exit 0; fi; \
+	set -e; \
+	$(PROMTOOL) check rules deploy/prometheus/rocketmq-alerts.yml; \
+	$(PROMTOOL) test rules deploy/prometheus/rocketmq-alerts.test.yml
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -304,6 +304,7 @@ func (c *Controller) RaftStats() map[string]string {
 		stats["leader_id"] = id
 	}
 	c.fsm.stats(stats)
+	c.boundStats(stats)
 	return stats
 }
 

@@ -57,6 +57,12 @@ var (
 			"Replicated cluster version: the newest Controller format the group writes.")},
 		{"format_version", newDesc(ControllerPrefix+"_format_version",
 			"Newest Controller format (log entries, snapshots, Raft RPCs) this node reads.")},
+		{"broker_sets_without_master", newDesc(ControllerPrefix+"_broker_sets_without_master",
+			"Broker sets whose sync state names no master.")},
+		{"state_bytes_limit", newDesc(ControllerPrefix+"_state_bytes_limit",
+			"controllerMaxStateBytes in force (state_bytes is bounded by it).")},
+		{"broker_sets_limit", newDesc(ControllerPrefix+"_broker_sets_limit",
+			"controllerMaxBrokerSets in force (broker_sets is bounded by it).")},
 	}
 )
 
