@@ -133,17 +133,27 @@ else
 endif
 
 ## image: both targets of the Dockerfile, $(IMAGE_REPO)/namesrv and
-## $(IMAGE_REPO)/namesrv-controller tagged $(IMAGE_TAG); says so and
-## succeeds when no container engine answers (docker info fails)
-DOCKER     ?= docker
-IMAGE_REPO ?= rmqgo
-IMAGE_TAG  ?= latest
+## $(IMAGE_REPO)/namesrv-controller tagged $(IMAGE_TAG), with the OCI labels
+## (VERSION, REVISION, CREATED = the commit's time); says so and succeeds
+## when no container engine answers (docker info fails), or fails with
+## IMAGE_STRICT=1 (CI). With podman (or buildah) it builds in the docker
+## format, whose config keeps the HEALTHCHECK (the OCI format drops it).
+DOCKER       ?= docker
+IMAGE_REPO   ?= rmqgo
+IMAGE_TAG    ?= latest
+IMAGE_STRICT ?=
+CREATED      ?= $(shell TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null)
+IMAGE_FORMAT := $(if $(filter podman buildah,$(notdir $(firstword $(DOCKER)))),--format docker)
+IMAGE_ARGS    = $(IMAGE_FORMAT) $(if $(VERSION),--build-arg VERSION=$(VERSION)) \
+	$(if $(REVISION),--build-arg REVISION=$(REVISION)) $(if $(CREATED),--build-arg CREATED=$(CREATED))
 image:
 	@if ! $(DOCKER) info >/dev/null 2>&1; then \
+		if [ -n "$(IMAGE_STRICT)" ]; then \
+			echo "make image: no container engine answers ('$(DOCKER) info' failed) and IMAGE_STRICT is set" >&2; exit 1; fi; \
 		echo "make image: no container engine answers ('$(DOCKER) info' failed): nothing built"; exit 0; fi; \
 	set -e; \
-	$(DOCKER) build --target namesrv $(if $(VERSION),--build-arg VERSION=$(VERSION)) -t $(IMAGE_REPO)/namesrv:$(IMAGE_TAG) .; \
-	$(DOCKER) build --target namesrv-controller $(if $(VERSION),--build-arg VERSION=$(VERSION)) -t $(IMAGE_REPO)/namesrv-controller:$(IMAGE_TAG) .
+	$(DOCKER) build --target namesrv $(IMAGE_ARGS) -t $(IMAGE_REPO)/namesrv:$(IMAGE_TAG) .; \
+	$(DOCKER) build --target namesrv-controller $(IMAGE_ARGS) -t $(IMAGE_REPO)/namesrv-controller:$(IMAGE_TAG) .
 
 clean:
 	rm -rf $(BIN)
