@@ -1,20 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/internal/version"
 )
 
@@ -69,28 +68,11 @@ func TestSIGHUPIsGraceful(t *testing.T) {
 	require.Contains(t, errOut, "shutting down: signal=hangup")
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestSIGQUITDumpsAndKeepsServing: kill -3 logs every goroutine's stack
 // and the server goes on answering (Go's default would exit 2).
 func TestSIGQUITDumpsAndKeepsServing(t *testing.T) {
 	props := writeProps(t, "bindAddress=127.0.0.1", "listenPort=0", "kvConfigPath="+filepath.Join(t.TempDir(), "kv.json"))
-	var errOut syncBuffer
+	var errOut testlog.Lines
 	afterStart = func() {
 		require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGQUIT))
 		require.Eventually(t, func() bool { return strings.Contains(errOut.String(), "goroutine dump (SIGQUIT), still serving") },

@@ -5,12 +5,13 @@ import (
 	"encoding/json"
 	"os/signal"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -46,27 +47,10 @@ func TestNewLoggerJSON(t *testing.T) {
 	require.Equal(t, 9878.0, line["port"])
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // SIGQUIT logs every goroutine's stack and the process goes on (Go's
 // default would exit 2 and end this test binary).
 func TestQuitDumpsStacksAndKeepsRunning(t *testing.T) {
-	var out lockedBuffer
+	var out testlog.Lines
 	l, err := NewLogger("namesrv", "NAMESRV_", &out, env(nil))
 	require.NoError(t, err)
 	stop := DumpOnQuit(l)
