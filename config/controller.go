@@ -118,14 +118,14 @@ func LoadController(path string) (*ControllerConfig, error) { return loadControl
 // loadController is LoadController with over (environment properties)
 // applied over the -c file.
 func loadController(path string, over map[string]string) (*ControllerConfig, error) {
-	props, err := readPropertiesFile(path)
+	props, bare, err := readPropertiesLines(path)
 	if err != nil {
 		return nil, err
 	}
 	maps.Copy(props, over)
 	cc := controllerDefaults(19876)
 	cc.applyFile(props)
-	cc.bare = bareLines(path)
+	cc.bare = bare
 	cc.ACL.resolve(filepath.Dir(path))
 	cc.finish()
 	if cc.ownFile = !sameFile(cc.ConfigStorePath, path); cc.ownFile {

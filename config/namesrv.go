@@ -193,14 +193,14 @@ func Load(path string) (*NamesrvConfig, error) { return load(path, nil) }
 
 // load is Load with over (environment properties) applied over the file.
 func load(path string, over map[string]string) (*NamesrvConfig, error) {
-	props, err := readPropertiesFile(path)
+	props, bare, err := readPropertiesLines(path)
 	if err != nil {
 		return nil, err
 	}
 	maps.Copy(props, over)
 	c := defaults()
 	c.raw = props
-	c.bare = bareLines(path)
+	c.bare = bare
 	c.loadErrs = applyProps(bindings(c), props)
 	c.Controller.applyFile(props)
 	c.ConfigStorePath = path

@@ -177,13 +177,20 @@ func parseProperties(text []byte) (map[string]string, error) {
 }
 
 func readPropertiesFile(path string) (map[string]string, error) {
+	props, _, err := readPropertiesLines(path)
+	return props, err
+}
+
+// readPropertiesLines is readPropertiesFile also returning the file's
+// lines with no separator (read once: the -c file may be a pipe).
+func readPropertiesLines(path string) (map[string]string, map[string]bareLine, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrLoad, err)
 	}
 	props, err := parseProperties(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrLoad, path, err)
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrLoad, path, err)
 	}
-	return props, nil
+	return props, bareLines(data), nil
 }

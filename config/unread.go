@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 )
@@ -24,10 +23,23 @@ type Unread struct {
 	// for a key=value line.
 	Line int
 	Text string
+	// More, on the last entry of a list cut at maxUnread, counts the keys
+	// left out (Key is then empty).
+	More int
 }
+
+// maxUnread bounds the entries Unread lists (and the warnings logged);
+// maxUnreadText the line text kept.
+const (
+	maxUnread     = 100
+	maxUnreadText = 200
+)
 
 // String is the warning printed by the check mode.
 func (u Unread) String() string {
+	if u.More > 0 {
+		return fmt.Sprintf("%d more keys no setting reads", u.More)
+	}
 	if u.Line > 0 {
 		return fmt.Sprintf("line %d (%q) is not a key=value property: read as key %s, which no setting has", u.Line, u.Text, u.Key)
 	}
@@ -39,6 +51,9 @@ func (u Unread) String() string {
 
 // LogArgs are hclog key/value pairs describing u.
 func (u Unread) LogArgs() []any {
+	if u.More > 0 {
+		return []any{"more_keys", u.More}
+	}
 	args := []any{"key", u.Key}
 	if u.Nearest != "" {
 		args = append(args, "nearest", u.Nearest)
@@ -77,8 +92,13 @@ func knownKeys(bs ...[]binding) map[string]bool {
 
 func unreadOf(raw map[string]string, bare map[string]bareLine, known map[string]bool) []Unread {
 	var out []Unread
+	more := 0
 	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		if known[k] {
+			continue
+		}
+		if len(out) == maxUnread {
+			more++
 			continue
 		}
 		u := Unread{Key: k, Nearest: nearestKey(k, known)}
@@ -86,6 +106,9 @@ func unreadOf(raw map[string]string, bare map[string]bareLine, known map[string]
 			u.Line, u.Text = l.n, l.text
 		}
 		out = append(out, u)
+	}
+	if more > 0 {
+		out = append(out, Unread{More: more})
 	}
 	return out
 }
@@ -96,14 +119,9 @@ type bareLine struct {
 	text string
 }
 
-// bareLines maps the first word of each separator-less line of the file at
-// path to that line (nil if the file cannot be read: Load reports that).
-// Comments, blank lines and continuation lines are skipped.
-func bareLines(path string) map[string]bareLine {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
+// bareLines maps the first word of each separator-less line of data to
+// that line. Comments, blank lines and continuation lines are skipped.
+func bareLines(data []byte) map[string]bareLine {
 	out := map[string]bareLine{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, len(data)+1)
@@ -118,7 +136,7 @@ func bareLines(path string) map[string]bareLine {
 		key, _, _ := strings.Cut(line, " ")
 		key, _, _ = strings.Cut(key, "\t")
 		if _, seen := out[key]; !seen {
-			out[key] = bareLine{n: n, text: line}
+			out[key] = bareLine{n: n, text: truncate(line, maxUnreadText)}
 		}
 	}
 	return out
@@ -163,4 +181,12 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// truncate cuts s to at most n bytes, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "..."
 }

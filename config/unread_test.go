@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -71,4 +72,23 @@ func TestEditDistance(t *testing.T) {
 	require.Equal(t, 3, editDistance("", "abc"))
 	require.Equal(t, 1, editDistance("listenprt", "listenport"))
 	require.Equal(t, 3, editDistance("kitten", "sitting"))
+}
+
+// A file of many unknown keys gives at most maxUnread entries, the last
+// counting the rest, and a huge separator-less line is cut.
+func TestUnreadBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&b, "unknownKey%05d=1\n", i)
+	}
+	b.WriteString(strings.Repeat("x", 1<<20) + " y\n")
+	c, err := Load(writeFile(t, "n.properties", b.String()))
+	require.NoError(t, err)
+	un := c.Unread()
+	require.Len(t, un, maxUnread+1)
+	require.Equal(t, 5001-maxUnread, un[maxUnread].More)
+	require.Equal(t, fmt.Sprintf("%d more keys no setting reads", 5001-maxUnread), un[maxUnread].String())
+	for _, u := range un {
+		require.LessOrEqual(t, len(u.Text), maxUnreadText+3)
+	}
 }
