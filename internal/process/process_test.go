@@ -77,3 +77,21 @@ func TestHangupStopsGracefully(t *testing.T) {
 		t.Fatal("SIGHUP not delivered")
 	}
 }
+
+// A SIGHUP ignored from the start (nohup) stays ignored: NotifyStop does
+// not catch it, so the hang-up of the terminal does not stop the server.
+func TestHangupIgnoredUnderNohupStaysIgnored(t *testing.T) {
+	signal.Ignore(syscall.SIGHUP)
+	t.Cleanup(func() { signal.Reset(syscall.SIGHUP) })
+	ch := NotifyStop()
+	defer signal.Stop(ch)
+	require.True(t, signal.Ignored(syscall.SIGHUP))
+	require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGHUP))
+	require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGTERM))
+	select {
+	case s := <-ch:
+		require.Equal(t, syscall.SIGTERM, s, "SIGHUP was caught")
+	case <-time.After(30 * time.Second):
+		t.Fatal("SIGTERM not delivered")
+	}
+}

@@ -16,10 +16,17 @@ var StopSignals = []os.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP}
 
 // NotifyStop returns a channel receiving StopSignals. Call it before the
 // servers start, so that a signal arriving while they start still ends in
-// the graceful stop; signal.Stop it when done.
+// the graceful stop; signal.Stop it when done. A SIGHUP the process was
+// started ignoring (nohup) stays ignored: Notify would otherwise undo it
+// and the closed terminal would stop the server.
 func NotifyStop() chan os.Signal {
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, StopSignals...)
+	for _, sig := range StopSignals {
+		if sig == syscall.SIGHUP && signal.Ignored(sig) {
+			continue
+		}
+		signal.Notify(ch, sig)
+	}
 	return ch
 }
 
