@@ -8,25 +8,42 @@ RACE      ?= -race
 # the nearest tag (v1.0.0, or v1.0.0-3-gabc1234 past it), else the source's
 # default (internal/version).
 VERSION   ?= $(shell git describe --tags --match 'v*' --dirty 2>/dev/null | sed 's/^v//')
-LDFLAGS   := $(if $(VERSION),-ldflags "-X github.com/rmqgo/nameserver/internal/version.Version=$(VERSION)")
+# REVISION is the commit -version, the startup log and rocketmq_build_info
+# name (also for untagged builds): 12 hex digits, -dirty with uncommitted changes.
+REVISION  ?= $(shell r=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git diff --quiet HEAD -- || r=$$r-dirty; echo $$r; })
+VERSION_PKG := github.com/rmqgo/nameserver/internal/version
+LDFLAGS   := -ldflags "$(if $(VERSION),-X $(VERSION_PKG).Version=$(VERSION)) $(if $(REVISION),-X $(VERSION_PKG).revision=$(REVISION))"
 
-.PHONY: all build build-controller run test test-long vet fmt-check deps-check unit unit-controller bench fuzz cluster image clean
+.PHONY: all build build-controller run test test-long vet fmt-check deps-check unit unit-controller bench fuzz cluster image clean test-alerts
 
 all: build
 
 build:
 	$(GO) build $(LDFLAGS) -o $(BIN)/ ./cmd/...
 
+# build-controller writes to bin/embedded/, apart from build's bin/controller
+# binary, so that either order of the two works.
 build-controller:
-	mkdir -p $(BIN)/controller
-	$(GO) build $(LDFLAGS) -tags $(TAGS_CTRL) -o $(BIN)/controller/ ./cmd/...
+	mkdir -p $(BIN)/embedded
+	$(GO) build $(LDFLAGS) -tags $(TAGS_CTRL) -o $(BIN)/embedded/ ./cmd/...
 
 ## run: a NameServer on 127.0.0.1:9876 with embedded defaults (state under ~/namesrv)
 run: build
 	$(BIN)/namesrv
 
 ## test: everything CI checks, under both tag sets
-test: fmt-check vet deps-check unit unit-controller
+test: fmt-check vet deps-check test-alerts unit unit-controller
+
+## test-alerts: promtool checks the Prometheus alerting rules and runs their
+## unit tests (deploy/prometheus/); says so and succeeds without promtool
+## (Debian: apt-get install prometheus)
+PROMTOOL ?= promtool
+test-alerts:
+	@if ! command -v $(PROMTOOL) >/dev/null 2>&1; then \
+		echo "test-alerts: skipped: $(PROMTOOL) not found (apt-get install prometheus)"; exit 0; fi; \
+	set -e; \
+	$(PROMTOOL) check rules deploy/prometheus/rocketmq-alerts.yml; \
+	$(PROMTOOL) test rules deploy/prometheus/rocketmq-alerts.test.yml
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -118,17 +135,27 @@ else
 endif
 
 ## image: both targets of the Dockerfile, $(IMAGE_REPO)/namesrv and
-## $(IMAGE_REPO)/namesrv-controller tagged $(IMAGE_TAG); says so and
-## succeeds when no container engine answers (docker info fails)
-DOCKER     ?= docker
-IMAGE_REPO ?= rmqgo
-IMAGE_TAG  ?= latest
+## $(IMAGE_REPO)/namesrv-controller tagged $(IMAGE_TAG), with the OCI labels
+## (VERSION, REVISION, CREATED = the commit's time); says so and succeeds
+## when no container engine answers (docker info fails), or fails with
+## IMAGE_STRICT=1 (CI). With podman (or buildah) it builds in the docker
+## format, whose config keeps the HEALTHCHECK (the OCI format drops it).
+DOCKER       ?= docker
+IMAGE_REPO   ?= rmqgo
+IMAGE_TAG    ?= latest
+IMAGE_STRICT ?=
+CREATED      ?= $(shell TZ=UTC git log -1 --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd 2>/dev/null)
+IMAGE_FORMAT := $(if $(filter podman buildah,$(notdir $(firstword $(DOCKER)))),--format docker)
+IMAGE_ARGS    = $(IMAGE_FORMAT) $(if $(VERSION),--build-arg VERSION=$(VERSION)) \
+	$(if $(REVISION),--build-arg REVISION=$(REVISION)) $(if $(CREATED),--build-arg CREATED=$(CREATED))
 image:
 	@if ! $(DOCKER) info >/dev/null 2>&1; then \
+		if [ -n "$(IMAGE_STRICT)" ]; then \
+			echo "make image: no container engine answers ('$(DOCKER) info' failed) and IMAGE_STRICT is set" >&2; exit 1; fi; \
 		echo "make image: no container engine answers ('$(DOCKER) info' failed): nothing built"; exit 0; fi; \
 	set -e; \
-	$(DOCKER) build --target namesrv $(if $(VERSION),--build-arg VERSION=$(VERSION)) -t $(IMAGE_REPO)/namesrv:$(IMAGE_TAG) .; \
-	$(DOCKER) build --target namesrv-controller $(if $(VERSION),--build-arg VERSION=$(VERSION)) -t $(IMAGE_REPO)/namesrv-controller:$(IMAGE_TAG) .
+	$(DOCKER) build --target namesrv $(IMAGE_ARGS) -t $(IMAGE_REPO)/namesrv:$(IMAGE_TAG) .; \
+	$(DOCKER) build --target namesrv-controller $(IMAGE_ARGS) -t $(IMAGE_REPO)/namesrv-controller:$(IMAGE_TAG) .
 
 clean:
 	rm -rf $(BIN)

@@ -1,10 +1,12 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -65,25 +67,38 @@ func (c *Client) ControllerMetadata(ctx context.Context, addr string) (*Controll
 }
 
 // FindLeader asks the controllers in order for metadata and returns the
-// first answer naming a leader. When every reachable controller answers
-// without one the error wraps ErrNoLeader; when none is reachable it
-// wraps ErrUnreachable.
+// first answer naming a leader that is one of addrs. An answer naming
+// another address (the name the leader advertises inside its network,
+// where the caller reaches published ports) is kept while the others are
+// asked: the leader's own answer is returned with LeaderAddr set to the
+// address that reached it, else the first answer naming a leader. When every reachable controller answers without one the error
+// wraps ErrNoLeader; when none is reachable it wraps ErrUnreachable.
 func (c *Client) FindLeader(ctx context.Context, addrs []string) (*ControllerMetadata, error) {
 	if len(addrs) == 0 {
 		return nil, errors.New("no controller address: use -a \"host:port;host:port\"")
 	}
 	var errs []error
+	var named *ControllerMetadata
 	answered := false
 	for _, a := range addrs {
 		md, err := c.ControllerMetadata(ctx, a)
-		if err == nil && md.LeaderAddr != "" {
+		switch {
+		case err == nil && md.IsLeader:
+			md.LeaderAddr = a
 			return md, nil
-		}
-		if err == nil {
+		case err == nil && slices.Contains(addrs, md.LeaderAddr):
+			return md, nil
+		case err == nil && md.LeaderAddr != "":
+			named = cmp.Or(named, md)
+			continue
+		case err == nil:
 			answered = true
 			err = fmt.Errorf("%s names no leader", a)
 		}
 		errs = append(errs, err)
+	}
+	if named != nil {
+		return named, nil
 	}
 	if answered {
 		return nil, fmt.Errorf("%w: %w", ErrNoLeader, errors.Join(errs...))

@@ -22,6 +22,9 @@ type WaitOptions struct {
 	Writable bool
 	Timeout  time.Duration // default DefaultWaitTimeout
 	Interval time.Duration // between rounds; default DefaultWaitInterval
+	// Progress, when set, is called after each round with the result so
+	// far (mqadmin shows it on a terminal).
+	Progress func(*WaitResult)
 }
 
 // WaitStatus is one NameServer's state at the last round.
@@ -62,6 +65,9 @@ func (c *Client) WaitRoute(ctx context.Context, opts WaitOptions) *WaitResult {
 			res.Rounds++
 		}
 		res.Elapsed = time.Since(start)
+		if opts.Progress != nil {
+			opts.Progress(res)
+		}
 		if res.Ready || !sleepCtx(ctx, opts.Interval) {
 			return res
 		}

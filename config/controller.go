@@ -68,6 +68,7 @@ type ControllerConfig struct {
 	raw       map[string]string
 	blackList map[string]struct{}
 	loadErrs  []error
+	bare      map[string]bareLine // the -c file's lines with no separator (Unread)
 	// ownFile: updates persist to configStorePath as an overlay holding
 	// only the updated keys (the embedded controller's own file, or a
 	// standalone controller's configStorePath other than its -c file).
@@ -117,13 +118,14 @@ func LoadController(path string) (*ControllerConfig, error) { return loadControl
 // loadController is LoadController with over (environment properties)
 // applied over the -c file.
 func loadController(path string, over map[string]string) (*ControllerConfig, error) {
-	props, err := readPropertiesFile(path)
+	props, bare, err := readPropertiesLines(path)
 	if err != nil {
 		return nil, err
 	}
 	maps.Copy(props, over)
 	cc := controllerDefaults(19876)
 	cc.applyFile(props)
+	cc.bare = bare
 	cc.ACL.resolve(filepath.Dir(path))
 	cc.finish()
 	if cc.ownFile = !sameFile(cc.ConfigStorePath, path); cc.ownFile {

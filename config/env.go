@@ -22,6 +22,7 @@ const (
 // mqadmin read for the NameServer list and which containers often set.
 var envIgnored = map[string]bool{
 	"NAMESRV_LOG_LEVEL": true, "NAMESRV_ADDR": true, "CONTROLLER_LOG_LEVEL": true,
+	"NAMESRV_LOG_FORMAT": true, "CONTROLLER_LOG_FORMAT": true,
 }
 
 // serviceLink matches what Kubernetes injects for a Service named like
@@ -36,11 +37,18 @@ var serviceLink = regexp.MustCompile(`^(SERVICE_HOST|SERVICE_PORT(_\w+)?|PORT(_\
 // naming one key, is an error wrapping ErrLoad and naming the variables.
 // The log level, NAMESRV_ADDR and Kubernetes service links are skipped.
 func EnvProps(environ []string, prefix string, keys []string) (map[string]string, error) {
+	props, _, err := envProps(environ, prefix, keys)
+	return props, err
+}
+
+// envProps is EnvProps also returning, for each key set, the variable
+// that set it.
+func envProps(environ []string, prefix string, keys []string) (props, from map[string]string, err error) {
 	byFold := map[string]string{}
 	for _, k := range keys {
 		byFold[foldEnvName(k)] = k
 	}
-	props, from := map[string]string{}, map[string]string{}
+	props, from = map[string]string{}, map[string]string{}
 	var errs []error
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
@@ -59,7 +67,7 @@ func EnvProps(environ []string, prefix string, keys []string) (map[string]string
 			props[key], from[key] = value, name
 		}
 	}
-	return props, errors.Join(errs...)
+	return props, from, errors.Join(errs...)
 }
 
 func foldEnvName(s string) string { return strings.ToLower(strings.ReplaceAll(s, "_", "")) }
@@ -83,29 +91,41 @@ func keysOf(bs []binding) []string {
 }
 
 // LoadWithEnv is Load (Default when path is empty) with the NAMESRV_
-// variables of environ applied over the file (see EnvProps).
+// variables of environ applied over the file (see EnvProps). A value that
+// does not parse names its variable.
 func LoadWithEnv(path string, environ []string) (*NamesrvConfig, error) {
-	env, err := EnvProps(environ, NamesrvEnvPrefix, namesrvKeys())
+	env, from, err := envProps(environ, NamesrvEnvPrefix, namesrvKeys())
 	if err != nil {
 		return nil, err
 	}
-	if path != "" {
-		return load(path, env)
-	}
 	c := defaults()
-	c.raw = maps.Clone(env)
-	c.loadErrs = applyProps(bindings(c), env)
-	c.Controller.applyFile(env)
-	c.finish()
+	if path != "" {
+		if c, err = load(path, env); err != nil {
+			return nil, err
+		}
+	} else {
+		c.raw = maps.Clone(env)
+		c.loadErrs = applyProps(bindings(c), env)
+		c.Controller.applyFile(env)
+		c.finish()
+	}
+	c.loadErrs = namingEnv(c.loadErrs, from)
+	c.Controller.loadErrs = namingEnv(c.Controller.loadErrs, from)
 	return c, nil
 }
 
 // LoadControllerWithEnv is LoadController with the CONTROLLER_ variables
-// of environ applied over the -c file.
+// of environ applied over the -c file. A value that does not parse names
+// its variable.
 func LoadControllerWithEnv(path string, environ []string) (*ControllerConfig, error) {
-	env, err := EnvProps(environ, ControllerEnvPrefix, controllerKeys())
+	env, from, err := envProps(environ, ControllerEnvPrefix, controllerKeys())
 	if err != nil {
 		return nil, err
 	}
-	return loadController(path, env)
+	cc, err := loadController(path, env)
+	if err != nil {
+		return nil, err
+	}
+	cc.loadErrs = namingEnv(cc.loadErrs, from)
+	return cc, nil
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -85,4 +86,25 @@ func TestLoadControllerWithEnv(t *testing.T) {
 	require.True(t, cc.EnableElectUncleanMaster)
 	_, err = LoadControllerWithEnv(controllerFile(t, ""), []string{"CONTROLLER_ORDERMESSAGEENABLE=true"})
 	require.ErrorContains(t, err, "CONTROLLER_ORDERMESSAGEENABLE names no key", "a NameServer key")
+}
+
+// A value set by an environment variable that does not parse names the
+// variable, with or without a -c file; one of the file does not.
+func TestEnvParseErrorNamesVariable(t *testing.T) {
+	env := []string{"NAMESRV_LISTEN_PORT=abc", "NAMESRV_LOG_FORMAT=json"}
+	for _, path := range []string{"", writeFile(t, "n.properties", "orderMessageEnable=maybe\n")} {
+		c, err := LoadWithEnv(path, env)
+		require.NoError(t, err)
+		err = c.Validate()
+		require.ErrorIs(t, err, ErrInvalid)
+		require.Contains(t, err.Error(), "listenPort (abc) is not a valid int (set by environment variable NAMESRV_LISTEN_PORT)")
+		require.Equal(t, 1, strings.Count(err.Error(), "NAMESRV_LISTEN_PORT"), err.Error())
+		if path != "" {
+			require.Contains(t, err.Error(), "orderMessageEnable (maybe) is not a boolean (true or false)\n")
+		}
+	}
+	cc, err := LoadControllerWithEnv(writeFile(t, "c.properties", "controllerDLegerSelfId=n0\n"),
+		[]string{"CONTROLLER_ELECT_MASTER_MAX_RETRY_COUNT=x"})
+	require.NoError(t, err)
+	require.ErrorContains(t, cc.Validate(), "(set by environment variable CONTROLLER_ELECT_MASTER_MAX_RETRY_COUNT)")
 }

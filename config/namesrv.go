@@ -90,8 +90,8 @@ type NamesrvConfig struct {
 	// ServerMaxConnections caps the open remoting connections; one accepted
 	// over it is closed at once.
 	ServerMaxConnections int `prop:"serverMaxConnections"`
-	// MetricsExporterType: "PROM" serves Prometheus metrics; "", DISABLE,
-	// OTLP_GRPC and LOG (Java values we do not implement) serve none.
+	// MetricsExporterType: "PROM" serves Prometheus metrics; "" and
+	// DISABLE serve none; Java's OTLP_GRPC and LOG are refused by Validate.
 	MetricsExporterType string `prop:"metricsExporterType"`
 	// MetricsPromExporterHost is the metrics bind host; "" = bindAddress.
 	MetricsPromExporterHost string `prop:"metricsPromExporterHost"`
@@ -113,6 +113,7 @@ type NamesrvConfig struct {
 	raw       map[string]string   // every property of the -c file, as read
 	blackList map[string]struct{} // fixed at load time
 	loadErrs  []error             // per-key parse errors, reported by Validate
+	bare      map[string]bareLine // the -c file's lines with no separator (Unread)
 }
 
 func defaultNettyServer(port int) NettyServer {
@@ -192,13 +193,14 @@ func Load(path string) (*NamesrvConfig, error) { return load(path, nil) }
 
 // load is Load with over (environment properties) applied over the file.
 func load(path string, over map[string]string) (*NamesrvConfig, error) {
-	props, err := readPropertiesFile(path)
+	props, bare, err := readPropertiesLines(path)
 	if err != nil {
 		return nil, err
 	}
 	maps.Copy(props, over)
 	c := defaults()
 	c.raw = props
+	c.bare = bare
 	c.loadErrs = applyProps(bindings(c), props)
 	c.Controller.applyFile(props)
 	c.ConfigStorePath = path

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -87,7 +88,7 @@ func (b binding) setBool(s string) error {
 	case "false":
 		b.v.SetBool(false)
 	default:
-		return fmt.Errorf("%w: %s (%s) is not a boolean (true or false)", ErrInvalid, b.key, s)
+		return &keyError{b.key, fmt.Errorf("%w: %s (%s) is not a boolean (true or false)", ErrInvalid, b.key, s)}
 	}
 	return nil
 }
@@ -95,10 +96,32 @@ func (b binding) setBool(s string) error {
 func (b binding) setInt(s string, bits int, kind string) error {
 	n, err := strconv.ParseInt(s, 10, bits)
 	if err != nil {
-		return fmt.Errorf("%w: %s (%s) is not a valid %s", ErrInvalid, b.key, s, kind)
+		return &keyError{b.key, fmt.Errorf("%w: %s (%s) is not a valid %s", ErrInvalid, b.key, s, kind)}
 	}
 	b.v.SetInt(n)
 	return nil
+}
+
+// keyError is a value that does not parse as its key's type.
+type keyError struct {
+	key string
+	err error
+}
+
+func (e *keyError) Error() string { return e.err.Error() }
+func (e *keyError) Unwrap() error { return e.err }
+
+// namingEnv adds to each parse error of a key set by an environment
+// variable (from maps key to variable) the variable's name.
+func namingEnv(errs []error, from map[string]string) []error {
+	out := make([]error, len(errs))
+	for i, err := range errs {
+		out[i] = err
+		if ke := (*keyError)(nil); errors.As(err, &ke) && from[ke.key] != "" {
+			out[i] = fmt.Errorf("%w (set by environment variable %s)", err, from[ke.key])
+		}
+	}
+	return out
 }
 
 // format renders the field as Java's toString would; ok is false for an
@@ -154,13 +177,20 @@ func parseProperties(text []byte) (map[string]string, error) {
 }
 
 func readPropertiesFile(path string) (map[string]string, error) {
+	props, _, err := readPropertiesLines(path)
+	return props, err
+}
+
+// readPropertiesLines is readPropertiesFile also returning the file's
+// lines with no separator (read once: the -c file may be a pipe).
+func readPropertiesLines(path string) (map[string]string, map[string]bareLine, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrLoad, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrLoad, err)
 	}
 	props, err := parseProperties(data)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", ErrLoad, path, err)
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrLoad, path, err)
 	}
-	return props, nil
+	return props, bareLines(data), nil
 }

@@ -27,9 +27,16 @@ func (r *rules) host(key, v string) {
 	}
 }
 
+// metricsType accepts the exporters this server implements. Java's
+// OTLP_GRPC and LOG are refused rather than silently exporting nothing.
 func (r *rules) metricsType(v string) {
-	if !slices.Contains([]string{"", "DISABLE", "OTLP_GRPC", "PROM", "LOG"}, v) {
-		r.addf("metricsExporterType (%s) must be one of DISABLE, OTLP_GRPC, PROM, LOG", v)
+	switch v {
+	case "", "DISABLE", "PROM":
+	case "OTLP_GRPC", "LOG":
+		r.addf("metricsExporterType (%s) is a Java exporter this server does not implement: "+
+			"use PROM (Prometheus /metrics) or DISABLE", v)
+	default:
+		r.addf("metricsExporterType (%s) must be one of DISABLE, PROM", v)
 	}
 }
 

@@ -318,6 +318,7 @@ func (c *Controller) RaftStats() map[string]string {
 	}
 	c.fsm.stats(stats)
 	c.driftStats(stats)
+	c.boundStats(stats)
 	return stats
 }
 

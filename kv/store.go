@@ -1,6 +1,7 @@
 package kv
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -72,8 +73,11 @@ func openDB(path string) (*bolt.DB, error) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrOpen, path, err)
 	}
 	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: lockTimeout})
-	if err != nil {
+	if errors.Is(err, bolt.ErrTimeout) {
 		return nil, fmt.Errorf("%w: %s (is another process using it?): %w", ErrOpen, path, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrOpen, path, err)
 	}
 	return db, nil
 }

@@ -17,7 +17,7 @@ func TestBuildInfoAndVersionGauges(t *testing.T) {
 	c := NewController(reg)
 	c.SetSource(fakeSource{stats: map[string]string{"state": "Follower", "cluster_version": "2", "format_version": "2"}})
 	fs := parse(t, reg)
-	require.Equal(t, 1.0, fs.Sum(BuildInfoName, "version", version.Version,
+	require.Equal(t, 1.0, fs.Sum(BuildInfoName, "version", version.Version, "revision", version.Revision(),
 		"controller_format", strconv.Itoa(version.ControllerFormat)))
 	require.Equal(t, 2.0, fs.Sum("rocketmq_controller_cluster_version"))
 	require.Equal(t, 2.0, fs.Sum("rocketmq_controller_format_version"))

@@ -59,6 +59,12 @@ var (
 			"Newest Controller format (log entries, snapshots, Raft RPCs) this node reads.")},
 		{"members_drift", newDesc(ControllerPrefix+"_raft_members_drift",
 			"1 when controllerRaftPeers differ from the Raft configuration the node holds (membership lives in the log).")},
+		{"broker_sets_without_master", newDesc(ControllerPrefix+"_broker_sets_without_master",
+			"Broker sets whose sync state names no master.")},
+		{"state_bytes_limit", newDesc(ControllerPrefix+"_state_bytes_limit",
+			"controllerMaxStateBytes in force (state_bytes is bounded by it).")},
+		{"broker_sets_limit", newDesc(ControllerPrefix+"_broker_sets_limit",
+			"controllerMaxBrokerSets in force (broker_sets is bounded by it).")},
 	}
 )
 

@@ -55,8 +55,9 @@ func fullRegistry() *Registry {
 	n.Remoting.FrameRejected("bad_header")
 	n.KVWrite(KVPut, nil)
 	c := NewController(reg)
-	c.SetSource(fakeSource{stats: map[string]string{"state": "Leader", "term": "1", "commit_index": "1",
-		"applied_index": "1", "last_contact": "0", "leader_id": "n0"}, epochs: map[string]int32{"b": 1}})
+	c.SetSource(fakePeerSource{fakeSource: fakeSource{stats: map[string]string{"state": "Leader", "term": "1", "commit_index": "1",
+		"applied_index": "1", "last_contact": "0", "leader_id": "n0"}, epochs: map[string]int32{"b": 1}},
+		peers: []RaftPeerErrorCount{{Peer: "n1", Kind: "heartbeat", Failed: 1}}})
 	c.Remoting.RequestDone(1002, 0, time.Millisecond)
 	c.Remoting.ConnOpened()
 	c.ElectionDone("broker", 0, time.Millisecond)

@@ -63,7 +63,7 @@ func New(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...Option) (*Serve
 	store, err := kv.OpenKVConfigPath(cfg.KVConfigPath, logger.Named("kv"))
 	if err != nil {
 		o.close()
-		return nil, fmt.Errorf("open kv store: %w", err)
+		return nil, fmt.Errorf("kvConfigPath (%s): %w", cfg.KVConfigPath, err)
 	}
 	s := &Server{cfg: config.NewHolder(cfg), log: logger, kv: &meteredKV{Store: store}, started: time.Now(),
 		readyWait: newStartupWait(cfg.ReadyAfterBrokerRegistrationSeconds), tls: o.tls}

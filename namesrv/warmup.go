@@ -89,6 +89,7 @@ func (w *warmup) start(listen net.Addr) {
 	if w == nil {
 		return
 	}
+	checkInterfaceAddrs(w.log)
 	for _, addr := range w.peerList {
 		if isSelf(addr, listen) {
 			w.log.Debug("own address in warmupForwardPeers ignored", "addr", addr)

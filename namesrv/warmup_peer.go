@@ -142,8 +142,22 @@ func isOwnHostName(host string) bool {
 	return name != "" && (host == name || short == name)
 }
 
+// interfaceAddrs lists this host's addresses (tests replace it).
+var interfaceAddrs = net.InterfaceAddrs
+
+// checkInterfaceAddrs warns when this host's addresses cannot be listed
+// (a sandbox refusing netlink sockets: systemd's RestrictAddressFamilies
+// without AF_NETLINK): a warmupForwardPeers entry naming this node by one
+// of its IPs is then not recognized and lookups are forwarded to itself.
+func checkInterfaceAddrs(log hclog.Logger) {
+	if _, err := interfaceAddrs(); err != nil {
+		log.Warn("cannot list this host's addresses: an entry of warmupForwardPeers naming this node by its IP is not recognized as this node (allow AF_NETLINK)",
+			"error", err)
+	}
+}
+
 func isLocalIP(ip net.IP) bool {
-	addrs, err := net.InterfaceAddrs()
+	addrs, err := interfaceAddrs()
 	if err != nil {
 		return false
 	}

@@ -5,8 +5,12 @@
 //
 // Usage:
 //
-//	controller -c controller.properties   run until SIGTERM/SIGINT
+//	controller -c controller.properties   run until SIGTERM/SIGINT/SIGHUP
+//	                                      (kill -3 logs every goroutine's stack)
 //	controller -c FILE -p                 print every config item and exit
+//	                                      (1, with the errors, if refused)
+//	controller -c FILE -check             check the file as the start does,
+//	                                      open no port, exit 0 or 1
 //	controller -version                   print the version and exit
 //	controller -probe "a:p;b:p" [-wait 30s]
 //	                                      ask each controller for its metadata
@@ -31,6 +35,7 @@ import (
 type options struct {
 	configFile string
 	printOnly  bool
+	check      bool
 	probe      string
 	wait       time.Duration
 	javaProps  map[string]string // -Dkey=value arguments (tls.*)
@@ -44,7 +49,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("mqcontroller", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.configFile, "c", "", "Controller config properties file")
-	fs.BoolVar(&o.printOnly, "p", false, "Print all config items and exit")
+	fs.BoolVar(&o.printOnly, "p", false, "Print all config items and exit (1, with the errors, if the controller would refuse them)")
+	fs.BoolVar(&o.check, "check", false, "Check the configuration as the controller does before it opens a port, open none, and exit 0 (valid) or 1")
 	fs.StringVar(&o.probe, "probe", "", "Probe mode: ';'-separated controller addresses to ask for metadata (1005)")
 	fs.DurationVar(&o.wait, "wait", 0, "Probe mode: how long to wait for a ready leader")
 	fs.BoolVar(&o.version, "version", false, "Print the version and the Controller format this binary reads, and exit")

@@ -29,25 +29,25 @@ type nodeOptions struct {
 	metrics    metrics.EndpointConfig
 }
 
-// startNode binds the metrics endpoint first (so a busy port fails before
-// Raft starts), then starts the controller and lets the endpoint read it.
+// startNode binds every listener before any serves: the controller's
+// remoting and Raft listeners (controller.New), then the metrics endpoint;
+// then it starts the controller and lets the endpoint read it. A busy port
+// fails the start with nothing served.
 func startNode(cfg *config.ControllerConfig, logger hclog.Logger, o nodeOptions) (*node, error) {
-	pe, err := listenMetrics(cfg, logger, o.metrics)
-	if err != nil {
-		return nil, err
-	}
+	pe := newPromEndpoint(cfg)
 	opts := o.controller
 	if pe != nil {
 		opts = append(opts, controller.WithMetrics(pe.m))
 	}
 	ctl, err := controller.New(cfg, logger, opts...)
-	if err == nil {
-		if err = ctl.Start(); err != nil {
-			_ = ctl.Shutdown(context.Background())
-		}
+	if err != nil {
+		return nil, err
+	}
+	if err = pe.listen(cfg, logger, o.metrics); err == nil {
+		err = ctl.Start()
 	}
 	if err != nil {
-		return nil, errors.Join(err, pe.shutdown(context.Background()))
+		return nil, errors.Join(err, ctl.Shutdown(context.Background()), pe.shutdown(context.Background()))
 	}
 	pe.attach(ctl)
 	return &node{ctl: ctl, ep: pe.endpoint()}, nil
@@ -65,6 +65,7 @@ func (n *node) stop(ctx context.Context) error {
 // promEndpoint is the controller's /metrics, /healthz and /readyz.
 type promEndpoint struct {
 	m   *metrics.Controller
+	reg *metrics.Registry
 	ep  *metrics.Endpoint
 	ctl atomic.Pointer[controller.Controller] // set once started
 }
@@ -73,23 +74,44 @@ type promEndpoint struct {
 // bindAddress) and metricsPromExporterPort when metricsExporterType=PROM;
 // nil otherwise. /readyz answers 200 once a Raft leader is known.
 func listenMetrics(cfg *config.ControllerConfig, logger hclog.Logger, ec metrics.EndpointConfig) (*promEndpoint, error) {
-	addr, on := metrics.ExporterAddr(cfg.MetricsExporterType, cfg.MetricsPromExporterHost,
-		cfg.BindAddress, cfg.MetricsPromExporterPort)
-	if !on {
-		return nil, nil
+	pe := newPromEndpoint(cfg)
+	if err := pe.listen(cfg, logger, ec); err != nil {
+		return nil, err
+	}
+	return pe, nil
+}
+
+// newPromEndpoint is the endpoint's registry and controller metrics when
+// metricsExporterType=PROM (nil otherwise), not yet listening.
+func newPromEndpoint(cfg *config.ControllerConfig) *promEndpoint {
+	if _, on := metricsAddr(cfg); !on {
+		return nil
 	}
 	reg := metrics.NewProcessRegistry()
-	pe := &promEndpoint{m: metrics.NewController(reg)}
-	ec.Addr, ec.Registry, ec.Logger = addr, reg, logger.Named("metrics")
+	return &promEndpoint{m: metrics.NewController(reg), reg: reg}
+}
+
+func metricsAddr(cfg *config.ControllerConfig) (string, bool) {
+	return metrics.ExporterAddr(cfg.MetricsExporterType, cfg.MetricsPromExporterHost,
+		cfg.BindAddress, cfg.MetricsPromExporterPort)
+}
+
+// listen binds and serves the endpoint (nothing when pe is nil).
+func (pe *promEndpoint) listen(cfg *config.ControllerConfig, logger hclog.Logger, ec metrics.EndpointConfig) error {
+	if pe == nil {
+		return nil
+	}
+	ec.Addr, _ = metricsAddr(cfg)
+	ec.Registry, ec.Logger = pe.reg, logger.Named("metrics")
 	ec.Limits = metrics.LimitsFrom(cfg.MetricsListener)
 	ep, err := metrics.Listen(ec)
 	if err != nil {
-		return nil, fmt.Errorf("controller: %w", err)
+		return fmt.Errorf("controller: %w", err)
 	}
 	ep.AddReadiness("controller", pe.ready)
 	pe.ep = ep
 	logger.Info("metrics endpoint started", "addr", ep.Addr().String())
-	return pe, nil
+	return nil
 }
 
 // ready is nil once the started controller knows a Raft leader.
@@ -117,7 +139,7 @@ func (pe *promEndpoint) endpoint() *metrics.Endpoint {
 }
 
 func (pe *promEndpoint) shutdown(ctx context.Context) error {
-	if pe == nil {
+	if pe == nil || pe.ep == nil {
 		return nil
 	}
 	return pe.ep.Shutdown(ctx)

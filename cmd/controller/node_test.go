@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
@@ -113,4 +114,22 @@ func loadTestConfig(t *testing.T, addr, raftAddr string, extra ...string) *confi
 	require.NoError(t, err)
 	require.NoError(t, cfg.Validate())
 	return cfg
+}
+
+// TestBusyPortServesNothing: with the controller's remoting port taken,
+// the start fails naming it before the metrics endpoint serves (every
+// listener is bound before any serves).
+func TestBusyPortServesNothing(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer busy.Close()
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	require.NoError(t, free.Close())
+	cfg := loadTestConfig(t, busy.Addr().String(), free.Addr().String(), "metricsExporterType=PROM",
+		"bindAddress=127.0.0.1", "metricsPromExporterHost=127.0.0.1", "metricsPromExporterPort=0")
+	var log strings.Builder
+	_, err = startNode(cfg, hclog.New(&hclog.LoggerOptions{Output: &log}), nodeOptions{})
+	require.ErrorContains(t, err, busy.Addr().String())
+	require.NotContains(t, log.String(), "metrics endpoint started")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -70,19 +71,25 @@ func probeAll(addrs []string) []nodeState {
 	return states
 }
 
-// readyLeader returns the leader address named by the nodes and whether
-// it answers a leader-gated request with code 0.
+// readyLeader returns the leader's address and whether it answers a
+// leader-gated request with code 0: the probed address of the node that
+// says it is the leader (from a host, the published port, where the name
+// it advertises may not resolve), else the first address the nodes name.
 func readyLeader(states []nodeState) (string, bool) {
+	leader := ""
 	for _, st := range states {
-		leader := st.ext["controllerLeaderAddress"]
-		if leader == "" {
-			continue
+		if st.ext["isLeader"] == "true" {
+			leader = st.addr
+			break
 		}
-		ext := map[string]string{"clusterName": "probe", "brokerName": "__controller_probe__"}
-		resp, err := call(leader, remoting.NewRequest(remoting.ControllerGetNextBrokerID, ext, nil))
-		return leader, err == nil && resp.Code == remoting.Success
+		leader = cmp.Or(leader, st.ext["controllerLeaderAddress"])
 	}
-	return "", false
+	if leader == "" {
+		return "", false
+	}
+	ext := map[string]string{"clusterName": "probe", "brokerName": "__controller_probe__"}
+	resp, err := call(leader, remoting.NewRequest(remoting.ControllerGetNextBrokerID, ext, nil))
+	return leader, err == nil && resp.Code == remoting.Success
 }
 
 // call sends one request on a fresh connection.

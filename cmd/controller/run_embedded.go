@@ -8,13 +8,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
+	"github.com/rmqgo/nameserver/internal/process"
 	"github.com/rmqgo/nameserver/metrics"
 )
 
@@ -29,11 +29,15 @@ func runController(opts options, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	if opts.printOnly {
-		_, _ = stdout.Write(cfg.Render())
-		return 0
+	if opts.printOnly || opts.check {
+		return runCheck(opts, cfg, stdout, stderr)
 	}
-	logger := newLogger(stderr)
+	logger, err := process.NewLogger("mqcontroller", config.ControllerEnvPrefix, stderr, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	logStart(logger, cfg, opts.configFile)
 	tlsm, err := loadTLS(cfg.RawProperties(), opts.javaProps, logger)
 	if err != nil {
 		logger.Error("start failed", "error", err)
@@ -48,23 +52,16 @@ func runController(opts options, stdout, stderr io.Writer) int {
 // (tests signal there).
 var afterStart = func() {}
 
-func newLogger(w io.Writer) hclog.Logger {
-	level := hclog.LevelFromString(os.Getenv("CONTROLLER_LOG_LEVEL"))
-	if level == hclog.NoLevel {
-		level = hclog.Info
-	}
-	return hclog.New(&hclog.LoggerOptions{Name: "mqcontroller", Output: w, Level: level})
-}
-
 // serve runs the controller (and, with metricsExporterType=PROM, its
-// metrics endpoint) until SIGTERM or SIGINT, then stops it gracefully
-// within shutdownWaitTimeSeconds.
+// metrics endpoint) until SIGTERM, SIGINT or SIGHUP, then stops it
+// gracefully within shutdownWaitTimeSeconds; SIGQUIT logs every
+// goroutine's stack and it goes on.
 func serve(cfg *config.ControllerConfig, logger hclog.Logger, o nodeOptions) int {
 	// Signals are caught from before the start, so that one arriving while
 	// the node starts still ends in the graceful stop.
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	ch := process.NotifyStop()
 	defer signal.Stop(ch)
+	defer process.DumpOnQuit(logger)()
 	n, err := startNode(cfg, logger, o)
 	if err != nil {
 		logger.Error("start failed", "error", err)

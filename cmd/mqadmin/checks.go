@@ -141,8 +141,16 @@ func setupWaitRoute(fs *flag.FlagSet) runFunc {
 		if err != nil {
 			return err
 		}
-		res := e.client.WaitRoute(e.ctx, admin.WaitOptions{NameServers: ns, Topic: topic,
-			Writable: writable, Timeout: limit, Interval: interval})
+		opts := admin.WaitOptions{NameServers: ns, Topic: topic, Writable: writable, Timeout: limit, Interval: interval}
+		var p *waitProgress
+		if isTerminal(e.errOut) {
+			p = &waitProgress{w: e.errOut, topic: topic, limit: limit}
+			opts.Progress = p.round
+		}
+		res := e.client.WaitRoute(e.ctx, opts)
+		if p != nil {
+			p.done()
+		}
 		return reportWait(e, topic, limit, res)
 	}
 }

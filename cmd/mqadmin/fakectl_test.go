@@ -1,7 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -34,6 +36,7 @@ type fakeController struct {
 
 	mu         sync.Mutex
 	leaderAddr string
+	advertised string // when set, the leader address 1005 names instead of leaderAddr
 	syncBody   string
 	requests   []*remoting.Command
 }
@@ -116,8 +119,8 @@ func (fc *fakeController) metadata(_ *remoting.Conn, req *remoting.Command) (*re
 	resp.SetExt("peers", "n0:"+fc.addr+";")
 	if fc.leaderAddr != "" {
 		resp.SetExt("controllerLeaderId", "n0")
-		resp.SetExt("controllerLeaderAddress", fc.leaderAddr)
-		resp.SetExt("isLeader", "true")
+		resp.SetExt("controllerLeaderAddress", cmp.Or(fc.advertised, fc.leaderAddr))
+		resp.SetExt("isLeader", strconv.FormatBool(fc.leaderAddr == fc.addr))
 	}
 	return resp, nil
 }

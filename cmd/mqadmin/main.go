@@ -81,6 +81,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, version.String("mqadmin"))
 		return exitOK
 	}
+	if args[0] == "completion" {
+		return runCompletion(args[1:], stdout, stderr)
+	}
 	cmd, ok := lookup(args[0])
 	if !ok {
 		fmt.Fprintf(stderr, "mqadmin: unknown command %q\n", args[0])
@@ -102,6 +105,7 @@ func (c command) exec(ctx context.Context, args []string, stdout, stderr io.Writ
 	e := &env{ctx: ctx, out: stdout, errOut: stderr, name: c.name}
 	e.declareCommon(fs)
 	runCmd := c.setup(fs)
+	fs.Usage = c.usageFunc(fs, stderr)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -181,4 +185,5 @@ func printCommands(w io.Writer) {
 		fmt.Fprintf(w, "   %-25s %s\n", c.name, c.desc)
 	}
 	fmt.Fprintln(w, "See 'mqadmin help <command>' for more information on a specific command.")
+	fmt.Fprintln(w, "Shell completion: source <(mqadmin completion bash), or mqadmin completion zsh.")
 }

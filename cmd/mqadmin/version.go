@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"text/tabwriter"
 
 	"github.com/rmqgo/nameserver/admin"
 )
@@ -74,16 +76,20 @@ func rowOf(addr string, md *admin.ControllerMetadata, err error) versionRow {
 	return r
 }
 
+// printVersionRows prints one line per node, the columns as wide as their
+// widest cell (pod host names are longer than 24 characters).
 func printVersionRows(e *env, rows []versionRow) {
-	e.printf("%-24s %-24s %-7s %-8s %s\n", "#Controller", "#Binary", "#Format", "#Cluster", "#Leader")
+	w := tabwriter.NewWriter(e.out, 0, 0, 1, ' ', 0)
+	fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", "#Controller", "#Binary", "#Format", "#Cluster", "#Leader")
 	for _, r := range rows {
 		if r.Error != "" {
-			e.printf("%-24s error: %s\n", r.Addr, r.Error)
+			fmt.Fprintf(w, "%s\terror: %s\n", r.Addr, r.Error)
 			continue
 		}
-		e.printf("%-24s %-24s %-7s %-8s %t\n", r.Addr, r.BinaryVersion, r.FormatVersion, r.ClusterVersion, r.IsLeader)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%t\n", r.Addr, r.BinaryVersion, r.FormatVersion, r.ClusterVersion, r.IsLeader)
 		if r.MembersDrift != "" {
-			e.printf("%-24s #MembersDrift %s\n", "", r.MembersDrift)
+			fmt.Fprintf(w, "\t#MembersDrift %s\n", r.MembersDrift)
 		}
 	}
+	_ = w.Flush()
 }

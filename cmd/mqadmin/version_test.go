@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -33,4 +35,24 @@ func TestGetControllerVersionsOfOldNode(t *testing.T) {
 	r := mqadmin(t, "getControllerVersions", "-a", nsList(fc.addr, closedAddr(t)))
 	require.Equal(t, exitFail, r.code)
 	require.Contains(t, r.out, "error:")
+}
+
+// The columns of getControllerVersions are as wide as their widest cell:
+// with pod host names longer than 24 characters every column still starts
+// at one offset on every line.
+func TestControllerVersionsColumnsAligned(t *testing.T) {
+	var out bytes.Buffer
+	printVersionRows(&env{out: &out}, []versionRow{
+		{Addr: "rocketmq-namesrv-0.rocketmq-namesrv-peers:9878", BinaryVersion: "1.1.0-dev", FormatVersion: "2", ClusterVersion: "2", IsLeader: true},
+		{Addr: "10.0.0.1:9878", BinaryVersion: "1.0.0 or Java", FormatVersion: "1", ClusterVersion: "?"},
+	})
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	require.Len(t, lines, 3)
+	for _, col := range []string{"#Binary", "#Format", "#Cluster", "#Leader"} {
+		at := strings.Index(lines[0], col)
+		for _, l := range lines[1:] {
+			require.NotEqual(t, byte(' '), l[at], "column %s at %d in %q", col, at, l)
+			require.Equal(t, byte(' '), l[at-1], "column %s at %d in %q", col, at, l)
+		}
+	}
 }

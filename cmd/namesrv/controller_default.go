@@ -10,8 +10,14 @@ import (
 	"github.com/rmqgo/nameserver/tlsconf"
 )
 
-// startController is a no-op in the default build: config.Validate already
+// newController is a no-op in the default build: config.Validate already
 // rejected enableControllerInNamesrv=true.
-func startController(_ *config.NamesrvConfig, _ *namesrv.Server, _ *tlsconf.Manager, _ hclog.Logger) (func(), error) {
-	return func() {}, nil
+func newController(_ *config.NamesrvConfig, _ *namesrv.Server, _ *tlsconf.Manager, _ hclog.Logger) (*embedded, error) {
+	return &embedded{}, nil
 }
+
+// embedded is the absent embedded Controller.
+type embedded struct{}
+
+func (*embedded) start() error { return nil }
+func (*embedded) stop()        {}

@@ -18,40 +18,77 @@ import (
 // controllerStopTimeout bounds the embedded controller's graceful stop.
 const controllerStopTimeout = 10 * time.Second
 
-// startController starts the embedded Controller when
+// newController binds the embedded Controller's listeners when
 // enableControllerInNamesrv=true, from the controller keys of the same -c
-// file (config.Validate already checked them, port collisions included).
-// With metricsExporterType=PROM its families join the NameServer's
-// registry, served on the NameServer's endpoint. The returned func stops
-// it.
-func startController(cfg *config.NamesrvConfig, srv *namesrv.Server, tlsm *tlsconf.Manager, logger hclog.Logger) (func(), error) {
-	return runController(cfg, srv, logger, controller.WithTLS(tlsm))
+// file (config.Validate already checked them, port collisions included),
+// and serves nothing until start. With metricsExporterType=PROM its
+// families join the NameServer's registry, served on the NameServer's
+// endpoint.
+func newController(cfg *config.NamesrvConfig, srv *namesrv.Server, tlsm *tlsconf.Manager, logger hclog.Logger) (*embedded, error) {
+	return bindController(cfg, srv, logger, controller.WithTLS(tlsm))
 }
 
-// runController is startController with extra controller options (tests
+// embedded is the embedded Controller, bound (ctl nil when disabled).
+type embedded struct {
+	ctl    *controller.Controller
+	m      *metrics.Controller
+	logger hclog.Logger
+}
+
+// bindController is newController with extra controller options (tests
 // hand over loopback listeners).
-func runController(cfg *config.NamesrvConfig, srv *namesrv.Server, logger hclog.Logger,
-	opts ...controller.Option) (func(), error) {
+func bindController(cfg *config.NamesrvConfig, srv *namesrv.Server, logger hclog.Logger,
+	opts ...controller.Option) (*embedded, error) {
+	e := &embedded{logger: logger}
 	if !cfg.EnableControllerInNamesrv {
-		return func() {}, nil
+		return e, nil
 	}
-	var m *metrics.Controller
 	if reg := srv.MetricsRegistry(); reg != nil {
-		m = metrics.NewController(reg)
-		opts = append(opts, controller.WithMetrics(m))
+		e.m = metrics.NewController(reg)
+		opts = append(opts, controller.WithMetrics(e.m))
 	}
 	ctl, err := controller.New(&cfg.Controller, logger, opts...)
 	if err != nil {
 		return nil, err
 	}
-	if err := ctl.Start(); err != nil {
-		_ = ctl.Shutdown(context.Background())
+	e.ctl = ctl
+	return e, nil
+}
+
+// start opens Raft and serves; on failure the Controller is stopped.
+func (e *embedded) start() error {
+	if e.ctl == nil {
+		return nil
+	}
+	if err := e.ctl.Start(); err != nil {
+		_ = e.ctl.Shutdown(context.Background())
+		return err
+	}
+	if e.m != nil {
+		e.ctl.ExportMetrics(e.m)
+	}
+	return nil
+}
+
+// stop stops the Controller, started or only bound.
+func (e *embedded) stop() {
+	if e.ctl != nil {
+		stopController(e.ctl, e.logger)
+	}
+}
+
+// runController binds and starts the embedded Controller (tests); the
+// returned func stops it.
+func runController(cfg *config.NamesrvConfig, srv *namesrv.Server, logger hclog.Logger,
+	opts ...controller.Option) (func(), error) {
+	e, err := bindController(cfg, srv, logger, opts...)
+	if err != nil {
 		return nil, err
 	}
-	if m != nil {
-		ctl.ExportMetrics(m)
+	if err := e.start(); err != nil {
+		return nil, err
 	}
-	return func() { stopController(ctl, logger) }, nil
+	return e.stop, nil
 }
 
 func stopController(ctl *controller.Controller, logger hclog.Logger) {

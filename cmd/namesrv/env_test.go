@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
@@ -83,4 +84,17 @@ func TestLocalAddr(t *testing.T) {
 	require.Equal(t, "127.0.0.1:5557", localAddr(":5557"))
 	require.Equal(t, "[::1]:5557", localAddr("[::]:5557"))
 	require.Equal(t, "10.0.0.1:5557", localAddr("10.0.0.1:5557"))
+}
+
+// startNamesrv creates and starts a NameServer.
+func startNamesrv(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...namesrv.Option) (*namesrv.Server, error) {
+	srv, err := namesrv.New(cfg, logger, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := srv.Start(); err != nil {
+		_ = srv.Shutdown(context.Background())
+		return nil, err
+	}
+	return srv, nil
 }

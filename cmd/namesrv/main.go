@@ -5,7 +5,9 @@
 // Configuration: the -c properties file (Java's defaults without one),
 // then NAMESRV_<KEY>=value environment variables over it (any case,
 // underscores ignored: NAMESRV_LISTEN_PORT=9876 sets listenPort; see
-// config.EnvProps). -p prints the result; -healthcheck asks its metrics
+// config.EnvProps). -p prints the result and -check says it is valid,
+// both after the checks the server makes before opening a port (exit 1
+// with every broken rule otherwise); -healthcheck asks its metrics
 // listener's /healthz and exits 0 or 1 (a container's HEALTHCHECK). TLS
 // comes from the tls.* keys of the -c file, of tls.config.file, of
 // $JAVA_OPT and of -Dkey=value arguments, as Java's start scripts pass them.
@@ -19,11 +21,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"syscall"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/process"
 	"github.com/rmqgo/nameserver/internal/version"
 	"github.com/rmqgo/nameserver/namesrv"
 	"github.com/rmqgo/nameserver/tlsconf"
@@ -33,6 +35,7 @@ import (
 type options struct {
 	configFile  string
 	printOnly   bool
+	check       bool
 	namesrv     string
 	healthcheck bool
 	version     bool
@@ -64,17 +67,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	if opts.printOnly {
-		_, _ = stdout.Write(cfg.Render())
-		return 0
+	if opts.printOnly || opts.check {
+		return runCheck(opts, cfg, javaProps, stdout, stderr)
 	}
 	if opts.healthcheck {
 		return healthcheck(cfg, stderr)
 	}
-	signals := notifyStop()
+	logger, err := process.NewLogger("namesrv", config.NamesrvEnvPrefix, stderr, os.Getenv)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	signals := process.NotifyStop()
 	defer signal.Stop(signals)
-	logger := newLogger(stderr)
-	logger.Info("starting", "version", version.Version, "controller_format", version.ControllerFormat)
+	defer process.DumpOnQuit(logger)()
+	logStart(logger, cfg, opts.configFile)
 	tlsm, err := startTLS(cfg, javaProps, logger)
 	if err != nil {
 		logger.Error("start failed", "error", err)
@@ -100,12 +107,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("mqnamesrv", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.configFile, "c", "", "Name server config properties file")
-	fs.BoolVar(&o.printOnly, "p", false, "Print all config items and exit")
+	fs.BoolVar(&o.printOnly, "p", false, "Print all config items and exit (1, with the errors, if the server would refuse them)")
+	fs.BoolVar(&o.check, "check", false, "Check the configuration as the server does before it opens a port, open none, and exit 0 (valid) or 1")
 	fs.StringVar(&o.namesrv, "n", "", "Name server address list, eg: '192.168.0.1:9876;192.168.0.2:9876' (accepted, unused)")
 	fs.BoolVar(&o.healthcheck, "healthcheck", false, "GET /healthz of this configuration's metrics listener and exit 0 (200) or 1")
 	fs.BoolVar(&o.version, "version", false, "Print the version and the Controller format this binary reads, and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: namesrv [-c file] [-p] [-Dtls.key=value ...]")
+		fmt.Fprintln(stderr, "usage: namesrv [-c file] [-p | -check | -healthcheck | -version] [-Dtls.key=value ...]")
 		fs.PrintDefaults()
 		fmt.Fprintln(stderr, "  -Dkey=value\n    \tJava-style property; tls.* keys set TLS (they win over the -c file and tls.config.file)")
 	}
@@ -118,52 +126,32 @@ func loadConfig(o options) (*config.NamesrvConfig, error) {
 	return config.LoadWithEnv(o.configFile, os.Environ())
 }
 
-func newLogger(w io.Writer) hclog.Logger {
-	level := hclog.LevelFromString(os.Getenv("NAMESRV_LOG_LEVEL"))
-	if level == hclog.NoLevel {
-		level = hclog.Info
-	}
-	return hclog.New(&hclog.LoggerOptions{Name: "namesrv", Output: w, Level: level})
-}
-
-// startServers starts the NameServer and, when compiled in and enabled, the
-// Controller. It returns a function that stops them in reverse order and
-// gives the exit status.
+// startServers binds every listener before any serves (the embedded
+// Controller's, then the NameServer's remoting and metrics listeners), so
+// a busy port fails the start with nothing served; then it serves the
+// NameServer and starts the Controller. It returns a function that stops
+// them in reverse order and gives the exit status.
 func startServers(cfg *config.NamesrvConfig, tlsm *tlsconf.Manager, logger hclog.Logger) (func() int, error) {
-	srv, err := startNamesrv(cfg, logger, namesrv.WithTLS(tlsm))
+	srv, err := namesrv.New(cfg, logger, namesrv.WithTLS(tlsm))
 	if err != nil {
 		return nil, err
 	}
-	stopCtl, err := startController(cfg, srv, tlsm, logger)
+	ctl, err := newController(cfg, srv, tlsm, logger)
+	if err == nil {
+		if err = srv.Start(); err != nil {
+			ctl.stop()
+		} else {
+			err = ctl.start()
+		}
+	}
 	if err != nil {
 		_ = srv.Shutdown(context.Background())
 		return nil, err
 	}
 	return func() int {
-		stopCtl()
+		ctl.stop()
 		return shutdown(srv, logger)
 	}, nil
-}
-
-func startNamesrv(cfg *config.NamesrvConfig, logger hclog.Logger, opts ...namesrv.Option) (*namesrv.Server, error) {
-	srv, err := namesrv.New(cfg, logger, opts...)
-	if err != nil {
-		return nil, err
-	}
-	if err := srv.Start(); err != nil {
-		_ = srv.Shutdown(context.Background())
-		return nil, err
-	}
-	return srv, nil
-}
-
-// notifyStop catches SIGTERM and SIGINT from before the servers start, so
-// that one arriving while they start (once the port accepts) still ends in
-// the graceful shutdown rather than Go's default action.
-func notifyStop() chan os.Signal {
-	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
-	return ch
 }
 
 func shutdown(srv *namesrv.Server, logger hclog.Logger) int {

@@ -19,7 +19,8 @@ var Version = "1.1.0-dev"
 // (CHANGELOG.md names every format change).
 const ControllerFormat = 2
 
-// String is the -version line of the binary named name.
+// String is the -version line of the binary named name: its version, the
+// VCS revision it was built from and the Controller format it reads.
 func String(name string) string {
-	return fmt.Sprintf("%s %s (controller format %d)", name, Version, ControllerFormat)
+	return fmt.Sprintf("%s %s (revision %s, controller format %d)", name, Version, Revision(), ControllerFormat)
 }

@@ -31,6 +31,7 @@ type composeService struct {
 	Ports       []string
 	Volumes     []string
 	Networks    []string
+	Restart     string
 }
 
 func readCompose(t *testing.T) composeFile {
@@ -135,4 +136,11 @@ func makeImageName(t *testing.T, target string) string {
 	require.NotEmpty(t, vars["IMAGE_REPO"])
 	require.NotEmpty(t, vars["IMAGE_TAG"])
 	return vars["IMAGE_REPO"] + "/" + target + ":" + vars["IMAGE_TAG"]
+}
+
+// A node that exits (a crash, an OOM kill) is started again.
+func TestComposeRestartsCrashedNodes(t *testing.T) {
+	for name, svc := range readCompose(t).Services {
+		require.Equal(t, "unless-stopped", svc.Restart, name)
+	}
 }

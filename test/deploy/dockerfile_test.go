@@ -104,7 +104,7 @@ func TestDockerfileTargets(t *testing.T) {
 		"namesrv-controller": {"9876", "9878", "9879", "5557"},
 	} {
 		s := stageNamed(t, stages, name)
-		require.Equal(t, "${BASE}", s.base, name)
+		require.Equal(t, "labelled", s.base, name)
 		require.Equal(t, []string{imageUser}, s.instr["USER"], name)
 		require.Equal(t, []string{imageBinary}, execForm(t, s.instr["ENTRYPOINT"][0]), name)
 		require.Equal(t, []string{"-c", imageConfig}, execForm(t, s.instr["CMD"][0]), name)
@@ -118,6 +118,7 @@ func TestDockerfileTargets(t *testing.T) {
 		require.Contains(t, ports, image["metricsPromExporterPort"])
 		require.Equal(t, defaults.ListenPort, atoi(t, ports[0]))
 	}
+	require.Equal(t, "${BASE}", stageNamed(t, stages, "labelled").base)
 	require.Contains(t, parseDockerfileText(t), "ARG BASE=gcr.io/distroless/static-debian12:nonroot")
 	build := stageNamed(t, stages, "build")
 	require.Contains(t, build.instr["ENV"], "CGO_ENABLED=0", "static binaries for a base without libc")
@@ -157,4 +158,27 @@ func TestDockerignoreKeepsSources(t *testing.T) {
 	for _, keep := range []string{"deploy", "cmd", "go.mod", "go.sum"} {
 		require.NotContains(t, strings.Fields(ignored), keep)
 	}
+}
+
+// Both targets carry the OCI labels, and the runtime user owns only the
+// -c file's directory and the data directory (a COPY --chown of a whole
+// tree onto / made /etc the user's, so it could rename /etc/passwd).
+func TestDockerfileLabelsAndOwnership(t *testing.T) {
+	stages := parseDockerfile(t)
+	labels := strings.Join(stageNamed(t, stages, "labelled").instr["LABEL"], " ")
+	for _, k := range []string{"version", "revision", "source", "created", "licenses", "title", "description"} {
+		require.Contains(t, labels, "org.opencontainers.image."+k+"=", k)
+	}
+	for _, name := range []string{"namesrv", "namesrv-controller"} {
+		for _, c := range stageNamed(t, stages, name).instr["COPY"] {
+			if !strings.Contains(c, "--chown") {
+				continue
+			}
+			f := strings.Fields(c)
+			dest := f[len(f)-1]
+			require.Contains(t, []string{"/etc/rocketmq/", "/data/"}, dest, "%s: %s", name, c)
+		}
+	}
+	build := strings.Join(stageNamed(t, stages, "build").instr["ARG"], " ")
+	require.Contains(t, build, "internal/version.revision=${REVISION}")
 }

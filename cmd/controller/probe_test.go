@@ -1,0 +1,31 @@
+package main
+
+import (
+	"net"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/remoting"
+)
+
+// -probe from a host reaching the controllers through published ports:
+// the leader is asked at the probed address of the node saying it leads,
+// not at the name it advertises (which does not resolve there).
+func TestProbeAsksLeaderAtProbedAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := remoting.NewServer(remoting.ServerConfig{})
+	srv.Register(remoting.ControllerGetNextBrokerID, func(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+		return remoting.NewResponse(req, remoting.Success, ""), nil
+	})
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	states := []nodeState{
+		{addr: "127.0.0.1:1", ext: map[string]string{"isLeader": "false", "controllerLeaderAddress": "n0.invalid:9878"}},
+		{addr: ln.Addr().String(), ext: map[string]string{"isLeader": "true", "controllerLeaderAddress": "n0.invalid:9878"}},
+	}
+	leader, ready := readyLeader(states)
+	require.Equal(t, ln.Addr().String(), leader)
+	require.True(t, ready)
+}
