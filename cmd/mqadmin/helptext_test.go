@@ -27,6 +27,9 @@ func TestHelpShowsDescriptionAndExample(t *testing.T) {
 		require.True(t, ok, "example of unknown command %s", name)
 		require.True(t, strings.HasPrefix(ex, "mqadmin "+name+" "), ex)
 	}
+	for _, c := range commands {
+		require.NotEmpty(t, examples[c.name], "command %s has no example in helptext.go", c.name)
+	}
 }
 
 // The bash completion, made from the command table, completes command
