@@ -59,8 +59,8 @@ func decodeDataVersion(s *scanner) (dv route.DataVersion, stamped, null bool, er
 // of decoding; *stamped reports whether one was set.
 func decodeDataVersionMember(s *scanner, key []byte, dv *route.DataVersion, stamped *bool) (err error) {
 	switch string(key) {
-	case "counter":
-		dv.Counter, err = s.int64v()
+	case "counter": // an AtomicLong: null is kept
+		dv.Counter, dv.CounterNull, err = s.int64OrNull()
 	case "stateVersion":
 		dv.StateVersion, err = s.int64v()
 	case "timestamp":

@@ -11,12 +11,14 @@ const (
 // MasterID is the broker id of a master (MixAll.MASTER_ID).
 const MasterID int64 = 0
 
-// DataVersion is a broker's topic-config version. Equal means all three
-// fields are equal.
+// DataVersion is a broker's topic-config version. Equal means all
+// fields are equal: a null counter (Java's AtomicLong set to null)
+// equals only a null counter, as in DataVersion.equals.
 type DataVersion struct {
 	Counter      int64
 	StateVersion int64
 	Timestamp    int64
+	CounterNull  bool // counter is null (Counter is then 0)
 }
 
 // TopicConfig is one topic as a broker registers it (TopicConfig.java).
