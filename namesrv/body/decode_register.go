@@ -1,6 +1,7 @@
 package body
 
 import (
+	"fmt"
 	"hash/crc32"
 	"sync"
 
@@ -149,8 +150,8 @@ func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping
 }
 
 // decodeTopicConfigTable reads topic -> TopicConfig into rb.TopicConfigs
-// and rb.Keys, folding each entry into rb.Print; null values are dropped,
-// a null table sets rb.TopicTableNull.
+// and rb.Keys, folding each entry into rb.Print; a null value is
+// ErrNullTopicConfig, a null table sets rb.TopicTableNull.
 // It yields the processor every yieldEvery topics so a large body does not
 // hold it for milliseconds.
 func decodeTopicConfigTable(s *scanner, rb *route.RegisterBody) error {
@@ -158,13 +159,14 @@ func decodeTopicConfigTable(s *scanner, rb *route.RegisterBody) error {
 	present, err := s.object(func(key []byte) error {
 		k := string(key)
 		tc, present, err := decodeTopicConfig(s, k)
-		if present {
-			tc.Pos = int32(len(rb.Keys))
-			m[k] = tc
-			rb.Keys = append(rb.Keys, k)
-			p.Add(tc)
-			yield.At(p.Count())
+		if err == nil && !present {
+			return fmt.Errorf("%w: %q", ErrNullTopicConfig, k)
 		}
+		tc.Pos = int32(len(rb.Keys))
+		m[k] = tc
+		rb.Keys = append(rb.Keys, k)
+		p.Add(tc)
+		yield.At(p.Count())
 		return err
 	})
 	if p.Count() != len(m) {
@@ -197,7 +199,7 @@ func firstOccurrences(keys []string, m map[string]route.TopicConfig) []string {
 // decodeTopicConfig reads a TopicConfig with Java's field defaults; the
 // topic name shares key's memory when equal.
 func decodeTopicConfig(s *scanner, key string) (route.TopicConfig, bool, error) {
-	tc := route.TopicConfig{ReadQueueNums: 16, WriteQueueNums: 16,
+	tc := route.TopicConfig{ReadQueueNums: 16, WriteQueueNums: 16, NameNull: true,
 		Perm: route.PermRead | route.PermWrite, TopicFilterType: FilterSingleTag}
 	present, err := s.object(func(k []byte) error { return decodeTopicConfigMember(s, k, key, &tc) })
 	return tc, present, err
@@ -208,7 +210,7 @@ func decodeTopicConfig(s *scanner, key string) (route.TopicConfig, bool, error) 
 func decodeTopicConfigMember(s *scanner, k []byte, key string, tc *route.TopicConfig) (err error) {
 	switch string(k) {
 	case "topicName":
-		tc.TopicName, err = s.internedStr(key)
+		tc.TopicName, tc.NameNull, err = s.internedStr(key)
 	case "readQueueNums":
 		err = s.setInt32(&tc.ReadQueueNums)
 	case "writeQueueNums":
@@ -229,16 +231,17 @@ func decodeTopicConfigMember(s *scanner, k []byte, key string, tc *route.TopicCo
 	return err
 }
 
-// internedStr reads a string value, returning same (no copy) when equal.
-func (s *scanner) internedStr(same string) (string, error) {
+// internedStr reads a string value, returning same (no copy) when equal,
+// and whether it is null.
+func (s *scanner) internedStr(same string) (string, bool, error) {
 	text, _, isNull, err := s.scalar()
 	if err != nil || isNull {
-		return "", err
+		return "", isNull, err
 	}
 	if string(text) == same {
-		return same, nil
+		return same, false, nil
 	}
-	return string(text), nil
+	return string(text), false, nil
 }
 
 // filterType reads a TopicFilterType enum by name or ordinal; an unknown

@@ -206,6 +206,9 @@ func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite
 	for k, tc := range body.TopicConfigs {
 		yield.At(i)
 		i++
+		if tc.NameNull { // Java's lookup by a null name throws: no topic
+			continue
+		}
 		if !all {
 			if e := t.m.row(tc.TopicName); e != nil && e.has(b.name) {
 				continue

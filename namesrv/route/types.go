@@ -24,6 +24,7 @@ type DataVersion struct {
 // TopicConfig is one topic as a broker registers it (TopicConfig.java).
 type TopicConfig struct {
 	TopicName      string
+	NameNull       bool // topicName is null (absent): no topic is created for it
 	ReadQueueNums  int32
 	WriteQueueNums int32
 	Perm           int32
