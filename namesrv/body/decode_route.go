@@ -178,10 +178,11 @@ func decodeMappingTable(s *scanner) (map[string]*route.TopicQueueMappingInfo, er
 	return m, err
 }
 
-// decodeMappingInfo reads a TopicQueueMappingInfo with Java's default scope
-// "__global__"; CurrIDMap stays nil when absent or null; nil for null.
+// decodeMappingInfo reads a TopicQueueMappingInfo with Java's defaults,
+// scope "__global__" and an empty currIdMap (each null when the body says
+// null); nil for null.
 func decodeMappingInfo(s *scanner) (*route.TopicQueueMappingInfo, error) {
-	m := &route.TopicQueueMappingInfo{Scope: "__global__"}
+	m := &route.TopicQueueMappingInfo{Scope: "__global__", CurrIDMap: map[int32]int32{}}
 	ok, err := s.object(func(key []byte) error { return decodeMappingMember(s, key, m) })
 	if !ok {
 		return nil, err
@@ -195,7 +196,7 @@ func decodeMappingMember(s *scanner, key []byte, m *route.TopicQueueMappingInfo)
 	case "topic":
 		m.Topic, err = s.str()
 	case "scope":
-		m.Scope, err = s.str()
+		m.Scope, m.ScopeNull, err = s.strOrNull()
 	case "totalQueues":
 		m.TotalQueues, err = s.int32v()
 	case "bname":

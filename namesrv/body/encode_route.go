@@ -137,7 +137,7 @@ func appendMappingTable(dst []byte, m map[string]*route.TopicQueueMappingInfo, f
 }
 
 // appendMappingInfo appends one TopicQueueMappingInfo bean; a nil
-// CurrIDMap (Java null) is left out.
+// CurrIDMap and a null scope (Java nulls) are left out.
 func appendMappingInfo(dst []byte, m *route.TopicQueueMappingInfo, f Flavour) []byte {
 	dst = append(dst, `{"bname":`...)
 	dst = fastjson.AppendString(dst, m.Bname, f)
@@ -149,8 +149,10 @@ func appendMappingInfo(dst []byte, m *route.TopicQueueMappingInfo, f Flavour) []
 	dst = appendBool(dst, m.Dirty)
 	dst = append(dst, `,"epoch":`...)
 	dst = fastjson.AppendLong(dst, m.Epoch, f)
-	dst = append(dst, `,"scope":`...)
-	dst = fastjson.AppendString(dst, m.Scope, f)
+	if !m.ScopeNull {
+		dst = append(dst, `,"scope":`...)
+		dst = fastjson.AppendString(dst, m.Scope, f)
+	}
 	dst = append(dst, `,"topic":`...)
 	dst = fastjson.AppendString(dst, m.Topic, f)
 	dst = append(dst, `,"totalQueues":`...)

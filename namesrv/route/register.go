@@ -273,7 +273,7 @@ func (t *mutation) putMappings(infos map[string]*TopicQueueMappingInfo) {
 // sameMapping reports whether a stored mapping info (nil when none) has
 // b's content; a nil and an empty CurrIDMap differ (null and {}).
 func sameMapping(a, b *TopicQueueMappingInfo) bool {
-	return a != nil && a.Topic == b.Topic && a.Scope == b.Scope && a.TotalQueues == b.TotalQueues &&
+	return a != nil && a.Topic == b.Topic && a.Scope == b.Scope && a.ScopeNull == b.ScopeNull && a.TotalQueues == b.TotalQueues &&
 		a.Bname == b.Bname && a.Epoch == b.Epoch && a.Dirty == b.Dirty &&
 		(a.CurrIDMap == nil) == (b.CurrIDMap == nil) && maps.Equal(a.CurrIDMap, b.CurrIDMap)
 }

@@ -45,7 +45,8 @@ type TopicQueueMappingInfo struct {
 	Bname       string
 	Epoch       int64
 	Dirty       bool
-	CurrIDMap   map[int32]int32 // nil when absent
+	CurrIDMap   map[int32]int32 // nil when null (Java's default is empty)
+	ScopeNull   bool            // scope is null (omitted)
 }
 
 // QueueData is one broker's queues of a topic (route/QueueData.java).
