@@ -70,6 +70,9 @@ func decodeDataVersionMember(s *scanner, key []byte, dv *route.DataVersion, stam
 			dv.Timestamp, *stamped = v, true
 		}
 	default:
+		if name := dataVersionBean.match(key); name != nil {
+			return decodeDataVersionMember(s, name, dv, stamped)
+		}
 		err = s.skip()
 	}
 	return err

@@ -80,22 +80,11 @@ func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
 	if full {
 		rb.FilterServerList = []string{}
 	}
-	null, err := decodeTopOrNull(body, func(s *scanner, key []byte) (err error) {
-		switch {
-		case !full:
+	null, err := decodeTopOrNull(body, func(s *scanner, key []byte) error {
+		if !full {
 			return decodeWrapperMember(s, key, rb, false)
-		case string(key) == "filterServerList":
-			rb.FilterServerList, err = s.stringList()
-		case string(key) == "topicConfigSerializeWrapper":
-			newWrapper(rb)
-			var present bool
-			present, err = s.object(func(k []byte) error { return decodeWrapperMember(s, k, rb, true) })
-			rb.WrapperNull = !present && err == nil
-			rb.TopicTableNull = rb.TopicTableNull || rb.WrapperNull
-		default:
-			err = s.skip()
 		}
-		return err
+		return decodeRegisterMember(s, key, rb)
 	})
 	switch {
 	case null && full: // Java's processor throws reading a null RegisterBrokerBody
@@ -117,6 +106,26 @@ func newWrapper(rb *route.RegisterBody) {
 	rb.TopicTableNull, rb.WrapperNull = false, false
 	newTable(rb)
 	rb.MappingInfos = nil
+}
+
+// decodeRegisterMember decodes one RegisterBrokerBody property.
+func decodeRegisterMember(s *scanner, key []byte, rb *route.RegisterBody) (err error) {
+	switch string(key) {
+	case "filterServerList":
+		rb.FilterServerList, err = s.stringList()
+	case "topicConfigSerializeWrapper":
+		newWrapper(rb)
+		var present bool
+		present, err = s.object(func(k []byte) error { return decodeWrapperMember(s, k, rb, true) })
+		rb.WrapperNull = !present && err == nil
+		rb.TopicTableNull = rb.TopicTableNull || rb.WrapperNull
+	default:
+		if name := registerBodyBean.match(key); name != nil {
+			return decodeRegisterMember(s, name, rb)
+		}
+		err = s.skip()
+	}
+	return err
 }
 
 // newTable empties rb's topic table, keeping its memory: fastjson sets a
@@ -144,6 +153,9 @@ func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping
 			rb.MappingInfos = nil
 		}
 	default:
+		if name := wrapperBean.match(key); name != nil {
+			return decodeWrapperMember(s, name, rb, mapping)
+		}
 		err = s.skip()
 	}
 	return err
@@ -226,6 +238,9 @@ func decodeTopicConfigMember(s *scanner, k []byte, key string, tc *route.TopicCo
 	case "attributes":
 		tc.Attributes, err = s.stringMap()
 	default:
+		if name := topicConfigBean.match(k); name != nil {
+			return decodeTopicConfigMember(s, name, key, tc)
+		}
 		err = s.skip()
 	}
 	return err

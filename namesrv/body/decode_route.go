@@ -61,6 +61,9 @@ func decodeRouteMember(s *scanner, key []byte, r *route.TopicRouteData) (err err
 	case "topicQueueMappingByBroker":
 		r.TopicQueueMappingByBroker, err = decodeMappingTable(s)
 	default:
+		if name := routeBean.match(key); name != nil {
+			return decodeRouteMember(s, name, r)
+		}
 		err = s.skip()
 	}
 	return err
@@ -98,6 +101,9 @@ func decodeQueueMember(s *scanner, key []byte, q *route.QueueData) (err error) {
 	case "topicSysFlag", "topicSynFlag":
 		q.TopicSysFlag, err = s.int32v()
 	default:
+		if name := queueDataBean.match(key); name != nil {
+			return decodeQueueMember(s, name, q)
+		}
 		err = s.skip()
 	}
 	return err
@@ -139,6 +145,9 @@ func decodeBrokerMember(s *scanner, key []byte, b *route.BrokerData) (err error)
 	case "zoneName":
 		b.ZoneName, err = s.str()
 	default:
+		if name := brokerDataBean.match(key); name != nil {
+			return decodeBrokerMember(s, name, b)
+		}
 		err = s.skip()
 	}
 	return err
@@ -208,6 +217,9 @@ func decodeMappingMember(s *scanner, key []byte, m *route.TopicQueueMappingInfo)
 	case "currIdMap":
 		m.CurrIDMap, err = s.intKeyMap()
 	default:
+		if name := mappingInfoBean.match(key); name != nil {
+			return decodeMappingMember(s, name, m)
+		}
 		err = s.skip()
 	}
 	return err
