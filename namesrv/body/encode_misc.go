@@ -92,7 +92,7 @@ func AppendBrokerMemberGroup(dst []byte, g *route.BrokerMemberGroup) []byte {
 	}
 	const f = FastjsonDefault
 	dst = append(dst, `{"brokerMemberGroup":{"brokerAddrs":`...)
-	dst = appendBrokerAddrs(dst, g.BrokerAddrs, f, javahash.HashMapCopy)
+	dst = appendBrokerAddrs(dst, g.BrokerAddrs, g.AddrOrder, f, javahash.HashMapCopy)
 	dst = appendOptField(dst, `,"brokerName":`, g.BrokerName)
 	dst = appendOptField(dst, `,"cluster":`, g.Cluster)
 	return append(dst, "}}"...)

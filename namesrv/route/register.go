@@ -51,7 +51,7 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	}
 	old, known := b.addrs[req.BrokerID] // step 8
 	if !known || old != req.BrokerAddr {
-		b.addrs[req.BrokerID] = req.BrokerAddr
+		b.putAddr(req.BrokerID, req.BrokerAddr)
 		t.markBroker(b.name)
 	}
 	registerFirst = registerFirst || old == ""

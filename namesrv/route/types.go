@@ -60,10 +60,13 @@ type QueueData struct {
 
 // BrokerData is a broker group: its addresses by broker id (route/BrokerData.java).
 type BrokerData struct {
-	Cluster            string
-	BrokerName         string
-	BrokerAddrs        map[int64]string // never nil in published data
-	ZoneName           string           // "" = null (omitted)
+	Cluster     string
+	BrokerName  string
+	BrokerAddrs map[int64]string // never nil in published data
+	// AddrOrder lists the ids of BrokerAddrs in the iteration order of
+	// the Java HashMap they were read from (nil: unknown).
+	AddrOrder          []int64
+	ZoneName           string // "" = null (omitted)
 	EnableActingMaster bool
 }
 
@@ -96,6 +99,7 @@ type BrokerMemberGroup struct {
 	Cluster     string
 	BrokerName  string
 	BrokerAddrs map[int64]string
+	AddrOrder   []int64 // ids in the order of the group's Java map (nil: unknown)
 }
 
 // RegisterBody is the decoded REGISTER_BROKER body (RegisterBrokerBody.java,
