@@ -92,6 +92,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
 	$(GO) test -run '^$$' -fuzz FuzzDecodeTopicRouteData -fuzztime $(FUZZTIME) ./namesrv/body
 	$(GO) test -run '^$$' -fuzz FuzzDecodeInflatedRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
+	$(GO) test -run '^$$' -fuzz FuzzClosedAddressesLeaveNoGroup -fuzztime $(FUZZTIME) ./namesrv/route
 	$(GO) test -run '^$$' -fuzz FuzzConfigUpdate -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzFlavour -fuzztime $(FUZZTIME) ./internal/fastjson
 	$(GO) test -run '^$$' -fuzz FuzzParsePattern -fuzztime $(FUZZTIME) ./acl

@@ -31,6 +31,9 @@ type ControllerMetadata struct {
 	BinaryVersion  string `json:"binaryVersion,omitempty"`
 	FormatVersion  string `json:"controllerFormatVersion,omitempty"`
 	ClusterVersion string `json:"controllerClusterVersion,omitempty"`
+	// MembersDrift is how the node's controllerRaftPeers differ from the
+	// Raft configuration it holds ("" when they agree; members.go).
+	MembersDrift string `json:"raftMembersDrift,omitempty"`
 }
 
 // PeerList splits Peers on ';' (empty items dropped).
@@ -58,7 +61,7 @@ func (c *Client) ControllerMetadata(ctx context.Context, addr string) (*Controll
 	return &ControllerMetadata{Addr: addr, Group: ext["group"], LeaderID: ext["controllerLeaderId"],
 		LeaderAddr: ext["controllerLeaderAddress"], IsLeader: isLeader, Peers: ext["peers"],
 		BinaryVersion: ext["binaryVersion"], FormatVersion: ext["controllerFormatVersion"],
-		ClusterVersion: ext["controllerClusterVersion"]}, nil
+		ClusterVersion: ext["controllerClusterVersion"], MembersDrift: ext["raftMembersDrift"]}, nil
 }
 
 // FindLeader asks the controllers in order for metadata and returns the

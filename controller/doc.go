@@ -48,6 +48,10 @@
 //     until that entry is applied or lost, so concurrent sets share Raft's
 //     batches and fsyncs; fence.go makes Apply refuse an event built on a
 //     state that has since moved;
+//   - members.go serves this project's membership requests (42001-42004)
+//     on the ready leader through raftstore; members_drift.go compares
+//     controllerRaftPeers with the Raft configuration at start and on every
+//     reconcile (WARN, metric, 1005 field);
 //   - leader.go opens the leader gate after a Barrier in the current term,
 //     closes it on loss, and runs the inactive-master scan (T2);
 //   - reelect.go turns inactive masters (heartbeat expiry, connection

@@ -70,6 +70,7 @@ func (c *Controller) reconcileLeadership() {
 	if c.stopping.Load() {
 		return
 	}
+	c.checkDrift()
 	term := c.node.Raft().CurrentTerm()
 	switch {
 	case c.node.IsLeader() && c.gate.term.Load() == term:

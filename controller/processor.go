@@ -12,8 +12,9 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// The processor layer (ControllerRequestProcessor): it registers exactly
-// the 12 codes Java's DLedger controller serves. Leader-gated codes are
+// The processor layer (ControllerRequestProcessor): it registers the 12
+// codes Java's DLedger controller serves, plus this project's membership
+// codes 42001-42004 (members.go). Leader-gated codes are
 // decoded (a missing @CFNotNull field is code 1, before any leader check),
 // then built, appended and answered on the scheduler; 904, 1005, 1009 and
 // 1010 are answered by any node.
@@ -42,6 +43,7 @@ func (c *Controller) registerProcessors() {
 	c.srv.Register(remoting.ControllerGetMetadataInfo, c.handleMetadata)
 	c.srv.Register(remoting.UpdateControllerConfig, c.handleUpdateConfig)
 	c.srv.Register(remoting.GetControllerConfig, c.handleGetConfig)
+	c.registerMembers() // this project's own codes (members.go)
 }
 
 // leaderHandler serves a leader-gated code: decode, schedule, answer.

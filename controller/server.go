@@ -55,6 +55,9 @@ type Controller struct {
 	expiry atomic.Pointer[expiryQueue] // the ready term's inactive brokers (expiry.go)
 
 	acl *acl.Authorizer // nil when aclEnable is false
+	// drift is what the last check of controllerRaftPeers against the Raft
+	// configuration found (members_drift.go).
+	drift driftWatch
 	// versionRounds counts the leader's cluster-version polls (clusterversion.go).
 	versionRounds atomic.Int64
 
@@ -183,6 +186,7 @@ func (c *Controller) Start() error {
 	cfg := c.config()
 	c.spawn(c.sched.run)
 	c.spawn(c.serve)
+	c.checkDrift()
 	c.spawn(c.watchLeadership)
 	scan := time.Duration(cfg.ScanNotActiveBrokerInterval) * time.Millisecond
 	c.spawn(func() { c.hb.Run(c.ctx, min(heartbeatFirstScan, scan), scan) })
@@ -304,6 +308,7 @@ func (c *Controller) RaftStats() map[string]string {
 		stats["leader_id"] = id
 	}
 	c.fsm.stats(stats)
+	c.driftStats(stats)
 	return stats
 }
 
@@ -343,6 +348,7 @@ func (c *Controller) peersString() string {
 func (c *Controller) metadata() map[string]string {
 	m := map[string]string{"isLeader": strconv.FormatBool(c.node.IsLeader()), "peers": c.peersString()}
 	c.addVersionFields(m)
+	c.addDriftField(m)
 	if g := c.config().ControllerDLegerGroup; g != "" {
 		m["group"] = g
 	}

@@ -57,6 +57,8 @@ var (
 			"Replicated cluster version: the newest Controller format the group writes.")},
 		{"format_version", newDesc(ControllerPrefix+"_format_version",
 			"Newest Controller format (log entries, snapshots, Raft RPCs) this node reads.")},
+		{"members_drift", newDesc(ControllerPrefix+"_raft_members_drift",
+			"1 when controllerRaftPeers differ from the Raft configuration the node holds (membership lives in the log).")},
 	}
 )
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rmqgo/nameserver/internal/fastjson"
+	"github.com/rmqgo/nameserver/namesrv/route"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -81,7 +82,6 @@ func setsFilters(op traceOp) bool {
 // step by step (deliberateDiffs).
 const (
 	divergedClose  = "closed address in two groups"
-	divergedStale  = "stale queued unregistration"
 	divergedOrphan = "closed connection of an unlisted address"
 )
 
@@ -142,6 +142,90 @@ func (d *traceDriver) holders(cluster, addr string) []string {
 			}
 		}
 		return out
+	}
+	return out
+}
+
+// divergedDeadAddr is item 1's rule: once an address has no live entry,
+// no group lists it here; Java keeps it in every group but the one a
+// request named.
+const divergedDeadAddr = "address without a live entry"
+
+// noteDeadAddrs diverges when Java's 106 answer lists an address that
+// ours does not and that has no live entry here in any cluster of the
+// universe: the route tables dropped it by item 1's rule.
+// It diverges too when Java routes the filter servers of an address one
+// of whose registered (cluster, address) pairs has been without a live
+// entry here (the filter-server entries go with it), which ours routes
+// without them.
+func (d *traceDriver) noteDeadAddrs(u traceUniverse, want, got []string) {
+	w, g := clusterInfoAddrs(want), clusterInfoAddrs(got)
+	for addr := range w {
+		if !g[addr] && !d.live(u, addr) {
+			d.diverge(divergedDeadAddr)
+			return
+		}
+	}
+	for i := range min(len(want), len(got)) {
+		wt, _, ok1 := cutFilterTable(want[i])
+		gt, _, ok2 := cutFilterTable(got[i])
+		var wm, gm map[string][]string
+		if !ok1 || !ok2 || json.Unmarshal([]byte(wt), &wm) != nil || json.Unmarshal([]byte(gt), &gm) != nil {
+			continue
+		}
+		for addr := range wm {
+			if _, ok := gm[addr]; !ok && d.dead[addr] {
+				d.diverge(divergedDeadAddr)
+				return
+			}
+		}
+	}
+}
+
+// noteDead records the addresses of the trace one of whose registered
+// (cluster, address) pairs has no live entry here after a step.
+func (d *traceDriver) noteDead(op traceOp) {
+	if op.Op == "reg" {
+		d.registered[[2]string{op.Cluster, op.Addr}] = true
+	}
+	for p := range d.registered {
+		if _, stored := d.srv.Routes().QueryDataVersion(p[0], p[1], &route.DataVersion{}); stored == nil {
+			d.dead[p[1]] = true
+		}
+	}
+}
+
+// live reports whether addr has a live entry in a cluster of u.
+func (d *traceDriver) live(u traceUniverse, addr string) bool {
+	for _, c := range u.Clusters {
+		if _, stored := d.srv.Routes().QueryDataVersion(c, addr, &route.DataVersion{}); stored != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// clusterInfoAddrs returns the addresses the 106 line of an answer lists.
+func clusterInfoAddrs(lines []string) map[string]bool {
+	out := map[string]bool{}
+	for _, l := range lines {
+		b, ok := strings.CutPrefix(l, "106 ")
+		if !ok {
+			continue
+		}
+		var ci struct {
+			BrokerAddrTable map[string]struct {
+				BrokerAddrs map[string]string `json:"brokerAddrs"`
+			} `json:"brokerAddrTable"`
+		}
+		if json.Unmarshal(fastjson.QuoteNumericKeys([]byte(b)), &ci) != nil {
+			continue
+		}
+		for _, bd := range ci.BrokerAddrTable {
+			for _, a := range bd.BrokerAddrs {
+				out[a] = true
+			}
+		}
 	}
 	return out
 }

@@ -17,7 +17,13 @@
 // attempts up once per PeerErrorLogInterval and counts them (peerlog.go,
 // in place of hashicorp/raft's line per attempt), the Node handle that
 // applies commands and reports leadership, and in-memory variants
-// (stores, transport, TestCluster) for unit tests of other packages.
+// (stores, transport, TestCluster) for unit tests of other packages, and
+// online membership changes on the leader, one server at a time (a new
+// member added as a non-voter and promoted by the leader once caught up,
+// removals and moves only while the voters that stay hold a live
+// majority; members*.go), with the node's own id recorded in its stores
+// so that a node moved with its data directory to a new address starts
+// and a directory never runs as another node.
 //
 // It must not know RocketMQ semantics or what the FSM stores: commands are
 // opaque bytes and responses are whatever the caller's raft.FSM returns.

@@ -47,6 +47,16 @@ var (
 	// floor (terms it may have voted in before its data directory was
 	// wiped).
 	ErrVoteFloor = errors.New("raftstore: term not above the vote floor")
+	// ErrMemberChange reports a membership change refused for its request:
+	// an unknown or existing id, an address in use, the leader itself, a
+	// member to move that still answers at its old address.
+	ErrMemberChange = errors.New("raftstore: membership change refused")
+	// ErrChangeInProgress reports a membership change refused because
+	// another one is running or a non-voter is not promoted yet.
+	ErrChangeInProgress = errors.New("raftstore: membership change in progress")
+	// ErrNoMajority reports a membership change refused because the
+	// voters it leaves would not hold a live majority.
+	ErrNoMajority = errors.New("raftstore: membership change would leave no live majority")
 )
 
 // translate maps raft's errors onto this package's sentinels, keeping the

@@ -12,8 +12,9 @@ import (
 
 // TestReopenUnderAnotherIdentityRefused: a data directory written by n0
 // is never run as n1 (a remotely changed controllerDLegerSelfId), nor as
-// n0 at another Raft address: Open refuses, naming the id, the address and
-// the stored cluster configuration.
+// n0 at another Raft address while a node still answers as n0 at the
+// stored one (a copy of the directory): Open refuses, naming the writer or
+// the old address.
 func TestReopenUnderAnotherIdentityRefused(t *testing.T) {
 	c := newTCPCluster(t, 2, nil)
 	WaitForLeader(t, c.running()...)
@@ -24,16 +25,17 @@ func TestReopenUnderAnotherIdentityRefused(t *testing.T) {
 	_, err := Open(Config{SelfID: "n1", Peers: swapped, Dir: c.dirs["n0"], BindAddr: a0,
 		Logger: c.logger}, &counterFSM{})
 	require.ErrorIs(t, err, ErrIdentity)
-	require.ErrorContains(t, err, "self id n1 with raft address "+a0+" is not in the cluster configuration [n0="+a0+", n1="+a1+"]")
+	require.ErrorContains(t, err, "was written by node \"n0\", not n1")
 
-	moved := []Peer{{ID: "n0", RaftAddr: "127.0.0.1:1"}, {ID: "n1", RaftAddr: a1}}
-	_, err = Open(Config{SelfID: "n0", Peers: moved, Dir: c.dirs["n0"], BindAddr: a0, AdvertiseAddr: "127.0.0.1:1",
-		Logger: c.logger}, &counterFSM{})
-	require.ErrorIs(t, err, ErrIdentity)
-	require.ErrorContains(t, err, "self id n0 with raft address 127.0.0.1:1")
-
+	copied := t.TempDir()
+	require.NoError(t, os.CopyFS(copied, os.DirFS(c.dirs["n0"])))
 	n := c.open("n0", nil)
 	require.False(t, n.Bootstrapped(), "the right identity still starts")
+	moved := []Peer{{ID: "n0", RaftAddr: "127.0.0.1:1"}, {ID: "n1", RaftAddr: a1}}
+	_, err = Open(Config{SelfID: "n0", Peers: moved, Dir: copied, BindAddr: "127.0.0.1:0", AdvertiseAddr: "127.0.0.1:1",
+		Logger: c.logger}, &counterFSM{})
+	require.ErrorIs(t, err, ErrIdentity)
+	require.ErrorContains(t, err, "a node answers at "+a0+" as n0")
 }
 
 // TestWipedNodeRejoinsWithoutBootstrap: a follower whose data directory

@@ -54,13 +54,16 @@ func (p *parts) logConfiguration(after uint64) (raft.Configuration, bool, error)
 	return raft.Configuration{}, false, nil
 }
 
-// checkIdentity refuses to start a node whose id and Raft address are not
-// a server of the cluster configuration its stores hold: it would run
-// under another node's identity (vote for itself under a peer's id, or be
-// unreachable at the address the others dial).
-func (p *parts) checkIdentity(cfg *Config) error {
+// checkIdentity refuses to start a node whose id is not a server of the
+// cluster configuration its stores hold: it would run under another
+// node's identity (vote for itself under a peer's id). Its id at another
+// address is a node moved with its data directory (acceptMove).
+func (p *parts) checkIdentity(cfg *Config, g *voteGuard) error {
 	stored, ok, err := p.storedConfiguration()
 	if err != nil || !ok {
+		return err
+	}
+	if err := p.checkOwner(cfg); err != nil {
 		return err
 	}
 	self := cfg.selfAddr()
@@ -68,6 +71,9 @@ func (p *parts) checkIdentity(cfg *Config) error {
 		if string(s.ID) == cfg.SelfID && string(s.Address) == self {
 			return nil
 		}
+	}
+	if moved, err := p.acceptMove(cfg, stored, g); moved || err != nil {
+		return err
 	}
 	return fmt.Errorf("%w: self id %s with raft address %s is not in the cluster configuration [%s] "+
 		"stored in %s (controllerDLegerSelfId and controllerRaftPeers must name this node as when the "+

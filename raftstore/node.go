@@ -26,6 +26,8 @@ type Node struct {
 	peers        *peerLog
 	logger       hclog.Logger
 	bootstrapped atomic.Bool
+	members      changes       // membership changes (members.go)
+	configured   []Peer        // Config.Peers, compared with the stored configuration (Drift)
 	probeRounds  atomic.Uint64 // rounds resolveEmpty waited (tests)
 
 	stop      chan struct{}
@@ -76,6 +78,9 @@ func start(cfg *Config, fsm raft.FSM, p *parts, logger hclog.Logger) (*Node, err
 	}
 	g.checkCommand, g.checkSnapshot, g.maxSnapshot = cfg.CheckCommand, cfg.CheckSnapshot, cfg.MaxSnapshotBytes
 	boot, err := p.bootstrapIfNew(cfg, rc, g)
+	if err == nil {
+		err = p.recordOwner(cfg)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -85,9 +90,11 @@ func start(cfg *Config, fsm raft.FSM, p *parts, logger hclog.Logger) (*Node, err
 		return nil, fmt.Errorf("raftstore: start raft: %w", err)
 	}
 	g.start(r)
-	n := &Node{id: cfg.SelfID, raft: r, parts: p, guard: g, peers: peers, logger: logger, stop: make(chan struct{})}
+	n := &Node{id: cfg.SelfID, raft: r, parts: p, guard: g, peers: peers, logger: logger, stop: make(chan struct{}),
+		configured: cfg.Peers}
 	n.bootstrapped.Store(boot)
 	n.spawn(func() { peers.run(n.stop) })
+	n.spawn(func() { n.runPromoter(cfg.JoinProbeInterval) })
 	mode := g.currentMode()
 	if mode == modeUndecided {
 		n.spawn(func() { n.resolveEmpty(cfg) })

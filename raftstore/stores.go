@@ -109,7 +109,7 @@ func (p *parts) bootstrapIfNew(cfg *Config, rc *raft.Config, g *voteGuard) (bool
 		return false, fmt.Errorf("raftstore: inspect existing state: %w", err)
 	}
 	if existing {
-		return false, p.checkIdentity(cfg)
+		return false, p.checkIdentity(cfg, g)
 	}
 	if err := checkSelfAddr(cfg.selfAddr(), p.trans.LocalAddr()); err != nil {
 		return false, err

@@ -26,7 +26,10 @@ type versionRow struct {
 	FormatVersion  string `json:"controllerFormatVersion"`
 	ClusterVersion string `json:"controllerClusterVersion"`
 	IsLeader       bool   `json:"isLeader"`
-	Error          string `json:"error,omitempty"`
+	// MembersDrift: the node's controllerRaftPeers differ from its Raft
+	// configuration (listControllerMembers, README "Changing Controller membership").
+	MembersDrift string `json:"raftMembersDrift,omitempty"`
+	Error        string `json:"error,omitempty"`
 }
 
 // setupGetControllerVersions asks every controller of -a for its 1005
@@ -64,7 +67,7 @@ func rowOf(addr string, md *admin.ControllerMetadata, err error) versionRow {
 		return versionRow{Addr: addr, Error: err.Error()}
 	}
 	r := versionRow{Addr: addr, BinaryVersion: md.BinaryVersion, FormatVersion: md.FormatVersion,
-		ClusterVersion: md.ClusterVersion, IsLeader: md.IsLeader}
+		ClusterVersion: md.ClusterVersion, IsLeader: md.IsLeader, MembersDrift: md.MembersDrift}
 	if r.FormatVersion == "" { // v1.0.0 sends no version fields
 		r.BinaryVersion, r.FormatVersion, r.ClusterVersion = "1.0.0 or Java", "1", "?"
 	}
@@ -79,5 +82,8 @@ func printVersionRows(e *env, rows []versionRow) {
 			continue
 		}
 		e.printf("%-24s %-24s %-7s %-8s %t\n", r.Addr, r.BinaryVersion, r.FormatVersion, r.ClusterVersion, r.IsLeader)
+		if r.MembersDrift != "" {
+			e.printf("%-24s #MembersDrift %s\n", "", r.MembersDrift)
+		}
 	}
 }

@@ -40,7 +40,6 @@ func modelRoute(m *Manager, e *topicEntry) (plain, acting *TopicRouteData) {
 	if len(r.BrokerDatas) == 0 {
 		return nil, nil
 	}
-	listed := false
 	for i := range r.BrokerDatas {
 		bd := &r.BrokerDatas[i]
 		if bd.BrokerAddrs == nil {
@@ -49,11 +48,10 @@ func modelRoute(m *Manager, e *topicEntry) (plain, acting *TopicRouteData) {
 		for _, a := range bd.BrokerAddrs {
 			if len(m.filters) > 0 { // Java puts every lookup, null ones too
 				r.FilterServerTable[a] = m.filters[addrKey{bd.Cluster, a}]
-				listed = listed || r.FilterServerTable[a] != nil
 			}
 		}
 	}
-	if !listed {
+	if !slices.ContainsFunc(slices.Collect(maps.Values(r.FilterServerTable)), func(l []string) bool { return l != nil }) {
 		r.FilterServerTable = map[string][]string{}
 	}
 	return r, modelActing(e.name, r)

@@ -39,7 +39,9 @@
 // Liveness lives in its own small table with an expiry heap so heartbeats
 // do not wait behind registrations, and unregistrations are applied in
 // batches by one worker, fenced by the generation of the live entry they
-// target.
+// target. A group lists an address only while the address has a live
+// entry (deadaddr.go): once its connections are closed or expired, no
+// group and no route names it.
 //
 // The package never reads bytes: it has no JSON, no frames and does not
 // import the remoting layer (a BodyCache only stores encodings). Processors decode requests into the types

@@ -35,6 +35,7 @@ type liveTable struct {
 	mu     sync.Mutex
 	m      map[addrKey]*liveEntry
 	byChan map[Channel][]*liveEntry
+	byAddr map[string]int // address -> its live entries (one per cluster); changes under the coordinator
 	heap   expiryHeap
 	gen    uint64
 }
@@ -42,6 +43,7 @@ type liveTable struct {
 func (l *liveTable) init() {
 	l.m = map[addrKey]*liveEntry{}
 	l.byChan = map[Channel][]*liveEntry{}
+	l.byAddr = map[string]int{}
 }
 
 func (l *liveTable) size() int {
@@ -96,6 +98,7 @@ func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, dvNull b
 	if e == nil {
 		e = &liveEntry{key: k, idx: -1}
 		l.m[k] = e
+		l.byAddr[k.addr]++
 	}
 	l.bind(e, req.Channel)
 	l.gen++
@@ -121,6 +124,9 @@ func (l *liveTable) remove(k addrKey) *liveEntry {
 		return nil
 	}
 	delete(l.m, k)
+	if l.byAddr[k.addr]--; l.byAddr[k.addr] <= 0 {
+		delete(l.byAddr, k.addr)
+	}
 	l.bind(e, nil)
 	if e.idx >= 0 {
 		l.heap.remove(e.idx)

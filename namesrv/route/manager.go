@@ -26,6 +26,7 @@ type Manager struct {
 	clusters map[string]map[string]struct{}               // clusterAddrTable
 	filters  map[addrKey][]string                         // filterServerTable
 	mappings map[string]map[string]*TopicQueueMappingInfo // topicQueueMappingInfoTable, copy-on-write per topic
+	addrUses map[string]int                               // address -> the (group, id) pairs mapping to it
 
 	rowsAdded uint64 // rows ever added to topicQueueTable (their insertion order, see tableOrder)
 	topicPeak int    // most rows topicQueueTable ever held (its Java table size)
@@ -63,6 +64,7 @@ func NewManager(opts Options) *Manager {
 		clusters: map[string]map[string]struct{}{},
 		filters:  map[addrKey][]string{},
 		mappings: map[string]map[string]*TopicQueueMappingInfo{},
+		addrUses: map[string]int{},
 		interns:  internTable{},
 		stop:     make(chan struct{}),
 	}

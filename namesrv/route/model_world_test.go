@@ -22,6 +22,7 @@ type modelWorld struct {
 	chans map[string]*fakeChan
 	ops   []string
 	nulls bool // draw bodies without timestamp or with nulls (changes the random stream)
+	dups  bool // draw bodies with two keys naming one topic (changes the random stream)
 }
 
 const modelBrokers = 5
@@ -89,6 +90,15 @@ func (w *modelWorld) registerBody() *RegisterBody {
 	}
 	if tp := "t13"; w.rng.IntN(4) == 0 && slices.Contains(ts, tp) { // one topic: mappings are never removed
 		bd.MappingInfos = map[string]*TopicQueueMappingInfo{tp: {Topic: tp, Bname: "x", TotalQueues: 8, Epoch: w.rng.Int64N(3)}}
+	}
+	if w.dups && w.rng.IntN(3) == 0 { // a second key naming the first key's topic, with other queues
+		tc := bd.TopicConfigs[bd.Keys[0]]
+		tc.WriteQueueNums, tc.Perm, tc.Pos = 3, PermRead, int32(len(bd.Keys))
+		k := "dup-" + strconv.Itoa(w.rng.IntN(40))
+		if _, taken := bd.TopicConfigs[k]; !taken {
+			bd.Keys = append(bd.Keys, k)
+			bd.TopicConfigs[k] = tc
+		}
 	}
 	if w.nulls {
 		nullVariant(bd, w.rng.IntN(12))

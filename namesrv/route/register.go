@@ -37,7 +37,7 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	dv := m.versionOf(body)
 	switch m.idHeldByNewer(b, req, body, dv) {
 	case heldByNewer:
-		m.live.remove(k) // step 6
+		t.dropLive(k) // step 6
 		m.log.Warn("register broker conflicts with a newer holder of the id, ignored", "cluster", req.ClusterName,
 			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
 		return RegisterResult{}, nil
@@ -51,8 +51,7 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	}
 	old, known := b.addrs[req.BrokerID] // step 8
 	if !known || old != req.BrokerAddr {
-		b.putAddr(req.BrokerID, req.BrokerAddr)
-		t.markBroker(b.name)
+		t.setAddr(b, req.BrokerID, req.BrokerAddr)
 	}
 	registerFirst = registerFirst || old == ""
 	isMaster := req.BrokerID == MasterID // step 9
@@ -198,30 +197,21 @@ func (t *mutation) applyTopics(req RegisterRequest, body *RegisterBody, b *broke
 
 // putTopics is step 10c: every topic when all is set, otherwise only the
 // topics without a QueueData of the group. The rows it adds then get the
-// places Java gives them (orderNewRows).
+// places Java gives them (orderNewRows). A body whose keys are not all
+// their topic names may name one topic twice: it is walked in Java's
+// order (putTopicsJavaOrder).
 func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite bool) {
+	if aliased(body.TopicConfigs) {
+		t.putTopicsJavaOrder(b, body, all, stripWrite)
+		return
+	}
 	t.resetFresh() // a panic may have left rows behind
 	base, fresh := t.m.rowsAdded, 0
 	i := 0
 	for k, tc := range body.TopicConfigs {
 		yield.At(i)
 		i++
-		if tc.NameNull { // Java's lookup by a null name throws: no topic
-			continue
-		}
-		if !all {
-			if e := t.m.row(tc.TopicName); e != nil && e.has(b.name) {
-				continue
-			}
-		}
-		perm := tc.Perm
-		if stripWrite {
-			perm &^= PermWrite
-		}
-		before := t.m.rowsAdded
-		t.putQueue(tc.TopicName, QueueData{BrokerName: b.name, ReadQueueNums: tc.ReadQueueNums,
-			WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag})
-		if t.m.rowsAdded != before {
+		if t.putTopic(b, tc, all, stripWrite) {
 			t.noteFresh(body, k, tc.Pos, fresh == 0)
 			fresh++
 		}
@@ -230,6 +220,53 @@ func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite
 		t.orderNewRows(body, base)
 	}
 	t.resetFresh()
+}
+
+// aliased reports whether some key of tcs is not its topic's name.
+func aliased(tcs map[string]TopicConfig) bool {
+	for k, tc := range tcs {
+		if k != tc.TopicName {
+			return true
+		}
+	}
+	return false
+}
+
+// putTopicsJavaOrder is putTopics walking the keys as registerBroker
+// walks its ConcurrentHashMap (javaKeyOrder): of two keys naming one
+// topic, the row is added at the first, and the QueueData is the last's
+// when all is set (each key rewrites it), the first's otherwise (the
+// second finds the group's QueueData).
+func (t *mutation) putTopicsJavaOrder(b *brokerState, body *RegisterBody, all, stripWrite bool) {
+	keys := body.KeyOrder()
+	for i, at := range t.javaKeyOrder(keys) {
+		yield.At(i)
+		if tc, ok := body.TopicConfigs[keys[at]]; ok {
+			t.putTopic(b, tc, all, stripWrite)
+		}
+	}
+	t.releaseKeyOrder()
+}
+
+// putTopic writes the group's QueueData of one topic config, unless all
+// is unset and the topic has it. It reports whether a row was added.
+func (t *mutation) putTopic(b *brokerState, tc TopicConfig, all, stripWrite bool) bool {
+	if tc.NameNull { // Java's lookup by a null name throws: no topic
+		return false
+	}
+	if !all {
+		if e := t.m.row(tc.TopicName); e != nil && e.has(b.name) {
+			return false
+		}
+	}
+	perm := tc.Perm
+	if stripWrite {
+		perm &^= PermWrite
+	}
+	before := t.m.rowsAdded
+	t.putQueue(tc.TopicName, QueueData{BrokerName: b.name, ReadQueueNums: tc.ReadQueueNums,
+		WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag})
+	return t.m.rowsAdded != before
 }
 
 // dvChanged is isBrokerTopicConfigChanged: no live entry, a null stored

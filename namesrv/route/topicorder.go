@@ -64,6 +64,20 @@ func (t *mutation) orderNewRows(body *RegisterBody, base uint64) {
 	if len(t.loose) > 0 {
 		t.placeLoose(keys)
 	}
+	for _, i := range t.javaKeyOrder(keys) {
+		if e := t.rowAt[i]; e != nil {
+			e.seq = base
+			base++
+		}
+	}
+	t.releaseKeyOrder()
+}
+
+// javaKeyOrder returns the places in keys (the body's keys in body order)
+// in the order Java walks them: its decoder puts them into a new
+// ConcurrentHashMap<>() in body order, and registerBroker walks that map.
+// The result is valid until the next call or releaseKeyOrder.
+func (t *mutation) javaKeyOrder(keys []string) []int32 {
 	if t.tcTable == nil {
 		t.tcTable = javahash.NewConcurrentHashMap(tcTableBuckets)
 	}
@@ -73,13 +87,13 @@ func (t *mutation) orderNewRows(body *RegisterBody, base uint64) {
 		c.Put(javahash.StringHash(k))
 	}
 	t.order = c.Order(t.order[:0])
-	for _, i := range t.order {
-		if e := t.rowAt[i]; e != nil {
-			e.seq = base
-			base++
-		}
-	}
-	if len(keys) > 1<<16 { // keep no large model between registrations
+	return t.order
+}
+
+// releaseKeyOrder drops javaKeyOrder's model after a large body: none is
+// kept between registrations.
+func (t *mutation) releaseKeyOrder() {
+	if len(t.order) > 1<<16 {
 		t.order, t.tcTable = nil, nil
 	}
 }

@@ -121,15 +121,20 @@ func (m *Manager) applyUnregister(batch []unregReq) {
 }
 
 // unregBatch collects what one batch did to broker groups (docs/protocol.md
-// section 4.4).
+// section 4.4), and the addresses whose live entries it removed.
 type unregBatch struct {
 	removed, reduced map[string]struct{}
 	offline          map[string]string // brokerName -> removed addr, when its min id went away
+	gone             []string
+}
+
+func newUnregBatch() unregBatch {
+	return unregBatch{removed: map[string]struct{}{}, reduced: map[string]struct{}{}, offline: map[string]string{}}
 }
 
 // unregister applies a batch under the coordinator (unRegisterBroker).
 func (t *mutation) unregister(batch []unregReq) {
-	ub := unregBatch{removed: map[string]struct{}{}, reduced: map[string]struct{}{}, offline: map[string]string{}}
+	ub := newUnregBatch()
 	seen := make(map[unregReq]struct{}, len(batch))
 	for _, r := range batch {
 		if _, dup := seen[r]; dup {
@@ -138,7 +143,14 @@ func (t *mutation) unregister(batch []unregReq) {
 		seen[r] = struct{}{}
 		t.unregisterOne(r, &ub)
 	}
-	t.cleanTopics(&ub)
+	t.finishUnregister(&ub)
+}
+
+// finishUnregister drops the addresses left without a live entry from
+// every group, then the queues of removed groups, and sends the 905s.
+func (t *mutation) finishUnregister(ub *unregBatch) {
+	t.dropDeadAddrs(ub)
+	t.cleanTopics(ub)
 	if t.settings.NotifyMinBrokerIDChanged {
 		t.notifyOffline(ub.offline)
 	}
@@ -150,30 +162,48 @@ func (t *mutation) unregisterOne(r unregReq, ub *unregBatch) {
 	if e := m.live.m[k]; e != nil && e.gen != r.gen {
 		m.counts.staleUnregistrations.Add(1)
 		m.log.Info("skip stale unregister", "cluster", k.cluster, "addr", k.addr, "gen", r.gen, "live_gen", e.gen)
+		if e.name != r.BrokerName {
+			t.dropRenamed(r, ub)
+		}
 		return
 	}
 	m.counts.unregistrations.Add(1)
 	m.live.remove(k)
 	t.setFilters(k, []string{})
+	ub.gone = append(ub.gone, k.addr)
 	m.log.Info("unregister broker", "cluster", k.cluster, "addr", k.addr, "broker", r.BrokerName, "id", r.BrokerID)
 	b := m.brokers[r.BrokerName]
 	if b == nil {
 		ub.reduced[r.BrokerName] = struct{}{}
 		return
 	}
+	t.leaveGroup(b, r.BrokerAddr, r.BrokerID, r.ClusterName, ub)
+}
+
+// leaveGroup drops every id of b mapped to addr. A group left without
+// addresses is removed, with its membership of cluster ("" = of every
+// cluster). id is the unregistered broker id: when it was the group's
+// smallest, the group is noted for 905 (Java compares the request's id).
+func (t *mutation) leaveGroup(b *brokerState, addr string, id int64, cluster string, ub *unregBatch) {
+	m := t.m
 	minID, ok := minKey(b.addrs)
-	minChanged := ok && r.BrokerID == minID
-	t.dropAddr(b, r.BrokerAddr, nil)
+	t.dropAddr(b, addr, nil)
 	if len(b.addrs) == 0 {
 		delete(m.brokers, b.name)
 		t.markBroker(b.name)
-		t.leaveCluster(r.ClusterName, b.name)
+		if cluster != "" {
+			t.leaveCluster(cluster, b.name)
+		} else {
+			for c := range m.clusters {
+				t.leaveCluster(c, b.name)
+			}
+		}
 		ub.removed[b.name] = struct{}{}
 		return
 	}
 	ub.reduced[b.name] = struct{}{}
-	if minChanged {
-		ub.offline[b.name] = r.BrokerAddr
+	if ok && id == minID {
+		ub.offline[b.name] = addr
 	}
 }
 
@@ -183,6 +213,7 @@ func (t *mutation) dropAddr(b *brokerState, addr string, keep *int64) bool {
 	for id, a := range b.addrs {
 		if a == addr && (keep == nil || id != *keep) {
 			b.deleteAddr(id)
+			t.m.unuseAddr(a)
 			changed = true
 		}
 	}

@@ -23,6 +23,7 @@ type procCluster struct {
 	t     *testing.T
 	bin   string
 	addrs []string // broker-facing addresses
+	raft  []string // Raft addresses
 	paths []string // controller.properties
 	mu    sync.Mutex
 	procs []*process
@@ -36,9 +37,9 @@ func startProcCluster(t *testing.T) *procCluster {
 	pc := &procCluster{t: t, bin: binary(t, "controller")}
 	var peers, raftPeers []string
 	for i := range 3 {
-		pc.addrs = append(pc.addrs, freeAddr(t))
+		pc.addrs, pc.raft = append(pc.addrs, freeAddr(t)), append(pc.raft, freeAddr(t))
 		peers = append(peers, fmt.Sprintf("n%d-%s", i, pc.addrs[i]))
-		raftPeers = append(raftPeers, fmt.Sprintf("n%d-%s", i, freeAddr(t)))
+		raftPeers = append(raftPeers, fmt.Sprintf("n%d-%s", i, pc.raft[i]))
 	}
 	dir := t.TempDir()
 	for i := range 3 {

@@ -43,7 +43,8 @@ func binary(t testing.TB, name string) string {
 			return
 		}
 		out, err := exec.Command(goTool, "build", "-tags", "embedded_controller", "-o", buildDir+"/",
-			"github.com/rmqgo/nameserver/cmd/namesrv", "github.com/rmqgo/nameserver/cmd/controller").CombinedOutput()
+			"github.com/rmqgo/nameserver/cmd/namesrv", "github.com/rmqgo/nameserver/cmd/controller",
+			"github.com/rmqgo/nameserver/cmd/mqadmin").CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %w\n%s", err, out)
 		}

@@ -1,0 +1,105 @@
+package route
+
+import (
+	"slices"
+	"strings"
+)
+
+// A broker group lists an address only while the address has a live
+// entry (in any cluster): once every connection of the address has closed
+// or expired and its unregistrations are applied, no group lists it and no
+// route names it, whatever order its registrations (under other names,
+// ids or clusters), closes and queued unregistrations came in
+// (docs/protocol.md section 4.4). Java leaves a group behind when the
+// address re-registered under another name, or sits in two groups, before
+// its old connection's unregistration is applied; such a group has no
+// live entry, so neither an expiry nor a close would ever remove it.
+//
+// Manager.addrUses counts the (group, id) pairs of each address and
+// liveTable.byAddr the live entries of each address, so that the groups
+// are searched only when an address without a live entry is still listed.
+
+// setAddr maps id of b to addr (step 8).
+func (t *mutation) setAddr(b *brokerState, id int64, addr string) {
+	if old, ok := b.addrs[id]; ok {
+		t.m.unuseAddr(old)
+	}
+	b.putAddr(id, addr)
+	t.m.addrUses[addr]++
+	t.markBroker(b.name)
+}
+
+// unuseAddr uncounts one (group, id) pair mapping to addr.
+func (m *Manager) unuseAddr(addr string) {
+	if m.addrUses[addr]--; m.addrUses[addr] <= 0 {
+		delete(m.addrUses, addr)
+	}
+}
+
+// dropLive removes the live and filter-server entries of k outside an
+// unregistration (step 6), then the address from every group when it has
+// no live entry left.
+func (t *mutation) dropLive(k addrKey) {
+	if t.m.live.remove(k) == nil {
+		return
+	}
+	t.setFilters(k, []string{})
+	ub := newUnregBatch()
+	ub.gone = append(ub.gone, k.addr)
+	t.finishUnregister(&ub)
+}
+
+// dropRenamed applies a queued unregistration whose address registered
+// again under another broker name since: the live entry is the new
+// registration's and stays, but the group the unregistration names lost
+// its connection to the address and no longer lists it, unless a live
+// entry of the address in another cluster registered under that name.
+func (t *mutation) dropRenamed(r unregReq, ub *unregBatch) {
+	m := t.m
+	b := m.brokers[r.BrokerName]
+	if b == nil || b.cluster != r.ClusterName {
+		return
+	}
+	if _, ok := idOf(b.addrs, r.BrokerAddr); !ok {
+		return
+	}
+	for c := range m.clusters {
+		if e := m.live.m[addrKey{c, r.BrokerAddr}]; e != nil && e.name == r.BrokerName {
+			return
+		}
+	}
+	m.log.Info("unregister renamed broker's old group", "cluster", r.ClusterName, "addr", r.BrokerAddr,
+		"broker", r.BrokerName, "id", r.BrokerID)
+	t.leaveGroup(b, r.BrokerAddr, r.BrokerID, r.ClusterName, ub)
+}
+
+// dropDeadAddrs removes each address of ub.gone that no live entry has any
+// more from every group still listing it, in name order.
+func (t *mutation) dropDeadAddrs(ub *unregBatch) {
+	m := t.m
+	for _, addr := range ub.gone {
+		if m.live.byAddr[addr] > 0 || m.addrUses[addr] == 0 {
+			continue
+		}
+		for _, b := range m.groupsListing(addr) {
+			id, _ := idOf(b.addrs, addr)
+			m.log.Info("drop address without live entry", "broker", b.name, "id", id, "addr", addr)
+			t.leaveGroup(b, addr, id, "", ub)
+		}
+	}
+}
+
+// groupsListing returns the groups mapping some id to addr, by name.
+func (m *Manager) groupsListing(addr string) []*brokerState {
+	var out []*brokerState
+	for _, b := range m.brokers {
+		for _, a := range b.addrs {
+			if a == addr {
+				out = append(out, b)
+				break
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *brokerState) int { return strings.Compare(a.name, b.name) })
+	return out
+}
