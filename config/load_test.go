@@ -13,7 +13,7 @@ listenPort = 9877
 bindAddress:10.0.0.1
 productEnvName   center\
     -two
-orderMessageEnable=  TRUE  
+orderMessageEnable=  TRUE
 customKey=tab\there \u00e9 ${user.home} \= end
 unicodeKey\u0041=yes
 emptyValue=
@@ -30,7 +30,7 @@ func TestLoadEscapesContinuationsUnknownKeys(t *testing.T) {
 	require.Equal(t, 9877, c.ListenPort)
 	require.Equal(t, "10.0.0.1", c.BindAddress)
 	require.Equal(t, "center-two", c.ProductEnvName, "continuation joins lines, leading blanks dropped")
-	require.True(t, c.OrderMessageEnable, "values are trimmed, booleans case-insensitive")
+	require.True(t, c.OrderMessageEnable, "leading blanks dropped, booleans case-insensitive")
 	require.Equal(t, "10.0.0.1:9877", c.ListenAddr())
 
 	raw := c.RawProperties()

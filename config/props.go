@@ -61,14 +61,17 @@ func parseTag(tag string, v reflect.Value) binding {
 	return b
 }
 
-// set parses raw like Java's MixAll.properties2Object: the value is trimmed,
-// ints are 32-bit, longs 64-bit. Booleans accept only true/false (any case);
-// Java would silently read anything else as false.
+// set parses raw like Java's MixAll.properties2Object: a string is
+// trimmed, other values are not (java.util.Properties strips only the
+// blanks before a value), ints are 32-bit, longs 64-bit. Booleans accept
+// only true/false (any case), so "true " is refused, where Java would
+// silently read it (and anything else) as false; a number with a blank
+// is refused where Java ignores the key.
 func (b binding) set(raw string) error {
-	s := strings.TrimSpace(raw)
+	s := raw
 	switch b.v.Kind() {
 	case reflect.String:
-		b.v.SetString(s)
+		b.v.SetString(strings.TrimSpace(s))
 	case reflect.Bool:
 		return b.setBool(s)
 	case reflect.Int, reflect.Int32:

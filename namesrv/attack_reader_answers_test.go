@@ -66,7 +66,9 @@ func regExt(cluster, name, addr string, id int, eam, zone string, b []byte, crc 
 }
 
 // readerAnswersGolden holds the answers of TestAttackReaderAnswersAsLanePath
-// recorded on 153492e, where every REGISTER_BROKER ran on the lane.
+// recorded on 153492e, where every REGISTER_BROKER ran on the lane, and
+// recorded again when routes took Java's HashMap order of their queue and
+// broker data (the only change).
 const readerAnswersGolden = "testdata/reader_answers_153492e.txt"
 
 // TestAttackReaderAnswersAsLanePath runs one script of registrations of

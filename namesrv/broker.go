@@ -144,7 +144,7 @@ func decodeRegisterHeader(req *remoting.Command) (route.RegisterRequest, error) 
 		BrokerName:             h.required("brokerName"),
 		HAServerAddr:           h.required("haServerAddr"),
 		BrokerID:               h.int64("brokerId", 0, true),
-		HeartbeatTimeoutMillis: h.int64("heartbeatTimeoutMillis", 0, false),
+		HeartbeatTimeoutMillis: heartbeatTimeout(h),
 		EnableActingMaster:     h.boolPtr("enableActingMaster"),
 		ZoneName:               h.str("__ZONE_NAME"),
 	}
@@ -156,6 +156,19 @@ func decodeRegisterHeader(req *remoting.Command) (route.RegisterRequest, error) 
 		return rr, fmt.Errorf("%w: version %d", ErrBadField, req.Version)
 	}
 	return rr, nil
+}
+
+// heartbeatTimeout reads heartbeatTimeoutMillis: 0 when absent (the
+// default), route.HeartbeatTimeoutNone for a value of 0 or below, which
+// Java keeps (the broker expires at the next scan).
+func heartbeatTimeout(h *header) int64 {
+	if _, ok := h.ext["heartbeatTimeoutMillis"]; !ok {
+		return 0
+	}
+	if ms := h.int64("heartbeatTimeoutMillis", 0, false); ms > 0 {
+		return ms
+	}
+	return route.HeartbeatTimeoutNone
 }
 
 // decodeRegisterBody checks bodyCrc32 and decodes the body into rr.

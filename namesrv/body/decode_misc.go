@@ -59,8 +59,8 @@ func decodeDataVersion(s *scanner) (dv route.DataVersion, stamped, null bool, er
 // of decoding; *stamped reports whether one was set.
 func decodeDataVersionMember(s *scanner, key []byte, dv *route.DataVersion, stamped *bool) (err error) {
 	switch string(key) {
-	case "counter":
-		dv.Counter, err = s.int64v()
+	case "counter": // an AtomicLong: null is kept
+		dv.Counter, dv.CounterNull, err = s.int64OrNull()
 	case "stateVersion":
 		dv.StateVersion, err = s.int64v()
 	case "timestamp":
@@ -70,6 +70,9 @@ func decodeDataVersionMember(s *scanner, key []byte, dv *route.DataVersion, stam
 			dv.Timestamp, *stamped = v, true
 		}
 	default:
+		if name := dataVersionBean.match(key); name != nil {
+			return decodeDataVersionMember(s, name, dv, stamped)
+		}
 		err = s.skip()
 	}
 	return err

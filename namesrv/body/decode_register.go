@@ -1,6 +1,7 @@
 package body
 
 import (
+	"fmt"
 	"hash/crc32"
 	"sync"
 
@@ -79,22 +80,11 @@ func decodeRegisterJSON(body []byte, full bool) (*route.RegisterBody, error) {
 	if full {
 		rb.FilterServerList = []string{}
 	}
-	null, err := decodeTopOrNull(body, func(s *scanner, key []byte) (err error) {
-		switch {
-		case !full:
+	null, err := decodeTopOrNull(body, func(s *scanner, key []byte) error {
+		if !full {
 			return decodeWrapperMember(s, key, rb, false)
-		case string(key) == "filterServerList":
-			rb.FilterServerList, err = s.stringList()
-		case string(key) == "topicConfigSerializeWrapper":
-			newWrapper(rb)
-			var present bool
-			present, err = s.object(func(k []byte) error { return decodeWrapperMember(s, k, rb, true) })
-			rb.WrapperNull = !present && err == nil
-			rb.TopicTableNull = rb.TopicTableNull || rb.WrapperNull
-		default:
-			err = s.skip()
 		}
-		return err
+		return decodeRegisterMember(s, key, rb)
 	})
 	switch {
 	case null && full: // Java's processor throws reading a null RegisterBrokerBody
@@ -116,6 +106,26 @@ func newWrapper(rb *route.RegisterBody) {
 	rb.TopicTableNull, rb.WrapperNull = false, false
 	newTable(rb)
 	rb.MappingInfos = nil
+}
+
+// decodeRegisterMember decodes one RegisterBrokerBody property.
+func decodeRegisterMember(s *scanner, key []byte, rb *route.RegisterBody) (err error) {
+	switch string(key) {
+	case "filterServerList":
+		rb.FilterServerList, err = s.stringList()
+	case "topicConfigSerializeWrapper":
+		newWrapper(rb)
+		var present bool
+		present, err = s.object(func(k []byte) error { return decodeWrapperMember(s, k, rb, true) })
+		rb.WrapperNull = !present && err == nil
+		rb.TopicTableNull = rb.TopicTableNull || rb.WrapperNull
+	default:
+		if name := registerBodyBean.match(key); name != nil {
+			return decodeRegisterMember(s, name, rb)
+		}
+		err = s.skip()
+	}
+	return err
 }
 
 // newTable empties rb's topic table, keeping its memory: fastjson sets a
@@ -143,14 +153,17 @@ func decodeWrapperMember(s *scanner, key []byte, rb *route.RegisterBody, mapping
 			rb.MappingInfos = nil
 		}
 	default:
+		if name := wrapperBean.match(key); name != nil {
+			return decodeWrapperMember(s, name, rb, mapping)
+		}
 		err = s.skip()
 	}
 	return err
 }
 
 // decodeTopicConfigTable reads topic -> TopicConfig into rb.TopicConfigs
-// and rb.Keys, folding each entry into rb.Print; null values are dropped,
-// a null table sets rb.TopicTableNull.
+// and rb.Keys, folding each entry into rb.Print; a null value is
+// ErrNullTopicConfig, a null table sets rb.TopicTableNull.
 // It yields the processor every yieldEvery topics so a large body does not
 // hold it for milliseconds.
 func decodeTopicConfigTable(s *scanner, rb *route.RegisterBody) error {
@@ -158,13 +171,14 @@ func decodeTopicConfigTable(s *scanner, rb *route.RegisterBody) error {
 	present, err := s.object(func(key []byte) error {
 		k := string(key)
 		tc, present, err := decodeTopicConfig(s, k)
-		if present {
-			tc.Pos = int32(len(rb.Keys))
-			m[k] = tc
-			rb.Keys = append(rb.Keys, k)
-			p.Add(tc)
-			yield.At(p.Count())
+		if err == nil && !present {
+			return fmt.Errorf("%w: %q", ErrNullTopicConfig, k)
 		}
+		tc.Pos = int32(len(rb.Keys))
+		m[k] = tc
+		rb.Keys = append(rb.Keys, k)
+		p.Add(tc)
+		yield.At(p.Count())
 		return err
 	})
 	if p.Count() != len(m) {
@@ -197,7 +211,7 @@ func firstOccurrences(keys []string, m map[string]route.TopicConfig) []string {
 // decodeTopicConfig reads a TopicConfig with Java's field defaults; the
 // topic name shares key's memory when equal.
 func decodeTopicConfig(s *scanner, key string) (route.TopicConfig, bool, error) {
-	tc := route.TopicConfig{ReadQueueNums: 16, WriteQueueNums: 16,
+	tc := route.TopicConfig{ReadQueueNums: 16, WriteQueueNums: 16, NameNull: true,
 		Perm: route.PermRead | route.PermWrite, TopicFilterType: FilterSingleTag}
 	present, err := s.object(func(k []byte) error { return decodeTopicConfigMember(s, k, key, &tc) })
 	return tc, present, err
@@ -208,7 +222,7 @@ func decodeTopicConfig(s *scanner, key string) (route.TopicConfig, bool, error) 
 func decodeTopicConfigMember(s *scanner, k []byte, key string, tc *route.TopicConfig) (err error) {
 	switch string(k) {
 	case "topicName":
-		tc.TopicName, err = s.internedStr(key)
+		tc.TopicName, tc.NameNull, err = s.internedStr(key)
 	case "readQueueNums":
 		err = s.setInt32(&tc.ReadQueueNums)
 	case "writeQueueNums":
@@ -224,21 +238,25 @@ func decodeTopicConfigMember(s *scanner, k []byte, key string, tc *route.TopicCo
 	case "attributes":
 		tc.Attributes, err = s.stringMap()
 	default:
+		if name := topicConfigBean.match(k); name != nil {
+			return decodeTopicConfigMember(s, name, key, tc)
+		}
 		err = s.skip()
 	}
 	return err
 }
 
-// internedStr reads a string value, returning same (no copy) when equal.
-func (s *scanner) internedStr(same string) (string, error) {
+// internedStr reads a string value, returning same (no copy) when equal,
+// and whether it is null.
+func (s *scanner) internedStr(same string) (string, bool, error) {
 	text, _, isNull, err := s.scalar()
 	if err != nil || isNull {
-		return "", err
+		return "", isNull, err
 	}
 	if string(text) == same {
-		return same, nil
+		return same, false, nil
 	}
-	return string(text), nil
+	return string(text), false, nil
 }
 
 // filterType reads a TopicFilterType enum by name or ordinal; an unknown

@@ -61,6 +61,9 @@ func decodeRouteMember(s *scanner, key []byte, r *route.TopicRouteData) (err err
 	case "topicQueueMappingByBroker":
 		r.TopicQueueMappingByBroker, err = decodeMappingTable(s)
 	default:
+		if name := routeBean.match(key); name != nil {
+			return decodeRouteMember(s, name, r)
+		}
 		err = s.skip()
 	}
 	return err
@@ -98,6 +101,9 @@ func decodeQueueMember(s *scanner, key []byte, q *route.QueueData) (err error) {
 	case "topicSysFlag", "topicSynFlag":
 		q.TopicSysFlag, err = s.int32v()
 	default:
+		if name := queueDataBean.match(key); name != nil {
+			return decodeQueueMember(s, name, q)
+		}
 		err = s.skip()
 	}
 	return err
@@ -139,6 +145,9 @@ func decodeBrokerMember(s *scanner, key []byte, b *route.BrokerData) (err error)
 	case "zoneName":
 		b.ZoneName, err = s.str()
 	default:
+		if name := brokerDataBean.match(key); name != nil {
+			return decodeBrokerMember(s, name, b)
+		}
 		err = s.skip()
 	}
 	return err
@@ -178,10 +187,11 @@ func decodeMappingTable(s *scanner) (map[string]*route.TopicQueueMappingInfo, er
 	return m, err
 }
 
-// decodeMappingInfo reads a TopicQueueMappingInfo with Java's default scope
-// "__global__"; CurrIDMap stays nil when absent or null; nil for null.
+// decodeMappingInfo reads a TopicQueueMappingInfo with Java's defaults,
+// scope "__global__" and an empty currIdMap (each null when the body says
+// null); nil for null.
 func decodeMappingInfo(s *scanner) (*route.TopicQueueMappingInfo, error) {
-	m := &route.TopicQueueMappingInfo{Scope: "__global__"}
+	m := &route.TopicQueueMappingInfo{Scope: "__global__", CurrIDMap: map[int32]int32{}}
 	ok, err := s.object(func(key []byte) error { return decodeMappingMember(s, key, m) })
 	if !ok {
 		return nil, err
@@ -195,7 +205,7 @@ func decodeMappingMember(s *scanner, key []byte, m *route.TopicQueueMappingInfo)
 	case "topic":
 		m.Topic, err = s.str()
 	case "scope":
-		m.Scope, err = s.str()
+		m.Scope, m.ScopeNull, err = s.strOrNull()
 	case "totalQueues":
 		m.TotalQueues, err = s.int32v()
 	case "bname":
@@ -207,6 +217,9 @@ func decodeMappingMember(s *scanner, key []byte, m *route.TopicQueueMappingInfo)
 	case "currIdMap":
 		m.CurrIDMap, err = s.intKeyMap()
 	default:
+		if name := mappingInfoBean.match(key); name != nil {
+			return decodeMappingMember(s, name, m)
+		}
 		err = s.skip()
 	}
 	return err

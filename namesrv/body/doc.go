@@ -42,6 +42,9 @@ var (
 	ErrCompressed = errors.New("body: corrupt compressed body")
 	// ErrTopicConfig means a compressed TopicConfig line cannot be decoded.
 	ErrTopicConfig = errors.New("body: malformed topic config line")
+	// ErrNullTopicConfig means a topicConfigTable entry is null: Java's
+	// ConcurrentHashMap refuses it, so its decoder fails.
+	ErrNullTopicConfig = errors.New("body: null entry in topicConfigTable")
 	// ErrVersion means the request version is negative (Java rejects it).
 	ErrVersion = errors.New("body: invalid request version")
 )

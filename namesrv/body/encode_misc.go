@@ -65,14 +65,19 @@ func AppendKVTable(dst []byte, table map[string]string) []byte {
 	return append(dst, "}}"...)
 }
 
-// AppendDataVersion appends {"counter":..,"stateVersion":..,"timestamp":..}.
+// AppendDataVersion appends {"counter":..,"stateVersion":..,"timestamp":..},
+// without counter when it is null (fastjson leaves out null values).
 func AppendDataVersion(dst []byte, dv *route.DataVersion) []byte {
 	if dv == nil {
 		return append(dst, "null"...)
 	}
-	dst = append(dst, `{"counter":`...)
-	dst = strconv.AppendInt(dst, dv.Counter, 10)
-	dst = append(dst, `,"stateVersion":`...)
+	dst = append(dst, '{')
+	if !dv.CounterNull {
+		dst = append(dst, `"counter":`...)
+		dst = strconv.AppendInt(dst, dv.Counter, 10)
+		dst = append(dst, ',')
+	}
+	dst = append(dst, `"stateVersion":`...)
 	dst = strconv.AppendInt(dst, dv.StateVersion, 10)
 	dst = append(dst, `,"timestamp":`...)
 	dst = strconv.AppendInt(dst, dv.Timestamp, 10)
@@ -87,7 +92,7 @@ func AppendBrokerMemberGroup(dst []byte, g *route.BrokerMemberGroup) []byte {
 	}
 	const f = FastjsonDefault
 	dst = append(dst, `{"brokerMemberGroup":{"brokerAddrs":`...)
-	dst = appendBrokerAddrs(dst, g.BrokerAddrs, f, javahash.HashMapCopy)
+	dst = appendBrokerAddrs(dst, g.BrokerAddrs, g.AddrOrder, f, javahash.HashMapCopy)
 	dst = appendOptField(dst, `,"brokerName":`, g.BrokerName)
 	dst = appendOptField(dst, `,"cluster":`, g.Cluster)
 	return append(dst, "}}"...)

@@ -53,7 +53,7 @@ func appendComma(dst []byte, i int) []byte {
 // its brokerAddrs (a copy in routes, the live map in cluster info).
 func appendBrokerData(dst []byte, b *route.BrokerData, f Flavour, k javahash.Kind) []byte {
 	dst = append(dst, `{"brokerAddrs":`...)
-	dst = appendBrokerAddrs(dst, b.BrokerAddrs, f, k)
+	dst = appendBrokerAddrs(dst, b.BrokerAddrs, b.AddrOrder, f, k)
 	dst = append(dst, `,"brokerName":`...)
 	dst = fastjson.AppendString(dst, b.BrokerName, f)
 	dst = append(dst, `,"cluster":`...)
@@ -68,10 +68,19 @@ func appendBrokerData(dst []byte, b *route.BrokerData, f Flavour, k javahash.Kin
 }
 
 // appendBrokerAddrs appends a brokerId -> address map ({} when nil).
-func appendBrokerAddrs(dst []byte, m map[int64]string, f Flavour, k javahash.Kind) []byte {
+// order is the iteration order of the Java map m was read from (nil:
+// unknown); a map of kind HashMapCopy is a copy of it.
+func appendBrokerAddrs(dst []byte, m map[int64]string, order []int64, f Flavour, k javahash.Kind) []byte {
 	var buf [8]int64
+	ids := order
+	switch {
+	case f == Standard || len(order) != len(m):
+		ids = sortedLongKeys(m, f, k, buf[:])
+	case k.Presized:
+		ids = route.CopyOrder(order)
+	}
 	dst = append(dst, '{')
-	for i, id := range sortedLongKeys(m, f, k, buf[:]) {
+	for i, id := range ids {
 		dst = appendComma(dst, i)
 		dst = fastjson.AppendNumberKey(dst, id, f)
 		dst = fastjson.AppendString(dst, m[id], f)
@@ -137,7 +146,7 @@ func appendMappingTable(dst []byte, m map[string]*route.TopicQueueMappingInfo, f
 }
 
 // appendMappingInfo appends one TopicQueueMappingInfo bean; a nil
-// CurrIDMap (Java null) is left out.
+// CurrIDMap and a null scope (Java nulls) are left out.
 func appendMappingInfo(dst []byte, m *route.TopicQueueMappingInfo, f Flavour) []byte {
 	dst = append(dst, `{"bname":`...)
 	dst = fastjson.AppendString(dst, m.Bname, f)
@@ -149,8 +158,10 @@ func appendMappingInfo(dst []byte, m *route.TopicQueueMappingInfo, f Flavour) []
 	dst = appendBool(dst, m.Dirty)
 	dst = append(dst, `,"epoch":`...)
 	dst = fastjson.AppendLong(dst, m.Epoch, f)
-	dst = append(dst, `,"scope":`...)
-	dst = fastjson.AppendString(dst, m.Scope, f)
+	if !m.ScopeNull {
+		dst = append(dst, `,"scope":`...)
+		dst = fastjson.AppendString(dst, m.Scope, f)
+	}
 	dst = append(dst, `,"topic":`...)
 	dst = fastjson.AppendString(dst, m.Topic, f)
 	dst = append(dst, `,"totalQueues":`...)

@@ -96,11 +96,11 @@ func TestRegisterEmptyAndDefaults(t *testing.T) {
 	_, err = DecodeRegisterBody([]byte("{}"), -1, false)
 	require.ErrorIs(t, err, ErrVersion)
 
-	rb, err = DecodeRegisterBody([]byte(`{"filterServerList":null,"topicConfigSerializeWrapper":{"topicConfigTable":{"A":{},"B":null}}}`), 479, false)
+	rb, err = DecodeRegisterBody([]byte(`{"filterServerList":null,"topicConfigSerializeWrapper":{"topicConfigTable":{"A":{}}}}`), 479, false)
 	require.NoError(t, err)
 	require.Nil(t, rb.FilterServerList)
 	require.Equal(t, map[string]route.TopicConfig{"A": {ReadQueueNums: 16, WriteQueueNums: 16, Perm: 6,
-		TopicFilterType: FilterSingleTag}}, rb.TopicConfigs)
+		TopicFilterType: FilterSingleTag, NameNull: true}}, rb.TopicConfigs)
 	_, err = DecodeRegisterBody([]byte(`null`), 479, false)
 	require.ErrorIs(t, err, ErrNullBody)
 }

@@ -20,7 +20,7 @@ func TestAttackRegisterTimeoutExtremesExpireOnTime(t *testing.T) {
 		millis int64
 		expiry time.Duration
 	}{
-		{0, DefaultBrokerTimeout}, {-1, DefaultBrokerTimeout}, {math.MinInt64, DefaultBrokerTimeout},
+		{0, DefaultBrokerTimeout}, {HeartbeatTimeoutNone, 0}, {math.MinInt64, 0},
 		{1, time.Millisecond}, {MaxBrokerTimeout.Milliseconds() + 1, MaxBrokerTimeout},
 		{math.MaxInt64, MaxBrokerTimeout},
 	}

@@ -1,7 +1,9 @@
 package route
 
 import (
+	"cmp"
 	"fmt"
+	"github.com/rmqgo/nameserver/internal/javahash"
 	"maps"
 	"math/rand/v2"
 	"reflect"
@@ -23,8 +25,15 @@ import (
 func modelRoute(m *Manager, e *topicEntry) (plain, acting *TopicRouteData) {
 	r := &TopicRouteData{QueueDatas: slices.Clone(e.queues), FilterServerTable: map[string][]string{},
 		TopicQueueMappingByBroker: m.mappings[e.name]}
+	// Java's HashSet copy of the queue map's keys: buckets of its own size.
+	hs := javahash.TableSizeFor(max(int(float32(len(e.queues))/0.75)+1, 16))
+	names := make([]string, 0, len(e.queues))
 	for _, q := range e.queues {
-		if b := m.brokers[q.BrokerName]; b != nil {
+		names = append(names, q.BrokerName)
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return cmp.Compare(nameBucket(a, hs), nameBucket(b, hs)) })
+	for _, name := range names {
+		if b := m.brokers[name]; b != nil {
 			r.BrokerDatas = append(r.BrokerDatas, b.copyData())
 		}
 	}
@@ -37,10 +46,13 @@ func modelRoute(m *Manager, e *topicEntry) (plain, acting *TopicRouteData) {
 			bd.BrokerAddrs = map[int64]string{}
 		}
 		for _, a := range bd.BrokerAddrs {
-			if l, ok := m.filters[addrKey{bd.Cluster, a}]; ok {
-				r.FilterServerTable[a] = l
+			if len(m.filters) > 0 { // Java puts every lookup, null ones too
+				r.FilterServerTable[a] = m.filters[addrKey{bd.Cluster, a}]
 			}
 		}
+	}
+	if !slices.ContainsFunc(slices.Collect(maps.Values(r.FilterServerTable)), func(l []string) bool { return l != nil }) {
+		r.FilterServerTable = map[string][]string{}
 	}
 	return r, modelActing(e.name, r)
 }
@@ -66,7 +78,8 @@ func modelActing(topic string, r *TopicRouteData) *TopicRouteData {
 					addrs := maps.Clone(bd.BrokerAddrs)
 					delete(addrs, ids[0])
 					addrs[MasterID] = bd.BrokerAddrs[ids[0]]
-					bd.BrokerAddrs, changed = addrs, true
+					order := slices.DeleteFunc(CopyOrder(bd.AddrOrder), func(id int64) bool { return id == ids[0] })
+					bd.BrokerAddrs, bd.AddrOrder, changed = addrs, append(order, MasterID), true
 				}
 				break
 			}
@@ -95,8 +108,11 @@ func checkModel(t *testing.T, m *Manager, c *BodyCache, msg string) {
 	for _, e := range rows {
 		require.False(t, e.removed, "%s: removed row %s still published", msg, e.name)
 		names = append(names, e.name)
-		require.True(t, slices.IsSortedFunc(e.queues, func(a, b QueueData) int { return strings.Compare(a.BrokerName, b.BrokerName) }),
-			"%s: %s queues unsorted", msg, e.name)
+		n := e.queueBuckets()
+		require.True(t, slices.IsSortedFunc(e.queues, func(a, b QueueData) int {
+			return cmp.Compare(nameBucket(a.BrokerName, n), nameBucket(b.BrokerName, n))
+		}), "%s: %s queues not in HashMap bucket order", msg, e.name)
+		require.LessOrEqual(t, len(e.queues), n*3/4, "%s: %s queue map not grown", msg, e.name)
 		for _, q := range e.queues {
 			if byBroker[q.BrokerName] == nil {
 				byBroker[q.BrokerName] = map[*topicEntry]bool{}

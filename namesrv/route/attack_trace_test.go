@@ -19,7 +19,8 @@ import (
 // traceGolden holds, per step of modelWorld runs, a digest of every answer
 // built from the route tables, recorded on 153492e (before shared
 // snapshots, the open-addressed topic sets and the published table as
-// topicQueueTable). RMQ_RECORD=1 rewrites it.
+// topicQueueTable) and recorded again for each deliberate change of the
+// answers (see the git log of testdata). RMQ_RECORD=1 rewrites it.
 const traceGolden = "testdata/model_answers_153492e.txt"
 
 // traceTopics is every topic name modelWorld uses.

@@ -134,8 +134,9 @@ func (m *Manager) TopicsByCluster(cluster string) TopicList {
 
 // SystemTopics answers GET_SYSTEM_TOPIC_LIST_FROM_NS: every cluster name
 // and broker name (added as Java's getSystemTopicList adds them: each
-// cluster of clusterAddrTable, then its broker names), and the lowest-id address of the first broker group
-// that has one, in the iteration order of Java's brokerAddrTable.
+// cluster of clusterAddrTable, then its broker names), and the address
+// its HashMap iterates first of the first broker group that has one, in
+// the iteration order of Java's brokerAddrTable.
 func (m *Manager) SystemTopics() TopicList {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
@@ -155,8 +156,8 @@ func (m *Manager) SystemTopics() TopicList {
 	names := slices.Collect(maps.Keys(m.brokers))
 	javahash.Sort(names, javahash.BrokerAddrTable, javahash.StringHash, javahash.Compare)
 	for _, name := range names {
-		if id, ok := minKey(m.brokers[name].addrs); ok {
-			tl.BrokerAddr = m.brokers[name].addrs[id]
+		if addr, ok := m.brokers[name].firstAddr(); ok {
+			tl.BrokerAddr = addr
 			break
 		}
 	}
@@ -201,6 +202,7 @@ func (m *Manager) BrokerMemberGroup(cluster, brokerName string) BrokerMemberGrou
 	g := BrokerMemberGroup{Cluster: cluster, BrokerName: brokerName, BrokerAddrs: map[int64]string{}}
 	if b := m.brokers[brokerName]; b != nil {
 		maps.Copy(g.BrokerAddrs, b.addrs)
+		g.AddrOrder = b.addrOrder()
 	}
 	return g
 }

@@ -62,11 +62,12 @@ func TestRegisterTopic(t *testing.T) {
 
 	h.RegisterTopic("new", []QueueData{q("b1", 6), q("b2", 4)})
 	r := h.Lookup("new").Route
-	require.Equal(t, []QueueData{q("b1", 6), q("b2", 4)}, r.QueueDatas)
+	// Java's HashMap order: "b2" is in bucket 0, "b1" in bucket 15.
+	require.Equal(t, []QueueData{q("b2", 4), q("b1", 6)}, r.QueueDatas)
 	require.Len(t, r.BrokerDatas, 2)
 
 	h.RegisterTopic("new", []QueueData{q("b1", 2), q("ghost", 6), q("b2", 2)})
-	require.Equal(t, []QueueData{q("b1", 2), q("b2", 4)}, h.Lookup("new").Route.QueueDatas,
+	require.Equal(t, []QueueData{q("b2", 4), q("b1", 2)}, h.Lookup("new").Route.QueueDatas,
 		"existing topic: applied in order until the first unknown broker")
 
 	h.RegisterTopic("new", []QueueData{q("b3", 6)})
@@ -94,9 +95,10 @@ func TestUnitTopicLists(t *testing.T) {
 	h := twoClusters(t)
 	flags := map[string]int32{"unit": 1, "unitsub": 2, "both": 3, "none": 0}
 	for topic, f := range flags {
-		h.RegisterTopic(topic, []QueueData{{BrokerName: "b1", Perm: 6, TopicSysFlag: f},
-			{BrokerName: "b2", Perm: 6, TopicSysFlag: 1}})
+		h.RegisterTopic(topic, []QueueData{{BrokerName: "b1", Perm: 6, TopicSysFlag: 1},
+			{BrokerName: "b2", Perm: 6, TopicSysFlag: f}})
 	}
+	// The first queue of Java's HashMap: b2 (bucket 0) before b1 (bucket 15).
 	require.ElementsMatch(t, []string{"unit", "both"}, h.UnitTopics().TopicList, "judged by the first queue")
 	require.ElementsMatch(t, []string{"unitsub", "both"}, h.HasUnitSubTopics().TopicList)
 	require.ElementsMatch(t, []string{"unitsub"}, h.HasUnitSubUnUnitTopics().TopicList)
@@ -107,15 +109,15 @@ func TestBrokerMemberGroupAndClusterInfo(t *testing.T) {
 	mustRegister(t, h, reg("c1", "b1", "s1", 1, body(1, "shared", "only1")))
 	g := h.BrokerMemberGroup("anything", "b1")
 	require.Equal(t, BrokerMemberGroup{Cluster: "anything", BrokerName: "b1",
-		BrokerAddrs: map[int64]string{0: "a1", 1: "s1"}}, g)
+		BrokerAddrs: map[int64]string{0: "a1", 1: "s1"}, AddrOrder: []int64{0, 1}}, g)
 	require.Equal(t, BrokerMemberGroup{Cluster: "c1", BrokerName: "zz", BrokerAddrs: map[int64]string{}},
 		h.BrokerMemberGroup("c1", "zz"))
 
 	ci := h.ClusterInfo()
 	// Java HashSet order: "b2" hashes to bucket 0, "b1" to bucket 15.
 	require.Equal(t, map[string][]string{"c1": {"b2", "b1"}, "c2": {"b3"}}, ci.ClusterAddrTable)
-	require.Equal(t, BrokerData{Cluster: "c1", BrokerName: "b1", BrokerAddrs: map[int64]string{0: "a1", 1: "s1"}},
-		ci.BrokerAddrTable["b1"])
+	require.Equal(t, BrokerData{Cluster: "c1", BrokerName: "b1", BrokerAddrs: map[int64]string{0: "a1", 1: "s1"},
+		AddrOrder: []int64{0, 1}}, ci.BrokerAddrTable["b1"])
 	ci.BrokerAddrTable["b1"].BrokerAddrs[0] = "mutated"
 	g.BrokerAddrs[0] = "mutated"
 	require.Equal(t, "a1", brokerOf(t, h.Lookup("only1").Route, "b1").BrokerAddrs[0], "answers are copies")

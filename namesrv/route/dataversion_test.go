@@ -138,5 +138,5 @@ func TestUnstampedSameMappingPublishesNothing(t *testing.T) {
 	req.Body.MappingInfos["t1"].CurrIDMap = nil
 	mustRegister(t, h, req)
 	require.Nil(t, h.Lookup("t1").Route.TopicQueueMappingByBroker["b1"].CurrIDMap, "nil and empty differ (null, {})")
-	require.Equal(t, 7, reflect.TypeOf(TopicQueueMappingInfo{}).NumField(), "sameMapping compares every field")
+	require.Equal(t, 8, reflect.TypeOf(TopicQueueMappingInfo{}).NumField(), "sameMapping compares every field")
 }

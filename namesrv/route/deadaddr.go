@@ -24,7 +24,7 @@ func (t *mutation) setAddr(b *brokerState, id int64, addr string) {
 	if old, ok := b.addrs[id]; ok {
 		t.m.unuseAddr(old)
 	}
-	b.addrs[id] = addr
+	b.putAddr(id, addr)
 	t.m.addrUses[addr]++
 	t.markBroker(b.name)
 }

@@ -35,9 +35,10 @@ type internState struct {
 type internTable map[uint64]*TopicSnapshot
 
 // internable reports whether e's route is shared: at most keyQueues queue
-// data and no static-topic mappings (which carry the topic's own table).
+// data, no static-topic mappings (which carry the topic's own table) and
+// a queue map that never grew (its size decides the BrokerData order).
 func (m *Manager) internable(e *topicEntry) bool {
-	return len(e.queues) > 0 && len(e.queues) <= keyQueues && m.mappings[e.name] == nil
+	return len(e.queues) > 0 && len(e.queues) <= keyQueues && m.mappings[e.name] == nil && e.qgrown == 0
 }
 
 // groupsOf returns the published BrokerData of each queue's group.

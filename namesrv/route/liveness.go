@@ -103,9 +103,13 @@ func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, dvNull b
 	l.bind(e, req.Channel)
 	l.gen++
 	e.name, e.id, e.dv, e.dvNull, e.ha, e.gen = req.BrokerName, req.BrokerID, dv, dvNull, req.HAServerAddr, l.gen
-	e.timeout = DefaultBrokerTimeout
-	if req.HeartbeatTimeoutMillis > 0 { // capped before ×1e6: no overflow
-		e.timeout = time.Duration(min(req.HeartbeatTimeoutMillis, MaxBrokerTimeout.Milliseconds())) * time.Millisecond
+	switch ms := req.HeartbeatTimeoutMillis; {
+	case ms > 0: // capped before ×1e6: no overflow
+		e.timeout = time.Duration(min(ms, MaxBrokerTimeout.Milliseconds())) * time.Millisecond
+	case ms < 0: // HeartbeatTimeoutNone
+		e.timeout = 0
+	default:
+		e.timeout = DefaultBrokerTimeout
 	}
 	l.touch(e, now)
 	return e

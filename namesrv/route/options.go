@@ -21,6 +21,10 @@ const (
 	// hour), so that converting it to nanoseconds and adding it to the last
 	// refresh cannot overflow into an instant expiry.
 	MaxBrokerTimeout = time.Hour
+	// HeartbeatTimeoutNone is RegisterRequest.HeartbeatTimeoutMillis for a
+	// heartbeatTimeoutMillis of 0 or below: Java keeps it, so the broker
+	// expires at the first scan after its last refresh.
+	HeartbeatTimeoutNone int64 = -1
 )
 
 // Channel is a broker's connection. The manager compares channels by
@@ -88,10 +92,12 @@ type MinBrokerIDChange struct {
 type RegisterRequest struct {
 	ClusterName, BrokerAddr, BrokerName, HAServerAddr, ZoneName string
 	BrokerID                                                    int64
-	HeartbeatTimeoutMillis                                      int64 // 0 = default 120000; capped at MaxBrokerTimeout
-	EnableActingMaster                                          *bool // nil = old-version broker
-	Body                                                        *RegisterBody
-	Channel                                                     Channel
+	// HeartbeatTimeoutMillis: 0 = absent (DefaultBrokerTimeout), negative
+	// = HeartbeatTimeoutNone; capped at MaxBrokerTimeout.
+	HeartbeatTimeoutMillis int64
+	EnableActingMaster     *bool // nil = old-version broker
+	Body                   *RegisterBody
+	Channel                Channel
 	// BodyDigest, when set, is recorded with the live entry so that a
 	// byte-identical re-registration can use RegisterUnchanged.
 	BodyDigest BodyDigest

@@ -251,6 +251,9 @@ func (t *mutation) putTopicsJavaOrder(b *brokerState, body *RegisterBody, all, s
 // putTopic writes the group's QueueData of one topic config, unless all
 // is unset and the topic has it. It reports whether a row was added.
 func (t *mutation) putTopic(b *brokerState, tc TopicConfig, all, stripWrite bool) bool {
+	if tc.NameNull { // Java's lookup by a null name throws: no topic
+		return false
+	}
 	if !all {
 		if e := t.m.row(tc.TopicName); e != nil && e.has(b.name) {
 			return false
@@ -307,7 +310,7 @@ func (t *mutation) putMappings(infos map[string]*TopicQueueMappingInfo) {
 // sameMapping reports whether a stored mapping info (nil when none) has
 // b's content; a nil and an empty CurrIDMap differ (null and {}).
 func sameMapping(a, b *TopicQueueMappingInfo) bool {
-	return a != nil && a.Topic == b.Topic && a.Scope == b.Scope && a.TotalQueues == b.TotalQueues &&
+	return a != nil && a.Topic == b.Topic && a.Scope == b.Scope && a.ScopeNull == b.ScopeNull && a.TotalQueues == b.TotalQueues &&
 		a.Bname == b.Bname && a.Epoch == b.Epoch && a.Dirty == b.Dirty &&
 		(a.CurrIDMap == nil) == (b.CurrIDMap == nil) && maps.Equal(a.CurrIDMap, b.CurrIDMap)
 }

@@ -15,7 +15,8 @@ func TestRegisterMasterPublishesRoute(t *testing.T) {
 	require.NotNil(t, s)
 	require.Same(t, s, h.Lookup("t2"), "t1 and t2 have equal routes: one shared snapshot")
 	require.Equal(t, []QueueData{{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}}, s.Route.QueueDatas)
-	require.Equal(t, []BrokerData{{Cluster: "c1", BrokerName: "b1", BrokerAddrs: map[int64]string{0: "10.0.0.1:10911"}}},
+	require.Equal(t, []BrokerData{{Cluster: "c1", BrokerName: "b1", BrokerAddrs: map[int64]string{0: "10.0.0.1:10911"},
+		AddrOrder: []int64{0}}},
 		s.Route.BrokerDatas)
 	require.NotNil(t, s.Route.FilterServerTable)
 	require.Empty(t, s.Route.FilterServerTable)
@@ -234,6 +235,6 @@ func TestRegisterTwoBrokersOneTopic(t *testing.T) {
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
 	r := h.Lookup("t1").Route
 	require.Len(t, r.QueueDatas, 2)
-	require.Equal(t, "b1", r.QueueDatas[0].BrokerName, "queues are sorted by broker name")
+	require.Equal(t, "b2", r.QueueDatas[0].BrokerName, "queues in Java's HashMap order: b2 in bucket 0, b1 in 15")
 	require.Len(t, r.BrokerDatas, 2)
 }

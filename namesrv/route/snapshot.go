@@ -62,7 +62,7 @@ func (m *Manager) Lookup(topic string) *TopicSnapshot {
 // source tables (docs/protocol.md section 4.6). Called by the coordinator
 // only.
 func (m *Manager) buildSnapshot(e *topicEntry) *TopicSnapshot {
-	r, ok := m.routeBrokers(e.queues)
+	r, ok := m.routeBrokers(brokerOrder(e.queues, e.queueBuckets()))
 	if !ok {
 		return nil
 	}
@@ -79,7 +79,11 @@ func (m *Manager) buildSnapshot(e *topicEntry) *TopicSnapshot {
 }
 
 // filterView maps every broker address of the route to its filter
-// servers, looked up by (BrokerData.cluster, addr) as Java does.
+// servers, looked up by (BrokerData.cluster, addr) as Java does. Java puts
+// the lookup of every address, null for one without filter servers (the
+// encoder leaves out a nil list as fastjson leaves out a null value), so
+// a later group of another cluster on the same address erases the list
+// of an earlier one.
 func (m *Manager) filterView(bds []BrokerData) map[string][]string {
 	if len(m.filters) == 0 {
 		return emptyFilters
@@ -87,20 +91,18 @@ func (m *Manager) filterView(bds []BrokerData) map[string][]string {
 	var out map[string][]string
 	for _, bd := range bds {
 		for _, addr := range bd.BrokerAddrs {
-			l, ok := m.filters[addrKey{bd.Cluster, addr}]
-			if !ok {
-				continue
-			}
 			if out == nil {
 				out = map[string][]string{}
 			}
-			out[addr] = l
+			out[addr] = m.filters[addrKey{bd.Cluster, addr}]
 		}
 	}
-	if out == nil {
-		return emptyFilters
+	for _, l := range out {
+		if l != nil {
+			return out
+		}
 	}
-	return out
+	return emptyFilters
 }
 
 // actingMasterView applies docs/protocol.md section 4.6 step 6 to a copy: for a
@@ -119,7 +121,7 @@ func actingMasterView(topic string, r *TopicRouteData) *TopicRouteData {
 		if out == nil {
 			out = slices.Clone(r.BrokerDatas)
 		}
-		out[i].BrokerAddrs = promoteMinID(bd.BrokerAddrs)
+		out[i].BrokerAddrs, out[i].AddrOrder = promoteMinID(bd.BrokerAddrs, bd.AddrOrder)
 	}
 	if out == nil {
 		return nil
@@ -144,7 +146,10 @@ func needsActingMaster(bd BrokerData, qds []QueueData) bool {
 	return false
 }
 
-func promoteMinID(addrs map[int64]string) map[int64]string {
+// promoteMinID moves the address of the lowest id to id 0, as Java does
+// on the route's copy of the map (remove, then put, which appends id 0
+// to its bucket): the order is the copy's without the lowest id, then 0.
+func promoteMinID(addrs map[int64]string, order []int64) (map[int64]string, []int64) {
 	minID, _ := minKey(addrs)
 	out := make(map[int64]string, len(addrs))
 	for id, a := range addrs {
@@ -153,7 +158,11 @@ func promoteMinID(addrs map[int64]string) map[int64]string {
 		}
 	}
 	out[MasterID] = addrs[minID]
-	return out
+	if order == nil {
+		return out, nil
+	}
+	moved := slices.DeleteFunc(CopyOrder(order), func(id int64) bool { return id == minID })
+	return out, append(moved, MasterID)
 }
 
 // minKey returns the smallest broker id of addrs; ok is false when empty.

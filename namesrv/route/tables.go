@@ -3,7 +3,6 @@ package route
 import (
 	"maps"
 	"slices"
-	"strings"
 	"sync/atomic"
 )
 
@@ -17,13 +16,15 @@ type addrKey struct {
 // Lookups read snap only; the other fields belong to the coordinator.
 type topicEntry struct {
 	name string
-	// queues is sorted by BrokerName, one QueueData per broker. Published
-	// snapshots share it (an interned snapshot's with every topic on it),
-	// so it is replaced, never modified, unless fresh.
+	// queues holds one QueueData per broker in the iteration order of
+	// Java's HashMap<String, QueueData> of the topic (queueorder.go).
+	// Published snapshots share it (an interned snapshot's with every
+	// topic on it), so it is replaced, never modified, unless fresh.
 	queues  []QueueData
 	fresh   bool   // queues was allocated in the current mutation
 	dirty   bool   // queued for republication in the current mutation
 	removed bool   // dropped from topicQueueTable
+	qgrown  uint8  // doublings of that HashMap's table beyond 16 buckets
 	tag     uint32 // high bits of the name's hash in the published table, set before it is published
 	seq     uint64 // place in the order rows were added to topicQueueTable (see tableOrder)
 	snap    atomic.Pointer[TopicSnapshot]
@@ -40,6 +41,8 @@ type brokerState struct {
 	cluster, name, zone string
 	actingMaster        bool
 	addrs               map[int64]string
+	order               []int64     // ids of addrs in insertion order (addrorder.go)
+	peak                int         // most ids addrs ever held
 	pub                 *BrokerData // immutable published copy; nil = stale
 	covered             coverage    // topic set known to hold a QueueData of this group
 	applied             applied     // topic content known to be applied for this group
@@ -53,6 +56,7 @@ func (b *brokerState) published() *BrokerData {
 			Cluster:            b.cluster,
 			BrokerName:         b.name,
 			BrokerAddrs:        maps.Clone(b.addrs),
+			AddrOrder:          b.addrOrder(),
 			ZoneName:           b.zone,
 			EnableActingMaster: b.actingMaster,
 		}
@@ -70,23 +74,21 @@ func (b *brokerState) copyData() BrokerData {
 		Cluster:            b.cluster,
 		BrokerName:         b.name,
 		BrokerAddrs:        maps.Clone(b.addrs),
+		AddrOrder:          b.addrOrder(),
 		ZoneName:           b.zone,
 		EnableActingMaster: b.actingMaster,
 	}
 }
 
-// queueIndex finds the broker's QueueData, or where to insert it. Topics
-// have few brokers and their names share storage, so an equality scan
-// comes first.
+// queueIndex finds the broker's QueueData. Topics have few brokers and
+// their names share storage, so it is an equality scan.
 func queueIndex(qs []QueueData, brokerName string) (int, bool) {
 	for i := range qs {
 		if qs[i].BrokerName == brokerName {
 			return i, true
 		}
 	}
-	return slices.BinarySearchFunc(qs, brokerName, func(q QueueData, name string) int {
-		return strings.Compare(q.BrokerName, name)
-	})
+	return len(qs), false
 }
 
 // writable makes e.queues private to this mutation, with room for grow
@@ -126,7 +128,7 @@ func (t *mutation) entry(topic string, create bool) *topicEntry {
 		return nil
 	}
 	if e != nil {
-		e.removed, e.queues, e.fresh = false, nil, true
+		e.removed, e.queues, e.fresh, e.qgrown = false, nil, true, 0
 		t.withdrawals--
 	} else {
 		e = &topicEntry{name: topic, fresh: true}
@@ -150,7 +152,7 @@ func (t *mutation) putQueue(topic string, q QueueData) bool {
 	if found {
 		t.writable(e, 0)[i] = q
 	} else {
-		e.queues = slices.Insert(t.writable(e, 1), i, q)
+		t.insertQueue(e, q)
 		t.index(q.BrokerName).add(e)
 	}
 	t.markTopic(e)

@@ -11,17 +11,20 @@ const (
 // MasterID is the broker id of a master (MixAll.MASTER_ID).
 const MasterID int64 = 0
 
-// DataVersion is a broker's topic-config version. Equal means all three
-// fields are equal.
+// DataVersion is a broker's topic-config version. Equal means all
+// fields are equal: a null counter (Java's AtomicLong set to null)
+// equals only a null counter, as in DataVersion.equals.
 type DataVersion struct {
 	Counter      int64
 	StateVersion int64
 	Timestamp    int64
+	CounterNull  bool // counter is null (Counter is then 0)
 }
 
 // TopicConfig is one topic as a broker registers it (TopicConfig.java).
 type TopicConfig struct {
 	TopicName      string
+	NameNull       bool // topicName is null (absent): no topic is created for it
 	ReadQueueNums  int32
 	WriteQueueNums int32
 	Perm           int32
@@ -42,7 +45,8 @@ type TopicQueueMappingInfo struct {
 	Bname       string
 	Epoch       int64
 	Dirty       bool
-	CurrIDMap   map[int32]int32 // nil when absent
+	CurrIDMap   map[int32]int32 // nil when null (Java's default is empty)
+	ScopeNull   bool            // scope is null (omitted)
 }
 
 // QueueData is one broker's queues of a topic (route/QueueData.java).
@@ -56,10 +60,13 @@ type QueueData struct {
 
 // BrokerData is a broker group: its addresses by broker id (route/BrokerData.java).
 type BrokerData struct {
-	Cluster            string
-	BrokerName         string
-	BrokerAddrs        map[int64]string // never nil in published data
-	ZoneName           string           // "" = null (omitted)
+	Cluster     string
+	BrokerName  string
+	BrokerAddrs map[int64]string // never nil in published data
+	// AddrOrder lists the ids of BrokerAddrs in the iteration order of
+	// the Java HashMap they were read from (nil: unknown).
+	AddrOrder          []int64
+	ZoneName           string // "" = null (omitted)
 	EnableActingMaster bool
 }
 
@@ -92,6 +99,7 @@ type BrokerMemberGroup struct {
 	Cluster     string
 	BrokerName  string
 	BrokerAddrs map[int64]string
+	AddrOrder   []int64 // ids in the order of the group's Java map (nil: unknown)
 }
 
 // RegisterBody is the decoded REGISTER_BROKER body (RegisterBrokerBody.java,

@@ -212,7 +212,7 @@ func (t *mutation) dropAddr(b *brokerState, addr string, keep *int64) bool {
 	changed := false
 	for id, a := range b.addrs {
 		if a == addr && (keep == nil || id != *keep) {
-			delete(b.addrs, id)
+			b.deleteAddr(id)
 			t.m.unuseAddr(a)
 			changed = true
 		}
