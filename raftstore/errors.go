@@ -47,6 +47,10 @@ var (
 	// floor (terms it may have voted in before its data directory was
 	// wiped).
 	ErrVoteFloor = errors.New("raftstore: term not above the vote floor")
+	// ErrStaleData reports a data directory whose log ends before what
+	// this node had stored and acknowledged (its high-water mark): a
+	// directory restored from an older copy, which must not vote.
+	ErrStaleData = errors.New("raftstore: data directory older than what this node acknowledged")
 )
 
 // translate maps raft's errors onto this package's sentinels, keeping the
