@@ -56,6 +56,9 @@ type voteGuard struct {
 	target uint64      // last log index to reach before voting again
 	floor  uint64      // votes in terms up to floor are refused
 	leader atomic.Bool // a leader's AppendEntries or snapshot arrived
+
+	groupMu sync.Mutex
+	group   string // the raft group id, "" for a bootstrapped group (group.go)
 }
 
 // newVoteGuard wraps trans and loads the persisted guard state.
@@ -72,7 +75,7 @@ func newVoteGuard(trans raft.Transport, stable raft.StableStore, id string, logg
 			return nil, err
 		}
 	}
-	return g, nil
+	return g, g.loadGroup()
 }
 
 // getUint64 reads key, 0 when absent (raft's stores say "not found").
@@ -111,7 +114,11 @@ func (g *voteGuard) SetHeartbeatHandler(cb func(rpc raft.RPC)) {
 		return
 	}
 	g.Transport.SetHeartbeatHandler(func(rpc raft.RPC) {
-		if err := checkTerms(rpc.Command); err != nil { // raft's fast path skips handle
+		err := checkTerms(rpc.Command) // raft's fast path skips handle
+		if err == nil {
+			err = g.checkGroup(rpc.Command)
+		}
+		if err != nil {
 			g.logger.Warn("raft rpc refused", "error", err)
 			rpc.Respond(emptyResponse(rpc.Command), err)
 			return
@@ -158,7 +165,11 @@ func (g *voteGuard) run() {
 // on (checkRPC), and relays everything else.
 func (g *voteGuard) handle(rpc raft.RPC) {
 	r := g.raft.Load()
-	if err := g.check(&rpc); err != nil {
+	err := g.check(&rpc)
+	if err == nil {
+		err = g.checkGroup(rpc.Command)
+	}
+	if err != nil {
 		g.logger.Warn("raft rpc refused", "error", err)
 		rpc.Respond(emptyResponse(rpc.Command), err)
 		return
