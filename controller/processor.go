@@ -42,6 +42,7 @@ func (c *Controller) registerProcessors() {
 	c.srv.Register(remoting.ControllerGetMetadataInfo, c.handleMetadata)
 	c.srv.Register(remoting.UpdateControllerConfig, c.handleUpdateConfig)
 	c.srv.Register(remoting.GetControllerConfig, c.handleGetConfig)
+	c.srv.RegisterAsync(remoting.ControllerBackup, c.handleBackup) // ours (backup.go)
 }
 
 // leaderHandler serves a leader-gated code: decode, schedule, answer.

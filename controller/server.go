@@ -55,6 +55,8 @@ type Controller struct {
 	expiry atomic.Pointer[expiryQueue] // the ready term's inactive brokers (expiry.go)
 
 	acl *acl.Authorizer // nil when aclEnable is false
+	// backupSlot lets one backup run at a time (backup.go).
+	backupSlot sync.Mutex
 	// versionRounds counts the leader's cluster-version polls (clusterversion.go).
 	versionRounds atomic.Int64
 

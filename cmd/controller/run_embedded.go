@@ -33,6 +33,9 @@ func runController(opts options, stdout, stderr io.Writer) int {
 		_, _ = stdout.Write(cfg.Render())
 		return 0
 	}
+	if opts.restore != "" {
+		return runRestore(cfg, opts, stdout, stderr)
+	}
 	logger := newLogger(stderr)
 	tlsm, err := loadTLS(cfg.RawProperties(), opts.javaProps, logger)
 	if err != nil {

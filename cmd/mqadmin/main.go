@@ -56,6 +56,7 @@ var commands = []command{
 	{"electMaster", "Re-elect the specified broker as master.", setupElectMaster},
 	{"cleanBrokerMetadata", "Clean metadata of broker on controller.", setupCleanBrokerMetadata},
 	{"getControllerVersions", "Show each controller's binary version, format and the cluster version.", setupGetControllerVersions},
+	{"backupController", "Save a consistent backup of the controller group's state, taken by the leader.", setupBackupController},
 	{"routeDiff", "Compare cluster info, topic lists and routes across NameServers.", setupRouteDiff},
 	{"diagnose", "Explain why a topic is not sendable.", setupDiagnose},
 	{"waitRoute", "Wait until every NameServer returns the topic's route.", setupWaitRoute},
