@@ -4,9 +4,11 @@ package controllertest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/admin"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -142,4 +145,82 @@ func TestRestoredDataDirectoryProcesses(t *testing.T) {
 	pc.start(old)
 	require.Equal(t, "2", nextID(t, pc, all, "s1"), "acknowledged set s1 survived")
 	require.Equal(t, "2", nextID(t, pc, all, "s0"))
+}
+
+// runTool runs the controller binary with args to its end and returns
+// its exit code and output.
+func runTool(t *testing.T, bin string, args ...string) (int, string) {
+	t.Helper()
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	t.Logf("controller %s:\n%s", strings.Join(args, " "), out)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), string(out)
+	}
+	require.NoError(t, err)
+	return 0, string(out)
+}
+
+// TestBackupRestoredAsNewGroupProcesses: a backup taken from the leader
+// of three processes restores, on every node, a new group holding the
+// state as of the backup; a damaged file and an occupied directory are
+// refused; a node started on its old group's directory at a member's
+// address does not bring the old group's state into the new one.
+func TestBackupRestoredAsNewGroupProcesses(t *testing.T) {
+	pc := startProcCluster(t)
+	all := []int{0, 1, 2}
+	applySet(t, pc, all, "s0")
+	client := admin.New(admin.Options{})
+	t.Cleanup(func() { _ = client.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	md, err := client.FindLeader(ctx, pc.addrs)
+	require.NoError(t, err)
+	_, enc, err := client.ControllerBackup(ctx, md.LeaderAddr)
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "ctl.backup")
+	require.NoError(t, os.WriteFile(file, enc, 0o600))
+	applySet(t, pc, all, "after") // not in the backup
+	for _, i := range all {
+		pc.proc(i).signal(syscall.SIGKILL)
+		require.NoError(t, os.Rename(pc.storeDir(i), pc.storeDir(i)+".old"))
+	}
+
+	damaged := file + ".damaged"
+	require.NoError(t, os.WriteFile(damaged, enc[:len(enc)-1], 0o600))
+	code, out := runTool(t, pc.bin, "-c", pc.paths[0], "-restore-backup", damaged)
+	require.Equal(t, 1, code)
+	require.Contains(t, out, "truncated or extended")
+	for _, i := range all {
+		code, out = runTool(t, pc.bin, "-c", pc.paths[i], "-restore-backup", file)
+		require.Equal(t, 0, code)
+		require.Contains(t, out, "of new raft group")
+	}
+	code, out = runTool(t, pc.bin, "-c", pc.paths[0], "-restore-backup", file)
+	require.Equal(t, 1, code)
+	require.Contains(t, out, "move the old one away first")
+
+	for _, i := range all {
+		pc.start(i)
+	}
+	require.Equal(t, "2", nextID(t, pc, all, "s0"), "the backup's state")
+	require.Equal(t, "1", nextID(t, pc, all, "after"), "written after the backup")
+	applySet(t, pc, all, "new")
+
+	// The old machine of n0 comes back: its old group's directory (at its
+	// own path, with its own mark) at n0's id and addresses.
+	pc.proc(0).signal(syscall.SIGKILL)
+	props, err := os.ReadFile(pc.paths[0])
+	require.NoError(t, err)
+	store := pc.storeDir(0)
+	pc.paths[0] = filepath.Join(t.TempDir(), "old-n0.properties")
+	require.NoError(t, os.WriteFile(pc.paths[0], []byte(strings.Replace(string(props),
+		"controllerStorePath="+store, "controllerStorePath="+store+".old", 1)), 0o600))
+	w := &lineWriter{logWriter: logWriter{t: t, prefix: "n0"}, want: "rpc from another raft group"}
+	t.Cleanup(w.stop)
+	pc.startWatched(0, w)
+	require.Eventually(t, w.saw, 20*time.Second, 20*time.Millisecond, "the old node refuses the new group's rpcs")
+	applySet(t, pc, []int{1, 2}, "newer")
+	require.Equal(t, "1", nextID(t, pc, []int{1, 2}, "after"), "the old node's state stays out")
+	require.Equal(t, "2", nextID(t, pc, []int{1, 2}, "new"))
 }
