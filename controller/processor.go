@@ -12,11 +12,11 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// The processor layer (ControllerRequestProcessor): it registers exactly
-// the 12 codes Java's DLedger controller serves. Leader-gated codes are
-// decoded (a missing @CFNotNull field is code 1, before any leader check),
-// then built, appended and answered on the scheduler; 904, 1005, 1009 and
-// 1010 are answered by any node.
+// The processor layer (ControllerRequestProcessor): it registers the 12
+// codes Java's DLedger controller serves, and ControllerBackup (ours,
+// backup.go). Leader-gated codes are decoded (a missing @CFNotNull field
+// is code 1, before any leader check), then built, appended and answered
+// on the scheduler; 904, 1005, 1009 and 1010 are answered by any node.
 
 // prepareFunc decodes a request into the command to schedule and the
 // scheduler keys it runs under (schedkeys.go).
