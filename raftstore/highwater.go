@@ -8,11 +8,14 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 )
 
@@ -69,18 +72,30 @@ func highWaterPath(dir string) (string, error) {
 	}
 	parent, base := filepath.Dir(abs), filepath.Base(abs)
 	if parent == abs {
-		return filepath.Join(abs, "raft"+highWaterSuffix), nil
+		return insideHighWater(abs), nil
 	}
 	return filepath.Join(parent, base+highWaterSuffix), nil
 }
 
-// openHighWater opens (or creates, at zero) the mark of dir.
-func openHighWater(dir string) (*highWater, error) {
+// insideHighWater is where the mark goes when the data directory's parent
+// cannot hold it: restoring the whole directory then restores the mark
+// too, and only a raft.db put back alone is caught.
+func insideHighWater(dir string) string { return filepath.Join(dir, "raft"+highWaterSuffix) }
+
+// openHighWater opens (or creates, at zero) the mark of dir: beside it, or
+// inside it (logged) when the parent refuses the file.
+func openHighWater(dir string, logger hclog.Logger) (*highWater, error) {
 	path, err := highWaterPath(dir)
 	if err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o640)
+	if errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS) {
+		logger.Warn("cannot keep the acknowledged high-water mark beside the data directory; keeping it inside: "+
+			"a data directory restored as a whole from an older copy will not be detected", "path", path, "error", err)
+		path = insideHighWater(dir)
+		f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o640)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("raftstore: open high-water mark %s: %w", path, err)
 	}

@@ -23,7 +23,7 @@ func TestHighWaterFollowsTheLogAndIsNeverAhead(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	dir := filepath.Join(t.TempDir(), "data")
-	hw, err := openHighWater(dir)
+	hw, err := openHighWater(dir, TestLogger(t, "hw"))
 	require.NoError(t, err)
 	faults := &DiskFaults{}
 	inner := raft.NewInmemStore()
@@ -60,7 +60,7 @@ func TestHighWaterFollowsTheLogAndIsNeverAhead(t *testing.T) {
 			last = from - 1
 		default: // a crash: the mark is read back from its file
 			require.NoError(t, hw.Close())
-			hw, err = openHighWater(dir)
+			hw, err = openHighWater(dir, TestLogger(t, "hw"))
 			require.NoError(t, err)
 			s.hw = hw
 		}
@@ -103,7 +103,7 @@ func TestHighWaterFileDamagedRefused(t *testing.T) {
 // flipped is a valid record with one bit of its index flipped.
 func flipped(t *testing.T) []byte {
 	dir := filepath.Join(t.TempDir(), "data")
-	hw, err := openHighWater(dir)
+	hw, err := openHighWater(dir, TestLogger(t, "hw"))
 	require.NoError(t, err)
 	require.NoError(t, hw.set(position{3, 40}, true))
 	require.NoError(t, hw.Close())
@@ -140,4 +140,27 @@ func TestHighWaterRestartAndWipe(t *testing.T) {
 	require.Equal(t, int64(4), applyN(t, leader, 1))
 	eventuallyValue(t, c.fsms[wiped], 4)
 	require.Eventually(t, func() bool { return n.parts.hw.current().index >= 4 }, 10*time.Second, 10*time.Millisecond)
+}
+
+// TestHighWaterInsideWhenTheParentRefuses: a data directory whose parent
+// is not writable keeps the mark inside it, with a warning, and still
+// refuses a raft.db put back alone from an older copy.
+func TestHighWaterInsideWhenTheParentRefuses(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into a read-only directory")
+	}
+	parent := filepath.Join(t.TempDir(), "ro")
+	dir := filepath.Join(parent, "data")
+	require.NoError(t, os.MkdirAll(dir, 0o750))
+	require.NoError(t, os.Chmod(parent, 0o500))
+	t.Cleanup(func() { _ = os.Chmod(parent, 0o750) })
+	hw, err := openHighWater(dir, TestLogger(t, "hw"))
+	require.NoError(t, err)
+	require.Equal(t, insideHighWater(dir), hw.path)
+	require.NoError(t, hw.set(position{2, 9}, true))
+	require.NoError(t, hw.Close())
+	again, err := openHighWater(dir, TestLogger(t, "hw"))
+	require.NoError(t, err)
+	require.Equal(t, position{2, 9}, again.current())
+	require.NoError(t, again.Close())
 }

@@ -75,7 +75,7 @@ func RestoreBackup(cfg Config, b *Backup, group string, check func(io.Reader) er
 	if err := writeStable(cfg.Dir, group); err != nil {
 		return err
 	}
-	hw, err := openHighWater(cfg.Dir)
+	hw, err := openHighWater(cfg.Dir, hclog.NewNullLogger())
 	if err == nil {
 		err = errors.Join(hw.set(position{}, true), hw.Close())
 	}

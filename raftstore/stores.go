@@ -98,7 +98,7 @@ func (p *parts) useDisk(dir string, logger hclog.Logger) error {
 		return fmt.Errorf("raftstore: open snapshot store in %s: %w", dir, err)
 	}
 	p.snaps = snaps
-	p.hw, err = openHighWater(dir)
+	p.hw, err = openHighWater(dir, logger)
 	if err != nil {
 		return err
 	}
