@@ -155,4 +155,10 @@ func TestRestoreRefusesAnOccupiedDirectoryAndBadState(t *testing.T) {
 	require.ErrorIs(t, err, ErrBadBackup)
 	require.ErrorContains(t, err, "move the old one away")
 	require.Error(t, RestoreBackup(cfg, b, "", nil), "a group id is required")
+	for _, index := range []uint64{0, MaxTerm + 1, 1<<64 - 1} {
+		other := Config{SelfID: "n0", Peers: peers, Dir: filepath.Join(t.TempDir(), "data")}
+		err := RestoreBackup(other, &Backup{Index: index, Term: 1, Data: []byte("1")}, "g", nil)
+		require.ErrorIs(t, err, ErrBadBackup, "index %d", index)
+		require.NoDirExists(t, other.Dir)
+	}
 }

@@ -58,6 +58,9 @@ func RestoreBackup(cfg Config, b *Backup, group string, check func(io.Reader) er
 	if cfg.InMemory || group == "" || len(group) > maxGroupID {
 		return fmt.Errorf("%w: restore needs a data directory and a group id of 1..%d bytes", ErrBadBackup, maxGroupID)
 	}
+	if b.Index == 0 || b.Index > MaxTerm { // the next index must not wrap
+		return fmt.Errorf("%w: raft index %d is not in 1..%d", ErrBadBackup, b.Index, uint64(MaxTerm))
+	}
 	if check != nil {
 		if err := check(bytes.NewReader(b.Data)); err != nil {
 			return fmt.Errorf("%w: the state does not restore: %w", ErrBadBackup, err)
@@ -101,7 +104,7 @@ func writeSnapshot(cfg *Config, b *Backup) error {
 	if err != nil {
 		return fmt.Errorf("raftstore: open snapshot store in %s: %w", cfg.Dir, err)
 	}
-	index := max(b.Index, 1)
+	index := b.Index
 	_, enc := raft.NewInmemTransport("") // encodes the legacy peer list of the snapshot's meta
 	defer enc.Close()
 	sink, err := snaps.Create(raft.SnapshotVersionMax, index, restoredTerm, cfg.configuration(), index, enc)
