@@ -26,9 +26,9 @@ func (c *Client) ControllerBackup(ctx context.Context, addr string) (*backupfile
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", addr, err)
 	}
-	if want := resp.ExtFields["sha256"]; want != b.Sum() {
+	if want, got := resp.ExtFields["sha256"], backupfile.SumOf(resp.Body); want != got {
 		return nil, nil, fmt.Errorf("%s: %w: the leader announced sha256 %q, the body has %s",
-			addr, backupfile.ErrBad, want, b.Sum())
+			addr, backupfile.ErrBad, want, got)
 	}
 	return b, resp.Body, nil
 }

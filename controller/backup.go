@@ -50,7 +50,7 @@ func (c *Controller) handleBackup(_ *remoting.Conn, req *remoting.Command) (*rem
 	resp := c.newResponse(req, codeSuccess, "")
 	resp.Body = b.Encode()
 	resp.ExtFields = map[string]string{"index": strconv.FormatUint(b.Index, 10),
-		"term": strconv.FormatUint(b.Term, 10), "sha256": b.Sum(), "bytes": strconv.Itoa(len(resp.Body))}
+		"term": strconv.FormatUint(b.Term, 10), "sha256": backupfile.SumOf(resp.Body), "bytes": strconv.Itoa(len(resp.Body))}
 	c.logger.Info("controller backup taken", "index", b.Index, "term", b.Term, "bytes", len(resp.Body))
 	return resp, nil
 }

@@ -91,7 +91,7 @@ func (g *voteGuard) checkGroup(cmd any) error {
 	if theirs == ours || g.adoptGroup(theirs) {
 		return nil
 	}
-	return fmt.Errorf("%w: rpc from %s of raft group %s, this node is in group %s (a node of another group, "+
+	return fmt.Errorf("%w: rpc from %q of raft group %s, this node is in group %s (a node of another group, "+
 		"e.g. the one a restored backup was taken from, must not join this one: wipe its data directory)",
 		ErrGroup, header.ID, groupName(theirs), groupName(ours))
 }

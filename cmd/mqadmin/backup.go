@@ -33,12 +33,13 @@ func setupBackupController(fs *flag.FlagSet) runFunc {
 		if err := writeNewFile(file, enc); err != nil {
 			return err
 		}
+		sum := backupfile.SumOf(enc)
 		if e.json {
 			return e.printJSON(map[string]any{"file": file, "leader": leader, "index": b.Index,
-				"term": b.Term, "bytes": len(enc), "sha256": b.Sum()})
+				"term": b.Term, "bytes": len(enc), "sha256": sum})
 		}
 		e.printf("backup of the controller state at raft index %d (term %d) from leader %s: %d bytes, sha256 %s, written to %s\n",
-			b.Index, b.Term, leader, len(enc), b.Sum(), file)
+			b.Index, b.Term, leader, len(enc), sum, file)
 		return nil
 	}
 }

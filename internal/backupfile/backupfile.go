@@ -53,8 +53,14 @@ func (b *Backup) Encode() []byte {
 }
 
 // Sum is the hex SHA-256 that ends the backup's file form.
-func (b *Backup) Sum() string {
-	enc := b.Encode()
+func (b *Backup) Sum() string { return SumOf(b.Encode()) }
+
+// SumOf is the hex SHA-256 that ends enc, a file form (Encode); it checks
+// nothing (Decode does).
+func SumOf(enc []byte) string {
+	if len(enc) < backupSum {
+		return ""
+	}
 	return hex.EncodeToString(enc[len(enc)-backupSum:])
 }
 
