@@ -42,8 +42,8 @@ func TestCatchingUpNodeDoesNotCampaign(t *testing.T) {
 	n := c.open(wiped, nil)
 	require.Eventually(t, func() bool { return faults[wiped].Writes() >= 2 }, 20*time.Second, time.Millisecond,
 		"the second batch of the catch-up started")
-	c.kill(old) // the second batch is still waiting for the disk
-	faults[wiped].Fail()
+	faults[wiped].Fail() // the second batch, still waiting for the disk, and every later one
+	c.kill(old)
 	t.Logf("%s holds %d entries of 600 when the leader dies", wiped, n.raft.LastIndex())
 
 	b := c.open(lagging, nil)
