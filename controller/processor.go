@@ -14,10 +14,10 @@ import (
 
 // The processor layer (ControllerRequestProcessor): it registers the 12
 // codes Java's DLedger controller serves, plus this project's membership
-// codes 42001-42004 (members.go). Leader-gated codes are
-// decoded (a missing @CFNotNull field is code 1, before any leader check),
-// then built, appended and answered on the scheduler; 904, 1005, 1009 and
-// 1010 are answered by any node.
+// codes 42001-42004 (members.go) and ControllerBackup (backup.go).
+// Leader-gated codes are decoded (a missing @CFNotNull field is code 1,
+// before any leader check), then built, appended and answered on the
+// scheduler; 904, 1005, 1009 and 1010 are answered by any node.
 
 // prepareFunc decodes a request into the command to schedule and the
 // scheduler keys it runs under (schedkeys.go).
@@ -44,6 +44,7 @@ func (c *Controller) registerProcessors() {
 	c.srv.Register(remoting.UpdateControllerConfig, c.handleUpdateConfig)
 	c.srv.Register(remoting.GetControllerConfig, c.handleGetConfig)
 	c.registerMembers() // this project's own codes (members.go)
+	c.srv.RegisterAsync(remoting.ControllerBackup, c.handleBackup) // ours (backup.go)
 }
 
 // leaderHandler serves a leader-gated code: decode, schedule, answer.

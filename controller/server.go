@@ -63,6 +63,8 @@ type Controller struct {
 	// drift is what the last check of controllerRaftPeers against the Raft
 	// configuration found (members_drift.go).
 	drift driftWatch
+	// backupSlot lets one backup run at a time (backup.go).
+	backupSlot sync.Mutex
 	// versionRounds counts the leader's cluster-version polls (clusterversion.go).
 	versionRounds atomic.Int64
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/rmqgo/nameserver/internal/backupfile"
 )
 
 // Sentinel errors returned by this package. Errors are wrapped, so test
@@ -57,6 +59,16 @@ var (
 	// ErrNoMajority reports a membership change refused because the
 	// voters it leaves would not hold a live majority.
 	ErrNoMajority = errors.New("raftstore: membership change would leave no live majority")
+	// ErrStaleData reports a data directory whose log ends before what
+	// this node had stored and acknowledged (its high-water mark): a
+	// directory restored from an older copy, which must not vote.
+	ErrStaleData = errors.New("raftstore: data directory older than what this node acknowledged")
+	// ErrGroup reports an inbound RPC of another raft group (a group
+	// restored from a backup has its own id; group.go).
+	ErrGroup = errors.New("raftstore: rpc from another raft group")
+	// ErrBadBackup reports a backup file that is not one, is truncated or
+	// fails its checksum, or a restore that cannot use it.
+	ErrBadBackup = backupfile.ErrBad
 )
 
 // translate maps raft's errors onto this package's sentinels, keeping the

@@ -18,6 +18,9 @@ import (
 // must not campaign in it either (its own vote would be a second one).
 func (g *voteGuard) RequestVote(id raft.ServerID, target raft.ServerAddress,
 	args *raft.RequestVoteRequest, resp *raft.RequestVoteResponse) error {
+	if err := g.mayCampaign(); err != nil {
+		return err
+	}
 	if err := g.aboveFloor(args.Term); err != nil {
 		return g.raiseToFloor(err)
 	}
@@ -50,6 +53,22 @@ func (g *voteGuard) raiseToFloor(refused error) error {
 		}
 	}()
 	return refused
+}
+
+// mayCampaign returns ErrVoteFloor while the node is not voting: a node
+// catching up after a wiped data directory holds only part of the log it
+// had acknowledged, and a peer with a shorter one would elect it.
+func (g *voteGuard) mayCampaign() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if r := g.raft.Load(); r != nil {
+		g.endCatchUpLocked(r)
+	}
+	if g.mode == modeVoting {
+		return nil
+	}
+	g.campaignsRefused.Add(1)
+	return fmt.Errorf("%w: not campaigning while %s", ErrVoteFloor, modeName(g.mode))
 }
 
 // aboveFloor returns ErrVoteFloor when term is not above the vote floor.

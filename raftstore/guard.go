@@ -47,15 +47,21 @@ type voteGuard struct {
 	stop          chan struct{}
 	once          sync.Once
 	raft          atomic.Pointer[raft.Raft]
-	refused       atomic.Uint64  // votes and pre-votes refused (tests)
-	raising       atomic.Bool    // raiseToFloor's goroutine runs
-	wg            sync.WaitGroup // raiseToFloor's goroutine
+	refused       atomic.Uint64 // votes and pre-votes refused (tests)
+	// campaignsRefused counts own (pre-)vote requests not sent while not
+	// voting (tests).
+	campaignsRefused atomic.Uint64
+	raising          atomic.Bool    // raiseToFloor's goroutine runs
+	wg               sync.WaitGroup // raiseToFloor's goroutine
 
 	mu     sync.Mutex
 	mode   uint64
 	target uint64      // last log index to reach before voting again
 	floor  uint64      // votes in terms up to floor are refused
 	leader atomic.Bool // a leader's AppendEntries or snapshot arrived
+
+	groupMu sync.Mutex
+	group   string // the raft group id, "" for a bootstrapped group (group.go)
 }
 
 // newVoteGuard wraps trans and loads the persisted guard state.
@@ -72,7 +78,7 @@ func newVoteGuard(trans raft.Transport, stable raft.StableStore, id string, logg
 			return nil, err
 		}
 	}
-	return g, nil
+	return g, g.loadGroup()
 }
 
 // getUint64 reads key, 0 when absent (raft's stores say "not found").
@@ -89,10 +95,13 @@ func getUint64(s raft.StableStore, key []byte) (uint64, error) {
 func (g *voteGuard) Consumer() <-chan raft.RPC { return g.out }
 
 // RequestPreVote passes raft's pre-vote through (raft enables pre-vote
-// only when the transport has this method), unless its term is not above
-// the vote floor.
+// only when the transport has this method), unless the node is not
+// voting or its term is not above the vote floor.
 func (g *voteGuard) RequestPreVote(id raft.ServerID, target raft.ServerAddress,
 	args *raft.RequestPreVoteRequest, resp *raft.RequestPreVoteResponse) error {
+	if err := g.mayCampaign(); err != nil {
+		return err
+	}
 	if err := g.aboveFloor(args.Term); err != nil {
 		return g.raiseToFloor(err)
 	}
@@ -111,7 +120,11 @@ func (g *voteGuard) SetHeartbeatHandler(cb func(rpc raft.RPC)) {
 		return
 	}
 	g.Transport.SetHeartbeatHandler(func(rpc raft.RPC) {
-		if err := checkTerms(rpc.Command); err != nil { // raft's fast path skips handle
+		err := checkTerms(rpc.Command) // raft's fast path skips handle
+		if err == nil {
+			err = g.checkGroup(rpc.Command)
+		}
+		if err != nil {
 			g.logger.Warn("raft rpc refused", "error", err)
 			rpc.Respond(emptyResponse(rpc.Command), err)
 			return
@@ -158,7 +171,11 @@ func (g *voteGuard) run() {
 // on (checkRPC), and relays everything else.
 func (g *voteGuard) handle(rpc raft.RPC) {
 	r := g.raft.Load()
-	if err := g.check(&rpc); err != nil {
+	err := g.check(&rpc)
+	if err == nil {
+		err = g.checkGroup(rpc.Command)
+	}
+	if err != nil {
 		g.logger.Warn("raft rpc refused", "error", err)
 		rpc.Respond(emptyResponse(rpc.Command), err)
 		return
@@ -241,12 +258,26 @@ func (g *voteGuard) sawLeader(current bool) {
 	}
 }
 
-// refuse reports whether a (pre-)vote request for term must be refused.
-// A node catching up votes again once a leader reached it and its log
-// reaches the target; the floor is then its current term, the leader's.
+// refuse reports whether a (pre-)vote request for term must be refused:
+// while the node is not voting (undecided, catching up) and in terms up to
+// the vote floor.
 func (g *voteGuard) refuse(r *raft.Raft, term uint64, candidate string) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.endCatchUpLocked(r)
+	if g.mode == modeVoting && term > g.floor {
+		return false
+	}
+	g.refused.Add(1)
+	g.logger.Debug("vote refused", "candidate", candidate, "term", term,
+		"mode", modeName(g.mode), "vote_floor", g.floor)
+	return true
+}
+
+// endCatchUpLocked makes a node catching up vote again once a leader
+// reached it and its log reached the target; the floor is then its
+// current term, the leader's.
+func (g *voteGuard) endCatchUpLocked(r *raft.Raft) {
 	if g.mode == modeCatchingUp && g.leader.Load() && r.LastIndex() >= g.target {
 		floor := max(g.floor, r.CurrentTerm())
 		if err := g.persistLocked(modeVoting, 0, floor); err != nil {
@@ -256,13 +287,6 @@ func (g *voteGuard) refuse(r *raft.Raft, term uint64, candidate string) bool {
 				"last_index", r.LastIndex(), "vote_floor", floor)
 		}
 	}
-	if g.mode == modeVoting && term > g.floor {
-		return false
-	}
-	g.refused.Add(1)
-	g.logger.Debug("vote refused", "candidate", candidate, "term", term,
-		"mode", modeName(g.mode), "vote_floor", g.floor)
-	return true
 }
 
 // persistLocked stores and then adopts a new guard state.

@@ -129,6 +129,9 @@ func (p *peerLog) state(id raft.ServerID, kind string) (peerKey, *peerState) {
 
 // report accounts for one outbound RPC of kind to id: err is its result.
 func (p *peerLog) report(id raft.ServerID, kind string, err error) {
+	if errors.Is(err, ErrVoteFloor) { // this node's own guard did not send it
+		return
+	}
 	if err != nil {
 		p.fail(id, kind, err, monotime.Now())
 	} else if p.failing.Load() > 0 {

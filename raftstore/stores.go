@@ -25,6 +25,7 @@ type parts struct {
 	stable  raft.StableStore
 	snaps   raft.SnapshotStore
 	trans   raft.Transport
+	hw      *highWater  // the acknowledged high-water mark (nil in memory)
 	closers []io.Closer // released in order: transport first, then stores
 }
 
@@ -62,6 +63,9 @@ func buildParts(cfg *Config, logger hclog.Logger) (*parts, error) {
 		return nil, errors.Join(err, p.close())
 	}
 	p.logs = cfg.DiskFaults.wrap(p.logs)
+	if p.hw != nil {
+		p.logs = &markedLogStore{LogStore: p.logs, hw: p.hw, logger: logger}
+	}
 	return p, nil
 }
 
@@ -94,6 +98,11 @@ func (p *parts) useDisk(dir string, logger hclog.Logger) error {
 		return fmt.Errorf("raftstore: open snapshot store in %s: %w", dir, err)
 	}
 	p.snaps = snaps
+	p.hw, err = openHighWater(dir, logger)
+	if err != nil {
+		return err
+	}
+	p.closers = append(p.closers, p.hw)
 	return nil
 }
 
@@ -107,6 +116,11 @@ func (p *parts) bootstrapIfNew(cfg *Config, rc *raft.Config, g *voteGuard) (bool
 	existing, err := raft.HasExistingState(p.logs, p.stable, p.snaps)
 	if err != nil {
 		return false, fmt.Errorf("raftstore: inspect existing state: %w", err)
+	}
+	if p.hw != nil {
+		if err := p.hw.check(p.logs, p.snaps, existing, cfg.Dir); err != nil {
+			return false, err
+		}
 	}
 	if existing {
 		return false, p.checkIdentity(cfg, g)

@@ -15,6 +15,11 @@
 //	controller -probe "a:p;b:p" [-wait 30s]
 //	                                      ask each controller for its metadata
 //	                                      (1005) and wait for a ready leader
+//	controller -c FILE -restore-backup BACKUP [-restore-token T]
+//	                                      write controllerStorePath (which must
+//	                                      hold no Raft state) as a member of a new
+//	                                      group holding the backup's state; run on
+//	                                      every node with the same backup and token
 //	-Dtls.key=value                       Java-style TLS properties (see README);
 //	                                      with -probe, -Dtls.enable=true dials TLS
 //
@@ -40,6 +45,8 @@ type options struct {
 	wait       time.Duration
 	javaProps  map[string]string // -Dkey=value arguments (tls.*)
 	version    bool
+	restore    string // -restore-backup: the backup file to restore (restore_embedded.go)
+	token      string // -restore-token
 }
 
 // parseFlags parses mqcontroller's flags; -h prints the usage and returns
@@ -54,5 +61,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.probe, "probe", "", "Probe mode: ';'-separated controller addresses to ask for metadata (1005)")
 	fs.DurationVar(&o.wait, "wait", 0, "Probe mode: how long to wait for a ready leader")
 	fs.BoolVar(&o.version, "version", false, "Print the version and the Controller format this binary reads, and exit")
+	fs.StringVar(&o.restore, "restore-backup", "", "Restore: write controllerStorePath as a new group from this backup file (mqadmin backupController) and exit")
+	fs.StringVar(&o.token, "restore-token", "", "Restore: mixed into the new group's id (the same on every node); tells two restores of one backup apart")
 	return o, fs.Parse(args)
 }

@@ -32,6 +32,9 @@ func runController(opts options, stdout, stderr io.Writer) int {
 	if opts.printOnly || opts.check {
 		return runCheck(opts, cfg, stdout, stderr)
 	}
+	if opts.restore != "" {
+		return runRestore(cfg, opts, stdout, stderr)
+	}
 	logger, err := process.NewLogger("mqcontroller", config.ControllerEnvPrefix, stderr, os.Getenv)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

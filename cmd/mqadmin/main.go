@@ -60,6 +60,7 @@ var commands = []command{
 	{"addControllerMember", "Add a controller as a non-voter; promoted to voter once caught up.", setupAddControllerMember},
 	{"removeControllerMember", "Remove a controller from the group (refused without a live majority).", setupRemoveControllerMember},
 	{"moveControllerMember", "Record a stopped controller's new Raft address (moved with its data).", setupMoveControllerMember},
+	{"backupController", "Save a consistent backup of the controller group's state, taken by the leader.", setupBackupController},
 	{"routeDiff", "Compare cluster info, topic lists and routes across NameServers.", setupRouteDiff},
 	{"diagnose", "Explain why a topic is not sendable.", setupDiagnose},
 	{"waitRoute", "Wait until every NameServer returns the topic's route.", setupWaitRoute},
