@@ -262,11 +262,17 @@ func (r *stormRun) checkLive(leader *ctlNode) {
 }
 
 // checkNotices checks the 1008s set i's brokers received since the failure.
+// A 1008 that tells again the master and master epoch the set had before
+// the failure (a new leader re-sends the roles of its first moments'
+// elections) names no new master.
 func (r *stormRun) checkNotices(i int, s *ctlSet) {
+	known := fmt.Sprintf("%d/%d", s.masterEpoch, s.master().ID())
 	masters := map[string]bool{}
 	for _, b := range s.brokers {
 		for _, n := range b.Notices()[r.before[b]:] {
-			masters[n.Req.ExtFields["masterEpoch"]+"/"+n.Req.ExtFields["masterBrokerId"]] = true
+			if m := n.Req.ExtFields["masterEpoch"] + "/" + n.Req.ExtFields["masterBrokerId"]; m != known {
+				masters[m] = true
+			}
 		}
 	}
 	switch {
