@@ -182,18 +182,23 @@ func parseCheckCode(raw string) (checkCode, brokerAddr, error) {
 }
 
 // stateLimits are the bounds of the replicated state a builder enforces
-// (config.StateBounds); Apply enforces hardLimits.
+// (config.StateBounds); Apply enforces hardLimits. The leader's builders
+// also count and make reservations (held, in the leader term term,
+// reserve.go); nil held reserves nothing.
 type stateLimits struct {
 	BrokerSets, BrokersPerSet, NameLength int
 	StateBytes                            int64
+	held                                  *reservations
+	term                                  uint64
 }
 
 // defaultLimits are config's defaults; hardLimits its ceilings.
 var (
-	defaultLimits = stateLimits{config.DefaultControllerMaxBrokerSets, config.DefaultControllerMaxBrokersPerSet,
-		config.DefaultControllerMaxNameLength, config.DefaultControllerMaxStateBytes}
-	hardLimits = stateLimits{config.MaxControllerBrokerSets, config.MaxControllerBrokersPerSet,
-		config.MaxControllerNameLength, config.MaxControllerStateBytes}
+	defaultLimits = stateLimits{BrokerSets: config.DefaultControllerMaxBrokerSets,
+		BrokersPerSet: config.DefaultControllerMaxBrokersPerSet, NameLength: config.DefaultControllerMaxNameLength,
+		StateBytes: config.DefaultControllerMaxStateBytes}
+	hardLimits = stateLimits{BrokerSets: config.MaxControllerBrokerSets, BrokersPerSet: config.MaxControllerBrokersPerSet,
+		NameLength: config.MaxControllerNameLength, StateBytes: config.MaxControllerStateBytes}
 )
 
 // limitsOf reads the configured bounds, never above the hard ceilings.
