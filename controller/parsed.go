@@ -160,10 +160,10 @@ func checkHeartbeat(r wire.BrokerHeartbeatRequest) error {
 		return nil // OnHeartbeat answers with Java's remark
 	}
 	if p := nameRule(r.ClusterName, hardLimits.NameLength); p != "" {
-		return invalidField("clusterName", p)
+		return invalidName("clusterName", r.ClusterName, hardLimits.NameLength, p)
 	}
 	if p := nameRule(r.BrokerName, hardLimits.NameLength); p != "" {
-		return invalidField("brokerName", p)
+		return invalidName("brokerName", r.BrokerName, hardLimits.NameLength, p)
 	}
 	if p := addrRule(r.BrokerAddr); p != "" {
 		return invalidField("brokerAddr", p)

@@ -48,13 +48,15 @@ func (c *Controller) registerProcessors() {
 
 // leaderHandler serves a leader-gated code: decode, schedule, answer.
 func (c *Controller) leaderHandler(prepare prepareFunc) remoting.HandlerFunc {
-	return func(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+	return func(conn *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 		keys, build, err := prepare(req)
 		if err != nil {
 			return c.respond(req, outcome{err: err}), nil
 		}
 		keys.weight = max(keys.weight, requestBytes(req))
-		return c.respond(req, c.scheduleOn(keys, build, requestTimeout)), nil
+		out := c.scheduleOn(keys, build, requestTimeout)
+		c.noteRefused(conn, req, out.err)
+		return c.respond(req, out), nil
 	}
 }
 
@@ -220,6 +222,7 @@ func (c *Controller) handleHeartbeat(conn *remoting.Conn, req *remoting.Command)
 	r, err := wire.DecodeBrokerHeartbeatRequest(req.ExtFields)
 	if err == nil {
 		err = checkHeartbeat(r)
+		c.noteRefused(conn, req, err)
 	}
 	if err == nil {
 		id := ConnID(conn.ID())

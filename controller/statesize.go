@@ -155,5 +155,7 @@ func (s *state) checkRoom(lim stateLimits, name string, newSet bool, r *replicaI
 
 // stateBoundError is the 2005 rejection of a change past a bound.
 func stateBoundError(key, what string) error {
-	return newError(errStateBound, "the controller's replicated state is full: %s reaches %s", key, what)
+	e := newError(errStateBound, "the controller's replicated state is full: %s reaches %s", key, what)
+	e.Key = key
+	return e
 }
