@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
@@ -177,4 +178,79 @@ func TestConcurrentGrowthKeepsBoundsExact(t *testing.T) {
 			require.Equal(t, growth{}, held)
 		})
 	}
+}
+
+// TestReservationOfAnEntryLostWithTheLeadership: on a leader whose disk
+// stalls, a 1013 creating set a is in flight and holds the last set of
+// the bound, so a 1013 for set b is refused. The write then fails: the
+// leader steps down and a's entry is lost. When the node leads again (a
+// later term), a's reservation no longer counts: b is accepted, a is not
+// stored.
+func TestReservationOfAnEntryLostWithTheLeadership(t *testing.T) {
+	var mu sync.Mutex
+	disks := map[string]*raftstore.DiskFaults{}
+	ic := newTunedControllers(t, 3, nil, nil, func(cfg *raftstore.Config) {
+		mu.Lock()
+		defer mu.Unlock()
+		if disks[cfg.SelfID] == nil {
+			disks[cfg.SelfID] = &raftstore.DiskFaults{}
+		}
+		cfg.DiskFaults = disks[cfg.SelfID]
+	}, "controllerMaxBrokerSets=1")
+	ctl := ic.leader(t)
+	id := ctl.Node().ID()
+	mu.Lock()
+	disk := disks[id]
+	mu.Unlock()
+	apply := func(name string) *remoting.Command {
+		return invoke(t, ctl.Addr(), remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c",
+			"brokerName": name, "appliedBrokerId": "1", "registerCheckCode": "10.0.0.1:10911;1"}, nil)
+	}
+
+	disk.Pause()
+	lost := make(chan *remoting.Command, 1)
+	go func() { lost <- apply("a") }()
+	require.Eventually(t, func() bool { _, _, n := ctl.fsm.held.reserved(); return n == 1 }, 10*time.Second, time.Millisecond)
+	resp := apply("b")
+	require.Equal(t, codeInvalidRequest, resp.Code, "a's entry in flight holds the last set: %s", resp.Remark)
+	require.Contains(t, resp.Remark, "controllerMaxBrokerSets")
+
+	disk.Fail()
+	require.Eventually(t, func() bool { return !ctl.IsReadyLeader() }, 10*time.Second, time.Millisecond)
+	disk.Heal()
+	a := <-lost
+	t.Logf("a's request: %d %s", a.Code, a.Remark)
+	oldTerm, _, _ := ctl.fsm.held.reserved()
+	leadAgain(t, ic, id)
+
+	resp = apply("b")
+	require.Equal(t, codeSuccess, resp.Code, "the reservation of the lost entry still counted: %s", resp.Remark)
+	term, held, n := ctl.fsm.held.reserved()
+	t.Logf("reservations: term %d → %d, %d held (%+v)", oldTerm, term, n, held)
+	require.Greater(t, term, oldTerm)
+	require.Zero(t, n)
+	require.Equal(t, []string{"b"}, ic.storedNames()[id])
+}
+
+// leadAgain makes node id the ready leader again, transferring the
+// leadership to it if another node took it.
+func leadAgain(t *testing.T, ic *inmemControllers, id string) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		leader := ic.leader(t)
+		if leader.Node().ID() == id {
+			return true
+		}
+		cfg := leader.Node().Raft().GetConfiguration()
+		if cfg.Error() != nil {
+			return false
+		}
+		for _, srv := range cfg.Configuration().Servers {
+			if string(srv.ID) == id {
+				_ = leader.Node().Raft().LeadershipTransferToServer(srv.ID, srv.Address).Error()
+			}
+		}
+		return false
+	}, 30*time.Second, 10*time.Millisecond)
+	require.Eventually(t, ic.ctls[id].IsReadyLeader, 10*time.Second, time.Millisecond)
 }
