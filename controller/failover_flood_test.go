@@ -48,10 +48,12 @@ type requestFlood struct {
 	sent atomic.Int64
 }
 
-func startFlood(t *testing.T, addr string, workers int, next func(worker, i int) *remoting.Command) *requestFlood {
+// newRequestFlood dials n connections to addr, closed (after halt) when
+// the test ends.
+func newRequestFlood(t *testing.T, addr string, n int) (*requestFlood, []*remoting.Client) {
 	t.Helper()
 	f := &requestFlood{stop: make(chan struct{})}
-	conns := make([]*remoting.Client, (workers+remoting.DefaultMaxAsyncPerConn-1)/remoting.DefaultMaxAsyncPerConn)
+	conns := make([]*remoting.Client, n)
 	for i := range conns {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		c, err := remoting.Dial(ctx, addr, remoting.ClientOptions{})
@@ -59,6 +61,18 @@ func startFlood(t *testing.T, addr string, workers int, next func(worker, i int)
 		require.NoError(t, err)
 		conns[i] = c
 	}
+	t.Cleanup(func() {
+		f.halt()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return f, conns
+}
+
+func startFlood(t *testing.T, addr string, workers int, next func(worker, i int) *remoting.Command) *requestFlood {
+	t.Helper()
+	f, conns := newRequestFlood(t, addr, (workers+remoting.DefaultMaxAsyncPerConn-1)/remoting.DefaultMaxAsyncPerConn)
 	for w := range workers {
 		f.wg.Add(1)
 		go func() {
@@ -76,12 +90,6 @@ func startFlood(t *testing.T, addr string, workers int, next func(worker, i int)
 			}
 		}()
 	}
-	t.Cleanup(func() {
-		f.halt()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
 	return f
 }
 
@@ -89,15 +97,7 @@ func startFlood(t *testing.T, addr string, workers int, next func(worker, i int)
 // the answers (up to 64 unanswered).
 func startTicking(t *testing.T, addr string, period time.Duration, next func() *remoting.Command) *requestFlood {
 	t.Helper()
-	f := &requestFlood{stop: make(chan struct{})}
-	var conns []*remoting.Client
-	for range 64 / remoting.DefaultMaxAsyncPerConn {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		c, err := remoting.Dial(ctx, addr, remoting.ClientOptions{})
-		cancel()
-		require.NoError(t, err)
-		conns = append(conns, c)
-	}
+	f, conns := newRequestFlood(t, addr, 64/remoting.DefaultMaxAsyncPerConn)
 	slots := make(chan struct{}, 64)
 	f.wg.Add(1)
 	go func() {
@@ -126,12 +126,6 @@ func startTicking(t *testing.T, addr string, period time.Duration, next func() *
 			}()
 		}
 	}()
-	t.Cleanup(func() {
-		f.halt()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
 	return f
 }
 
@@ -167,6 +161,14 @@ func failoverTimes(t *testing.T, ctl *Controller, fleet *stormFleet, within time
 	return got
 }
 
+// failedOver renders set's entry of failoverTimes.
+func failedOver(got map[string]time.Duration, set string) string {
+	if d, ok := got[set]; ok {
+		return "after " + d.String()
+	}
+	return "not within " + electAttemptTimeout.String()
+}
+
 // applyRetry is a stranger's 1013 for id 1 of its own set "ghost", the
 // same check code every time: an idempotent retry, one entry each.
 func applyRetry(int, int) *remoting.Command {
@@ -198,8 +200,8 @@ func TestAttackGrowthChainHoldsFailoverBack(t *testing.T) {
 	live := ctl.sched.pending()
 	chain.halt()
 	noop.halt()
-	t.Logf("write delay %v, stranger's live tasks %d: control set failed over after %v, victim after %v (missing: not within %v)",
-		floodWriteDelay, live, got["set-001"], got["set-000"], electAttemptTimeout)
+	t.Logf("write delay %v, stranger's live tasks %d: control set failed over %s, victim set %s",
+		floodWriteDelay, live, failedOver(got, "set-001"), failedOver(got, "set-000"))
 	require.Contains(t, got, "set-001", "the control set failed over")
 	require.Contains(t, got, "set-000", "the victim set failed over within one election attempt")
 }
@@ -219,8 +221,8 @@ func TestAttackQueuedSetTasksHoldFailoverBack(t *testing.T) {
 	require.Eventually(t, func() bool { return ctl.sched.pending() >= floodWorkers/2 }, 20*time.Second, time.Millisecond)
 
 	got := failoverTimes(t, ctl, fleet, electAttemptTimeout, "set-000", "set-001")
-	t.Logf("write delay %v, stranger's live tasks on the victim set %d: control set failed over after %v, victim after %v (missing: not within %v)",
-		floodWriteDelay, ctl.sched.pending(), got["set-001"], got["set-000"], electAttemptTimeout)
+	t.Logf("write delay %v, stranger's live tasks on the victim set %d: control set failed over %s, victim set %s",
+		floodWriteDelay, ctl.sched.pending(), failedOver(got, "set-001"), failedOver(got, "set-000"))
 	require.Contains(t, got, "set-001", "the control set failed over")
 	require.Contains(t, got, "set-000", "the victim set failed over within one election attempt")
 }

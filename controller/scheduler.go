@@ -26,8 +26,10 @@ import (
 // waiting, which then wait for it (linkOwn). However many requests a
 // stranger queues on a set, its failover waits for one entry.
 //
-// The tasks form a DAG under one mutex: submission order is a total order
-// and a task only ever waits for earlier tasks, so there is no cycle. The
+// The tasks form a DAG under one mutex: a task waits only for tasks
+// submitted before it, except that a waiting task may be made to wait for
+// a later own election, which waits only for started tasks and own
+// elections: there is no cycle. The
 // number of live tasks (waiting or running) is bounded: a full scheduler
 // answers errSystemBusy, and so does one whose request would take the
 // live tasks' weight past budget (maxTaskBytes). The controller's own
