@@ -32,14 +32,15 @@ const (
 	MaxControllerStateBytes    = 64 * MiB
 )
 
-// Defaults of the StateBounds keys: every real deployment fits (Java's topic
-// names, which broker and cluster names also become, stop at 127
-// characters), and a flood of the largest requests grows a node by less
-// than 64 MB (controller.TestAttackReplicatedStateGrowthBounded).
+// Defaults of the StateBounds keys: every real deployment fits (names up to
+// 253 bytes, the longest Kubernetes name: Java's controller checks no
+// length, and a pod's DNS name often is the broker name), and a flood of
+// the largest requests grows a node by less than 64 MB
+// (controller.TestAttackReplicatedStateGrowthBounded).
 const (
 	DefaultControllerMaxBrokerSets    = 8192
 	DefaultControllerMaxBrokersPerSet = 64
-	DefaultControllerMaxNameLength    = 127
+	DefaultControllerMaxNameLength    = 253
 	DefaultControllerMaxStateBytes    = 8 * MiB
 )
 

@@ -13,7 +13,7 @@ func TestStateBoundKeys(t *testing.T) {
 	ours := mustParse(t, Default().ControllerProperties())
 	require.Equal(t, "8192", ours["controllerMaxBrokerSets"])
 	require.Equal(t, "64", ours["controllerMaxBrokersPerSet"])
-	require.Equal(t, "127", ours["controllerMaxNameLength"])
+	require.Equal(t, "253", ours["controllerMaxNameLength"])
 	require.Equal(t, "8388608", ours["controllerMaxStateBytes"])
 
 	cc, err := LoadController(controllerFile(t, "controllerMaxNameLength=256\ncontrollerMaxStateBytes=1073741824\n"))

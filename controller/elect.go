@@ -53,7 +53,9 @@ func isControllerTrigger(r wire.ElectMasterRequest) bool { return r.BrokerID == 
 //  4. the current master again → 2011 with the current state, no event;
 //  5. a new master → code 0, epochs +1, body with the member group and {new};
 //  6. nobody: a controller trigger records "no master" (masterEpoch+1) and
-//     answers 2004; a broker or admin trigger answers 2012 with no event.
+//     answers 2004 — unlike Java, only when the set has a master to clear;
+//     without one it answers 2004 with no event; a broker or admin trigger
+//     answers 2012 with no event.
 //
 // Unlike Java, a set whose master or sync-state-set epoch has reached
 // MaxInt32 answers 2012 with no event instead of wrapping the epoch.
@@ -74,6 +76,10 @@ func (s *state) ElectMaster(req wire.ElectMasterRequest, live liveness, opts ele
 		return masterStillExists(r, ss)
 	case newMaster != wire.NoBrokerID:
 		return masterElected(r, ss, newMaster)
+	case isControllerTrigger(req) && ss.MasterBrokerID == wire.NoBrokerID:
+		// ours: nothing to record (Java appends one more "no master" entry,
+		// a master epoch step anyone could repeat until MaxInt32)
+		return wire.ElectMasterResponse{}, nil, &domainError{Kind: errMasterNotAvailable, Remark: remarkMasterNotAvailable}
 	case isControllerTrigger(req):
 		ev := electMasterEvent{NewMasterElected: false, BrokerName: req.BrokerName, NewMasterBrokerID: wire.NoBrokerID,
 			Fence: fenceOf(ss)}

@@ -136,6 +136,9 @@ var defaultRemarks = map[error]string{
 type domainError struct {
 	Kind   error
 	Remark string
+	// Field and Key, when set, name the request field that broke a rule
+	// and the configuration key whose bound it passed (refused.go).
+	Field, Key string
 }
 
 // Error returns the remark.

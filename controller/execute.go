@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/hashicorp/raft"
+
 	"github.com/rmqgo/nameserver/raftstore"
 )
 
@@ -96,14 +98,20 @@ func (c *Controller) execute(build buildFunc, deadline time.Time) (res outcome) 
 // deadline if need be, until this node applied it or the entry is lost
 // (leadership lost, shutdown); the deadline only bounds the enqueue. Log
 // failures become code 1 (Java cancels the future); a rejection by Apply is
-// returned as is.
+// returned as is. The growth the builder reserved is released by Apply,
+// here when the entry never reached the log, else when the term changes
+// (reserve.go).
 func (c *Controller) appendEvents(events []event, deadline time.Time) error {
 	data, err := encodeEntry(events...)
 	if err != nil {
+		c.fsm.held.release(events)
 		return &domainError{Kind: errSystem, Remark: err.Error()}
 	}
 	res, err := c.node.ApplyWait(c.ctx, data, time.Until(deadline))
 	if err != nil {
+		if neverAppended(err) {
+			c.fsm.held.release(events)
+		}
 		c.logger.Warn("append to raft log failed", "events", len(events), "error", err)
 		if errors.Is(err, raftstore.ErrTimeout) {
 			return errRequestTimeout
@@ -115,4 +123,13 @@ func (c *Controller) appendEvents(events []event, deadline time.Time) error {
 		return r.Err
 	}
 	return nil
+}
+
+// neverAppended reports whether an ApplyWait error means the entry never
+// reached the log (it could not be queued, or this node was no leader).
+// After any other error (leadership lost, shutdown) the entry may still
+// commit.
+func neverAppended(err error) bool {
+	return errors.Is(err, raft.ErrEnqueueTimeout) ||
+		(errors.Is(err, raft.ErrNotLeader) && !errors.Is(err, raft.ErrLeadershipLost))
 }

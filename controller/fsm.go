@@ -35,6 +35,7 @@ type FSM struct {
 	state  *state
 	logger hclog.Logger
 	legacy legacyEntries // unchecked events that break today's rules (parsed.go)
+	held   *reservations // growth of the leader's entries in flight (reserve.go)
 	format atomic.Int32  // newest format read; 0: this binary's (version.go)
 	// elected, if set, is told the set of every applied election that
 	// made a master (resend.go). It must not touch the FSM.
@@ -48,7 +49,7 @@ func NewFSM(logger hclog.Logger) *FSM {
 	if logger == nil {
 		logger = hclog.NewNullLogger()
 	}
-	return &FSM{state: newState(), logger: logger.Named("controller-fsm")}
+	return &FSM{state: newState(), logger: logger.Named("controller-fsm"), held: newReservations()}
 }
 
 // read runs fn with the current state under the read lock. fn must not keep
@@ -134,6 +135,7 @@ func (f *FSM) applyEvents(events ...event) error {
 // is fenced are applied to a copy that replaces the state only when every
 // event applied; otherwise each event applies on its own (previous version).
 func (f *FSM) applyLocked(events []event) error {
+	defer f.held.release(events) // the growth is the state's now (or was refused)
 	f.state.ensureSized()
 	if len(events) > 1 && anyFenced(events) {
 		next := f.state.Clone()

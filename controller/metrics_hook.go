@@ -32,6 +32,7 @@ func WithMetrics(r metrics.ControllerRecorder) Option {
 		if m, ok := r.(*metrics.Controller); ok && m != nil {
 			o.remoting = m.Remoting
 			o.aclMetrics = m.ACL
+			o.refusals = m.Refusals
 		}
 	}
 }

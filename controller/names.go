@@ -127,19 +127,34 @@ func checkCodeRule(raw string) string {
 
 // invalidField is the 2005 rejection of one field.
 func invalidField(field, rule string) error {
-	return newError(errInvalidField, "%s %s", field, rule)
+	e := newError(errInvalidField, "%s %s", field, rule)
+	e.Field = field
+	return e
+}
+
+// invalidName is invalidField for a name, naming controllerMaxNameLength
+// when raising it up to its ceiling would let the name pass.
+func invalidName(field, raw string, maxLen int, rule string) error {
+	err := invalidField(field, rule)
+	switch {
+	case len(raw) > hardLimits.NameLength:
+		err.(*domainError).Key = raiseNoCeiling
+	case len(raw) > maxLen:
+		err.(*domainError).Key = "controllerMaxNameLength"
+	}
+	return err
 }
 
 func parseClusterName(raw string, maxLen int) (clusterName, error) {
 	if p := nameRule(raw, maxLen); p != "" {
-		return "", invalidField("clusterName", p)
+		return "", invalidName("clusterName", raw, maxLen, p)
 	}
 	return clusterName(raw), nil
 }
 
 func parseBrokerName(raw string, maxLen int) (brokerName, error) {
 	if p := nameRule(raw, maxLen); p != "" {
-		return "", invalidField("brokerName", p)
+		return "", invalidName("brokerName", raw, maxLen, p)
 	}
 	return brokerName(raw), nil
 }
@@ -182,18 +197,23 @@ func parseCheckCode(raw string) (checkCode, brokerAddr, error) {
 }
 
 // stateLimits are the bounds of the replicated state a builder enforces
-// (config.StateBounds); Apply enforces hardLimits.
+// (config.StateBounds); Apply enforces hardLimits. The leader's builders
+// also count and make reservations (held, in the leader term term,
+// reserve.go); nil held reserves nothing.
 type stateLimits struct {
 	BrokerSets, BrokersPerSet, NameLength int
 	StateBytes                            int64
+	held                                  *reservations
+	term                                  uint64
 }
 
 // defaultLimits are config's defaults; hardLimits its ceilings.
 var (
-	defaultLimits = stateLimits{config.DefaultControllerMaxBrokerSets, config.DefaultControllerMaxBrokersPerSet,
-		config.DefaultControllerMaxNameLength, config.DefaultControllerMaxStateBytes}
-	hardLimits = stateLimits{config.MaxControllerBrokerSets, config.MaxControllerBrokersPerSet,
-		config.MaxControllerNameLength, config.MaxControllerStateBytes}
+	defaultLimits = stateLimits{BrokerSets: config.DefaultControllerMaxBrokerSets,
+		BrokersPerSet: config.DefaultControllerMaxBrokersPerSet, NameLength: config.DefaultControllerMaxNameLength,
+		StateBytes: config.DefaultControllerMaxStateBytes}
+	hardLimits = stateLimits{BrokerSets: config.MaxControllerBrokerSets, BrokersPerSet: config.MaxControllerBrokersPerSet,
+		NameLength: config.MaxControllerNameLength, StateBytes: config.MaxControllerStateBytes}
 )
 
 // limitsOf reads the configured bounds, never above the hard ceilings.

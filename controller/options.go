@@ -62,7 +62,9 @@ type options struct {
 	remoting  remoting.Observer
 	// aclMetrics counts ACL denials (set by WithMetrics; nil counts nothing).
 	aclMetrics *metrics.ACL
-	tls        *tlsconf.Manager // nil: plaintext only (WithTLS)
+	// refusals counts refused registrations (WithMetrics; nil counts nothing).
+	refusals *metrics.Refusals
+	tls      *tlsconf.Manager // nil: plaintext only (WithTLS)
 	// versionPoll is the leader's cluster-version poll (clusterversion.go).
 	versionPoll time.Duration
 }

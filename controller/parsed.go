@@ -59,9 +59,9 @@ func (s *state) roomForID(c applyIDCmd, lim stateLimits) error {
 		}
 	}
 	if known && s.contains(string(c.name)) {
-		return s.checkRoom(lim, false, r, brokerCost(c.addr, c.code))
+		return s.checkRoom(lim, string(c.name), false, r, brokerCost(c.addr, c.code))
 	}
-	return s.checkRoom(lim, true, r, newSetCost(c.cluster, c.name, c.addr, c.code))
+	return s.checkRoom(lim, string(c.name), true, r, newSetCost(c.cluster, c.name, c.addr, c.code))
 }
 
 // check is Apply's boundary for a checked applyBrokerIDEvent: the event
@@ -93,7 +93,7 @@ func (s *state) roomForAddr(name string, id int64, addr brokerAddr, lim stateLim
 	if r, ok := s.replicas[name]; ok {
 		old = r.Brokers[id].Address
 	}
-	return s.checkRoom(lim, false, nil, int64(len(addr)-len(old)))
+	return s.checkRoom(lim, name, false, nil, int64(len(addr)-len(old)))
 }
 
 // legacyProblem returns the rule an unchecked event (written by an older
@@ -160,10 +160,10 @@ func checkHeartbeat(r wire.BrokerHeartbeatRequest) error {
 		return nil // OnHeartbeat answers with Java's remark
 	}
 	if p := nameRule(r.ClusterName, hardLimits.NameLength); p != "" {
-		return invalidField("clusterName", p)
+		return invalidName("clusterName", r.ClusterName, hardLimits.NameLength, p)
 	}
 	if p := nameRule(r.BrokerName, hardLimits.NameLength); p != "" {
-		return invalidField("brokerName", p)
+		return invalidName("brokerName", r.BrokerName, hardLimits.NameLength, p)
 	}
 	if p := addrRule(r.BrokerAddr); p != "" {
 		return invalidField("brokerAddr", p)

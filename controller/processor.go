@@ -49,13 +49,15 @@ func (c *Controller) registerProcessors() {
 
 // leaderHandler serves a leader-gated code: decode, schedule, answer.
 func (c *Controller) leaderHandler(prepare prepareFunc) remoting.HandlerFunc {
-	return func(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+	return func(conn *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 		keys, build, err := prepare(req)
 		if err != nil {
 			return c.respond(req, outcome{err: err}), nil
 		}
 		keys.weight = max(keys.weight, requestBytes(req))
-		return c.respond(req, c.scheduleOn(keys, build, requestTimeout)), nil
+		out := c.scheduleOn(keys, build, requestTimeout)
+		c.noteRefused(conn, req, out.err)
+		return c.respond(req, out), nil
 	}
 }
 
@@ -114,10 +116,11 @@ func (c *Controller) prepareAlter(req *remoting.Command) (taskKeys, buildFunc, e
 	return setKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.AlterSyncStateSet(r, c.hb) }, err
 }
 
-// prepareRegister: an address change grows the state (growth key).
+// prepareRegister: an address change may grow the state (its builder
+// reserves the growth, reserve.go).
 func (c *Controller) prepareRegister(req *remoting.Command) (taskKeys, buildFunc, error) {
 	r, err := wire.DecodeRegisterBrokerRequest(req.ExtFields)
-	return growthKeys(r.BrokerName),
+	return setKeys(r.BrokerName),
 		func(s *state) (response, []event, error) { return s.registerBroker(r, c.hb, c.limits()) }, err
 }
 
@@ -155,27 +158,33 @@ func (c *Controller) prepareSyncStateData(req *remoting.Command) (taskKeys, buil
 	}, err
 }
 
-// prepareClean: a clean adds tombstones and may fold them (growth key).
+// prepareClean: a clean adds tombstones of its set and may fold them.
 func (c *Controller) prepareClean(req *remoting.Command) (taskKeys, buildFunc, error) {
 	r, err := wire.DecodeCleanBrokerDataRequest(req.ExtFields)
-	return growthKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.CleanBrokerData(r, c.hb) }, err
+	return setKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.CleanBrokerData(r, c.hb) }, err
 }
 
-// prepareNextID: the first id of a set reads the tombstones (growth key).
+// prepareNextID: the first id of a set reads its tombstone and the floor.
 func (c *Controller) prepareNextID(req *remoting.Command) (taskKeys, buildFunc, error) {
 	r, err := wire.DecodeGetNextBrokerIDRequest(req.ExtFields)
-	return growthKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.GetNextBrokerID(r), nil, nil }, err
+	return setKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.GetNextBrokerID(r), nil, nil }, err
 }
 
-// prepareApplyID: a new id or set grows the state (growth key).
+// prepareApplyID: a new id or set grows the state (its builder reserves
+// the growth, reserve.go).
 func (c *Controller) prepareApplyID(req *remoting.Command) (taskKeys, buildFunc, error) {
 	r, err := wire.DecodeApplyBrokerIDRequest(req.ExtFields)
-	return growthKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.applyBrokerID(r, c.limits()) }, err
+	return setKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.applyBrokerID(r, c.limits()) }, err
 }
 
 // limits are the bounds of the replicated state this node's builders
-// enforce, read at use time (config.StateBounds).
-func (c *Controller) limits() stateLimits { return limitsOf(c.config().StateBounds) }
+// enforce, read at use time (config.StateBounds), with the reservations
+// of the entries in flight in the term the gate is open for.
+func (c *Controller) limits() stateLimits {
+	l := limitsOf(c.config().StateBounds)
+	l.held, l.term = c.fsm.held, c.gate.term.Load()
+	return l
+}
 
 // handleElect serves 1002 from brokers and admins; after a code-0 reply
 // the members are notified of the new master.
@@ -214,6 +223,7 @@ func (c *Controller) handleHeartbeat(conn *remoting.Conn, req *remoting.Command)
 	r, err := wire.DecodeBrokerHeartbeatRequest(req.ExtFields)
 	if err == nil {
 		err = checkHeartbeat(r)
+		c.noteRefused(conn, req, err)
 	}
 	if err == nil {
 		id := ConnID(conn.ID())

@@ -16,25 +16,23 @@ import "slices"
 //   - the tombstone of a name, which a clean creates and APPLY_BROKER_ID
 //     revives.
 //
-// Every task that can grow the state, change the tombstones or read the
-// first id of a set takes the growth key besides its set: APPLY_BROKER_ID
-// (1013), REGISTER_BROKER (1003, an address change), CLEAN_BROKER_DATA
-// (1011) and GET_NEXT_BROKER_ID (1012). They run one at a time, as every
-// task did before, so the bounds stay exact and the floor a builder reads
-// is the one its entry meets. Elections, alters and the other reads change
-// or read one set only: they take their set's key alone.
+// None of them takes a key: a task holds its set's key alone. The bounds
+// are kept exact by reservations instead (reserve.go): a builder that
+// grows the state reserves the growth with its check, and the
+// reservation is counted by every other check until the entry is applied
+// or lost; a request that grows nothing reserves nothing. A tombstone is
+// its set's, under the set's key. A fold raises the floor only, and
+// Apply's membership check of APPLY_BROKER_ID (brokerIDApplicable) refuses
+// a first id read before it: the broker asks again, as when two brokers
+// raced for an id.
 
 // maxTaskKeys is the number of set names past which a task is global.
 const maxTaskKeys = 64
 
-// schedKey is one key: a broker set's name, or the growth key.
+// schedKey is one key: a broker set's name.
 type schedKey struct {
-	name   string
-	growth bool
+	name string
 }
-
-// growthKey serialises the tasks that can grow the state.
-var growthKey = schedKey{growth: true}
 
 // taskKeys are the keys of one task; global means every key. own marks
 // the controller's own election of a set (reelect.go): at most one runs
@@ -69,14 +67,9 @@ func setKeys(names ...string) taskKeys {
 	return taskKeys{keys: keys}
 }
 
-// growthKeys are the keys of a task on set name that can grow the state or
-// reads or changes the tombstones: its set and the growth key.
-func growthKeys(name string) taskKeys {
-	return taskKeys{keys: []schedKey{{name: name}, growthKey}}
-}
-
 // ownElectionKeys are the keys of the controller's own election of set
-// name: its set, admitted past the bound (taskKeys.own).
+// name: its set, admitted past the bound and ahead of the set's waiting
+// tasks (taskKeys.own).
 func ownElectionKeys(name string) taskKeys {
 	k := setKeys(name)
 	k.own = true

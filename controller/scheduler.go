@@ -10,19 +10,26 @@ import (
 // scheduler orders the leader's work per broker set (docs/controller.md
 // section 5.2). Every leader-gated request and every triggered election is
 // a task with keys (taskKeys, schedkeys.go): the broker sets it reads or
-// changes, plus the growth key for a task whose builder can grow the state
-// or touches the tombstones, or global for a task that may touch anything.
-// A task waits for every earlier live task that shares a key with it (and
-// for the last global task; a global task waits for every live task but
-// the reads), then runs on its own goroutine. A task
-// that appended an entry holds its keys until that entry's fate is known
-// (applied, or lost with the leadership), even after its caller's deadline
-// passed: no command is built on a state that lacks an entry of its set
-// still in flight. Tasks of other sets run meanwhile, so their entries
-// share Raft's batches and fsyncs.
+// changes, or global for a task that may touch anything. A task waits for
+// every earlier live task that shares a key with it (and for the last
+// global task; a global task waits for every live task but the reads),
+// then runs on its own goroutine. A task that appended an entry holds its
+// keys until that entry's fate is known (applied, or lost with the
+// leadership), even after its caller's deadline passed: no command is
+// built on a state that lacks an entry of its set still in flight. Tasks
+// of other sets run meanwhile, so their entries share Raft's batches and
+// fsyncs.
 //
-// The tasks form a DAG under one mutex: submission order is a total order
-// and a task only ever waits for earlier tasks, so there is no cycle. The
+// The controller's own election of a set (taskKeys.own) waits only for
+// the set's task that has started (the one whose entry may be in flight)
+// and for the own tasks before it: it goes ahead of the set's tasks still
+// waiting, which then wait for it (linkOwn). However many requests a
+// stranger queues on a set, its failover waits for one entry.
+//
+// The tasks form a DAG under one mutex: a task waits only for tasks
+// submitted before it, except that a waiting task may be made to wait for
+// a later own election, which waits only for started tasks and own
+// elections: there is no cycle. The
 // number of live tasks (waiting or running) is bounded: a full scheduler
 // answers errSystemBusy, and so does one whose request would take the
 // live tasks' weight past budget (maxTaskBytes). The controller's own
@@ -31,18 +38,18 @@ import (
 // hold a failover back.
 type scheduler struct {
 	mu      sync.Mutex
-	size    int                // bound of live tasks
-	live    map[*task]struct{} // submitted and not finished
-	counted int                // live tasks held to size (all but own elections)
-	owned   int                // live own elections (held to maxOwnElections)
-	budget  int64              // bound of the live tasks' weight
-	bytes   int64              // weight of the live tasks
-	tails   map[schedKey]*task // latest live task per key
-	global  *task              // latest live global task
-	stopped bool               // no task starts any more
-	done    chan struct{}      // closed by stop
-	running sync.WaitGroup     // started tasks
-	onStart func(t *task)      // test hook: called under mu when t starts
+	size    int                  // bound of live tasks
+	live    map[*task]struct{}   // submitted and not finished
+	counted int                  // live tasks held to size (all but own elections)
+	owned   int                  // live own elections (held to maxOwnElections)
+	budget  int64                // bound of the live tasks' weight
+	bytes   int64                // weight of the live tasks
+	chains  map[schedKey][]*task // live tasks per key in the order they run; the last is the key's tail
+	global  *task                // latest live global task
+	stopped bool                 // no task starts any more
+	done    chan struct{}        // closed by stop
+	running sync.WaitGroup       // started tasks
+	onStart func(t *task)        // test hook: called under mu when t starts
 }
 
 // task is one scheduled function and its place in the DAG.
@@ -51,6 +58,7 @@ type task struct {
 	global  bool
 	own     bool
 	read    bool  // waits for its sets' tails and is no tail itself (taskKeys.read)
+	started bool  // handed to its goroutine (under mu)
 	weight  int64 // taskKeys.weight (0 for own elections)
 	fn      func()
 	waiting int     // unfinished tasks it waits for
@@ -58,7 +66,7 @@ type task struct {
 }
 
 func newScheduler(size int) *scheduler {
-	return &scheduler{size: size, budget: maxTaskBytes, live: map[*task]struct{}{}, tails: map[schedKey]*task{}, done: make(chan struct{})}
+	return &scheduler{size: size, budget: maxTaskBytes, live: map[*task]struct{}{}, chains: map[schedKey][]*task{}, done: make(chan struct{})}
 }
 
 // run blocks until stop, then until every started task has finished (so
@@ -131,19 +139,45 @@ func (s *scheduler) link(t *task, readNames []string) {
 		return
 	}
 	if t.global {
-		for _, p := range s.tails {
-			s.after(t, p)
+		for _, c := range s.chains {
+			s.after(t, c[len(c)-1])
 		}
-		clear(s.tails)
 		s.global = t
 		return
 	}
-	for _, k := range t.keys {
-		if p := s.tails[k]; p != nil {
-			s.after(t, p)
-		}
-		s.tails[k] = t
+	if t.own && s.global == nil && len(t.keys) == 1 {
+		s.linkOwn(t)
+		return
 	}
+	for _, k := range t.keys {
+		if c := s.chains[k]; len(c) > 0 {
+			s.after(t, c[len(c)-1])
+		}
+		s.chains[k] = append(s.chains[k], t)
+	}
+}
+
+// linkOwn places own task t in its key's chain after the started task and
+// the own tasks that follow it, and before the first task still waiting,
+// which then waits for t (under mu). t waits for its predecessor only, a
+// started task or an own task (which waits for the same), never for a
+// task that is waiting: no cycle. Every later task of the key waits for
+// the one t goes ahead of, so for t too: the chain's order is still the
+// order its tasks run and finish in.
+func (s *scheduler) linkOwn(t *task) {
+	k := t.keys[0]
+	c := s.chains[k]
+	i := 0
+	for i < len(c) && (c[i].started || c[i].own) {
+		i++
+	}
+	if i > 0 {
+		s.after(t, c[i-1])
+	}
+	if i < len(c) {
+		s.after(c[i], t)
+	}
+	s.chains[k] = slices.Insert(c, i, t)
 }
 
 // readAfter makes read task t wait for the tails of the sets in names
@@ -163,15 +197,17 @@ func (s *scheduler) readAfter(t *task, names []string) {
 		seen[p] = true
 		s.after(t, p)
 	}
-	if len(names) <= len(s.tails) {
+	if len(names) <= len(s.chains) {
 		for _, n := range names {
-			visit(s.tails[schedKey{name: n}])
+			if c := s.chains[schedKey{name: n}]; len(c) > 0 {
+				visit(c[len(c)-1])
+			}
 		}
 		return
 	}
-	for k, p := range s.tails {
-		if _, found := slices.BinarySearch(names, k.name); found && !k.growth {
-			visit(p)
+	for k, c := range s.chains {
+		if _, found := slices.BinarySearch(names, k.name); found {
+			visit(c[len(c)-1])
 		}
 	}
 }
@@ -190,6 +226,7 @@ func (s *scheduler) start(t *task) {
 	if s.onStart != nil {
 		s.onStart(t)
 	}
+	t.started = true
 	s.running.Add(1)
 	go func() {
 		defer s.running.Done()
@@ -206,9 +243,7 @@ func (s *scheduler) finish(t *task) {
 	delete(s.live, t)
 	s.count(t, -1)
 	for _, k := range t.keys {
-		if s.tails[k] == t {
-			delete(s.tails, k)
-		}
+		s.unchain(k, t)
 	}
 	if s.global == t {
 		s.global = nil
@@ -219,6 +254,19 @@ func (s *scheduler) finish(t *task) {
 		}
 	}
 	t.next = nil
+}
+
+// unchain removes finished t from k's chain, where it is first (under mu).
+func (s *scheduler) unchain(k schedKey, t *task) {
+	c := s.chains[k]
+	if i := slices.Index(c, t); i >= 0 {
+		c = slices.Delete(c, i, i+1)
+	}
+	if len(c) == 0 {
+		delete(s.chains, k)
+		return
+	}
+	s.chains[k] = c
 }
 
 // stop starts no task any more: the waiting ones are dropped (their
@@ -237,7 +285,7 @@ func (s *scheduler) stop() {
 func (s *scheduler) liveOn(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.global != nil || s.tails[schedKey{name: name}] != nil
+	return s.global != nil || len(s.chains[schedKey{name: name}]) > 0
 }
 
 // pending is the number of live tasks (waiting or running).

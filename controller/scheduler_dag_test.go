@@ -135,19 +135,61 @@ func TestSchedulerGlobalTask(t *testing.T) {
 	require.Empty(t, p.clash)
 }
 
-// The growth key orders the tasks that can grow the state across sets.
-func TestSchedulerGrowthKey(t *testing.T) {
+// Tasks that may grow the state share no key across sets: they run
+// together (their growth is reserved by their builders, reserve.go).
+func TestSchedulerGrowingTasksOfSetsRunTogether(t *testing.T) {
 	s, p := newSchedProbe(16)
-	require.NoError(t, p.submit(s, "grow-a", growthKeys("a")))
-	require.NoError(t, p.submit(s, "grow-b", growthKeys("b")))
-	require.NoError(t, p.submit(s, "elect-b", setKeys("b")))
-	require.Equal(t, "grow-a", p.next(t))
-	p.quiet(t, s)
+	require.NoError(t, p.submit(s, "grow-a", setKeys("a")))
+	require.NoError(t, p.submit(s, "grow-b", setKeys("b")))
+	require.ElementsMatch(t, []string{"grow-a", "grow-b"}, []string{p.next(t), p.next(t)})
 	p.finish("grow-a")
-	require.Equal(t, "grow-b", p.next(t))
 	p.finish("grow-b")
-	require.Equal(t, "elect-b", p.next(t))
-	p.finish("elect-b")
+	require.Empty(t, p.clash)
+}
+
+// The controller's own election of a set waits for the set's task that
+// started (its entry may be in flight) and goes ahead of the set's tasks
+// still waiting, which wait for it; own elections keep their order; a
+// later task of the set follows them all.
+func TestSchedulerOwnElectionGoesAheadOfWaitingTasks(t *testing.T) {
+	s, p := newSchedProbe(16)
+	require.NoError(t, p.submit(s, "running", setKeys("a")))
+	require.Equal(t, "running", p.next(t))
+	for _, n := range []string{"w1", "w2", "w3"} {
+		require.NoError(t, p.submit(s, n, setKeys("a")))
+	}
+	require.NoError(t, p.submit(s, "own1", ownElectionKeys("a")))
+	require.NoError(t, p.submit(s, "own2", ownElectionKeys("a")))
+	require.NoError(t, p.submit(s, "later", setKeys("a")))
+	p.quiet(t, s)
+	p.finish("running")
+	for _, want := range []string{"own1", "own2", "w1", "w2", "w3", "later"} {
+		require.Equal(t, want, p.next(t))
+		p.quiet(t, s)
+		p.finish(want)
+	}
+	require.NoError(t, p.submit(s, "alone", ownElectionKeys("a")))
+	require.Equal(t, "alone", p.next(t), "nothing live on the set: it starts at once")
+	p.finish("alone")
+	require.Empty(t, p.clash)
+	require.Eventually(t, func() bool { return s.pending() == 0 }, 10*time.Second, time.Millisecond)
+}
+
+// An own election does not go ahead of a live global task: it waits for
+// it, as every task does.
+func TestSchedulerOwnElectionWaitsForGlobal(t *testing.T) {
+	s, p := newSchedProbe(16)
+	require.NoError(t, p.submit(s, "a", setKeys("a")))
+	require.Equal(t, "a", p.next(t))
+	require.NoError(t, p.submit(s, "g", globalKeys()))
+	require.NoError(t, p.submit(s, "own", ownElectionKeys("b")))
+	p.quiet(t, s)
+	p.finish("a")
+	require.Equal(t, "g", p.next(t))
+	p.quiet(t, s)
+	p.finish("g")
+	require.Equal(t, "own", p.next(t))
+	p.finish("own")
 	require.Empty(t, p.clash)
 }
 
@@ -199,8 +241,9 @@ func TestSchedulerStop(t *testing.T) {
 }
 
 // Random keys and random finishing order: two tasks sharing a key never
-// run together and each key's tasks start in submission order. RMQ_SEED
-// replays a seed.
+// run together and each key's tasks start in submission order, but for an
+// own election, which may start before the tasks of its set submitted
+// before it that are neither global nor own. RMQ_SEED replays a seed.
 func TestSchedulerRandomOrder(t *testing.T) {
 	seed := uint64(rand.Int64())
 	if v := os.Getenv("RMQ_SEED"); v != "" {
@@ -244,19 +287,30 @@ func randomScheduleRound(t *testing.T, rng *rand.Rand, round int) {
 		pos[name] = i
 	}
 	for k, names := range order {
-		for i := 1; i < len(names); i++ {
-			require.Less(t, pos[names[i-1]], pos[names[i]], "round %d key %v: %v", round, k, names)
+		for i, a := range names {
+			for _, b := range names[i+1:] {
+				if !all[index(b)].own || all[index(a)].global || all[index(a)].own {
+					require.Less(t, pos[a], pos[b], "round %d key %v: %v", round, k, names)
+				}
+			}
 		}
 	}
 }
 
-// randomKeys: mostly one or two of five sets, sometimes growth or global.
+// index is the submission index of task "t<i>".
+func index(name string) int {
+	i, _ := strconv.Atoi(name[1:])
+	return i
+}
+
+// randomKeys: mostly one or two of five sets, sometimes an own election
+// (which may go ahead of its set's waiting tasks) or global.
 func randomKeys(rng *rand.Rand) taskKeys {
 	switch rng.IntN(10) {
 	case 0:
 		return globalKeys()
 	case 1:
-		return growthKeys(fmt.Sprint("s", rng.IntN(5)))
+		return ownElectionKeys(fmt.Sprint("s", rng.IntN(5)))
 	case 2:
 		return setKeys(fmt.Sprint("s", rng.IntN(5)), fmt.Sprint("s", rng.IntN(5)))
 	}
@@ -268,7 +322,7 @@ func keysOrAll(k taskKeys) []schedKey {
 	if !k.global {
 		return k.keys
 	}
-	out := []schedKey{growthKey}
+	var out []schedKey
 	for i := range 5 {
 		out = append(out, schedKey{name: fmt.Sprint("s", i)})
 	}
@@ -285,5 +339,4 @@ func TestSetKeys(t *testing.T) {
 	}
 	require.True(t, setKeys(names...).global)
 	require.False(t, setKeys(names[:maxTaskKeys]...).global)
-	require.Equal(t, []schedKey{{name: "a"}, growthKey}, growthKeys("a").keys)
 }

@@ -217,8 +217,8 @@ func (c *simChecker) noteReply(name string, masterEpoch, ssEpoch int32, what str
 }
 
 // checkState: invariants of the applied state after every commit, per
-// set; under per-set order the configured bounds hold too (growing tasks
-// share one key, so each was built on a state holding every other one).
+// set; under per-set order the configured bounds hold too (each growing
+// task's check counted the growth reserved by the others in flight).
 func (c *simChecker) checkState(st *state) {
 	for _, set := range c.w.sets {
 		c.checkSet(st, set.name)

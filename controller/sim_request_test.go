@@ -10,20 +10,19 @@ import (
 )
 
 // randomRequest builds one random request against the applied state s:
-// for one set (its key; a request that may grow the state holds simGrowth
-// too), or a 1006 read of several sets (their keys), which half the time
-// appends a read barrier (processReadEvent) and is answered when it
-// commits.
-func (w *simWorld) randomRequest(s *state) (*simEntry, []event) {
-	set := w.sets[w.rng.Intn(len(w.sets))]
+// for set (its key; a request that may grow the state reserves its growth
+// through lim), or a 1006 read of several sets (their keys), which half
+// the time appends a read barrier (processReadEvent) and is answered when
+// it commits.
+func (w *simWorld) randomRequest(s *state, set *simSet, lim stateLimits) (*simEntry, []event) {
 	ids := simIDs(s, set.name)
 	e := &simEntry{set: set.name, keys: []string{set.name}}
 	var events []event
 	switch r := w.rng.Intn(100); {
 	case r < 18 || len(ids) == 0:
 		req := w.applyIDRequest(s, set.name)
-		e.kind, e.req, e.keys = "applyId", req, append(e.keys, simGrowth)
-		e.resp, events, e.err = s.applyBrokerID(req, w.lim)
+		e.kind, e.req = "applyId", req
+		e.resp, events, e.err = s.applyBrokerID(req, lim)
 	case r < 46:
 		req := w.electRequest(set.name, ids)
 		e.kind, e.req = "elect", req
@@ -41,8 +40,8 @@ func (w *simWorld) randomRequest(s *state) (*simEntry, []event) {
 		id := ids[w.rng.Intn(len(ids))]
 		req := wire.RegisterBrokerRequest{ClusterName: simCluster, BrokerName: set.name, BrokerID: id,
 			BrokerAddress: fmt.Sprintf("%s#%d", addrOf(id), w.rng.Intn(3))}
-		e.kind, e.req, e.keys = "register", req, append(e.keys, simGrowth)
-		e.resp, events, e.err = s.registerBroker(req, w.hb, w.lim)
+		e.kind, e.req = "register", req
+		e.resp, events, e.err = s.registerBroker(req, w.hb, lim)
 	default:
 		return w.readRequest(s), nil
 	}

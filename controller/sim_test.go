@@ -26,9 +26,11 @@ import (
 //
 // Each seed runs under one ordering (simOrder):
 //   - orderPerSet is the scheduler's rule: a task waits until no entry of
-//     its keys is in flight (its broker sets; tasks that may grow the state
-//     share simGrowth as well). Sets are independent, so no fence may
-//     reject an entry, and the configured state bounds hold.
+//     its keys (its broker sets) is in flight. Sets are independent, so no
+//     fence may reject an entry; a task that may grow the state reserves
+//     the growth (the FSM's reservations, released when the entry commits,
+//     obsolete when the entries in flight are lost with the term), and the
+//     configured state bounds hold.
 //   - orderRacy is per-set order where a task may race an in-flight entry
 //     of its own set (a timed-out request whose hold was given up: the
 //     worst case the per-set scheduler could produce by mistake).
@@ -47,9 +49,6 @@ const (
 	simSteps    = 300
 	simMaxIDs   = 5
 	simHBTimout = 3000 // ms
-	// simGrowth is the ordering key every task that may grow the state
-	// holds besides its sets' keys (a NUL byte: no set is named so).
-	simGrowth = "\x00growth"
 )
 
 // simOrder is how the simulated scheduler orders builds against entries
@@ -120,7 +119,7 @@ func newSimWorld(t testing.TB, seed int64) *simWorld {
 	// Tight bounds, so that growth races would show: one set fewer than
 	// the run names, four brokers a set, and room for about five brokers.
 	w.lim = stateLimits{BrokerSets: n - 1, BrokersPerSet: 4, NameLength: defaultLimits.NameLength,
-		StateBytes: int64(n-1)*costSet + 5*(costBroker+costID+60)}
+		StateBytes: int64(n-1)*costSet + 5*(costBroker+costID+60), held: w.fsm.held, term: 1}
 	w.check = newSimChecker(w)
 	w.logf("order %s, %d sets, limits %+v", w.order, n, w.lim)
 	return w
@@ -223,7 +222,12 @@ func (w *simWorld) mayBuild(keys []string) bool {
 func (w *simWorld) build() {
 	var e *simEntry
 	var events []event
-	w.fsm.read(func(s *state) { e, events = w.randomRequest(s) })
+	set := w.sets[w.rng.Intn(len(w.sets))]
+	lim := w.lim
+	if w.order != orderPerSet || w.held([]string{set.name}) {
+		lim.held = nil // its bounds are not checked, or its task waits: it reserves nothing
+	}
+	w.fsm.read(func(s *state) { e, events = w.randomRequest(s, set, lim) })
 	if !w.mayBuild(e.keys) {
 		w.logf("%s %q waits for its keys", e.kind, e.keys)
 		return
@@ -253,6 +257,15 @@ func (w *simWorld) lose() {
 	w.pending = w.pending[:len(w.pending)-n]
 	w.check.stats.lost += n
 	w.logf("lost %d entries in flight with the leadership", n)
+	if w.order == orderPerSet {
+		// The next leader's Barrier applies the entries that committed
+		// before it builds anything; the reservations of the lost ones
+		// are obsolete in its term.
+		for len(w.pending) > 0 && !w.check.failed() {
+			w.commit()
+		}
+		w.lim.term++
+	}
 }
 
 func (w *simWorld) set(name string) *simSet {

@@ -127,23 +127,35 @@ func eventSetName(ev event) (string, bool) {
 	return "", false
 }
 
-// checkRoom is the builders' bound check of a change adding delta bytes
-// and, for a new set, one set; newBroker adds one id to set r.
-func (s *state) checkRoom(lim stateLimits, newSet bool, r *replicaInfo, delta int64) error {
-	switch {
-	case newSet && max(len(s.replicas), len(s.syncStates)) >= lim.BrokerSets:
-		return stateBoundError("controllerMaxBrokerSets", fmt.Sprintf("%d broker sets", lim.BrokerSets))
-	case r != nil && len(r.Brokers) >= lim.BrokersPerSet:
-		return stateBoundError("controllerMaxBrokersPerSet", fmt.Sprintf("%d brokers in broker set %s",
-			lim.BrokersPerSet, r.BrokerName))
-	case delta > 0 && s.bytes()+delta > lim.StateBytes:
-		return stateBoundError("controllerMaxStateBytes", fmt.Sprintf("%d bytes of state (%d held, %d more asked)",
-			lim.StateBytes, s.bytes(), delta))
+// checkRoom is the builders' bound check of a change of set name adding
+// delta bytes and, for a new set, one set; a non-nil r gets one more id.
+// The growth other sets' entries in flight reserved counts as held, and
+// the change's own growth is reserved when it passes (lim.held,
+// reserve.go).
+func (s *state) checkRoom(lim stateLimits, name string, newSet bool, r *replicaInfo, delta int64) error {
+	g := growth{bytes: max(delta, 0)}
+	if newSet {
+		g.sets = 1
 	}
-	return nil
+	return lim.held.reserve(lim.term, name, g, func(others growth) error {
+		held := s.bytes() + others.bytes
+		switch {
+		case newSet && max(len(s.replicas), len(s.syncStates))+others.sets >= lim.BrokerSets:
+			return stateBoundError("controllerMaxBrokerSets", fmt.Sprintf("%d broker sets", lim.BrokerSets))
+		case r != nil && len(r.Brokers) >= lim.BrokersPerSet:
+			return stateBoundError("controllerMaxBrokersPerSet", fmt.Sprintf("%d brokers in broker set %s",
+				lim.BrokersPerSet, r.BrokerName))
+		case delta > 0 && held+delta > lim.StateBytes:
+			return stateBoundError("controllerMaxStateBytes", fmt.Sprintf("%d bytes of state (%d held, %d more asked)",
+				lim.StateBytes, held, delta))
+		}
+		return nil
+	})
 }
 
 // stateBoundError is the 2005 rejection of a change past a bound.
 func stateBoundError(key, what string) error {
-	return newError(errStateBound, "the controller's replicated state is full: %s reaches %s", key, what)
+	e := newError(errStateBound, "the controller's replicated state is full: %s reaches %s", key, what)
+	e.Key = key
+	return e
 }

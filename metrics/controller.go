@@ -49,6 +49,10 @@ type Controller struct {
 	// ACL counts requests the ACL check denied
 	// (rocketmq_controller_acl_denied_total).
 	ACL *ACL
+	// Refusals counts brokers' registrations refused by the rules and
+	// bounds of the replicated state
+	// (rocketmq_controller_broker_registrations_refused_total).
+	Refusals *Refusals
 
 	elections    *CounterVec
 	electionTime *HistogramVec
@@ -69,6 +73,7 @@ func NewController(reg *Registry) *Controller {
 	c := &Controller{
 		Remoting:     NewRemoting(reg, p),
 		ACL:          NewACL(reg, p),
+		Refusals:     NewRefusals(reg, p),
 		elections:    NewCounterVec(p+"_elections_total", "Master elections, by trigger and response code (0 = elected).", "trigger", "code"),
 		electionTime: NewHistogramVec(p+"_election_duration_seconds", "Election time, by trigger.", LatencyBuckets, "trigger"),
 		notifies:     NewCounterVec(p+"_role_change_notifications_total", "NOTIFY_BROKER_ROLE_CHANGED deliveries, by result.", "result"),

@@ -90,7 +90,7 @@ func (c *TestCluster) startLocked(t testing.TB, m *member) {
 	}
 	d := cfg.withDefaults()
 	m.fsm = c.newFSM(m.id)
-	p := &parts{logs: m.store, stable: m.store, snaps: m.snaps, trans: m.trans,
+	p := &parts{logs: d.DiskFaults.wrap(m.store), stable: m.store, snaps: m.snaps, trans: m.trans,
 		closers: []io.Closer{m.trans}}
 	node, err := start(&d, m.fsm, p, d.Logger.Named("raft"))
 	if err != nil {

@@ -151,7 +151,7 @@ func stepUnknown(s setState, in opInput) []setState {
 
 // ctlElected are the states one attempt of the controller's own election
 // may append: a new master from the sync-state set, or "no master"
-// (masterEpoch+1, the set kept).
+// (masterEpoch+1, the set kept) when there is a master to clear.
 func (s setState) ctlElected() []setState {
 	if !s.exists {
 		return nil
@@ -161,6 +161,9 @@ func (s setState) ctlElected() []setState {
 		if id != s.master {
 			out = append(out, s.elected(id))
 		}
+	}
+	if s.master == noMaster {
+		return out
 	}
 	none := s
 	none.master, none.epoch = noMaster, s.epoch+1
