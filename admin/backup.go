@@ -13,7 +13,7 @@ import (
 const MaxBackupBytes = remoting.DefaultMaxFrameLength
 
 // ControllerBackup asks the controller leader at addr for a consistent
-// backup (ControllerBackup, this project's code 990101) and returns it
+// backup (ControllerBackup, this project's code 42101) and returns it
 // with its file form, checked: it decodes, its checksum holds and it is
 // the one the leader announced. A follower answers 2007 (a
 // *ResponseError).

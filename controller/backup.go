@@ -19,7 +19,7 @@ import (
 // remoting frame, at most remoting.DefaultMaxFrameLength, header included.
 const maxBackupBytes = remoting.DefaultMaxFrameLength - 1<<20
 
-// handleBackup serves ControllerBackup (990101, ours) on the ready leader:
+// handleBackup serves ControllerBackup (42101, ours) on the ready leader:
 // the body is the backup file of a snapshot taken after a barrier
 // (raftstore Node.Backup), the header its index, term and SHA-256. A
 // follower answers 2007 naming the leader; one backup runs at a time (a

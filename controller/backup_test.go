@@ -22,7 +22,7 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// TestBackupServedByTheReadyLeaderOnly: ControllerBackup (990101) on the
+// TestBackupServedByTheReadyLeaderOnly: ControllerBackup (42101) on the
 // leader answers the backup file of a state holding every acknowledged
 // write, with its checksum in the header; a follower answers 2007 naming
 // the leader.

@@ -34,6 +34,7 @@ var examples = map[string]string{
 	"addControllerMember":    `mqadmin addControllerMember -a "10.0.0.11:9878;10.0.0.12:9878" -i n3 -r 10.0.0.14:9880`,
 	"removeControllerMember": `mqadmin removeControllerMember -a "10.0.0.11:9878;10.0.0.12:9878" -i n2`,
 	"moveControllerMember":   `mqadmin moveControllerMember -a "10.0.0.11:9878;10.0.0.12:9878" -i n2 -r 10.0.0.23:9880`,
+	"backupController":       `mqadmin backupController -a "10.0.0.11:9878;10.0.0.12:9878;10.0.0.13:9878" -f controller-backup.bin`,
 	"routeDiff":              `mqadmin routeDiff -n "10.0.0.11:9876;10.0.0.12:9876;10.0.0.13:9876" -t TopicTest`,
 	"diagnose":               `mqadmin diagnose -n 127.0.0.1:9876 -a 127.0.0.1:9878 -t TopicTest`,
 	"waitRoute":              `mqadmin waitRoute -n "10.0.0.11:9876;10.0.0.12:9876" -t TopicTest -writable -timeout 2m`,
