@@ -43,8 +43,9 @@ func (c *Controller) registerProcessors() {
 	c.srv.Register(remoting.ControllerGetMetadataInfo, c.handleMetadata)
 	c.srv.Register(remoting.UpdateControllerConfig, c.handleUpdateConfig)
 	c.srv.Register(remoting.GetControllerConfig, c.handleGetConfig)
-	c.registerMembers() // this project's own codes (members.go)
-	c.srv.RegisterAsync(remoting.ControllerBackup, c.handleBackup) // ours (backup.go)
+	// This project's own codes: membership (members.go), backup (backup.go).
+	c.registerMembers()
+	c.srv.RegisterAsync(remoting.ControllerBackup, c.handleBackup)
 }
 
 // leaderHandler serves a leader-gated code: decode, schedule, answer.
