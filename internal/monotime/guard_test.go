@@ -27,6 +27,19 @@ var wallUses = map[string]map[string]string{
 	"cmd/mqadmin/cluster.go": {
 		"s.hour = float64(time.Now().UnixMilli()-ts) / 1000 / 60 / 60": "display of a broker's wall timestamp",
 	},
+	"cmd/controller/restore_embedded.go": {
+		`opts.restore, b.Index, b.Taken.UTC().Format("2006-01-02T15:04:05Z"), b.Sum(), cfg.ControllerStorePath,`: "display of when a backup was taken",
+	},
+	"cmd/mqadmin/progress.go": {
+		"left := max(p.limit-res.Elapsed, 0).Round(time.Second)": "display of a duration",
+	},
+	"controller/members_drift.go": {
+		`"waited", time.Since(w.startedAt).Round(time.Second))`: "display of a duration",
+	},
+	"internal/backupfile/backupfile.go": {
+		"binary.BigEndian.PutUint64(out[28:], uint64(b.Taken.UnixMilli()))":                                              "when a backup was taken, a record only",
+		"Taken: time.UnixMilli(int64(binary.BigEndian.Uint64(enc[28:]))), Data: slices.Clone(body[backupHeader:])}, nil": "when a backup was taken, a record only",
+	},
 	"cmd/mqadmin/checks.go": {
 		`e.printf("route of %s ready on %d NameServers after %s\n", topic, len(res.Statuses), res.Elapsed.Round(time.Millisecond))`: "display of a duration",
 	},
