@@ -107,7 +107,7 @@ func (t *mutation) dropDeadAddrs(ub *unregBatch) {
 		}
 		for _, b := range m.groupsListing(addr) {
 			id, _ := idOf(b.addrs, addr)
-			m.log.Info("drop address without live entry", "broker", b.name, "id", id, "addr", addr)
+			m.log.Info("drop address without live entry or connection", "broker", b.name, "id", id, "addr", addr)
 			t.leaveGroup(b, addr, id, "", ub)
 		}
 	}
