@@ -67,6 +67,10 @@ func (p *brokerProcessor) registerOn(l *lane) remoting.HandlerFunc {
 	}
 }
 
+// route notes the addresses a connection registered until its Done
+// closes (a registration arriving after that is not noted).
+var _ interface{ Done() <-chan struct{} } = (*remoting.Conn)(nil)
+
 // prepareRegister decodes the header of a REGISTER_BROKER and digests its
 // body (the body is not decoded).
 func prepareRegister(c *remoting.Conn, req *remoting.Command) (route.RegisterRequest, error) {

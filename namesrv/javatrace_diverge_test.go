@@ -146,22 +146,22 @@ func (d *traceDriver) holders(cluster, addr string) []string {
 	return out
 }
 
-// divergedDeadAddr is item 1's rule: once an address has no live entry,
-// no group lists it here; Java keeps it in every group but the one a
-// request named.
-const divergedDeadAddr = "address without a live entry"
+// divergedDeadAddr is item 1's rule: once every connection of an address
+// has closed or expired and it has no live entry, no group lists it here;
+// Java keeps it in every group but the one a close or request named.
+const divergedDeadAddr = "address without a live entry or connection"
 
 // noteDeadAddrs diverges when Java's 106 answer lists an address that
-// ours does not and that has no live entry here in any cluster of the
-// universe: the route tables dropped it by item 1's rule.
-// It diverges too when Java routes the filter servers of an address one
-// of whose registered (cluster, address) pairs has been without a live
-// entry here (the filter-server entries go with it), which ours routes
-// without them.
+// ours does not, that has no live entry here in any cluster of the
+// universe and no open connection of the replay registered it: the route
+// tables swept it by item 1's rule.
+// It diverges too when Java routes the filter servers of an address that
+// has been swept here (its filter-server entries went with it), which
+// ours routes without them.
 func (d *traceDriver) noteDeadAddrs(u traceUniverse, want, got []string) {
 	w, g := clusterInfoAddrs(want), clusterInfoAddrs(got)
 	for addr := range w {
-		if !g[addr] && !d.live(u, addr) {
+		if !g[addr] && !d.live(u, addr) && !d.connected(addr) {
 			d.diverge(divergedDeadAddr)
 			return
 		}
@@ -182,17 +182,39 @@ func (d *traceDriver) noteDeadAddrs(u traceUniverse, want, got []string) {
 	}
 }
 
-// noteDead records the addresses of the trace one of whose registered
-// (cluster, address) pairs has no live entry here after a step.
+// noteDead records the addresses of the trace that, after a step, have
+// no live entry in any registered pair and no open connection.
 func (d *traceDriver) noteDead(op traceOp) {
 	if op.Op == "reg" {
 		d.registered[[2]string{op.Cluster, op.Addr}] = true
+		key := connKey(op)
+		if d.connAddrs[key] == nil {
+			d.connAddrs[key] = map[string]bool{}
+		}
+		d.connAddrs[key][op.Addr] = true
+	}
+	lives := map[string]bool{}
+	for p := range d.registered {
+		if _, stored := d.srv.Routes().QueryDataVersion(p[0], p[1], &route.DataVersion{}); stored != nil {
+			lives[p[1]] = true
+		}
 	}
 	for p := range d.registered {
-		if _, stored := d.srv.Routes().QueryDataVersion(p[0], p[1], &route.DataVersion{}); stored == nil {
+		if !lives[p[1]] && !d.connected(p[1]) {
 			d.dead[p[1]] = true
 		}
 	}
+}
+
+// connected reports whether an open broker connection of the replay has
+// carried a registration of addr.
+func (d *traceDriver) connected(addr string) bool {
+	for key := range d.conns {
+		if d.connAddrs[key][addr] {
+			return true
+		}
+	}
+	return false
 }
 
 // live reports whether addr has a live entry in a cluster of u.

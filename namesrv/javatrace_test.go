@@ -48,10 +48,12 @@ var deliberateDiffs = []deliberateDiff{
 	},
 	{
 		name: divergedDeadAddr,
-		reason: "once every connection of an address has closed or its live entries are gone, no group " +
-			"lists it and no route names it (docs/protocol.md §4.4); Java leaves it in the groups a close " +
-			"or an unregistration did not name, routing to a dead address. The tables differ from then " +
-			"on: the rest of the trace is not compared step by step",
+		reason: "once every connection that registered an address has closed or expired and the address " +
+			"has no live entry, no group lists it, no route names it and its filter servers go " +
+			"(docs/protocol.md §4.4); Java leaves it in the groups a close or an unregistration did not " +
+			"name, routing to a dead address. Matched only when no open connection of the replay " +
+			"registered the address and it has no live entry. The tables differ from then on: the rest " +
+			"of the trace is not compared step by step",
 		match: func(st traceStep) bool { return st.diverged == divergedDeadAddr },
 	},
 }

@@ -60,6 +60,9 @@ type traceDriver struct {
 	// step (noteDead).
 	registered map[[2]string]bool
 	dead       map[string]bool
+	// connAddrs are the addresses registered over each open broker
+	// connection (by connKey), dropped at its close.
+	connAddrs map[string]map[string]bool
 }
 
 // traceConn is one client connection with its reader.
@@ -72,7 +75,7 @@ type traceConn struct {
 func newTraceDriver(t *testing.T) *traceDriver {
 	d := &traceDriver{t: t, conns: map[string]*traceConn{}, closed: make(chan string, 64), orphans: map[string]bool{},
 		versions: map[string]string{}, pairs: map[string][2]string{}, names: map[string]string{},
-		registered: map[[2]string]bool{}, dead: map[string]bool{}}
+		registered: map[[2]string]bool{}, dead: map[string]bool{}, connAddrs: map[string]map[string]bool{}}
 	dir := t.TempDir()
 	cfg := config.Default()
 	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
@@ -192,6 +195,7 @@ func (d *traceDriver) closeConn(key string) {
 		return
 	}
 	delete(d.conns, key)
+	delete(d.connAddrs, key)
 	local := c.nc.LocalAddr().String()
 	require.NoError(d.t, c.nc.Close())
 	deadline := time.After(10 * time.Second)

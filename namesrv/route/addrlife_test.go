@@ -21,10 +21,11 @@ type draw interface {
 // addrWorld drives broker addresses through registrations under changing
 // names, ids and clusters, connection closes, registrations arriving on a
 // connection already closed, expiries, heartbeats, explicit
-// unregistrations, and queued unregistrations applied in any order and
-// batching, on a Manager without its worker. It checks that every address
-// a broker group lists has a live entry (one of its connections is still
-// open or not yet expired), and at the end that closing every connection
+// unregistrations (some of a live entry, then its connection's close),
+// and queued unregistrations applied in any order and batching, on a
+// Manager without its worker. It checks that every address a broker group
+// lists has a live entry or an open connection that registered it, and at
+// the end that closing every connection
 // and expiring what was registered after its close leaves no address.
 type addrWorld struct {
 	t     *testing.T
@@ -94,12 +95,14 @@ func (w *addrWorld) registerBody() *RegisterBody {
 
 func (w *addrWorld) register(late bool) string {
 	addr := w.addr()
-	ch := w.conn(addr)
+	var ch *fakeChan
 	if late {
 		if ch = w.closedConn(addr); ch == nil {
 			return "no closed connection of " + addr
 		}
 		w.late[ch] = true
+	} else {
+		ch = w.conn(addr)
 	}
 	r := reg(w.cluster(), w.name(), addr, int64(w.d.IntN(3)), w.registerBody())
 	r.Channel = ch
@@ -125,6 +128,31 @@ func (w *addrWorld) unregister() string {
 	r := UnregisterRequest{ClusterName: w.cluster(), BrokerAddr: w.addr(), BrokerName: w.name(), BrokerID: int64(w.d.IntN(3))}
 	w.h.Unregister(r)
 	return fmt.Sprintf("queue unregister %s id %d at %s/%s", r.BrokerName, r.BrokerID, r.ClusterName, r.BrokerAddr)
+}
+
+// unregisterLive queues the UNREGISTER_BROKER a broker sends for one of
+// its live entries (it arrives on any connection: the request names no
+// connection), applies it, and sometimes closes the address's connection
+// right after.
+func (w *addrWorld) unregisterLive() string {
+	keys := w.liveKeys()
+	if len(keys) == 0 {
+		return "no live entry to unregister"
+	}
+	k := keys[w.d.IntN(len(keys))]
+	w.h.live.mu.Lock()
+	e := w.h.live.m[k]
+	r := UnregisterRequest{ClusterName: k.cluster, BrokerAddr: k.addr, BrokerName: e.name, BrokerID: e.id}
+	w.h.live.mu.Unlock()
+	w.h.Unregister(r)
+	out := fmt.Sprintf("unregister live %s id %d at %s/%s, %s", r.BrokerName, r.BrokerID, k.cluster, k.addr, w.apply(1<<30))
+	if c := w.open[k.addr]; c != nil && w.d.IntN(2) == 0 {
+		delete(w.open, k.addr)
+		_ = c.Close()
+		w.h.OnChannelClose(c)
+		out += ", close " + c.name
+	}
+	return out
 }
 
 func (w *addrWorld) expire() string {
@@ -191,9 +219,11 @@ func (w *addrWorld) apply(n int) string {
 }
 
 func (w *addrWorld) step() string {
-	switch w.d.IntN(12) {
+	switch w.d.IntN(13) {
 	case 0, 1, 2, 3:
 		return w.register(false)
+	case 12:
+		return w.unregisterLive()
 	case 4:
 		return w.register(true)
 	case 5, 6:
@@ -240,8 +270,9 @@ func (w *addrWorld) run(more func(step int) bool, tag string) {
 	w.checkEmpty(tag)
 }
 
-// check verifies that every address a group lists has a live entry, and
-// that the snapshots, indexes and counts match the tables (checkModel).
+// check verifies that every address a group lists has a live entry or an
+// open connection, that the Manager counts the open connections the world
+// has, and that the snapshots, indexes and counts match the tables (checkModel).
 func (w *addrWorld) check(msg string) {
 	w.t.Helper()
 	m := w.h.Manager
@@ -256,14 +287,19 @@ func (w *addrWorld) check(msg string) {
 			uses[a]++
 		}
 	}
+	conns := map[string]int{}
+	for a := range w.open {
+		conns[a] = 1
+	}
 	require.Equal(w.t, lives, m.live.byAddr, "%s: live entries by address", msg)
 	require.Equal(w.t, uses, m.addrUses, "%s: group addresses by address", msg)
+	require.Equal(w.t, conns, m.live.addrConns, "%s: open connections by address", msg)
 	for name, b := range m.brokers {
 		for id, a := range b.addrs {
-			if !live[a] {
+			if !live[a] && conns[a] == 0 {
 				m.mu.RUnlock()
-				w.t.Fatalf("%s: group %s lists %d:%s, an address without a live entry; ops:\n%s", msg, name, id, a,
-					strings.Join(w.ops, "\n"))
+				w.t.Fatalf("%s: group %s lists %d:%s, an address without a live entry or open connection; ops:\n%s",
+					msg, name, id, a, strings.Join(w.ops, "\n"))
 			}
 		}
 	}

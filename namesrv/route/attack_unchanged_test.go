@@ -2,6 +2,7 @@ package route
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -195,7 +196,8 @@ func (tw *twin) compare() {
 	require.Equal(t, b.takeNotes(), a.takeNotes(), tw.trace())
 }
 
-// liveView lists the live entries without their body memos.
+// liveView lists the live entries without their body memos, and the
+// addresses each open connection registered.
 func liveView(h *harness) []string {
 	h.live.mu.Lock()
 	defer h.live.mu.Unlock()
@@ -203,6 +205,9 @@ func liveView(h *harness) []string {
 	for k, e := range h.live.m {
 		out = append(out, fmt.Sprintf("%v name=%s id=%d dv=%v null=%v ha=%s ch=%v gen=%d timeout=%d last=%d idx=%v filters=%v",
 			k, e.name, e.id, e.dv, e.dvNull, e.ha, e.ch, e.gen, e.timeout, e.last, e.idx >= 0, h.filters[k]))
+	}
+	for ch, as := range h.live.connAddrs {
+		out = append(out, fmt.Sprintf("conn %v registered %v", ch, slices.Sorted(maps.Keys(as))))
 	}
 	slices.Sort(out)
 	return out

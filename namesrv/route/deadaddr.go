@@ -5,19 +5,27 @@ import (
 	"strings"
 )
 
-// A broker group lists an address only while the address has a live
-// entry (in any cluster): once every connection of the address has closed
-// or expired and its unregistrations are applied, no group lists it and no
-// route names it, whatever order its registrations (under other names,
-// ids or clusters), closes and queued unregistrations came in
-// (docs/protocol.md section 4.4). Java leaves a group behind when the
-// address re-registered under another name, or sits in two groups, before
-// its old connection's unregistration is applied; such a group has no
-// live entry, so neither an expiry nor a close would ever remove it.
+// Once every connection of a broker address has closed or expired, no
+// broker group lists the address and no route names it, whatever order
+// its registrations (under other names, ids or clusters), closes,
+// expiries and explicit or queued unregistrations came in
+// (docs/protocol.md section 4.4). While a connection that registered the
+// address is open, the tables do what Java does: an explicit
+// UNREGISTER_BROKER or a refused registration (step 6) leaves the
+// address's other groups and its filter servers as they are. An address
+// is swept from every group when it has neither a live entry nor an open
+// connection that registered it (connaddrs.go): when its last live entry
+// goes while no such connection is open, or when the last such connection
+// closes or expires while it has no live entry. Java leaves a group behind
+// when the address re-registered under another name, or sits in two
+// groups, before its old connection's unregistration is applied; such a
+// group has no live entry, so neither an expiry nor a close would ever
+// remove it.
 //
 // Manager.addrUses counts the (group, id) pairs of each address and
 // liveTable.byAddr the live entries of each address, so that the groups
-// are searched only when an address without a live entry is still listed.
+// are searched only when an address without a live entry or connection
+// is still listed.
 
 // setAddr maps id of b to addr (step 8).
 func (t *mutation) setAddr(b *brokerState, id int64, addr string) {
@@ -36,14 +44,22 @@ func (m *Manager) unuseAddr(addr string) {
 	}
 }
 
-// dropLive removes the live and filter-server entries of k outside an
-// unregistration (step 6), then the address from every group when it has
-// no live entry left.
+// dropLive removes the live entry of k outside an unregistration (step 6).
+// Its filter servers stay, as in Java, until the address is swept, which
+// happens at once when the address has no other live entry and no open
+// connection.
 func (t *mutation) dropLive(k addrKey) {
 	if t.m.live.remove(k) == nil {
 		return
 	}
-	t.setFilters(k, []string{})
+	if _, ok := t.m.filters[k]; ok {
+		cs := t.m.keptFilters[k.addr]
+		if cs == nil {
+			cs = map[string]struct{}{}
+			t.m.keptFilters[k.addr] = cs
+		}
+		cs[k.cluster] = struct{}{}
+	}
 	ub := newUnregBatch()
 	ub.gone = append(ub.gone, k.addr)
 	t.finishUnregister(&ub)
@@ -73,17 +89,25 @@ func (t *mutation) dropRenamed(r unregReq, ub *unregBatch) {
 	t.leaveGroup(b, r.BrokerAddr, r.BrokerID, r.ClusterName, ub)
 }
 
-// dropDeadAddrs removes each address of ub.gone that no live entry has any
-// more from every group still listing it, in name order.
+// dropDeadAddrs removes each address of ub.gone that has neither a live
+// entry nor an open connection from every group still listing it, in name
+// order, and drops the filter servers step 6 kept for it.
 func (t *mutation) dropDeadAddrs(ub *unregBatch) {
 	m := t.m
 	for _, addr := range ub.gone {
-		if m.live.byAddr[addr] > 0 || m.addrUses[addr] == 0 {
+		if m.live.byAddr[addr] > 0 || m.live.addrConns[addr] > 0 {
+			continue
+		}
+		for c := range m.keptFilters[addr] {
+			t.setFilters(addrKey{c, addr}, []string{})
+		}
+		delete(m.keptFilters, addr)
+		if m.addrUses[addr] == 0 {
 			continue
 		}
 		for _, b := range m.groupsListing(addr) {
 			id, _ := idOf(b.addrs, addr)
-			m.log.Info("drop address without live entry", "broker", b.name, "id", id, "addr", addr)
+			m.log.Info("drop address without live entry or connection", "broker", b.name, "id", id, "addr", addr)
 			t.leaveGroup(b, addr, id, "", ub)
 		}
 	}

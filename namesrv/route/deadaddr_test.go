@@ -61,10 +61,12 @@ func TestAddressInTwoGroupsClosedLeavesNeither(t *testing.T) {
 	require.Empty(t, h.AllTopics().TopicList)
 }
 
-// TestHeldIDRefusalDropsAddressFromOtherGroups: a registration refused
-// because a newer holder keeps the id (step 6) drops the newcomer's live
-// entry; the group it registered under before, which no live entry backs
-// any more, loses the address too.
+// TestHeldIDRefusalDropsAddressFromOtherGroups: a registration without a
+// connection refused because a newer holder keeps the id (step 6) drops
+// the newcomer's live entry; the group it registered under before, which
+// neither a live entry nor a connection backs any more, loses the address
+// too (over an open connection it stays until the close:
+// TestHeldIDRefusalOnOpenConnectionKeepsJavaTables).
 func TestHeldIDRefusalDropsAddressFromOtherGroups(t *testing.T) {
 	h := newHarness(t, false)
 	mustRegister(t, h, reg("c1", "X", "A", 0, body(1, "TX", "T0")))

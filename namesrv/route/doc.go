@@ -40,8 +40,10 @@
 // do not wait behind registrations, and unregistrations are applied in
 // batches by one worker, fenced by the generation of the live entry they
 // target. A group lists an address only while the address has a live
-// entry (deadaddr.go): once its connections are closed or expired, no
-// group and no route names it.
+// entry or an open connection that registered it (deadaddr.go,
+// connaddrs.go): once those connections are closed or expired and its
+// live entries gone, no group and no route names it; while one is open,
+// unregistrations and refusals do what Java does.
 //
 // The package never reads bytes: it has no JSON, no frames and does not
 // import the remoting layer (a BodyCache only stores encodings). Processors decode requests into the types

@@ -87,7 +87,8 @@ func BenchmarkPopExpired1000of10000(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var visits uint64
-		if xs := l.popExpired(now, &visits); len(xs) != 1000 {
+		var swept []string
+		if xs := l.popExpired(now, &visits, &swept); len(xs) != 1000 {
 			b.Fatalf("expired %d", len(xs))
 		}
 		b.StopTimer()

@@ -18,11 +18,23 @@ import (
 type fakeChan struct {
 	name   string
 	closed atomic.Bool
+	once   sync.Once
+	dead   chan struct{} // closed by Close, as remoting.Conn's Done
 }
 
-func (c *fakeChan) Close() error { c.closed.Store(true); return nil }
+func (c *fakeChan) Close() error {
+	c.closed.Store(true)
+	c.once.Do(func() {
+		if c.dead != nil {
+			close(c.dead)
+		}
+	})
+	return nil
+}
 
-func newChan(name string) *fakeChan { return &fakeChan{name: name} }
+func (c *fakeChan) Done() <-chan struct{} { return c.dead }
+
+func newChan(name string) *fakeChan { return &fakeChan{name: name, dead: make(chan struct{})} }
 
 // fakeClock is a settable clock whose wall reading can be stepped apart
 // from the time that passes (monotime.Fake).

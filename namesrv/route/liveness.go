@@ -36,14 +36,21 @@ type liveTable struct {
 	m      map[addrKey]*liveEntry
 	byChan map[Channel][]*liveEntry
 	byAddr map[string]int // address -> its live entries (one per cluster); changes under the coordinator
-	heap   expiryHeap
-	gen    uint64
+	// connAddrs and addrConns: the open connections' registered addresses
+	// (connaddrs.go); they change under l.mu and the coordinator's lock
+	// (read or write), so the coordinator's write lock reads them alone.
+	connAddrs map[Channel]map[string]struct{}
+	addrConns map[string]int
+	heap      expiryHeap
+	gen       uint64
 }
 
 func (l *liveTable) init() {
 	l.m = map[addrKey]*liveEntry{}
 	l.byChan = map[Channel][]*liveEntry{}
 	l.byAddr = map[string]int{}
+	l.connAddrs = map[Channel]map[string]struct{}{}
+	l.addrConns = map[string]int{}
 }
 
 func (l *liveTable) size() int {
@@ -145,7 +152,10 @@ type expired struct {
 
 // popExpired takes every entry with deadline < now off the heap, visiting
 // only those (plus one). Caller holds the coordinator's read lock.
-func (l *liveTable) popExpired(now monotime.Mono, visits *uint64) []expired {
+// The connections of expired entries, which the scan closes, are
+// untracked; swept gets the addresses left with neither a live entry nor
+// an open connection.
+func (l *liveTable) popExpired(now monotime.Mono, visits *uint64, swept *[]string) []expired {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n := l.heap.countBefore(now)
@@ -156,6 +166,9 @@ func (l *liveTable) popExpired(now monotime.Mono, visits *uint64) []expired {
 	for e := l.heap.popBefore(now); e != nil; e = l.heap.popBefore(now) {
 		*visits++
 		out = append(out, expired{key: e.key, name: e.name, id: e.id, ch: e.ch, gen: e.gen})
+		if e.ch != nil {
+			*swept = append(*swept, l.untrackLocked(e.ch)...)
+		}
 	}
 	return out
 }
@@ -210,7 +223,8 @@ func (m *Manager) QueryDataVersion(cluster, addr string, dv *DataVersion) (chang
 func (m *Manager) ScanExpired(now monotime.Mono) int {
 	m.mu.RLock()
 	var visits uint64
-	xs := m.live.popExpired(now, &visits)
+	var swept []string
+	xs := m.live.popExpired(now, &visits, &swept)
 	reqs := make([]unregReq, len(xs))
 	for i, x := range xs {
 		reqs[i] = m.unregFor(x)
@@ -229,12 +243,14 @@ func (m *Manager) ScanExpired(now monotime.Mono) int {
 			m.live.requeue(x)
 		}
 	}
+	m.sweepClosed(swept)
 	return len(xs)
 }
 
 // OnChannelClose queues the unregistration of every broker whose live entry
 // is bound to ch (channel close, exception or idle, docs/protocol.md section
-// 4.5). A channel no live entry references any more does nothing.
+// 4.5), and sweeps from every group each address registered over ch that
+// is left with neither a live entry nor an open connection (section 4.4).
 func (m *Manager) OnChannelClose(ch Channel) {
 	if ch == nil {
 		return
@@ -245,8 +261,10 @@ func (m *Manager) OnChannelClose(ch Channel) {
 	for _, e := range m.live.byChan[ch] {
 		reqs = append(reqs, m.unregFor(expired{key: e.key, name: e.name, id: e.id, ch: ch, gen: e.gen}))
 	}
+	swept := m.live.untrackLocked(ch)
 	m.live.mu.Unlock()
 	m.mu.RUnlock()
+	m.sweepClosed(swept)
 	for _, r := range reqs {
 		ok := m.enqueue(r)
 		m.log.Info("broker channel destroyed", "cluster", r.ClusterName, "addr", r.BrokerAddr,

@@ -27,6 +27,9 @@ type Manager struct {
 	filters  map[addrKey][]string                         // filterServerTable
 	mappings map[string]map[string]*TopicQueueMappingInfo // topicQueueMappingInfoTable, copy-on-write per topic
 	addrUses map[string]int                               // address -> the (group, id) pairs mapping to it
+	// keptFilters: address -> the clusters whose filter servers of it
+	// outlived a live entry dropped at step 6, until the address is swept.
+	keptFilters map[string]map[string]struct{}
 
 	rowsAdded uint64 // rows ever added to topicQueueTable (their insertion order, see tableOrder)
 	topicPeak int    // most rows topicQueueTable ever held (its Java table size)
@@ -57,16 +60,17 @@ type counters struct {
 func NewManager(opts Options) *Manager {
 	opts = opts.withDefaults()
 	m := &Manager{
-		opts:     opts,
-		log:      opts.Logger.Named("route"),
-		byBroker: map[string]*topicSet{},
-		brokers:  map[string]*brokerState{},
-		clusters: map[string]map[string]struct{}{},
-		filters:  map[addrKey][]string{},
-		mappings: map[string]map[string]*TopicQueueMappingInfo{},
-		addrUses: map[string]int{},
-		interns:  internTable{},
-		stop:     make(chan struct{}),
+		opts:        opts,
+		log:         opts.Logger.Named("route"),
+		byBroker:    map[string]*topicSet{},
+		brokers:     map[string]*brokerState{},
+		clusters:    map[string]map[string]struct{}{},
+		filters:     map[addrKey][]string{},
+		mappings:    map[string]map[string]*TopicQueueMappingInfo{},
+		addrUses:    map[string]int{},
+		keptFilters: map[string]map[string]struct{}{},
+		interns:     internTable{},
+		stop:        make(chan struct{}),
 	}
 	m.mut = mutation{m: m}
 	m.pub.seed = maphash.MakeSeed()

@@ -29,6 +29,7 @@ func (m *Manager) RegisterBroker(req RegisterRequest) (res RegisterResult, err e
 func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints TopicsPrint) (RegisterResult, error) {
 	m := t.m
 	k := addrKey{req.ClusterName, req.BrokerAddr}
+	m.live.track(req.Channel, req.BrokerAddr)
 	t.joinCluster(req.ClusterName, req.BrokerName) // step 1
 	b, registerFirst := t.brokerFor(req)           // steps 2-3
 	prevMin, _ := minKey(b.addrs)                  // step 4

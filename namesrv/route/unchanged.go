@@ -55,6 +55,7 @@ func (t *mutation) registerUnchanged(req RegisterRequest) (RegisterResult, bool)
 	// moving it here, where step 10 was not checked (not the master or
 	// prime slave now), would hide removals made since from a later
 	// registration as prime slave.
+	m.live.track(req.Channel, req.BrokerAddr)
 	m.live.put(k, req, e.dv, e.dvNull, m.opts.Clock.Mono())
 	return m.masterOf(b, req), true // step 13
 }
