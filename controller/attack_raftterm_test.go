@@ -35,8 +35,7 @@ func TestAttackStrangerTermCannotExhaustTerms(t *testing.T) {
 		},
 		"heartbeat": func() error {
 			var resp raft.AppendEntriesResponse
-			return tr.AppendEntries("n0", target, &raft.AppendEntriesRequest{RPCHeader: hdr, Term: math.MaxUint64,
-				Leader: []byte(tr.LocalAddr())}, &resp)
+			return tr.AppendEntries("n0", target, &raft.AppendEntriesRequest{RPCHeader: hdr, Term: math.MaxUint64}, &resp)
 		},
 		"vote": func() error {
 			var resp raft.RequestVoteResponse

@@ -145,11 +145,6 @@ func idString(id int64) string {
 	return fmt.Sprint(id)
 }
 
-// requestCodeNotifyBrokerRoleChanged is NOTIFY_BROKER_ROLE_CHANGED, sent
-// oneway by the controller to brokers after a code-0 election
-// (docs/controller.md section 3.5).
-const requestCodeNotifyBrokerRoleChanged int32 = 1008
-
 // notifyTarget is one broker to notify.
 type notifyTarget struct {
 	BrokerID int64

@@ -89,12 +89,6 @@ func (c *invariantChecker) observeElectReply(name string, resp wire.ElectMasterR
 	}
 }
 
-// observeNotify records a 1008 notification.
-func (c *invariantChecker) observeNotify(e roleChangeNotifyEntry) {
-	c.t.Helper()
-	c.observeMaster(e.Group.BrokerName, e.MasterEpoch, e.MasterBrokerID)
-}
-
 func TestInvariantCheckerDetectsViolations(t *testing.T) {
 	ft := &fakeT{TB: t}
 	c := newInvariantChecker(ft)

@@ -305,9 +305,6 @@ func (c *Controller) Node() *raftstore.Node { return c.node }
 // IsReadyLeader reports whether this node serves leader-gated requests.
 func (c *Controller) IsReadyLeader() bool { return c.gate.ready(c.node) }
 
-// heartbeats returns the node's heartbeat manager.
-func (c *Controller) heartbeats() *heartbeatManager { return c.hb }
-
 // RaftStats returns the Raft node's Stats plus "leader_id" when a leader
 // is known (for metrics); nil before Start.
 func (c *Controller) RaftStats() map[string]string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 const (
@@ -73,7 +74,7 @@ func openDB(path string) (*bolt.DB, error) {
 		return nil, fmt.Errorf("%w: %s: %w", ErrOpen, path, err)
 	}
 	db, err := bolt.Open(path, 0o644, &bolt.Options{Timeout: lockTimeout})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("%w: %s (is another process using it?): %w", ErrOpen, path, err)
 	}
 	if err != nil {

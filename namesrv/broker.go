@@ -186,6 +186,7 @@ func decodeRegisterBody(req *remoting.Command, rr *route.RegisterRequest) error 
 	}
 	b, err := body.DecodeRegisterBody(req.Body, req.Version, h.bool("compressed"))
 	if err != nil {
+		//lint:ignore ST1005 Java's remark text, sent to the broker as is
 		return fmt.Errorf("Failed to decode RegisterBrokerBody: %w", err)
 	}
 	rr.Body = b

@@ -24,9 +24,6 @@ const (
 	notLeaderRemark       = "The controller is not in leader state"
 )
 
-// leaderGated are the admin codes only the leader serves.
-var leaderGated = []int32{remoting.ControllerElectMaster, remoting.ControllerGetSyncStateData, remoting.CleanBrokerData}
-
 // fakeController answers the admin controller codes with golden replies.
 // leaderAddr is what 1005 names ("" = no leader); a node that is not the
 // leader answers 2007 to leader-gated codes, as a Java follower does.

@@ -52,9 +52,6 @@ func (s *scanner) end() error {
 var delims = [256]bool{',': true, ':': true, '{': true, '}': true, '[': true, ']': true, '"': true,
 	'\'': true, ' ': true, '\t': true, '\n': true, '\r': true, '\f': true, '\b': true}
 
-// isDelim reports whether c ends a bare token.
-func isDelim(c byte) bool { return delims[c] }
-
 // token consumes a bare token (number, literal or unquoted key).
 func (s *scanner) token() []byte {
 	start, i := s.pos, s.pos

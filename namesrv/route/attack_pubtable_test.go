@@ -29,8 +29,7 @@ func attackSeed(t *testing.T) uint64 {
 type regHistory struct {
 	states        []int32 // writer only until the run ends
 	started, done atomic.Int64
-	present       bool  // writer only
-	lastPublished int32 // writer only
+	present       bool // writer only
 }
 
 // observation is one Lookup: its value and the bounds of the states it may

@@ -207,13 +207,6 @@ func (m *Manager) BrokerMemberGroup(cluster, brokerName string) BrokerMemberGrou
 	return g
 }
 
-func appendKeys[V any](dst []string, m map[string]V) []string {
-	for k := range m {
-		dst = append(dst, k)
-	}
-	return dst
-}
-
 // javaSetOrder orders broker names as a Java HashSet iterates them.
 func javaSetOrder(names []string) []string {
 	javahash.SortStrings(names, 16, false)

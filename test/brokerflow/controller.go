@@ -52,16 +52,14 @@ func (b *Broker) FindLeader(ctx context.Context) (string, *remoting.Command) {
 // Call sends a leader-gated request, finding the leader first and again on
 // CONTROLLER_NOT_LEADER (2007) or a broken connection, until ctx ends.
 func (b *Broker) Call(ctx context.Context, code int32, ext map[string]string, body []byte) (*remoting.Command, error) {
-	lastErr := errors.New("no controller names a leader")
 	for {
 		resp, err := b.callLeader(ctx, code, ext, body)
 		if err == nil {
 			return resp, nil
 		}
-		lastErr = err
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("code %d: %w (last: %v)", code, ctx.Err(), lastErr)
+			return nil, fmt.Errorf("code %d: %w (last: %v)", code, ctx.Err(), err)
 		case <-time.After(rediscoverPause):
 		}
 	}

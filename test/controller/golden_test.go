@@ -7,7 +7,6 @@ import (
 
 	"context"
 	"encoding/hex"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +17,6 @@ import (
 	"github.com/rmqgo/nameserver/controller"
 	"github.com/rmqgo/nameserver/remoting"
 )
-
-// goldenPath is the Java 5.3 controller capture (see its README.md): a
-// three-node DLedger cluster n0 (leader, 127.0.0.1:9878), n1 (:9868) and
-// n2 (:9858) in group "group1".
-var goldenPath = filepath.Join("..", "..", "..", "shared", "golden", "controller-java-5.3.jsonl")
 
 func decodeHexFrame(t *testing.T, s string) *remoting.Command {
 	t.Helper()

@@ -100,7 +100,7 @@ func acceptLean(ln net.Listener, reply *leanReply, wg *sync.WaitGroup, log hclog
 		go func() {
 			defer wg.Done()
 			defer nc.Close()
-			if err := leanConn(nc, reply); err != nil && !errors.Is(err, io.EOF) {
+			if err := leanConn(nc, reply); !errors.Is(err, io.EOF) {
 				log.Debug("lean connection closed", "error", err)
 			}
 		}()
