@@ -1,5 +1,7 @@
 package route
 
+import "slices"
+
 // A broker address counts as connected while some open connection has
 // carried a registration of it. liveTable.connAddrs lists, per open
 // connection, the addresses registered over it (bounded by what that
@@ -68,6 +70,7 @@ func (l *liveTable) untrackLocked(ch Channel) []string {
 			out = append(out, a)
 		}
 	}
+	slices.Sort(out) // swept in one order, whatever the map's
 	return out
 }
 
