@@ -26,7 +26,7 @@ func (p *parts) recordOwner(cfg *Config) error {
 }
 
 // checkOwner refuses stores another node wrote (keySelfID); stores that
-// name no writer pass (written by an older version).
+// name no writer pass (written by v1.0.0, which records none).
 func (p *parts) checkOwner(cfg *Config) error {
 	owner, err := p.stable.Get(keySelfID)
 	switch {
@@ -62,7 +62,7 @@ func (p *parts) acceptMove(cfg *Config, stored raft.Configuration, g *voteGuard)
 	if string(owner) != cfg.SelfID {
 		return false, fmt.Errorf("%w: self id %s is stored at raft address %s, not %s, and the directory %s was "+
 			"written by %q: only the node that wrote a directory may move it to a new address "+
-			"(a directory that names no writer was last run by an older version: start it once at %s first)",
+			"(a directory that names no writer was last run by v1.0.0: start it once at %s first)",
 			ErrIdentity, cfg.SelfID, old, cfg.selfAddr(), cfg.Dir, owner, old)
 	}
 	if claimsID(p.trans, old, cfg.SelfID) {
