@@ -3,25 +3,24 @@ package namesrv
 import (
 	"strconv"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
 // clusterTopicRoutes is what clusterTopicProcessor needs from the route tables.
 type clusterTopicRoutes interface {
-	ClusterInfo() route.ClusterInfo
-	AllTopics() route.TopicList
-	TopicsByCluster(cluster string) route.TopicList
-	SystemTopics() route.TopicList
-	UnitTopics() route.TopicList
-	HasUnitSubTopics() route.TopicList
-	HasUnitSubUnUnitTopics() route.TopicList
+	ClusterInfo() wire.ClusterInfo
+	AllTopics() wire.TopicList
+	TopicsByCluster(cluster string) wire.TopicList
+	SystemTopics() wire.TopicList
+	UnitTopics() wire.TopicList
+	HasUnitSubTopics() wire.TopicList
+	HasUnitSubUnUnitTopics() wire.TopicList
 	WipeWritePerm(brokerName string) int
 	AddWritePerm(brokerName string) int
 	DeleteTopic(topic, cluster string)
-	RegisterTopic(topic string, queueDatas []route.QueueData)
-	BrokerMemberGroup(cluster, brokerName string) route.BrokerMemberGroup
+	RegisterTopic(topic string, queueDatas []wire.QueueData)
+	BrokerMemberGroup(cluster, brokerName string) wire.BrokerMemberGroup
 }
 
 // clusterTopicProcessor answers the cluster, topic-list, permission and topic
@@ -33,7 +32,7 @@ type clusterTopicProcessor struct {
 
 func (p *clusterTopicProcessor) clusterInfo(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	ci := p.routes.ClusterInfo()
-	return bodyResponse(req, body.AppendClusterInfo(nil, &ci)), nil
+	return bodyResponse(req, wire.AppendClusterInfo(nil, &ci)), nil
 }
 
 func (p *clusterTopicProcessor) wipeWritePerm(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
@@ -66,7 +65,7 @@ func (p *clusterTopicProcessor) systemTopics(_ *remoting.Conn, req *remoting.Com
 
 // unitList serves one of the unit topic lists (311, 312, 313), gated by
 // enableTopicList.
-func (p *clusterTopicProcessor) unitList(list func() route.TopicList) remoting.HandlerFunc {
+func (p *clusterTopicProcessor) unitList(list func() wire.TopicList) remoting.HandlerFunc {
 	return func(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 		if !p.cfg.Load().EnableTopicList {
 			return errorResponse(req, ErrDisabled), nil
@@ -82,7 +81,7 @@ func (p *clusterTopicProcessor) deleteTopic(_ *remoting.Conn, req *remoting.Comm
 
 func (p *clusterTopicProcessor) registerTopic(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	if len(req.Body) > 0 {
-		rd, err := body.DecodeTopicRouteData(req.Body)
+		rd, err := wire.DecodeTopicRouteData(req.Body)
 		if err != nil {
 			return errorResponse(req, err), nil
 		}
@@ -99,12 +98,12 @@ func (p *clusterTopicProcessor) registerTopic(_ *remoting.Conn, req *remoting.Co
 func (p *clusterTopicProcessor) memberGroup(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	g := p.routes.BrokerMemberGroup(req.ExtFields["clusterName"], req.ExtFields["brokerName"])
 	resp := remoting.NewResponse(req, remoting.Success, "not set any response code")
-	resp.Body = body.AppendBrokerMemberGroup(nil, &g)
+	resp.Body = wire.AppendBrokerMemberGroup(nil, &g)
 	return resp, nil
 }
 
-func topicListResponse(req *remoting.Command, tl route.TopicList) *remoting.Command {
-	return bodyResponse(req, body.AppendTopicList(nil, &tl))
+func topicListResponse(req *remoting.Command, tl wire.TopicList) *remoting.Command {
+	return bodyResponse(req, wire.AppendTopicList(nil, &tl))
 }
 
 func bodyResponse(req *remoting.Command, b []byte) *remoting.Command {

@@ -1,6 +1,7 @@
 package route
 
 import (
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -56,9 +57,9 @@ const keyQueues = 4
 // (view and flavour). Routes with static-topic mappings or more than
 // keyQueues queue data have no key.
 type routeKey struct {
-	brokers *BrokerData
+	brokers *wire.BrokerData
 	nb, nq  int
-	queues  [keyQueues]QueueData
+	queues  [keyQueues]wire.QueueData
 	slot    BodySlot
 }
 

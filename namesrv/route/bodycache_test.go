@@ -3,6 +3,7 @@ package route
 import (
 	"testing"
 
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
 )
 
@@ -52,7 +53,7 @@ func TestBodyCacheRetiresReplacedAndWithdrawnSnapshots(t *testing.T) {
 
 // distinctBody is body with WriteQueueNums 1, 2, ... for the topics in
 // order, so that no two of them have equal routes (one snapshot each).
-func distinctBody(counter int64, topics ...string) *RegisterBody {
+func distinctBody(counter int64, topics ...string) *wire.RegisterBody {
 	b := body(counter, topics...)
 	for i, tp := range topics {
 		tc := b.TopicConfigs[tp]

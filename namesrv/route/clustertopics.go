@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rmqgo/nameserver/internal/javahash"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // Topic system flags (TopicSysFlag.java).
@@ -16,13 +17,13 @@ const (
 // WipeWritePerm clears WRITE on every queue of brokerName
 // (WIPE_WRITE_PERM_OF_BROKER) and returns the number of topics touched.
 func (m *Manager) WipeWritePerm(brokerName string) int {
-	return m.changePerm(brokerName, func(p int32) int32 { return p &^ PermWrite })
+	return m.changePerm(brokerName, func(p int32) int32 { return p &^ wire.PermWrite })
 }
 
 // AddWritePerm sets every queue of brokerName to READ|WRITE
 // (ADD_WRITE_PERM_OF_BROKER) and returns the number of topics touched.
 func (m *Manager) AddWritePerm(brokerName string) int {
-	return m.changePerm(brokerName, func(int32) int32 { return PermRead | PermWrite })
+	return m.changePerm(brokerName, func(int32) int32 { return wire.PermRead | wire.PermWrite })
 }
 
 func (m *Manager) changePerm(brokerName string, f func(int32) int32) (n int) {
@@ -59,7 +60,7 @@ func (m *Manager) DeleteTopic(topic, cluster string) {
 // RegisterTopic is REGISTER_TOPIC_IN_NAMESRV. For an existing topic the
 // queues are applied in order until one names an unknown broker group; a
 // new topic is registered only if every broker group is known.
-func (m *Manager) RegisterTopic(topic string, queueDatas []QueueData) {
+func (m *Manager) RegisterTopic(topic string, queueDatas []wire.QueueData) {
 	if len(queueDatas) == 0 {
 		return
 	}
@@ -78,7 +79,7 @@ func (m *Manager) RegisterTopic(topic string, queueDatas []QueueData) {
 	})
 }
 
-func (m *Manager) allKnown(qds []QueueData) bool {
+func (m *Manager) allKnown(qds []wire.QueueData) bool {
 	for _, q := range qds {
 		if m.brokers[q.BrokerName] == nil {
 			return false
@@ -88,11 +89,11 @@ func (m *Manager) allKnown(qds []QueueData) bool {
 }
 
 // ClusterInfo answers GET_BROKER_CLUSTER_INFO with private copies.
-func (m *Manager) ClusterInfo() ClusterInfo {
+func (m *Manager) ClusterInfo() wire.ClusterInfo {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	ci := ClusterInfo{
-		BrokerAddrTable:  make(map[string]BrokerData, len(m.brokers)),
+	ci := wire.ClusterInfo{
+		BrokerAddrTable:  make(map[string]wire.BrokerData, len(m.brokers)),
 		ClusterAddrTable: make(map[string][]string, len(m.clusters)),
 	}
 	for name, b := range m.brokers {
@@ -106,7 +107,7 @@ func (m *Manager) ClusterInfo() ClusterInfo {
 
 // AllTopics lists every topic of topicQueueTable, in the order of Java's
 // TopicList filled from its key set (getAllTopicList).
-func (m *Manager) AllTopics() TopicList {
+func (m *Manager) AllTopics() wire.TopicList {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return newTopicList(rowNames(m.allRows()))
@@ -116,7 +117,7 @@ func (m *Manager) AllTopics() TopicList {
 // cluster; an unknown cluster gives an empty list. Java's getTopicsByCluster
 // adds, for each broker name of the cluster's set, the topics of
 // topicQueueTable that have its QueueData.
-func (m *Manager) TopicsByCluster(cluster string) TopicList {
+func (m *Manager) TopicsByCluster(cluster string) wire.TopicList {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var names []string
@@ -137,7 +138,7 @@ func (m *Manager) TopicsByCluster(cluster string) TopicList {
 // cluster of clusterAddrTable, then its broker names), and the address
 // its HashMap iterates first of the first broker group that has one, in
 // the iteration order of Java's brokerAddrTable.
-func (m *Manager) SystemTopics() TopicList {
+func (m *Manager) SystemTopics() wire.TopicList {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	var added []string
@@ -165,24 +166,24 @@ func (m *Manager) SystemTopics() TopicList {
 }
 
 // UnitTopics lists topics whose first queue has the unit flag.
-func (m *Manager) UnitTopics() TopicList {
+func (m *Manager) UnitTopics() wire.TopicList {
 	return m.topicsByFlag(func(f int32) bool { return f&topicSysFlagUnit != 0 })
 }
 
 // HasUnitSubTopics lists topics whose first queue has the unit-sub flag.
-func (m *Manager) HasUnitSubTopics() TopicList {
+func (m *Manager) HasUnitSubTopics() wire.TopicList {
 	return m.topicsByFlag(func(f int32) bool { return f&topicSysFlagUnitSub != 0 })
 }
 
 // HasUnitSubUnUnitTopics lists topics whose first queue has the unit-sub
 // flag but not the unit flag.
-func (m *Manager) HasUnitSubUnUnitTopics() TopicList {
+func (m *Manager) HasUnitSubUnUnitTopics() wire.TopicList {
 	return m.topicsByFlag(func(f int32) bool {
 		return f&topicSysFlagUnitSub != 0 && f&topicSysFlagUnit == 0
 	})
 }
 
-func (m *Manager) topicsByFlag(match func(int32) bool) TopicList {
+func (m *Manager) topicsByFlag(match func(int32) bool) wire.TopicList {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	names := []string{}
@@ -196,10 +197,10 @@ func (m *Manager) topicsByFlag(match func(int32) bool) TopicList {
 
 // BrokerMemberGroup answers GET_BROKER_MEMBER_GROUP: the addresses of the
 // broker group (the cluster is not checked; unknown gives no addresses).
-func (m *Manager) BrokerMemberGroup(cluster, brokerName string) BrokerMemberGroup {
+func (m *Manager) BrokerMemberGroup(cluster, brokerName string) wire.BrokerMemberGroup {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	g := BrokerMemberGroup{Cluster: cluster, BrokerName: brokerName, BrokerAddrs: map[int64]string{}}
+	g := wire.BrokerMemberGroup{Cluster: cluster, BrokerName: brokerName, BrokerAddrs: map[int64]string{}}
 	if b := m.brokers[brokerName]; b != nil {
 		maps.Copy(g.BrokerAddrs, b.addrs)
 		g.AddrOrder = b.addrOrder()

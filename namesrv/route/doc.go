@@ -46,6 +46,8 @@
 // unregistrations and refusals do what Java does.
 //
 // The package never reads bytes: it has no JSON, no frames and does not
-// import the remoting layer (a BodyCache only stores encodings). Processors decode requests into the types
-// declared here and encode what the Manager returns.
+// import the remoting layer (a BodyCache only stores encodings). Processors
+// decode requests into the values of namesrv/wire, whose codec encodes
+// what the Manager returns; the tables hold and publish those values
+// as they are, with no conversion.
 package route

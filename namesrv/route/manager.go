@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // Manager holds the route tables (RouteInfoManager). All methods are safe
@@ -21,12 +22,12 @@ type Manager struct {
 	// reads and the expiry scan share it. It guards the source tables.
 	mu       sync.RWMutex
 	mut      mutation
-	byBroker map[string]*topicSet                         // brokerName -> topics with its QueueData
-	brokers  map[string]*brokerState                      // brokerAddrTable
-	clusters map[string]map[string]struct{}               // clusterAddrTable
-	filters  map[addrKey][]string                         // filterServerTable
-	mappings map[string]map[string]*TopicQueueMappingInfo // topicQueueMappingInfoTable, copy-on-write per topic
-	addrUses map[string]int                               // address -> the (group, id) pairs mapping to it
+	byBroker map[string]*topicSet                              // brokerName -> topics with its QueueData
+	brokers  map[string]*brokerState                           // brokerAddrTable
+	clusters map[string]map[string]struct{}                    // clusterAddrTable
+	filters  map[addrKey][]string                              // filterServerTable
+	mappings map[string]map[string]*wire.TopicQueueMappingInfo // topicQueueMappingInfoTable, copy-on-write per topic
+	addrUses map[string]int                                    // address -> the (group, id) pairs mapping to it
 	// keptFilters: address -> the clusters whose filter servers of it
 	// outlived a live entry dropped at step 6, until the address is swept.
 	keptFilters map[string]map[string]struct{}
@@ -66,7 +67,7 @@ func NewManager(opts Options) *Manager {
 		brokers:     map[string]*brokerState{},
 		clusters:    map[string]map[string]struct{}{},
 		filters:     map[addrKey][]string{},
-		mappings:    map[string]map[string]*TopicQueueMappingInfo{},
+		mappings:    map[string]map[string]*wire.TopicQueueMappingInfo{},
 		addrUses:    map[string]int{},
 		keptFilters: map[string]map[string]struct{}{},
 		interns:     internTable{},

@@ -3,6 +3,7 @@ package route
 import (
 	"github.com/rmqgo/nameserver/internal/javahash"
 	"github.com/rmqgo/nameserver/internal/yield"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // mutation is the state of one change under the coordinator: what changed,
@@ -16,7 +17,7 @@ type mutation struct {
 	brokers     map[string]struct{}         // broker groups whose BrokerData or filters changed
 	added       []*topicEntry               // new rows of topicQueueTable
 	withdrawals int                         // removed rows still published, until commit withdraws them
-	notes       []MinBrokerIDChange         // 905 notifications to send after unlock
+	notes       []wire.MinBrokerIDChange    // 905 notifications to send after unlock
 	rowAt       []*topicEntry               // putTopics: the row each body key added, by Pos, reused
 	loose       []looseRow                  // putTopics: rows added by keys without a valid Pos
 	order       []int32                     // orderNewRows' iteration order, reused
@@ -53,7 +54,7 @@ func (m *Manager) mutate(fn func(t *mutation)) {
 // releases the coordinator (RouteInfoManager unlocks in finally) and
 // propagates; what fn changed before it stays in the tables, as in Java,
 // and is published by the next mutation's commit.
-func (m *Manager) apply(fn func(t *mutation)) []MinBrokerIDChange {
+func (m *Manager) apply(fn func(t *mutation)) []wire.MinBrokerIDChange {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	t := &m.mut
@@ -69,7 +70,7 @@ func (m *Manager) apply(fn func(t *mutation)) []MinBrokerIDChange {
 }
 
 // commit republishes the affected topics and resets the mutation.
-func (t *mutation) commit() []MinBrokerIDChange {
+func (t *mutation) commit() []wire.MinBrokerIDChange {
 	m := t.m
 	if len(t.brokers) > 0 {
 		m.shared.reset()
@@ -128,7 +129,7 @@ func (t *mutation) republish(e *topicEntry) {
 }
 
 // notify hands 905 notifications to the namesrv layer.
-func (m *Manager) notify(notes []MinBrokerIDChange) {
+func (m *Manager) notify(notes []wire.MinBrokerIDChange) {
 	if m.opts.NotifyMinBrokerIDChange == nil {
 		return
 	}

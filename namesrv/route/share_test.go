@@ -3,6 +3,7 @@ package route
 import (
 	"testing"
 
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
 )
 
@@ -17,7 +18,7 @@ func TestNewDataVersionSameContentSkipsPuts(t *testing.T) {
 
 	require.Equal(t, 2, h.WipeWritePerm("b1"))
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(3, "t1", "t2")))
-	require.Equal(t, PermRead|PermWrite, queueOf(t, h, "t1", "b1").Perm,
+	require.Equal(t, wire.PermRead|wire.PermWrite, queueOf(t, h, "t1", "b1").Perm,
 		"an edit since the last application forces every put")
 
 	changed := body(4, "t1", "t2")
@@ -42,12 +43,12 @@ func TestSkipSurvivesNoEditButNotDeletion(t *testing.T) {
 func TestSkipUsesDecoderPrint(t *testing.T) {
 	h := newHarness(t, false)
 	b1 := body(1, "t1", "t2")
-	b1.Print = PrintTopics(b1.TopicConfigs)
+	b1.Print = wire.PrintTopics(b1.TopicConfigs)
 	require.Equal(t, 2, b1.Print.Count())
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, b1))
 	pubs := h.Stats().Publications
 	b2 := body(2, "t1", "t2")
-	b2.Print = PrintTopics(b2.TopicConfigs)
+	b2.Print = wire.PrintTopics(b2.TopicConfigs)
 	require.Equal(t, b1.Print, b2.Print, "the print ignores the DataVersion")
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, b2))
 	require.Equal(t, pubs, h.Stats().Publications)

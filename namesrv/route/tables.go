@@ -1,6 +1,7 @@
 package route
 
 import (
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"maps"
 	"slices"
 	"sync/atomic"
@@ -20,7 +21,7 @@ type topicEntry struct {
 	// Java's HashMap<String, QueueData> of the topic (queueorder.go).
 	// Published snapshots share it (an interned snapshot's with every
 	// topic on it), so it is replaced, never modified, unless fresh.
-	queues  []QueueData
+	queues  []wire.QueueData
 	fresh   bool   // queues was allocated in the current mutation
 	dirty   bool   // queued for republication in the current mutation
 	removed bool   // dropped from topicQueueTable
@@ -41,18 +42,18 @@ type brokerState struct {
 	cluster, name, zone string
 	actingMaster        bool
 	addrs               map[int64]string
-	order               []int64     // ids of addrs in insertion order (addrorder.go)
-	peak                int         // most ids addrs ever held
-	pub                 *BrokerData // immutable published copy; nil = stale
-	covered             coverage    // topic set known to hold a QueueData of this group
-	applied             applied     // topic content known to be applied for this group
+	order               []int64          // ids of addrs in insertion order (addrorder.go)
+	peak                int              // most ids addrs ever held
+	pub                 *wire.BrokerData // immutable published copy; nil = stale
+	covered             coverage         // topic set known to hold a QueueData of this group
+	applied             applied          // topic content known to be applied for this group
 }
 
 // published returns the immutable BrokerData shared by every snapshot of
 // the broker's topics, rebuilding it after a change.
-func (b *brokerState) published() *BrokerData {
+func (b *brokerState) published() *wire.BrokerData {
 	if b.pub == nil {
-		b.pub = &BrokerData{
+		b.pub = &wire.BrokerData{
 			Cluster:            b.cluster,
 			BrokerName:         b.name,
 			BrokerAddrs:        maps.Clone(b.addrs),
@@ -69,8 +70,8 @@ func (b *brokerState) published() *BrokerData {
 
 // copyData returns a private BrokerData for admin answers. It reads the
 // source fields only, so it is safe under the read lock.
-func (b *brokerState) copyData() BrokerData {
-	return BrokerData{
+func (b *brokerState) copyData() wire.BrokerData {
+	return wire.BrokerData{
 		Cluster:            b.cluster,
 		BrokerName:         b.name,
 		BrokerAddrs:        maps.Clone(b.addrs),
@@ -82,7 +83,7 @@ func (b *brokerState) copyData() BrokerData {
 
 // queueIndex finds the broker's QueueData. Topics have few brokers and
 // their names share storage, so it is an equality scan.
-func queueIndex(qs []QueueData, brokerName string) (int, bool) {
+func queueIndex(qs []wire.QueueData, brokerName string) (int, bool) {
 	for i := range qs {
 		if qs[i].BrokerName == brokerName {
 			return i, true
@@ -93,9 +94,9 @@ func queueIndex(qs []QueueData, brokerName string) (int, bool) {
 
 // writable makes e.queues private to this mutation, with room for grow
 // more elements.
-func (t *mutation) writable(e *topicEntry, grow int) []QueueData {
+func (t *mutation) writable(e *topicEntry, grow int) []wire.QueueData {
 	if !e.fresh {
-		qs := make([]QueueData, len(e.queues), len(e.queues)+grow)
+		qs := make([]wire.QueueData, len(e.queues), len(e.queues)+grow)
 		copy(qs, e.queues)
 		e.queues, e.fresh = qs, true
 	}
@@ -142,7 +143,7 @@ func (t *mutation) entry(topic string, create bool) *topicEntry {
 
 // putQueue stores q under topic, replacing the broker's QueueData only if
 // it differs (createAndUpdateQueueData). It reports whether anything changed.
-func (t *mutation) putQueue(topic string, q QueueData) bool {
+func (t *mutation) putQueue(topic string, q wire.QueueData) bool {
 	e := t.entry(topic, true)
 	i, found := queueIndex(e.queues, q.BrokerName)
 	if found && e.queues[i] == q {

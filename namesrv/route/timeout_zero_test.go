@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
 )
 
@@ -13,7 +14,7 @@ import (
 func TestHeartbeatTimeoutZeroExpiresAtNextScan(t *testing.T) {
 	h := newHarness(t, false)
 	r := reg("c1", "b1", "a1", 0, body(1, "t1", "t2"))
-	r.HeartbeatTimeoutMillis = HeartbeatTimeoutNone
+	r.HeartbeatTimeoutMillis = wire.HeartbeatTimeoutNone
 	mustRegister(t, h, r)
 	start := h.clock.Mono()
 	require.Equal(t, 0, h.ScanExpired(start), "not before its last refresh")

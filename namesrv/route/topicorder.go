@@ -2,10 +2,10 @@ package route
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 
 	"github.com/rmqgo/nameserver/internal/javahash"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // topicQueueTable is RouteInfoManager's new ConcurrentHashMap<>(1024):
@@ -32,7 +32,7 @@ type looseRow struct {
 
 // noteFresh records that body key k, at place pos, added the last added
 // row; first sizes the record for the body.
-func (t *mutation) noteFresh(body *RegisterBody, k string, pos int32, first bool) {
+func (t *mutation) noteFresh(body *wire.RegisterBody, k string, pos int32, first bool) {
 	n := len(body.TopicConfigs)
 	if first {
 		t.rowAt = slices.Grow(t.rowAt[:0], n)[:n]
@@ -59,7 +59,7 @@ func (t *mutation) resetFresh() {
 // of topicQueueTable. The walk is the map's iteration order, which is not
 // the body's: it goes bucket by bucket, and the map's resizes reverse
 // parts of its bins (javahash.ConcurrentHashMap).
-func (t *mutation) orderNewRows(body *RegisterBody, base uint64) {
+func (t *mutation) orderNewRows(body *wire.RegisterBody, base uint64) {
 	keys := body.KeyOrder()
 	if len(t.loose) > 0 {
 		t.placeLoose(keys)
@@ -115,18 +115,6 @@ func (t *mutation) placeLoose(keys []string) {
 // (new ConcurrentHashMap<>()).
 const tcTableBuckets = 16
 
-// KeyOrder returns the keys of the body's topic table in body order (Keys);
-// for a body built in memory, whose Keys do not match its table, in name
-// order (String.compareTo).
-func (b *RegisterBody) KeyOrder() []string {
-	if len(b.Keys) == len(b.TopicConfigs) {
-		return b.Keys
-	}
-	keys := slices.Collect(maps.Keys(b.TopicConfigs))
-	slices.SortFunc(keys, javahash.Compare)
-	return keys
-}
-
 // tableOrder sorts rows in the iteration order of Java's topicQueueTable:
 // by bucket of a table sized for the most topics it ever held (a
 // ConcurrentHashMap never shrinks), then in the order they were added
@@ -160,8 +148,8 @@ func (m *Manager) allRows() []*topicEntry {
 // newTopicList builds a TopicList whose set (ConcurrentHashMap.newKeySet)
 // received names in the given order: Java's TopicList body lists them in
 // that set's iteration order.
-func newTopicList(names []string) TopicList {
-	return TopicList{TopicList: javahash.InsertionOrder(names, javahash.ConcurrentDefault, javahash.StringHash)}
+func newTopicList(names []string) wire.TopicList {
+	return wire.TopicList{TopicList: javahash.InsertionOrder(names, javahash.ConcurrentDefault, javahash.StringHash)}
 }
 
 // rowNames returns the names of rows.

@@ -1,18 +1,12 @@
 package route
 
-// BodyDigest identifies a registration body: a hash (the namesrv
-// processor's registerDigest: half of a seeded 128-bit XXH3 of the body,
-// and a seeded 64-bit maphash over all of it, the body's length and
-// whatever else changes how the body decodes or whom it belongs to:
-// broker name and id, request version, compressed flag, bodyCrc32; 16
-// bytes). The zero value means "none".
-type BodyDigest [16]byte
+import "github.com/rmqgo/nameserver/namesrv/wire"
 
 // bodyMemo is what a live entry keeps of the body last applied for it, so
 // that a byte-identical re-registration can be answered without decoding
 // the body (32 bytes per live broker). Coordinator only.
 type bodyMemo struct {
-	digest   BodyDigest
+	digest   wire.BodyDigest
 	removals uint64 // Manager.removals right after the body was applied
 	applied  bool   // step 10 ran: the broker was a master or prime slave
 }
@@ -24,8 +18,8 @@ type bodyMemo struct {
 // the broker's liveness (a new generation, channel, HA address and timeout
 // from the header) and answer the same; the caller then decodes the body
 // and calls RegisterBroker.
-func (m *Manager) RegisterUnchanged(req RegisterRequest) (res RegisterResult, ok bool) {
-	if req.BodyDigest == (BodyDigest{}) {
+func (m *Manager) RegisterUnchanged(req wire.RegisterRequest) (res wire.RegisterResult, ok bool) {
+	if req.BodyDigest == (wire.BodyDigest{}) {
 		return res, false
 	}
 	m.mutate(func(t *mutation) { res, ok = t.registerUnchanged(req) })
@@ -36,19 +30,19 @@ func (m *Manager) RegisterUnchanged(req RegisterRequest) (res RegisterResult, ok
 	return res, ok
 }
 
-func (t *mutation) registerUnchanged(req RegisterRequest) (RegisterResult, bool) {
+func (t *mutation) registerUnchanged(req wire.RegisterRequest) (wire.RegisterResult, bool) {
 	m := t.m
 	k := addrKey{req.ClusterName, req.BrokerAddr}
 	e := m.live.m[k]
 	if e == nil || e.memo.digest != req.BodyDigest || t.settings.DeleteTopicWithBrokerRegistration {
-		return RegisterResult{}, false // no body to compare, or step 10b would walk the table
+		return wire.RegisterResult{}, false // no body to compare, or step 10b would walk the table
 	}
 	b := m.brokers[req.BrokerName]
 	if b == nil || !t.sameGroup(b, req) {
-		return RegisterResult{}, false
+		return wire.RegisterResult{}, false
 	}
 	if t.appliesTopics(b, req) && (!e.memo.applied || e.memo.removals != m.removals) {
-		return RegisterResult{}, false // step 10 might find topics to add
+		return wire.RegisterResult{}, false // step 10 might find topics to add
 	}
 	// Step 11: the body's DataVersion is the one stored. The memo stays as
 	// it is: its removals epoch vouches for topics applied back then, and
@@ -63,7 +57,7 @@ func (t *mutation) registerUnchanged(req RegisterRequest) (RegisterResult, bool)
 // sameGroup reports whether steps 1-8 of the registration would change
 // nothing: the group is in the cluster, has the registrant's zone and
 // enableActingMaster, and maps the address to the broker id only.
-func (t *mutation) sameGroup(b *brokerState, req RegisterRequest) bool {
+func (t *mutation) sameGroup(b *brokerState, req wire.RegisterRequest) bool {
 	if _, in := t.m.clusters[req.ClusterName][req.BrokerName]; !in {
 		return false
 	}
@@ -83,8 +77,8 @@ func (t *mutation) sameGroup(b *brokerState, req RegisterRequest) bool {
 // appliesTopics is step 9: whether the registrant is a master or the
 // prime slave of an acting-master registration, whose topics step 10
 // applies.
-func (t *mutation) appliesTopics(b *brokerState, req RegisterRequest) bool {
-	if req.BrokerID == MasterID {
+func (t *mutation) appliesTopics(b *brokerState, req wire.RegisterRequest) bool {
+	if req.BrokerID == wire.MasterID {
 		return true
 	}
 	minNow, _ := minKey(b.addrs)

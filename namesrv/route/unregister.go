@@ -2,6 +2,7 @@ package route
 
 import (
 	"cmp"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"slices"
 	"sort"
 	"sync"
@@ -11,7 +12,7 @@ import (
 // unregReq is a queued unregistration, fenced by the generation of the
 // live entry it targets (0 when there was none).
 type unregReq struct {
-	UnregisterRequest
+	wire.UnregisterRequest
 	gen uint64
 }
 
@@ -45,7 +46,7 @@ func (q *unregQueue) add(n int) {
 // Unregister queues an UNREGISTER_BROKER, fenced by the generation of the
 // broker's current live entry. It returns false when the queue is full
 // (the processor answers code 1).
-func (m *Manager) Unregister(req UnregisterRequest) bool {
+func (m *Manager) Unregister(req wire.UnregisterRequest) bool {
 	gen := m.live.genOf(addrKey{req.ClusterName, req.BrokerAddr})
 	return m.enqueue(unregReq{UnregisterRequest: req, gen: gen})
 }
@@ -248,7 +249,7 @@ func (t *mutation) cleanTopics(ub *unregBatch) {
 		}
 		for e := range m.byBroker[name].all() {
 			if i, ok := queueIndex(e.queues, name); ok {
-				t.setPerm(e, name, e.queues[i].Perm&^PermWrite)
+				t.setPerm(e, name, e.queues[i].Perm&^wire.PermWrite)
 			}
 		}
 	}
@@ -281,9 +282,9 @@ func (t *mutation) notifyOffline(offline map[string]string) {
 // minIDChange builds a 905 for the group addrs (notifyMinBrokerIdChanged
 // and chooseBrokerAddrsToNotify): after an unregistration or for a single
 // address every member is told, otherwise every member but the new minimum.
-func minIDChange(addrs map[int64]string, offline, ha string) MinBrokerIDChange {
+func minIDChange(addrs map[int64]string, offline, ha string) wire.MinBrokerIDChange {
 	minID, _ := minKey(addrs)
-	n := MinBrokerIDChange{MinBrokerID: minID, MinBrokerAddr: addrs[minID], OfflineBrokerAddr: offline, HABrokerAddr: ha}
+	n := wire.MinBrokerIDChange{MinBrokerID: minID, MinBrokerAddr: addrs[minID], OfflineBrokerAddr: offline, HABrokerAddr: ha}
 	ids := make([]int64, 0, len(addrs))
 	for id := range addrs {
 		if offline != "" || len(addrs) == 1 || id != minID {
@@ -303,7 +304,7 @@ func minIDChange(addrs map[int64]string, offline, ha string) MinBrokerIDChange {
 // filter-server entries (Java would leave them forever). Caller holds the
 // coordinator.
 func (m *Manager) unregFor(x expired) unregReq {
-	r := unregReq{UnregisterRequest: UnregisterRequest{ClusterName: x.key.cluster, BrokerAddr: x.key.addr}, gen: x.gen}
+	r := unregReq{UnregisterRequest: wire.UnregisterRequest{ClusterName: x.key.cluster, BrokerAddr: x.key.addr}, gen: x.gen}
 	if b := m.brokers[x.name]; b != nil && b.cluster == x.key.cluster {
 		// A registration drops the other ids of its address (step 5), so
 		// the registered id, when it still maps to the address, is the only one.

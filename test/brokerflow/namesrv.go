@@ -8,8 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -43,17 +42,17 @@ func (b *Broker) RegisterNameServers(ctx context.Context, brokerID int64, master
 func (b *Broker) registerRequest(brokerID int64, masterEpoch int32) (*remoting.Command, error) {
 	b.mu.Lock()
 	b.nsVersion++
-	dv := route.DataVersion{Counter: b.nsVersion, StateVersion: int64(masterEpoch), Timestamp: time.Now().UnixMilli()}
+	dv := wire.DataVersion{Counter: b.nsVersion, StateVersion: int64(masterEpoch), Timestamp: time.Now().UnixMilli()}
 	b.mu.Unlock()
-	rb := &route.RegisterBody{DataVersion: dv, TopicConfigs: b.systemTopics(), FilterServerList: []string{}}
-	data, err := body.EncodeRegisterBody(rb, remoting.CurrentVersion, false)
+	rb := &wire.RegisterBody{DataVersion: dv, TopicConfigs: b.systemTopics(), FilterServerList: []string{}}
+	data, err := wire.EncodeRegisterBody(rb, remoting.CurrentVersion, false)
 	if err != nil {
 		return nil, err
 	}
 	ext := map[string]string{"brokerAddr": b.addr, "brokerId": strconv.FormatInt(brokerID, 10),
 		"brokerName": b.cfg.Name, "clusterName": b.cfg.Cluster, "haServerAddr": b.haAddr(),
 		"enableActingMaster": "false", "compressed": "false",
-		"bodyCrc32": strconv.FormatInt(int64(body.CRC32(data)), 10)}
+		"bodyCrc32": strconv.FormatInt(int64(wire.CRC32(data)), 10)}
 	return remoting.NewRequest(remoting.RegisterBroker, ext, data), nil
 }
 
@@ -67,12 +66,12 @@ func (b *Broker) haAddr() string {
 // systemTopics are the topics every Java broker registers
 // (TopicConfigManager): its cluster, its name, SELF_TEST_TOPIC and
 // rmq_sys_SYNC_BROKER_MEMBER_<name>.
-func (b *Broker) systemTopics() map[string]route.TopicConfig {
-	const rw = route.PermRead | route.PermWrite
-	m := map[string]route.TopicConfig{}
-	for name, perm := range map[string]int32{b.cfg.Cluster: rw | route.PermInherit, b.cfg.Name: rw | route.PermInherit,
-		"SELF_TEST_TOPIC": rw, "rmq_sys_SYNC_BROKER_MEMBER_" + b.cfg.Name: route.PermInherit} {
-		m[name] = route.TopicConfig{TopicName: name, ReadQueueNums: 1, WriteQueueNums: 1, Perm: perm,
+func (b *Broker) systemTopics() map[string]wire.TopicConfig {
+	const rw = wire.PermRead | wire.PermWrite
+	m := map[string]wire.TopicConfig{}
+	for name, perm := range map[string]int32{b.cfg.Cluster: rw | wire.PermInherit, b.cfg.Name: rw | wire.PermInherit,
+		"SELF_TEST_TOPIC": rw, "rmq_sys_SYNC_BROKER_MEMBER_" + b.cfg.Name: wire.PermInherit} {
+		m[name] = wire.TopicConfig{TopicName: name, ReadQueueNums: 1, WriteQueueNums: 1, Perm: perm,
 			TopicFilterType: "SINGLE_TAG", Attributes: map[string]string{}}
 	}
 	return m
@@ -88,7 +87,7 @@ func (b *Broker) MemberGroup(ctx context.Context, ns string) (map[int64]string, 
 	if err := expect("get broker member group (901) from "+ns, resp, remoting.Success); err != nil {
 		return nil, err
 	}
-	g, err := body.DecodeBrokerMemberGroup(resp.Body)
+	g, err := wire.DecodeBrokerMemberGroup(resp.Body)
 	if err != nil {
 		return nil, fmt.Errorf("901 body from %s: %w", ns, err)
 	}
