@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/rmqgo/nameserver/namesrv/route"
 )
 
 // TestDashboardUsesExportedMetrics checks that every series name the
@@ -46,7 +44,7 @@ func TestDashboardUsesExportedMetrics(t *testing.T) {
 func fullRegistry() *Registry {
 	reg := NewProcessRegistry()
 	n := NewNamesrv(reg, NamesrvSource{
-		Routes: func() route.Stats { return route.Stats{} },
+		Routes: func() RouteStats { return RouteStats{} },
 		KV:     func() (int, int) { return 0, 0 },
 		Ready:  func() error { return nil },
 	})
