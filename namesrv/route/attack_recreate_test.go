@@ -38,7 +38,7 @@ func TestAttackRecreatedTopicNeverMissing(t *testing.T) {
 	req := reg("c1", "b1", "a1", 0, aliasBody(2, "t", 3))
 	var during *TopicSnapshot
 	h.mutate(func(tx *mutation) {
-		_, err := tx.register(req, req.Body, printOf(req.Body))
+		_, err := tx.register(req, req.Body, topicsDigestOf(req.Body))
 		require.NoError(t, err)
 		during = h.Lookup("t") // lock-free: what a concurrent lookup sees before the commit
 	})

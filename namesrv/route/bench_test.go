@@ -79,7 +79,7 @@ func benchRegister(b *testing.B, kind int) {
 	}
 	for _, bd := range bodies {
 		if kind != regUnchangedUnprinted {
-			bd.Print = wire.PrintTopics(bd.TopicConfigs) // as body's decoders fill it
+			bd.TopicsDigest = wire.DigestTopics(bd.TopicConfigs) // as body's decoders fill it
 		}
 	}
 	req := reg("c1", "b0", "10.0.0.0:10911", 0, bodies[0])

@@ -24,7 +24,7 @@
 // the Manager uncounts them when the last snapshot holding them is no
 // longer published by any topic.
 //
-// A registration is fingerprinted (TopicsPrint, filled by the decoders)
+// A registration's topic table is digested (TopicsDigest, filled by the decoders)
 // before the coordinator is taken: a new DataVersion whose topic content
 // is the one last applied, with no QueueData changed since, changes
 // nothing and is not re-applied. Long loops under the coordinator yield

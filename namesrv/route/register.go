@@ -17,8 +17,8 @@ func (m *Manager) RegisterBroker(req wire.RegisterRequest) (res wire.RegisterRes
 	if body == nil {
 		body = &wire.RegisterBody{}
 	}
-	prints := printOf(body) // outside the coordinator
-	m.mutate(func(t *mutation) { res, err = t.register(req, body, prints) })
+	digest := topicsDigestOf(body) // outside the coordinator
+	m.mutate(func(t *mutation) { res, err = t.register(req, body, digest) })
 	if err != nil {
 		m.log.Warn("register broker refused: one topic from an unknown id", "cluster", req.ClusterName,
 			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
@@ -26,7 +26,7 @@ func (m *Manager) RegisterBroker(req wire.RegisterRequest) (res wire.RegisterRes
 	return res, err
 }
 
-func (t *mutation) register(req wire.RegisterRequest, body *wire.RegisterBody, prints wire.TopicsPrint) (wire.RegisterResult, error) {
+func (t *mutation) register(req wire.RegisterRequest, body *wire.RegisterBody, digest wire.TopicsDigest) (wire.RegisterResult, error) {
 	m := t.m
 	k := addrKey{req.ClusterName, req.BrokerAddr}
 	m.live.track(req.Channel, req.BrokerAddr)
@@ -60,7 +60,7 @@ func (t *mutation) register(req wire.RegisterRequest, body *wire.RegisterBody, p
 	isPrimeSlave := req.EnableActingMaster != nil && !isMaster && req.BrokerID == minNow
 	applies := (isMaster || isPrimeSlave) && !body.TopicTableNull
 	if applies {
-		t.applyTopics(req, body, b, registerFirst, isPrimeSlave, prints) // step 10
+		t.applyTopics(req, body, b, registerFirst, isPrimeSlave, digest) // step 10
 	}
 	if _, had := m.live.m[k]; !had {
 		m.log.Info("new broker registered", "cluster", k.cluster, "addr", k.addr, "ha", req.HAServerAddr)
@@ -171,7 +171,7 @@ func (m *Manager) idHeldByNewer(b *brokerState, req wire.RegisterRequest, body *
 // new DataVersion every topic is put, unless the content is the one last
 // applied and no QueueData changed since: then every put would be a no-op.
 func (t *mutation) applyTopics(req wire.RegisterRequest, body *wire.RegisterBody, b *brokerState, registerFirst, primeSlave bool,
-	prints wire.TopicsPrint) {
+	digest wire.TopicsDigest) {
 	m := t.m
 	k := addrKey{req.ClusterName, req.BrokerAddr}
 	all := registerFirst || body.DataVersionUnstamped || m.dvChanged(k, body.DataVersion)
@@ -179,18 +179,18 @@ func (t *mutation) applyTopics(req wire.RegisterRequest, body *wire.RegisterBody
 		t.deleteMissing(b.name, body.TopicConfigs)
 	}
 	n, strip := len(body.TopicConfigs), primeSlave && b.actingMaster
-	cov := coverage{prints.Names(), n, m.removals, true}
+	cov := coverage{digest.Names(), n, m.removals, true}
 	switch {
 	case !all && b.covered == cov:
 		return
-	case all && b.applied == applied{prints.Content(), n, m.edits, strip, true}:
+	case all && b.applied == applied{digest.Content(), n, m.edits, strip, true}:
 	default:
 		t.putTopics(b, body, all, strip)
 		if all {
-			b.applied = applied{prints.Content(), n, m.edits, strip, true}
+			b.applied = applied{digest.Content(), n, m.edits, strip, true}
 		}
 	}
-	b.covered = coverage{prints.Names(), n, m.removals, true}
+	b.covered = coverage{digest.Names(), n, m.removals, true}
 	if all {
 		t.putMappings(body.MappingInfos)
 	}
@@ -333,13 +333,13 @@ func (m *Manager) masterOf(b *brokerState, req wire.RegisterRequest) wire.Regist
 	return wire.RegisterResult{HAServerAddr: e.ha, MasterAddr: master}
 }
 
-// printOf returns the body's print, computing it when the decoder did not
+// topicsDigestOf returns the body's topics digest, computing it when the decoder did not
 // (or the table no longer has the count it was computed for).
-func printOf(b *wire.RegisterBody) wire.TopicsPrint {
-	if b.Print.Count() == len(b.TopicConfigs) {
-		return b.Print
+func topicsDigestOf(b *wire.RegisterBody) wire.TopicsDigest {
+	if b.TopicsDigest.Count() == len(b.TopicConfigs) {
+		return b.TopicsDigest
 	}
-	return wire.PrintTopics(b.TopicConfigs)
+	return wire.DigestTopics(b.TopicConfigs)
 }
 
 // coverage remembers the topic set of the group's last registration: all
@@ -347,10 +347,10 @@ func printOf(b *wire.RegisterBody) wire.TopicsPrint {
 // epoch. While no QueueData has been removed since, a registration with
 // the same set and an unchanged DataVersion has nothing to add.
 type coverage struct {
-	print uint64 // TopicsPrint.names
-	count int
-	epoch uint64
-	valid bool
+	digest uint64 // TopicsDigest.Names
+	count  int
+	epoch  uint64
+	valid  bool
 }
 
 // applied remembers the content of the group's last full application
@@ -359,9 +359,9 @@ type coverage struct {
 // no QueueData anywhere has changed since, a registration with the same
 // content, even under a new DataVersion, would change nothing.
 type applied struct {
-	print uint64 // TopicsPrint.content
-	count int
-	epoch uint64
-	strip bool // WRITE was stripped (prime slave of an acting-master group)
-	valid bool
+	digest uint64 // TopicsDigest.Content
+	count  int
+	epoch  uint64
+	strip  bool // WRITE was stripped (prime slave of an acting-master group)
+	valid  bool
 }

@@ -32,7 +32,7 @@ func benchNewTopics(b *testing.B, size int) {
 	fillTable(b, m, size)
 	topics := topicNames("new-topic-", scaleBenchTopics)
 	req := reg("c1", "bnew", "10.9.9.9:10911", 0, body(1, topics...))
-	req.Body.Print = wire.PrintTopics(req.Body.TopicConfigs)
+	req.Body.TopicsDigest = wire.DigestTopics(req.Body.TopicConfigs)
 	un := wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: req.BrokerAddr, BrokerName: req.BrokerName}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -69,7 +69,7 @@ func fillTableWith(tb testing.TB, m *Manager, size int, distinct bool) {
 		if distinct {
 			bd = distinctBody(1, names...)
 		}
-		bd.Print = wire.PrintTopics(bd.TopicConfigs)
+		bd.TopicsDigest = wire.DigestTopics(bd.TopicConfigs)
 		if _, err := m.RegisterBroker(reg("c1", fmt.Sprintf("b%d", i), fmt.Sprintf("10.0.%d.%d:10911", i/250, i%250), 0, bd)); err != nil {
 			tb.Fatal(err)
 		}

@@ -128,14 +128,14 @@ func (r *frameReader) dataVersion(rb *RegisterBody) error {
 
 // topicConfigs reads the topic count and TopicConfig.encode() lines into
 // rb.TopicConfigs, keyed by topic name (a later duplicate wins, in the
-// first one's place in rb.Keys), and fingerprints them into rb.Print.
+// first one's place in rb.Keys), and digests them into rb.TopicsDigest.
 func (r *frameReader) topicConfigs(rb *RegisterBody) error {
 	n, err := r.count()
 	if err != nil {
 		return err
 	}
 	m, keys := newTopicTable(n)
-	p := &rb.Print
+	p := &rb.TopicsDigest
 	rb.TopicConfigs = m
 	for range n {
 		line, err := r.chunk()
@@ -153,7 +153,7 @@ func (r *frameReader) topicConfigs(rb *RegisterBody) error {
 		yield.At(p.Count())
 	}
 	if p.Count() != len(m) {
-		*p = PrintTopics(m) // duplicates replaced earlier entries
+		*p = DigestTopics(m) // duplicates replaced earlier entries
 		keys = firstOccurrences(keys, m)
 	}
 	rb.Keys = keys

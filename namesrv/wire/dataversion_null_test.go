@@ -71,7 +71,7 @@ func TestRepeatedWrapperIsANewWrapper(t *testing.T) {
 	require.Equal(t, DataVersion{}, rb.DataVersion)
 	require.Equal(t, []string{"B"}, rb.Keys)
 	require.Len(t, rb.TopicConfigs, 1)
-	require.Equal(t, PrintTopics(rb.TopicConfigs), rb.Print)
+	require.Equal(t, DigestTopics(rb.TopicConfigs), rb.TopicsDigest)
 
 	rb, err = DecodeRegisterBody([]byte(`{`+first+`,"topicConfigSerializeWrapper":null}`), 479, false)
 	require.NoError(t, err)
@@ -86,7 +86,7 @@ func TestRepeatedWrapperIsANewWrapper(t *testing.T) {
 	require.Equal(t, []string{"B", "C"}, rb.Keys, "a new map per topicConfigTable")
 	require.Len(t, rb.TopicConfigs, 2)
 	require.Equal(t, int32(1), rb.TopicConfigs["C"].Pos)
-	require.Equal(t, PrintTopics(rb.TopicConfigs), rb.Print)
+	require.Equal(t, DigestTopics(rb.TopicConfigs), rb.TopicsDigest)
 }
 
 // TestDataVersionNullFlag: a null DataVersion (fastjson sets the null) is

@@ -132,7 +132,7 @@ func decodeRegisterMember(s *scanner, key []byte, rb *RegisterBody) (err error) 
 func newTable(rb *RegisterBody) {
 	clear(rb.TopicConfigs)
 	clear(rb.Keys)
-	rb.Keys, rb.Print = rb.Keys[:0], TopicsPrint{}
+	rb.Keys, rb.TopicsDigest = rb.Keys[:0], TopicsDigest{}
 }
 
 // decodeWrapperMember decodes one TopicConfig(AndMapping)SerializeWrapper
@@ -161,12 +161,12 @@ func decodeWrapperMember(s *scanner, key []byte, rb *RegisterBody, mapping bool)
 }
 
 // decodeTopicConfigTable reads topic -> TopicConfig into rb.TopicConfigs
-// and rb.Keys, folding each entry into rb.Print; a null value is
+// and rb.Keys, folding each entry into rb.TopicsDigest; a null value is
 // ErrNullTopicConfig, a null table sets rb.TopicTableNull.
 // It yields the processor every yieldEvery topics so a large body does not
 // hold it for milliseconds.
 func decodeTopicConfigTable(s *scanner, rb *RegisterBody) error {
-	m, p := rb.TopicConfigs, &rb.Print
+	m, p := rb.TopicConfigs, &rb.TopicsDigest
 	present, err := s.object(func(key []byte) error {
 		k := string(key)
 		tc, present, err := decodeTopicConfig(s, k)
@@ -181,7 +181,7 @@ func decodeTopicConfigTable(s *scanner, rb *RegisterBody) error {
 		return err
 	})
 	if p.Count() != len(m) {
-		*p = PrintTopics(m) // duplicate keys replaced earlier entries
+		*p = DigestTopics(m) // duplicate keys replaced earlier entries
 		rb.Keys = firstOccurrences(rb.Keys, m)
 	}
 	rb.TopicTableNull = !present && err == nil

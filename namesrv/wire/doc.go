@@ -4,7 +4,7 @@
 // ClusterInfo, TopicList, BrokerMemberGroup, DataVersion, TopicConfig,
 // RegisterBody and the static-topic mapping, types.go), the decoded
 // REGISTER_BROKER and UNREGISTER_BROKER requests with what they answer
-// (requests.go), the digests of a registration (BodyDigest, TopicsPrint),
+// (requests.go), the digests of a registration (BodyDigest of the bytes, TopicsDigest of the topic table),
 // and the codec of the bodies: the fastjson-compatible JSON of
 // TopicRouteData, ClusterInfo, TopicList, KVTable, DataVersion and
 // BrokerMemberGroup, and the REGISTER_BROKER body in its JSON, legacy and
@@ -18,7 +18,7 @@
 // unquoted numeric map keys and quoted numbers; they never panic and bound
 // the work a hostile body can cause.
 //
-// The register decoders fill RegisterBody.Print while the table is hot and
+// The register decoders fill RegisterBody.TopicsDigest while the table is hot and
 // yield the processor to waiting goroutines every few hundred topics; a
 // caller done with a decoded body hands its topic table back with
 // ReleaseRegisterBody.

@@ -28,8 +28,8 @@ func sampleRegister(topics int) *RegisterBody {
 	tc := rb.TopicConfigs["T0"]
 	tc.Attributes, tc.TopicFilterType = map[string]string{"+message.type": "NORMAL"}, FilterMultiTag
 	rb.TopicConfigs["T0"] = tc
-	rb.Print = PrintTopics(rb.TopicConfigs) // every decoder fills it
-	rb.Keys = rb.KeyOrder()                 // the encoders write them in this order
+	rb.TopicsDigest = DigestTopics(rb.TopicConfigs) // every decoder fills it
+	rb.Keys = rb.KeyOrder()                         // the encoders write them in this order
 	for i, k := range rb.Keys {
 		tc := rb.TopicConfigs[k]
 		tc.Pos = int32(i)
@@ -194,7 +194,7 @@ func TestCRC32(t *testing.T) {
 	require.Equal(t, int32(0x3610A686&0x7FFFFFFF), CRC32([]byte("hello")))
 }
 
-// TestRegisterPrintDuplicates checks that the decoders' print is the print
+// TestRegisterPrintDuplicates checks that the decoders' digest is the digest
 // of the final table when a later duplicate key replaced an entry.
 func TestRegisterPrintDuplicates(t *testing.T) {
 	js := `{"topicConfigSerializeWrapper":{"topicConfigTable":{"A":{"topicName":"A","perm":6},` +
@@ -203,8 +203,8 @@ func TestRegisterPrintDuplicates(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, rb.TopicConfigs, 2)
 	require.Equal(t, int32(2), rb.TopicConfigs["A"].Perm)
-	require.Equal(t, PrintTopics(rb.TopicConfigs), rb.Print)
-	require.Equal(t, 2, rb.Print.Count())
+	require.Equal(t, DigestTopics(rb.TopicConfigs), rb.TopicsDigest)
+	require.Equal(t, 2, rb.TopicsDigest.Count())
 
 	lines := []string{"A 1 2 6 SINGLE_TAG {}", "B 3 4 2 MULTI_TAG {}", "A 1 2 2 SINGLE_TAG {}"}
 	rb, err = DecodeRegisterBody(compressedRaw(t, rawBody(3, lines, "[]")), 479, true)
@@ -214,13 +214,13 @@ func TestRegisterPrintDuplicates(t *testing.T) {
 	require.Equal(t, int32(0), rb.TopicConfigs["A"].Pos)
 	require.Equal(t, int32(1), rb.TopicConfigs["B"].Pos)
 	require.Equal(t, int32(2), rb.TopicConfigs["A"].Perm, "and takes the last value")
-	require.Equal(t, PrintTopics(rb.TopicConfigs), rb.Print)
+	require.Equal(t, DigestTopics(rb.TopicConfigs), rb.TopicsDigest)
 
 	other := maps.Clone(rb.TopicConfigs)
 	tc := other["B"]
 	tc.WriteQueueNums++
 	other["B"] = tc
-	require.NotEqual(t, rb.Print, PrintTopics(other), "a queue count is part of the print")
+	require.NotEqual(t, rb.TopicsDigest, DigestTopics(other), "a queue count is part of the digest")
 }
 
 // TestReleaseRegisterBodyReusesTable: a released table comes back empty

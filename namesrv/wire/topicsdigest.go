@@ -7,42 +7,42 @@ import (
 	"github.com/rmqgo/nameserver/internal/yield"
 )
 
-// printSeed keys every TopicsPrint of the process.
-var printSeed = maphash.MakeSeed()
+// topicsSeed keys every TopicsDigest of the process.
+var topicsSeed = maphash.MakeSeed()
 
-// TopicsPrint is an order-independent fingerprint of a registration's
+// TopicsDigest is an order-independent digest of a registration's
 // topic table: of the topic names, and of the queue fields a QueueData is
 // built from. Each part is a sum of seeded 64-bit hashes, so equal tables
-// give equal prints and different ones collide with probability about
+// give equal digests and different ones collide with probability about
 // 2^-64. The zero value means "not computed".
-type TopicsPrint struct {
+type TopicsDigest struct {
 	names, content uint64
 	count          int // topics folded in
 }
 
 // Add folds one entry of the table into p. Call it exactly once per entry
 // of the final table (a decoder that overwrites a duplicate key must start
-// over with PrintTopics).
-func (p *TopicsPrint) Add(tc TopicConfig) {
-	h := maphash.String(printSeed, tc.TopicName)
+// over with DigestTopics).
+func (p *TopicsDigest) Add(tc TopicConfig) {
+	h := maphash.String(topicsSeed, tc.TopicName)
 	p.names += h
 	p.content += contentHash(h, tc)
 	p.count++
 }
 
 // Count is the number of entries folded in.
-func (p *TopicsPrint) Count() int { return p.count }
+func (p *TopicsDigest) Count() int { return p.count }
 
 // Names is the sum of the topic-name hashes: equal for equal topic sets.
-func (p *TopicsPrint) Names() uint64 { return p.names }
+func (p *TopicsDigest) Names() uint64 { return p.names }
 
 // Content is the sum of the hashes of each topic's queue fields: equal
 // for tables that build the same QueueData.
-func (p *TopicsPrint) Content() uint64 { return p.content }
+func (p *TopicsDigest) Content() uint64 { return p.content }
 
-// PrintTopics computes the print of tcs.
-func PrintTopics(tcs map[string]TopicConfig) TopicsPrint {
-	var p TopicsPrint
+// DigestTopics computes the digest of tcs.
+func DigestTopics(tcs map[string]TopicConfig) TopicsDigest {
+	var p TopicsDigest
 	for _, tc := range tcs {
 		yield.At(p.count)
 		p.Add(tc)

@@ -152,11 +152,11 @@ type RegisterBody struct {
 	Keys             []string
 	MappingInfos     map[string]*TopicQueueMappingInfo // topic -> info; may be nil
 	FilterServerList []string                          // nil = absent (leave untouched)
-	// Print is PrintTopics(TopicConfigs), filled by the decoders while the
+	// TopicsDigest is DigestTopics(TopicConfigs), filled by the decoders while the
 	// table is hot so that RegisterBroker need not walk it again; the zero
 	// value means "not computed". Code that builds or changes TopicConfigs
 	// leaves it zero (or recomputes it).
-	Print TopicsPrint
+	TopicsDigest TopicsDigest
 }
 
 // KeyOrder returns the keys of the body's topic table in body order (Keys);
