@@ -11,7 +11,7 @@ import (
 // brokerRoutes is what the broker-facing processors need from the route tables.
 type brokerRoutes interface {
 	RegisterBroker(req wire.RegisterRequest) (wire.RegisterResult, error)
-	RegisterUnchanged(req wire.RegisterRequest) (wire.RegisterResult, bool)
+	RegisterIfUnchanged(req wire.RegisterRequest) (wire.RegisterResult, bool)
 	Unregister(req wire.UnregisterRequest) bool
 	Heartbeat(cluster, addr string)
 	QueryDataVersion(cluster, addr string, dv *wire.DataVersion) (bool, *wire.DataVersion)
@@ -37,7 +37,7 @@ type brokerProcessor struct {
 // there, without the lane. Anything else (a body to decode, a header that
 // does not decode) goes to the lane l, as one request at a time.
 //
-// The answer is the lane's: RegisterUnchanged is one step under the route
+// The answer is the lane's: RegisterIfUnchanged is one step under the route
 // tables' coordinator wherever it runs, and the lane tries it again before
 // it decodes (the state may have changed meanwhile); a panic becomes the
 // lane's error. Only the order against registrations of other connections
@@ -84,10 +84,10 @@ func prepareRegister(c *remoting.Conn, req *remoting.Command) (wire.RegisterRequ
 	return rr, nil
 }
 
-// unchanged answers a REGISTER_BROKER prepared as rr when RegisterUnchanged
+// unchanged answers a REGISTER_BROKER prepared as rr when RegisterIfUnchanged
 // applies it without the body, otherwise it returns nil.
 func (p *brokerProcessor) unchanged(req *remoting.Command, rr wire.RegisterRequest) *remoting.Command {
-	res, ok := p.routes.RegisterUnchanged(rr)
+	res, ok := p.routes.RegisterIfUnchanged(rr)
 	if !ok {
 		return nil
 	}
@@ -95,7 +95,7 @@ func (p *brokerProcessor) unchanged(req *remoting.Command, rr wire.RegisterReque
 }
 
 // register answers a REGISTER_BROKER prepared as rr: without decoding the
-// body when RegisterUnchanged applies it, otherwise in full; the answer is
+// body when RegisterIfUnchanged applies it, otherwise in full; the answer is
 // built from current state either way.
 func (p *brokerProcessor) register(req *remoting.Command, rr wire.RegisterRequest) *remoting.Command {
 	if resp := p.unchanged(req, rr); resp != nil {

@@ -16,7 +16,7 @@ import (
 )
 
 // twin drives two Managers with the same operations: fast tries
-// RegisterUnchanged before RegisterBroker (as the processor does), full
+// RegisterIfUnchanged before RegisterBroker (as the processor does), full
 // always takes the full path. Whatever the fast path skips must leave no
 // visible difference.
 type twin struct {
@@ -102,7 +102,7 @@ func (tw *twin) register() {
 	want, wantErr := tw.full.RegisterBroker(req)
 	skim := req
 	skim.Body = nil
-	got, ok := tw.fast.RegisterUnchanged(skim)
+	got, ok := tw.fast.RegisterIfUnchanged(skim)
 	var gotErr error
 	if ok {
 		tw.hits++
@@ -218,7 +218,7 @@ func liveView(h *harness) []string {
 // (registrations repeating their last body with a new channel, HA address
 // or timeout, unregistrations, expiry, channel close, topic deletion and
 // creation, perm changes, settings) against two Managers, one answering
-// identical bodies through RegisterUnchanged, and requires identical
+// identical bodies through RegisterIfUnchanged, and requires identical
 // answers and tables after every step. 8 runs of 300 steps (400 with
 // RMQ_TEST_LONG=1); RMQ_SEED replays, run i using seed+i.
 func TestAttackRegisterUnchangedMatchesFullPath(t *testing.T) {
@@ -253,12 +253,12 @@ func TestAttackRegisterUnchangedPrimeSlaveAfterDemotion(t *testing.T) {
 	require.Nil(t, h.Lookup("t1"))
 
 	slave.Body = nil
-	_, ok := h.RegisterUnchanged(slave)
+	_, ok := h.RegisterIfUnchanged(slave)
 	require.True(t, ok, "not the prime slave while the master lives: step 10 does not apply")
 	require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "a0", BrokerName: "b1"}))
 	h.WaitIdle()
 
-	if _, ok = h.RegisterUnchanged(slave); !ok {
+	if _, ok = h.RegisterIfUnchanged(slave); !ok {
 		slave.Body = body(1, "t1", "t2")
 		mustRegister(t, h, slave)
 	}
@@ -280,7 +280,7 @@ func TestAttackBrokerChurnLeavesNoState(t *testing.T) {
 		req.Body.FilterServerList = []string{"f"}
 		mustRegister(t, h, req)
 		req.Body = nil
-		_, ok := h.RegisterUnchanged(req)
+		_, ok := h.RegisterIfUnchanged(req)
 		require.True(t, ok)
 		switch i % 3 {
 		case 0:
@@ -357,7 +357,7 @@ func TestAttackFastPathRacesUnregistration(t *testing.T) {
 	registerOnce := func(req wire.RegisterRequest) {
 		skim := req
 		skim.Body = nil
-		if _, ok := h.RegisterUnchanged(skim); !ok {
+		if _, ok := h.RegisterIfUnchanged(skim); !ok {
 			req.Body = body(1, fmt.Sprint("t", req.BrokerName[1:]), "shared")
 			mustRegister(t, h, req)
 		}

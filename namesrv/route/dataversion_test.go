@@ -26,7 +26,7 @@ func TestRegisterUnstampedDataVersionIsAlwaysNew(t *testing.T) {
 	require.Equal(t, wire.BodyDigest{}, h.live.m[k].memo.digest, "no digest to answer it unchanged by")
 
 	req.Body = nil
-	_, ok := h.RegisterUnchanged(req)
+	_, ok := h.RegisterIfUnchanged(req)
 	require.False(t, ok)
 
 	h.clock.Advance(time.Second)
@@ -53,7 +53,7 @@ func TestRegisterStampedAfterUnstampedTakesTheDigest(t *testing.T) {
 	req := withDigest(reg("c1", "b1", "a0", 0, body(1, "t1", "t2")), digestA)
 	mustRegister(t, h, req)
 	req.Body = nil
-	_, ok := h.RegisterUnchanged(req)
+	_, ok := h.RegisterIfUnchanged(req)
 	require.True(t, ok, "a body with a timestamp is answered from its digest again")
 }
 

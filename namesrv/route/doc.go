@@ -31,7 +31,7 @@
 // the processor to waiting goroutines every few hundred topics.
 // A live entry remembers the digest of the body last applied for it
 // (unchanged.go): a byte-identical re-registration that provably changes
-// nothing but liveness is applied by RegisterUnchanged without the body.
+// nothing but liveness is applied by RegisterIfUnchanged without the body.
 // A body without DataVersion timestamp (RegisterBody.DataVersionUnstamped)
 // is a new version every time: no digest is remembered for it. A null
 // DataVersion, topic table or wrapper (the RegisterBody flags) is kept as

@@ -73,10 +73,10 @@ type Stats struct {
 	Topics, Brokers, Clusters, LiveBrokers int
 	UnregisterQueueDepth                   int
 	UnregisterDrops                        uint64 // Unregister refused: queue full
-	Registrations                          uint64 // RegisterBroker calls and RegisterUnchanged successes
+	Registrations                          uint64 // RegisterBroker calls and RegisterIfUnchanged successes
 	Expiries                               uint64 // live entries found expired
 	Unregistrations                        uint64 // unregister requests applied
 	StaleUnregistrations                   uint64 // skipped: the live entry has a newer generation
 	Publications                           uint64 // topic snapshots rebuilt or withdrawn
-	UnchangedRegistrations                 uint64 // registrations applied by RegisterUnchanged
+	UnchangedRegistrations                 uint64 // registrations applied by RegisterIfUnchanged
 }

@@ -11,18 +11,18 @@ type bodyMemo struct {
 	applied  bool   // step 10 ran: the broker was a master or prime slave
 }
 
-// RegisterUnchanged applies a REGISTER_BROKER whose body has the digest
+// RegisterIfUnchanged applies a REGISTER_BROKER whose body has the digest
 // recorded by the last registration of the same (cluster, address) without
 // the body: req.Body is ignored. It reports false, having changed nothing,
 // unless the full RegisterBroker with that body would change nothing but
 // the broker's liveness (a new generation, channel, HA address and timeout
 // from the header) and answer the same; the caller then decodes the body
 // and calls RegisterBroker.
-func (m *Manager) RegisterUnchanged(req wire.RegisterRequest) (res wire.RegisterResult, ok bool) {
+func (m *Manager) RegisterIfUnchanged(req wire.RegisterRequest) (res wire.RegisterResult, ok bool) {
 	if req.BodyDigest == (wire.BodyDigest{}) {
 		return res, false
 	}
-	m.mutate(func(t *mutation) { res, ok = t.registerUnchanged(req) })
+	m.mutate(func(t *mutation) { res, ok = t.registerIfUnchanged(req) })
 	if ok {
 		m.counts.registrations.Add(1)
 		m.counts.unchanged.Add(1)
@@ -30,7 +30,7 @@ func (m *Manager) RegisterUnchanged(req wire.RegisterRequest) (res wire.Register
 	return res, ok
 }
 
-func (t *mutation) registerUnchanged(req wire.RegisterRequest) (wire.RegisterResult, bool) {
+func (t *mutation) registerIfUnchanged(req wire.RegisterRequest) (wire.RegisterResult, bool) {
 	m := t.m
 	k := addrKey{req.ClusterName, req.BrokerAddr}
 	e := m.live.m[k]

@@ -29,7 +29,7 @@ func TestRegisterUnchangedRefreshesLiveness(t *testing.T) {
 	h.clock.Advance(time.Minute)
 	ch := newChan("new-conn")
 	slave.Channel, slave.Body = ch, nil
-	res, ok := h.RegisterUnchanged(slave)
+	res, ok := h.RegisterIfUnchanged(slave)
 	require.True(t, ok, "identical body of a slave")
 	require.Equal(t, full, res, "the same answer as the full path: master and HA address")
 	require.Equal(t, wire.RegisterResult{HAServerAddr: "a0-ha", MasterAddr: "a0"}, res)
@@ -42,7 +42,7 @@ func TestRegisterUnchangedRefreshesLiveness(t *testing.T) {
 	require.Equal(t, uint64(1), h.Stats().UnchangedRegistrations)
 
 	master.Body = nil
-	_, ok = h.RegisterUnchanged(master)
+	_, ok = h.RegisterIfUnchanged(master)
 	require.True(t, ok, "identical body of a master")
 }
 
@@ -80,7 +80,7 @@ func TestRegisterUnchangedFallsBack(t *testing.T) {
 			req.Body = nil
 			change(t, h, &req)
 			regs := h.Stats().Registrations
-			_, ok := h.RegisterUnchanged(req)
+			_, ok := h.RegisterIfUnchanged(req)
 			require.False(t, ok)
 			require.Equal(t, regs, h.Stats().Registrations, "nothing counted")
 			require.Zero(t, h.Stats().UnchangedRegistrations)
@@ -104,6 +104,6 @@ func TestRegisterUnchangedPrimeSlaveFallsBack(t *testing.T) {
 	require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "a0", BrokerName: "b1"}))
 	h.WaitIdle()
 	s1.Body = nil
-	_, ok := h.RegisterUnchanged(s1)
+	_, ok := h.RegisterIfUnchanged(s1)
 	require.False(t, ok, "now the prime slave: its topics were never applied")
 }

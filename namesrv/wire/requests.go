@@ -33,7 +33,7 @@ type RegisterRequest struct {
 	Body                   *RegisterBody
 	Channel                Channel
 	// BodyDigest, when set, is recorded with the live entry so that a
-	// byte-identical re-registration can use route.Manager.RegisterUnchanged.
+	// byte-identical re-registration can use route.Manager.RegisterIfUnchanged.
 	BodyDigest BodyDigest
 }
 
