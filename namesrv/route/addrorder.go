@@ -47,6 +47,6 @@ func (b *brokerState) firstAddr() (string, bool) {
 	if order := b.addrOrder(); len(order) > 0 {
 		return b.addrs[order[0]], true
 	}
-	id, ok := minKey(b.addrs)
+	id, ok := minBrokerID(b.addrs)
 	return b.addrs[id], ok
 }

@@ -113,10 +113,10 @@ func TestAttackInternHashCollision(t *testing.T) {
 // tag a published row carries, in one probe run of a small table: each
 // lookup finds its own row, a withdrawn one is not found through the other.
 func TestAttackPublishedTagCollision(t *testing.T) {
-	p := &published{seed: maphash.MakeSeed()}
+	p := &pubIndex{seed: maphash.MakeSeed()}
 	x, y := tagTwins(p)
 	t.Logf("%q and %q share the tag %#x", x, y, uint32(p.hash(x)>>32))
-	tbl := newPubTable(4)
+	tbl := newPubSlots(4)
 	p.table.Store(tbl)
 	ex, ey := &topicEntry{name: x, tag: uint32(p.hash(x) >> 32)}, &topicEntry{name: y, tag: uint32(p.hash(y) >> 32)}
 	require.Equal(t, ex.tag, ey.tag)
@@ -137,7 +137,7 @@ func TestAttackPublishedTagCollision(t *testing.T) {
 
 // tagTwins finds two names with one tag under p's seed (a birthday search
 // over 2^18 names finds about eight pairs).
-func tagTwins(p *published) (string, string) {
+func tagTwins(p *pubIndex) (string, string) {
 	seen := make(map[uint32]int, 1<<18)
 	for i := 0; ; i++ {
 		tag := uint32(p.hash("tag-"+strconv.Itoa(i)) >> 32)

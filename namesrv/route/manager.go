@@ -39,7 +39,7 @@ type Manager struct {
 
 	shared  shareTable  // BrokerData lists shared between snapshots
 	interns internTable // snapshots shared by topics with equal routes
-	pub     published   // topicQueueTable, what Lookup reads
+	pub     pubIndex    // topicQueueTable, what Lookup reads
 	live    liveTable   // brokerLiveTable and its expiry heap
 	unreg   unregQueue
 	counts  counters

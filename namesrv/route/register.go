@@ -32,7 +32,7 @@ func (t *mutation) register(req wire.RegisterRequest, body *wire.RegisterBody, d
 	m.live.track(req.Channel, req.BrokerAddr)
 	t.joinCluster(req.ClusterName, req.BrokerName) // step 1
 	b, registerFirst := t.brokerFor(req)           // steps 2-3
-	prevMin, _ := minKey(b.addrs)                  // step 4
+	prevMin, _ := minBrokerID(b.addrs)             // step 4
 	minChanged := req.BrokerID < prevMin
 	t.dropAddr(b, req.BrokerAddr, &req.BrokerID) // step 5
 	dv := m.versionOf(body)
@@ -56,7 +56,7 @@ func (t *mutation) register(req wire.RegisterRequest, body *wire.RegisterBody, d
 	}
 	registerFirst = registerFirst || old == ""
 	isMaster := req.BrokerID == wire.MasterID // step 9
-	minNow, _ := minKey(b.addrs)
+	minNow, _ := minBrokerID(b.addrs)
 	isPrimeSlave := req.EnableActingMaster != nil && !isMaster && req.BrokerID == minNow
 	applies := (isMaster || isPrimeSlave) && !body.TopicTableNull
 	if applies {

@@ -151,7 +151,7 @@ func needsActingMaster(bd wire.BrokerData, qds []wire.QueueData) bool {
 // on the route's copy of the map (remove, then put, which appends id 0
 // to its bucket): the order is the copy's without the lowest id, then 0.
 func promoteMinID(addrs map[int64]string, order []int64) (map[int64]string, []int64) {
-	minID, _ := minKey(addrs)
+	minID, _ := minBrokerID(addrs)
 	out := make(map[int64]string, len(addrs))
 	for id, a := range addrs {
 		if id != minID {
@@ -166,8 +166,8 @@ func promoteMinID(addrs map[int64]string, order []int64) (map[int64]string, []in
 	return out, append(moved, wire.MasterID)
 }
 
-// minKey returns the smallest broker id of addrs; ok is false when empty.
-func minKey(addrs map[int64]string) (minID int64, ok bool) {
+// minBrokerID returns the smallest broker id of addrs; ok is false when empty.
+func minBrokerID(addrs map[int64]string) (minID int64, ok bool) {
 	for id := range addrs {
 		if !ok || id < minID {
 			minID, ok = id, true

@@ -81,6 +81,6 @@ func (t *mutation) appliesTopics(b *brokerState, req wire.RegisterRequest) bool 
 	if req.BrokerID == wire.MasterID {
 		return true
 	}
-	minNow, _ := minKey(b.addrs)
+	minNow, _ := minBrokerID(b.addrs)
 	return req.EnableActingMaster != nil && req.BrokerID == minNow
 }

@@ -187,7 +187,7 @@ func (t *mutation) unregisterOne(r unregReq, ub *unregBatch) {
 // smallest, the group is noted for 905 (Java compares the request's id).
 func (t *mutation) leaveGroup(b *brokerState, addr string, id int64, cluster string, ub *unregBatch) {
 	m := t.m
-	minID, ok := minKey(b.addrs)
+	minID, ok := minBrokerID(b.addrs)
 	t.dropAddr(b, addr, nil)
 	if len(b.addrs) == 0 {
 		delete(m.brokers, b.name)
@@ -257,7 +257,7 @@ func (t *mutation) cleanTopics(ub *unregBatch) {
 
 // hasMaster is !isNoMasterExists: some address with id <= 0.
 func hasMaster(b *brokerState) bool {
-	minID, ok := minKey(b.addrs)
+	minID, ok := minBrokerID(b.addrs)
 	return ok && minID <= 0
 }
 
@@ -283,7 +283,7 @@ func (t *mutation) notifyOffline(offline map[string]string) {
 // and chooseBrokerAddrsToNotify): after an unregistration or for a single
 // address every member is told, otherwise every member but the new minimum.
 func minIDChange(addrs map[int64]string, offline, ha string) wire.MinBrokerIDChange {
-	minID, _ := minKey(addrs)
+	minID, _ := minBrokerID(addrs)
 	n := wire.MinBrokerIDChange{MinBrokerID: minID, MinBrokerAddr: addrs[minID], OfflineBrokerAddr: offline, HABrokerAddr: ha}
 	ids := make([]int64, 0, len(addrs))
 	for id := range addrs {
