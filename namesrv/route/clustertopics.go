@@ -27,10 +27,10 @@ func (m *Manager) AddWritePerm(brokerName string) int {
 }
 
 func (m *Manager) changePerm(brokerName string, f func(int32) int32) (n int) {
-	m.mutate(func(t *mutation) {
+	m.mutate(func(mut *mutation) {
 		for e := range m.byBroker[brokerName].all() {
 			if i, ok := queueIndex(e.queues, brokerName); ok {
-				t.setPerm(e, brokerName, f(e.queues[i].Perm))
+				mut.setPerm(e, brokerName, f(e.queues[i].Perm))
 				n++
 			}
 		}
@@ -42,17 +42,17 @@ func (m *Manager) changePerm(brokerName string, f func(int32) int32) (n int) {
 // topic's queues of that cluster's broker groups (an unknown cluster does
 // nothing), without one the whole topic. Mappings are kept.
 func (m *Manager) DeleteTopic(topic, cluster string) {
-	m.mutate(func(t *mutation) {
+	m.mutate(func(mut *mutation) {
 		e := m.row(topic)
 		if e == nil {
 			return
 		}
 		if cluster == "" {
-			t.removeTopic(e)
+			mut.removeTopic(e)
 			return
 		}
 		for name := range m.clusters[cluster] {
-			t.removeQueue(e, name)
+			mut.removeQueue(e, name)
 		}
 	})
 }
@@ -64,7 +64,7 @@ func (m *Manager) RegisterTopic(topic string, queueDatas []wire.QueueData) {
 	if len(queueDatas) == 0 {
 		return
 	}
-	m.mutate(func(t *mutation) {
+	m.mutate(func(mut *mutation) {
 		if m.row(topic) == nil && !m.allKnown(queueDatas) {
 			m.log.Warn("register topic names an unknown broker", "topic", topic)
 			return
@@ -74,7 +74,7 @@ func (m *Manager) RegisterTopic(topic string, queueDatas []wire.QueueData) {
 				m.log.Warn("register topic names an unknown broker", "topic", topic, "broker", q.BrokerName)
 				return
 			}
-			t.putQueue(topic, q)
+			mut.putQueue(topic, q)
 		}
 	})
 }

@@ -83,9 +83,9 @@ func (m *Manager) sweepClosed(addrs []string) {
 	if len(addrs) == 0 {
 		return
 	}
-	m.mutate(func(t *mutation) {
+	m.mutate(func(mut *mutation) {
 		ub := newUnregBatch()
 		ub.gone = addrs
-		t.finishUnregister(&ub)
+		mut.finishUnregister(&ub)
 	})
 }

@@ -31,8 +31,8 @@ func nameBucket(name string, buckets int) uint32 {
 // insertQueue adds a QueueData of a broker e has none of, at the end of
 // its bucket, and doubles the table when it holds more than three
 // quarters of its buckets (HashMap.putVal, HashMap.resize).
-func (t *mutation) insertQueue(e *topicEntry, q wire.QueueData) {
-	qs := t.writable(e, 1)
+func (mut *mutation) insertQueue(e *topicEntry, q wire.QueueData) {
+	qs := mut.writable(e, 1)
 	n := e.queueBuckets()
 	b := nameBucket(q.BrokerName, n)
 	i := len(qs)

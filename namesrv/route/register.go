@@ -18,7 +18,7 @@ func (m *Manager) RegisterBroker(req wire.RegisterRequest) (res wire.RegisterRes
 		body = &wire.RegisterBody{}
 	}
 	digest := topicsDigestOf(body) // outside the coordinator
-	m.mutate(func(t *mutation) { res, err = t.register(req, body, digest) })
+	m.mutate(func(mut *mutation) { res, err = mut.register(req, body, digest) })
 	if err != nil {
 		m.log.Warn("register broker refused: one topic from an unknown id", "cluster", req.ClusterName,
 			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
@@ -26,19 +26,19 @@ func (m *Manager) RegisterBroker(req wire.RegisterRequest) (res wire.RegisterRes
 	return res, err
 }
 
-func (t *mutation) register(req wire.RegisterRequest, body *wire.RegisterBody, digest wire.TopicsDigest) (wire.RegisterResult, error) {
-	m := t.m
+func (mut *mutation) register(req wire.RegisterRequest, body *wire.RegisterBody, digest wire.TopicsDigest) (wire.RegisterResult, error) {
+	m := mut.m
 	k := addrKey{req.ClusterName, req.BrokerAddr}
 	m.live.track(req.Channel, req.BrokerAddr)
-	t.joinCluster(req.ClusterName, req.BrokerName) // step 1
-	b, registerFirst := t.brokerFor(req)           // steps 2-3
-	prevMin, _ := minBrokerID(b.addrs)             // step 4
+	mut.joinCluster(req.ClusterName, req.BrokerName) // step 1
+	b, registerFirst := mut.brokerFor(req)           // steps 2-3
+	prevMin, _ := minBrokerID(b.addrs)               // step 4
 	minChanged := req.BrokerID < prevMin
-	t.dropAddr(b, req.BrokerAddr, &req.BrokerID) // step 5
+	mut.dropAddr(b, req.BrokerAddr, &req.BrokerID) // step 5
 	dv := m.versionOf(body)
 	switch m.idHeldByNewer(b, req, body, dv) {
 	case heldByNewer:
-		t.dropLive(k) // step 6
+		mut.dropLive(k) // step 6
 		m.log.Warn("register broker conflicts with a newer holder of the id, ignored", "cluster", req.ClusterName,
 			"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
 		return wire.RegisterResult{}, nil
@@ -48,11 +48,11 @@ func (t *mutation) register(req wire.RegisterRequest, body *wire.RegisterBody, d
 		return wire.RegisterResult{}, nil
 	}
 	if _, known := b.addrs[req.BrokerID]; !known && (body.TopicTableNull || len(body.TopicConfigs) == 1) {
-		return t.refuseNew(req, body) // step 7
+		return mut.refuseNew(req, body) // step 7
 	}
 	old, known := b.addrs[req.BrokerID] // step 8
 	if !known || old != req.BrokerAddr {
-		t.setAddr(b, req.BrokerID, req.BrokerAddr)
+		mut.setAddr(b, req.BrokerID, req.BrokerAddr)
 	}
 	registerFirst = registerFirst || old == ""
 	isMaster := req.BrokerID == wire.MasterID // step 9
@@ -60,43 +60,43 @@ func (t *mutation) register(req wire.RegisterRequest, body *wire.RegisterBody, d
 	isPrimeSlave := req.EnableActingMaster != nil && !isMaster && req.BrokerID == minNow
 	applies := (isMaster || isPrimeSlave) && !body.TopicTableNull
 	if applies {
-		t.applyTopics(req, body, b, registerFirst, isPrimeSlave, digest) // step 10
+		mut.applyTopics(req, body, b, registerFirst, isPrimeSlave, digest) // step 10
 	}
 	if _, had := m.live.m[k]; !had {
 		m.log.Info("new broker registered", "cluster", k.cluster, "addr", k.addr, "ha", req.HAServerAddr)
 	}
 	le := m.live.put(k, req, dv, body.DataVersionNull, m.opts.Clock.Mono()) // step 11
 	le.memo = bodyMemo{memoDigest(req, body), m.removals, applies}
-	t.setFilters(k, body.FilterServerList) // step 12
-	if minChanged && t.settings.NotifyMinBrokerIDChanged {
-		t.notes = append(t.notes, minIDChange(b.addrs, "", req.HAServerAddr)) // step 14
+	mut.setFilters(k, body.FilterServerList) // step 12
+	if minChanged && mut.settings.NotifyMinBrokerIDChanged {
+		mut.notes = append(mut.notes, minIDChange(b.addrs, "", req.HAServerAddr)) // step 14
 	}
 	return m.masterOf(b, req), nil // step 13
 }
 
-func (t *mutation) joinCluster(cluster, name string) {
-	names := t.m.clusters[cluster]
+func (mut *mutation) joinCluster(cluster, name string) {
+	names := mut.m.clusters[cluster]
 	if names == nil {
 		names = map[string]struct{}{}
-		t.m.clusters[cluster] = names
+		mut.m.clusters[cluster] = names
 	}
 	names[name] = struct{}{}
 }
 
 // brokerFor returns the broker group, creating it, and applies the
 // registrant's zone and enableActingMaster (last registrant wins).
-func (t *mutation) brokerFor(req wire.RegisterRequest) (*brokerState, bool) {
-	b := t.m.brokers[req.BrokerName]
+func (mut *mutation) brokerFor(req wire.RegisterRequest) (*brokerState, bool) {
+	b := mut.m.brokers[req.BrokerName]
 	first := b == nil
 	if first {
 		b = &brokerState{cluster: req.ClusterName, name: req.BrokerName, addrs: map[int64]string{}}
-		t.m.brokers[req.BrokerName] = b
-		t.markBroker(b.name)
+		mut.m.brokers[req.BrokerName] = b
+		mut.markBroker(b.name)
 	}
 	eam := req.EnableActingMaster != nil && *req.EnableActingMaster
 	if b.actingMaster != eam || b.zone != req.ZoneName {
 		b.actingMaster, b.zone = eam, req.ZoneName
-		t.markBroker(b.name)
+		mut.markBroker(b.name)
 	}
 	return b, first
 }
@@ -104,11 +104,11 @@ func (t *mutation) brokerFor(req wire.RegisterRequest) (*brokerState, bool) {
 // refuseNew is step 7 for an id not yet in the group: a body of one topic
 // is refused; with a null table Java throws reading its size (caught:
 // an empty SUCCESS).
-func (t *mutation) refuseNew(req wire.RegisterRequest, body *wire.RegisterBody) (wire.RegisterResult, error) {
+func (mut *mutation) refuseNew(req wire.RegisterRequest, body *wire.RegisterBody) (wire.RegisterResult, error) {
 	if !body.TopicTableNull {
 		return wire.RegisterResult{}, ErrRegisterFailed
 	}
-	t.m.log.Error("register broker failed: null topic table from an unknown id", "cluster", req.ClusterName,
+	mut.m.log.Error("register broker failed: null topic table from an unknown id", "cluster", req.ClusterName,
 		"broker", req.BrokerName, "id", req.BrokerID, "addr", req.BrokerAddr)
 	return wire.RegisterResult{}, nil
 }
@@ -170,13 +170,13 @@ func (m *Manager) idHeldByNewer(b *brokerState, req wire.RegisterRequest, body *
 // removed since, that is provably none and the index is not probed. With a
 // new DataVersion every topic is put, unless the content is the one last
 // applied and no QueueData changed since: then every put would be a no-op.
-func (t *mutation) applyTopics(req wire.RegisterRequest, body *wire.RegisterBody, b *brokerState, registerFirst, primeSlave bool,
+func (mut *mutation) applyTopics(req wire.RegisterRequest, body *wire.RegisterBody, b *brokerState, registerFirst, primeSlave bool,
 	digest wire.TopicsDigest) {
-	m := t.m
+	m := mut.m
 	k := addrKey{req.ClusterName, req.BrokerAddr}
 	all := registerFirst || body.DataVersionUnstamped || m.dvChanged(k, body.DataVersion)
-	if t.settings.DeleteTopicWithBrokerRegistration && len(body.MappingInfos) == 0 {
-		t.deleteMissing(b.name, body.TopicConfigs)
+	if mut.settings.DeleteTopicWithBrokerRegistration && len(body.MappingInfos) == 0 {
+		mut.deleteMissing(b.name, body.TopicConfigs)
 	}
 	n, strip := len(body.TopicConfigs), primeSlave && b.actingMaster
 	cov := coverage{digest.Names(), n, m.removals, true}
@@ -185,14 +185,14 @@ func (t *mutation) applyTopics(req wire.RegisterRequest, body *wire.RegisterBody
 		return
 	case all && b.applied == applied{digest.Content(), n, m.edits, strip, true}:
 	default:
-		t.putTopics(b, body, all, strip)
+		mut.putTopics(b, body, all, strip)
 		if all {
 			b.applied = applied{digest.Content(), n, m.edits, strip, true}
 		}
 	}
 	b.covered = coverage{digest.Names(), n, m.removals, true}
 	if all {
-		t.putMappings(body.MappingInfos)
+		mut.putMappings(body.MappingInfos)
 	}
 }
 
@@ -201,26 +201,26 @@ func (t *mutation) applyTopics(req wire.RegisterRequest, body *wire.RegisterBody
 // places Java gives them (orderNewRows). A body whose keys are not all
 // their topic names may name one topic twice: it is walked in Java's
 // order (putTopicsJavaOrder).
-func (t *mutation) putTopics(b *brokerState, body *wire.RegisterBody, all, stripWrite bool) {
+func (mut *mutation) putTopics(b *brokerState, body *wire.RegisterBody, all, stripWrite bool) {
 	if aliased(body.TopicConfigs) {
-		t.putTopicsJavaOrder(b, body, all, stripWrite)
+		mut.putTopicsJavaOrder(b, body, all, stripWrite)
 		return
 	}
-	t.resetFresh() // a panic may have left rows behind
-	base, fresh := t.m.rowsAdded, 0
+	mut.resetFresh() // a panic may have left rows behind
+	base, fresh := mut.m.rowsAdded, 0
 	i := 0
 	for k, tc := range body.TopicConfigs {
 		yield.At(i)
 		i++
-		if t.putTopic(b, tc, all, stripWrite) {
-			t.noteFresh(body, k, tc.Pos, fresh == 0)
+		if mut.putTopic(b, tc, all, stripWrite) {
+			mut.noteFresh(body, k, tc.Pos, fresh == 0)
 			fresh++
 		}
 	}
 	if fresh > 1 {
-		t.orderNewRows(body, base)
+		mut.orderNewRows(body, base)
 	}
-	t.resetFresh()
+	mut.resetFresh()
 }
 
 // aliased reports whether some key of tcs is not its topic's name.
@@ -238,25 +238,25 @@ func aliased(tcs map[string]wire.TopicConfig) bool {
 // topic, the row is added at the first, and the QueueData is the last's
 // when all is set (each key rewrites it), the first's otherwise (the
 // second finds the group's QueueData).
-func (t *mutation) putTopicsJavaOrder(b *brokerState, body *wire.RegisterBody, all, stripWrite bool) {
+func (mut *mutation) putTopicsJavaOrder(b *brokerState, body *wire.RegisterBody, all, stripWrite bool) {
 	keys := body.KeyOrder()
-	for i, at := range t.javaKeyOrder(keys) {
+	for i, at := range mut.javaKeyOrder(keys) {
 		yield.At(i)
 		if tc, ok := body.TopicConfigs[keys[at]]; ok {
-			t.putTopic(b, tc, all, stripWrite)
+			mut.putTopic(b, tc, all, stripWrite)
 		}
 	}
-	t.releaseKeyOrder()
+	mut.releaseKeyOrder()
 }
 
 // putTopic writes the group's QueueData of one topic config, unless all
 // is unset and the topic has it. It reports whether a row was added.
-func (t *mutation) putTopic(b *brokerState, tc wire.TopicConfig, all, stripWrite bool) bool {
+func (mut *mutation) putTopic(b *brokerState, tc wire.TopicConfig, all, stripWrite bool) bool {
 	if tc.NameNull { // Java's lookup by a null name throws: no topic
 		return false
 	}
 	if !all {
-		if e := t.m.row(tc.TopicName); e != nil && e.has(b.name) {
+		if e := mut.m.row(tc.TopicName); e != nil && e.has(b.name) {
 			return false
 		}
 	}
@@ -264,10 +264,10 @@ func (t *mutation) putTopic(b *brokerState, tc wire.TopicConfig, all, stripWrite
 	if stripWrite {
 		perm &^= wire.PermWrite
 	}
-	before := t.m.rowsAdded
-	t.putQueue(tc.TopicName, wire.QueueData{BrokerName: b.name, ReadQueueNums: tc.ReadQueueNums,
+	before := mut.m.rowsAdded
+	mut.putQueue(tc.TopicName, wire.QueueData{BrokerName: b.name, ReadQueueNums: tc.ReadQueueNums,
 		WriteQueueNums: tc.WriteQueueNums, Perm: perm, TopicSysFlag: tc.TopicSysFlag})
-	return t.m.rowsAdded != before
+	return mut.m.rowsAdded != before
 }
 
 // dvChanged is isBrokerTopicConfigChanged: no live entry, a null stored
@@ -279,19 +279,19 @@ func (m *Manager) dvChanged(k addrKey, dv wire.DataVersion) bool {
 
 // deleteMissing is step 10b: drop the broker's queues of topics that are
 // not keys of the registered topic table.
-func (t *mutation) deleteMissing(name string, tcs map[string]wire.TopicConfig) {
-	for e := range t.m.byBroker[name].all() {
+func (mut *mutation) deleteMissing(name string, tcs map[string]wire.TopicConfig) {
+	for e := range mut.m.byBroker[name].all() {
 		if _, ok := tcs[e.name]; !ok {
-			t.m.log.Info("delete topic missing from registration", "broker", name, "topic", e.name)
-			t.removeQueue(e, name)
+			mut.m.log.Info("delete topic missing from registration", "broker", name, "topic", e.name)
+			mut.removeQueue(e, name)
 		}
 	}
 }
 
 // putMappings is step 10d: topicQueueMappingInfoTable[topic][bname] = info.
 // An info equal to the one stored changes no route and is skipped.
-func (t *mutation) putMappings(infos map[string]*wire.TopicQueueMappingInfo) {
-	m := t.m
+func (mut *mutation) putMappings(infos map[string]*wire.TopicQueueMappingInfo) {
+	m := mut.m
 	for topic, info := range infos {
 		if info == nil || sameMapping(m.mappings[topic][info.Bname], info) {
 			continue
@@ -303,7 +303,7 @@ func (t *mutation) putMappings(infos map[string]*wire.TopicQueueMappingInfo) {
 		next[info.Bname] = info
 		m.mappings[topic] = next
 		if e := m.row(topic); e != nil {
-			t.markTopic(e)
+			mut.markTopic(e)
 		}
 	}
 }

@@ -22,7 +22,7 @@ func (m *Manager) RegisterIfUnchanged(req wire.RegisterRequest) (res wire.Regist
 	if req.BodyDigest == (wire.BodyDigest{}) {
 		return res, false
 	}
-	m.mutate(func(t *mutation) { res, ok = t.registerIfUnchanged(req) })
+	m.mutate(func(mut *mutation) { res, ok = mut.registerIfUnchanged(req) })
 	if ok {
 		m.counts.registrations.Add(1)
 		m.counts.unchanged.Add(1)
@@ -30,18 +30,18 @@ func (m *Manager) RegisterIfUnchanged(req wire.RegisterRequest) (res wire.Regist
 	return res, ok
 }
 
-func (t *mutation) registerIfUnchanged(req wire.RegisterRequest) (wire.RegisterResult, bool) {
-	m := t.m
+func (mut *mutation) registerIfUnchanged(req wire.RegisterRequest) (wire.RegisterResult, bool) {
+	m := mut.m
 	k := addrKey{req.ClusterName, req.BrokerAddr}
 	e := m.live.m[k]
-	if e == nil || e.memo.digest != req.BodyDigest || t.settings.DeleteTopicWithBrokerRegistration {
+	if e == nil || e.memo.digest != req.BodyDigest || mut.settings.DeleteTopicWithBrokerRegistration {
 		return wire.RegisterResult{}, false // no body to compare, or step 10b would walk the table
 	}
 	b := m.brokers[req.BrokerName]
-	if b == nil || !t.sameGroup(b, req) {
+	if b == nil || !mut.sameGroup(b, req) {
 		return wire.RegisterResult{}, false
 	}
-	if t.appliesTopics(b, req) && (!e.memo.applied || e.memo.removals != m.removals) {
+	if mut.appliesTopics(b, req) && (!e.memo.applied || e.memo.removals != m.removals) {
 		return wire.RegisterResult{}, false // step 10 might find topics to add
 	}
 	// Step 11: the body's DataVersion is the one stored. The memo stays as
@@ -57,8 +57,8 @@ func (t *mutation) registerIfUnchanged(req wire.RegisterRequest) (wire.RegisterR
 // sameGroup reports whether steps 1-8 of the registration would change
 // nothing: the group is in the cluster, has the registrant's zone and
 // enableActingMaster, and maps the address to the broker id only.
-func (t *mutation) sameGroup(b *brokerState, req wire.RegisterRequest) bool {
-	if _, in := t.m.clusters[req.ClusterName][req.BrokerName]; !in {
+func (mut *mutation) sameGroup(b *brokerState, req wire.RegisterRequest) bool {
+	if _, in := mut.m.clusters[req.ClusterName][req.BrokerName]; !in {
 		return false
 	}
 	eam := req.EnableActingMaster != nil && *req.EnableActingMaster
@@ -77,7 +77,7 @@ func (t *mutation) sameGroup(b *brokerState, req wire.RegisterRequest) bool {
 // appliesTopics is step 9: whether the registrant is a master or the
 // prime slave of an acting-master registration, whose topics step 10
 // applies.
-func (t *mutation) appliesTopics(b *brokerState, req wire.RegisterRequest) bool {
+func (mut *mutation) appliesTopics(b *brokerState, req wire.RegisterRequest) bool {
 	if req.BrokerID == wire.MasterID {
 		return true
 	}

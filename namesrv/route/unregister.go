@@ -117,7 +117,7 @@ func (m *Manager) applyUnregister(batch []unregReq) {
 	if hook := m.unreg.beforeApply; hook != nil {
 		hook()
 	}
-	m.mutate(func(t *mutation) { t.unregister(batch) })
+	m.mutate(func(mut *mutation) { mut.unregister(batch) })
 	m.unreg.add(-len(batch))
 }
 
@@ -134,7 +134,7 @@ func newUnregBatch() unregBatch {
 }
 
 // unregister applies a batch under the coordinator (unRegisterBroker).
-func (t *mutation) unregister(batch []unregReq) {
+func (mut *mutation) unregister(batch []unregReq) {
 	ub := newUnregBatch()
 	seen := make(map[unregReq]struct{}, len(batch))
 	for _, r := range batch {
@@ -142,35 +142,35 @@ func (t *mutation) unregister(batch []unregReq) {
 			continue
 		}
 		seen[r] = struct{}{}
-		t.unregisterOne(r, &ub)
+		mut.unregisterOne(r, &ub)
 	}
-	t.finishUnregister(&ub)
+	mut.finishUnregister(&ub)
 }
 
 // finishUnregister drops the addresses left without a live entry from
 // every group, then the queues of removed groups, and sends the 905s.
-func (t *mutation) finishUnregister(ub *unregBatch) {
-	t.dropDeadAddrs(ub)
-	t.cleanTopics(ub)
-	if t.settings.NotifyMinBrokerIDChanged {
-		t.notifyOffline(ub.offline)
+func (mut *mutation) finishUnregister(ub *unregBatch) {
+	mut.dropDeadAddrs(ub)
+	mut.cleanTopics(ub)
+	if mut.settings.NotifyMinBrokerIDChanged {
+		mut.notifyOffline(ub.offline)
 	}
 }
 
-func (t *mutation) unregisterOne(r unregReq, ub *unregBatch) {
-	m := t.m
+func (mut *mutation) unregisterOne(r unregReq, ub *unregBatch) {
+	m := mut.m
 	k := addrKey{r.ClusterName, r.BrokerAddr}
 	if e := m.live.m[k]; e != nil && e.gen != r.gen {
 		m.counts.staleUnregistrations.Add(1)
 		m.log.Info("skip stale unregister", "cluster", k.cluster, "addr", k.addr, "gen", r.gen, "live_gen", e.gen)
 		if e.name != r.BrokerName {
-			t.dropRenamed(r, ub)
+			mut.dropRenamed(r, ub)
 		}
 		return
 	}
 	m.counts.unregistrations.Add(1)
 	m.live.remove(k)
-	t.setFilters(k, []string{})
+	mut.setFilters(k, []string{})
 	ub.gone = append(ub.gone, k.addr)
 	m.log.Info("unregister broker", "cluster", k.cluster, "addr", k.addr, "broker", r.BrokerName, "id", r.BrokerID)
 	b := m.brokers[r.BrokerName]
@@ -178,25 +178,25 @@ func (t *mutation) unregisterOne(r unregReq, ub *unregBatch) {
 		ub.reduced[r.BrokerName] = struct{}{}
 		return
 	}
-	t.leaveGroup(b, r.BrokerAddr, r.BrokerID, r.ClusterName, ub)
+	mut.leaveGroup(b, r.BrokerAddr, r.BrokerID, r.ClusterName, ub)
 }
 
 // leaveGroup drops every id of b mapped to addr. A group left without
 // addresses is removed, with its membership of cluster ("" = of every
 // cluster). id is the unregistered broker id: when it was the group's
 // smallest, the group is noted for 905 (Java compares the request's id).
-func (t *mutation) leaveGroup(b *brokerState, addr string, id int64, cluster string, ub *unregBatch) {
-	m := t.m
+func (mut *mutation) leaveGroup(b *brokerState, addr string, id int64, cluster string, ub *unregBatch) {
+	m := mut.m
 	minID, ok := minBrokerID(b.addrs)
-	t.dropAddr(b, addr, nil)
+	mut.dropAddr(b, addr, nil)
 	if len(b.addrs) == 0 {
 		delete(m.brokers, b.name)
-		t.markBroker(b.name)
+		mut.markBroker(b.name)
 		if cluster != "" {
-			t.leaveCluster(cluster, b.name)
+			mut.leaveCluster(cluster, b.name)
 		} else {
 			for c := range m.clusters {
-				t.leaveCluster(c, b.name)
+				mut.leaveCluster(c, b.name)
 			}
 		}
 		ub.removed[b.name] = struct{}{}
@@ -209,37 +209,37 @@ func (t *mutation) leaveGroup(b *brokerState, addr string, id int64, cluster str
 }
 
 // dropAddr removes every id of b mapped to addr, except keep (may be nil).
-func (t *mutation) dropAddr(b *brokerState, addr string, keep *int64) bool {
+func (mut *mutation) dropAddr(b *brokerState, addr string, keep *int64) bool {
 	changed := false
 	for id, a := range b.addrs {
 		if a == addr && (keep == nil || id != *keep) {
 			b.deleteAddr(id)
-			t.m.unuseAddr(a)
+			mut.m.unuseAddr(a)
 			changed = true
 		}
 	}
 	if changed {
-		t.markBroker(b.name)
+		mut.markBroker(b.name)
 	}
 	return changed
 }
 
-func (t *mutation) leaveCluster(cluster, name string) {
-	if names := t.m.clusters[cluster]; names != nil {
+func (mut *mutation) leaveCluster(cluster, name string) {
+	if names := mut.m.clusters[cluster]; names != nil {
 		delete(names, name)
 		if len(names) == 0 {
-			delete(t.m.clusters, cluster)
+			delete(mut.m.clusters, cluster)
 		}
 	}
 }
 
 // cleanTopics drops the queues of removed groups and strips WRITE from the
 // queues of reduced acting-master groups left without a master.
-func (t *mutation) cleanTopics(ub *unregBatch) {
-	m := t.m
+func (mut *mutation) cleanTopics(ub *unregBatch) {
+	m := mut.m
 	for name := range ub.removed {
 		for e := range m.byBroker[name].all() {
-			t.removeQueue(e, name)
+			mut.removeQueue(e, name)
 		}
 	}
 	for name := range ub.reduced {
@@ -249,7 +249,7 @@ func (t *mutation) cleanTopics(ub *unregBatch) {
 		}
 		for e := range m.byBroker[name].all() {
 			if i, ok := queueIndex(e.queues, name); ok {
-				t.setPerm(e, name, e.queues[i].Perm&^wire.PermWrite)
+				mut.setPerm(e, name, e.queues[i].Perm&^wire.PermWrite)
 			}
 		}
 	}
@@ -263,19 +263,19 @@ func hasMaster(b *brokerState) bool {
 
 // notifyOffline queues the 905 notifications of groups whose minimum id
 // went offline, for acting-master groups only.
-func (t *mutation) notifyOffline(offline map[string]string) {
+func (mut *mutation) notifyOffline(offline map[string]string) {
 	names := make([]string, 0, len(offline))
 	for name := range offline {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		b := t.m.brokers[name]
+		b := mut.m.brokers[name]
 		if b == nil || !b.actingMaster || len(b.addrs) == 0 {
 			continue
 		}
 		n := minIDChange(b.addrs, offline[name], "")
-		t.notes = append(t.notes, n)
+		mut.notes = append(mut.notes, n)
 	}
 }
 
