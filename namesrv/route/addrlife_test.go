@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // draw is where an address-life world takes its choices: a seeded PCG in

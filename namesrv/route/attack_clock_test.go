@@ -6,8 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // TestAttackRegisterTimeoutExtremesExpireOnTime: a broker's

@@ -3,8 +3,6 @@ package route
 import (
 	"cmp"
 	"fmt"
-	"github.com/rmqgo/nameserver/internal/javahash"
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"maps"
 	"math/rand/v2"
 	"reflect"
@@ -15,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/javahash"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // modelRoute builds a topic's route from the source tables the way

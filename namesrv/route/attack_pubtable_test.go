@@ -2,7 +2,6 @@ package route
 
 import (
 	"fmt"
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -10,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // attackSeed returns the seed of a randomized attack test, from env

@@ -11,8 +11,9 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // twin drives two Managers with the same operations: fast tries

@@ -1,10 +1,11 @@
 package route
 
 import (
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // DefaultBodyCacheBytes is the default budget of a BodyCache: about 70,000

@@ -3,8 +3,9 @@ package route
 import (
 	"testing"
 
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // twoClusters registers b1 (c1), b2 (c1) and b3 (c2) sharing topic "shared".

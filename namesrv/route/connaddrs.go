@@ -1,8 +1,9 @@
 package route
 
 import (
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"slices"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // A broker address counts as connected while some open connection has

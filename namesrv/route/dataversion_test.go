@@ -5,8 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // unstamped is body without a DataVersion timestamp, as the decoders

@@ -6,8 +6,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // routeText stands in for a processor's encoding of a route: equal routes

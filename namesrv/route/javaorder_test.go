@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // javaOrders is the table of iteration orders java.util.HashMap gave

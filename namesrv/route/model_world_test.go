@@ -2,13 +2,14 @@ package route
 
 import (
 	"fmt"
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // modelWorld drives random mutations of every kind over 5 broker groups

@@ -2,10 +2,11 @@ package route
 
 import (
 	"fmt"
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"math/rand"
 	"os"
 	"testing"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // scaleBenchTopics is the number of new topics one registration carries in

@@ -3,8 +3,9 @@ package route
 import (
 	"testing"
 
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 func TestNewDataVersionSameContentSkipsPuts(t *testing.T) {

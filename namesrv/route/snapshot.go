@@ -1,10 +1,11 @@
 package route
 
 import (
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"slices"
 	"strings"
 	"sync/atomic"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // syncBrokerMemberPrefix marks topics the acting-master rewrite skips

@@ -1,10 +1,11 @@
 package route
 
 import (
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"maps"
 	"slices"
 	"sync/atomic"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // addrKey identifies a live entry or filter-server entry: the same address

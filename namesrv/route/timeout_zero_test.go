@@ -4,8 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // TestHeartbeatTimeoutZeroExpiresAtNextScan: Java keeps a present

@@ -4,8 +4,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 var digestA, digestB = wire.BodyDigest{1}, wire.BodyDigest{2}

@@ -2,11 +2,12 @@ package route
 
 import (
 	"cmp"
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // unregReq is a queued unregistration, fenced by the generation of the

@@ -4,8 +4,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 func TestUnregisterRemovesGroup(t *testing.T) {

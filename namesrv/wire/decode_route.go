@@ -1,7 +1,5 @@
 package wire
 
-import ()
-
 // decodeTop runs member on each member of the top-level object of body and
 // checks that nothing but whitespace follows it.
 func decodeTop(body []byte, member func(s *scanner, key []byte) error) error {

@@ -1,14 +1,14 @@
 package wire
 
 import (
-	"github.com/rmqgo/nameserver/internal/fastjson"
-	"github.com/rmqgo/nameserver/internal/javahash"
-
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
 	"slices"
 	"strconv"
+
+	"github.com/rmqgo/nameserver/internal/fastjson"
+	"github.com/rmqgo/nameserver/internal/javahash"
 )
 
 // EncodeRegisterBody builds a REGISTER_BROKER body the way a broker of the

@@ -1,10 +1,10 @@
 package wire
 
 import (
+	"strconv"
+
 	"github.com/rmqgo/nameserver/internal/fastjson"
 	"github.com/rmqgo/nameserver/internal/javahash"
-
-	"strconv"
 )
 
 // AppendTopicRouteData appends the GET_ROUTEINFO_BY_TOPIC body of r in

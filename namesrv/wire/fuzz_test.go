@@ -1,11 +1,11 @@
 package wire
 
 import (
-	"github.com/rmqgo/nameserver/internal/goldenfile"
-
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/goldenfile"
 )
 
 // goldenBodies returns the golden request and response bodies as seeds.

@@ -1,11 +1,11 @@
 package wire
 
 import (
-	"github.com/rmqgo/nameserver/internal/javahash"
-
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/javahash"
 )
 
 // reencode decodes a golden body with the decoder for its request code and

@@ -1,8 +1,6 @@
 package wire
 
 import (
-	"github.com/rmqgo/nameserver/internal/goldenfile"
-
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/goldenfile"
 )
 
 // exchange is one golden request/response pair with its frames split.
