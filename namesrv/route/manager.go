@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
 	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
@@ -115,6 +116,19 @@ func (m *Manager) runScanner() {
 			}
 		}
 	}
+}
+
+// Stats are counters of the route tables.
+type Stats struct {
+	Topics, Brokers, Clusters, LiveBrokers int
+	UnregisterQueueDepth                   int
+	UnregisterDrops                        uint64 // Unregister refused: queue full
+	Registrations                          uint64 // RegisterBroker calls and RegisterIfUnchanged successes
+	Expiries                               uint64 // live entries found expired
+	Unregistrations                        uint64 // unregister requests applied
+	StaleUnregistrations                   uint64 // skipped: the live entry has a newer generation
+	Publications                           uint64 // topic snapshots rebuilt or withdrawn
+	UnchangedRegistrations                 uint64 // registrations applied by RegisterIfUnchanged
 }
 
 // Stats returns the current counters.

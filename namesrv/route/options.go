@@ -67,16 +67,3 @@ func (o Options) withDefaults() Options {
 	}
 	return o
 }
-
-// Stats are counters of the route tables.
-type Stats struct {
-	Topics, Brokers, Clusters, LiveBrokers int
-	UnregisterQueueDepth                   int
-	UnregisterDrops                        uint64 // Unregister refused: queue full
-	Registrations                          uint64 // RegisterBroker calls and RegisterIfUnchanged successes
-	Expiries                               uint64 // live entries found expired
-	Unregistrations                        uint64 // unregister requests applied
-	StaleUnregistrations                   uint64 // skipped: the live entry has a newer generation
-	Publications                           uint64 // topic snapshots rebuilt or withdrawn
-	UnchangedRegistrations                 uint64 // registrations applied by RegisterIfUnchanged
-}

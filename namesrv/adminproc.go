@@ -7,8 +7,8 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// clusterTopicRoutes is what clusterTopicProcessor needs from the route tables.
-type clusterTopicRoutes interface {
+// adminRoutes is what adminProcessor needs from the route tables.
+type adminRoutes interface {
 	ClusterInfo() wire.ClusterInfo
 	AllTopics() wire.TopicList
 	TopicsByCluster(cluster string) wire.TopicList
@@ -23,49 +23,49 @@ type clusterTopicRoutes interface {
 	BrokerMemberGroup(cluster, brokerName string) wire.BrokerMemberGroup
 }
 
-// clusterTopicProcessor answers the cluster, topic-list, permission and topic
+// adminProcessor answers the cluster, topic-list, permission and topic
 // administration codes.
-type clusterTopicProcessor struct {
-	routes clusterTopicRoutes
+type adminProcessor struct {
+	routes adminRoutes
 	cfg    configSource
 }
 
-func (p *clusterTopicProcessor) clusterInfo(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *adminProcessor) clusterInfo(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	ci := p.routes.ClusterInfo()
 	return bodyResponse(req, wire.AppendClusterInfo(nil, &ci)), nil
 }
 
-func (p *clusterTopicProcessor) wipeWritePerm(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *adminProcessor) wipeWritePerm(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	n := p.routes.WipeWritePerm(req.ExtFields["brokerName"])
 	return countResponse(req, "wipeTopicCount", n), nil
 }
 
-func (p *clusterTopicProcessor) addWritePerm(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *adminProcessor) addWritePerm(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	n := p.routes.AddWritePerm(req.ExtFields["brokerName"])
 	return countResponse(req, "addTopicCount", n), nil
 }
 
-func (p *clusterTopicProcessor) allTopics(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *adminProcessor) allTopics(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	if !p.cfg.Load().EnableAllTopicList {
 		return errorResponse(req, ErrDisabled), nil
 	}
 	return topicListResponse(req, p.routes.AllTopics()), nil
 }
 
-func (p *clusterTopicProcessor) topicsByCluster(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *adminProcessor) topicsByCluster(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	if !p.cfg.Load().EnableTopicList {
 		return errorResponse(req, ErrDisabled), nil
 	}
 	return topicListResponse(req, p.routes.TopicsByCluster(req.ExtFields["cluster"])), nil
 }
 
-func (p *clusterTopicProcessor) systemTopics(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *adminProcessor) systemTopics(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	return topicListResponse(req, p.routes.SystemTopics()), nil
 }
 
 // unitList serves one of the unit topic lists (311, 312, 313), gated by
 // enableTopicList.
-func (p *clusterTopicProcessor) unitList(list func() wire.TopicList) remoting.HandlerFunc {
+func (p *adminProcessor) unitList(list func() wire.TopicList) remoting.HandlerFunc {
 	return func(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 		if !p.cfg.Load().EnableTopicList {
 			return errorResponse(req, ErrDisabled), nil
@@ -74,12 +74,12 @@ func (p *clusterTopicProcessor) unitList(list func() wire.TopicList) remoting.Ha
 	}
 }
 
-func (p *clusterTopicProcessor) deleteTopic(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *adminProcessor) deleteTopic(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	p.routes.DeleteTopic(req.ExtFields["topic"], req.ExtFields["clusterName"])
 	return remoting.NewResponse(req, remoting.Success, ""), nil
 }
 
-func (p *clusterTopicProcessor) registerTopic(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *adminProcessor) registerTopic(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	if len(req.Body) > 0 {
 		rd, err := wire.DecodeTopicRouteData(req.Body)
 		if err != nil {
@@ -95,7 +95,7 @@ func (p *clusterTopicProcessor) registerTopic(_ *remoting.Conn, req *remoting.Co
 // memberGroup answers GET_BROKER_MEMBER_GROUP. Java leaves the remark of its
 // fallback response in place ("not set any response code") on SUCCESS; we
 // keep it for byte compatibility.
-func (p *clusterTopicProcessor) memberGroup(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (p *adminProcessor) memberGroup(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	g := p.routes.BrokerMemberGroup(req.ExtFields["clusterName"], req.ExtFields["brokerName"])
 	resp := remoting.NewResponse(req, remoting.Success, "not set any response code")
 	resp.Body = wire.AppendBrokerMemberGroup(nil, &g)

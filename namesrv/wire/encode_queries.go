@@ -1,10 +1,10 @@
 package wire
 
 import (
+	"strconv"
+
 	"github.com/rmqgo/nameserver/internal/fastjson"
 	"github.com/rmqgo/nameserver/internal/javahash"
-
-	"strconv"
 )
 
 // AppendClusterInfo appends the GET_BROKER_CLUSTER_INFO body, always in the

@@ -1,7 +1,5 @@
 package wire
 
-import ()
-
 // DecodeDataVersion parses a DataVersion body. Missing fields are 0; no
 // bytes or null is ErrNullBody.
 func DecodeDataVersion(body []byte) (*DataVersion, error) {
