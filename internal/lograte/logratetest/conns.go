@@ -1,4 +1,4 @@
-package stranger
+package logratetest
 
 import (
 	"crypto/tls"
