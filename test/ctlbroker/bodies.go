@@ -1,4 +1,4 @@
-package brokerflow
+package ctlbroker
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-// Package brokerflow plays controller-mode RocketMQ brokers against running
+// Package ctlbroker plays controller-mode RocketMQ brokers against running
 // Controllers and NameServers, exactly as a Java 5.3 broker with
 // enableControllerMode=true talks to them (docs/controller.md section 7).
 //
@@ -21,4 +21,4 @@
 // the survivors receive, and the old master's return as a slave.
 // tools/brokerflow is its command line; test/controller runs it against an
 // in-process cluster.
-package brokerflow
+package ctlbroker
