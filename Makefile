@@ -122,7 +122,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzClosedAddressesLeaveNoGroup -fuzztime $(FUZZTIME) ./namesrv/route
 	$(GO) test -run '^$$' -fuzz FuzzConfigUpdate -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzFlavour -fuzztime $(FUZZTIME) ./internal/fastjson
-	$(GO) test -run '^$$' -fuzz FuzzParsePattern -fuzztime $(FUZZTIME) ./acl
+	$(GO) test -run '^$$' -fuzz FuzzParsePattern -fuzztime $(FUZZTIME) ./internal/aclfile
 	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime $(FUZZTIME) ./acl
 	$(GO) test -run '^$$' -fuzz FuzzReadHeader -fuzztime $(FUZZTIME) ./proxyproto
 	$(GO) test -run '^$$' -fuzz FuzzParseKey -fuzztime $(FUZZTIME) ./tlsconf

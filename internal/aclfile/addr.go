@@ -1,4 +1,4 @@
-package acl
+package aclfile
 
 import (
 	"fmt"
@@ -170,8 +170,8 @@ func matchRanges(ranges [][2]uint16, addr netip.Addr) bool {
 	return true
 }
 
-// anyMatch reports whether one of ps matches addr.
-func anyMatch(ps []*Pattern, addr netip.Addr) bool {
+// MatchAny reports whether one of ps matches addr.
+func MatchAny(ps []*Pattern, addr netip.Addr) bool {
 	for _, p := range ps {
 		if p.Match(addr) {
 			return true

@@ -1,4 +1,4 @@
-package acl
+package aclfile
 
 import (
 	"net/netip"
