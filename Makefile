@@ -109,7 +109,8 @@ bench:
 	$(GO) run -tags $(TAGS_CTRL) ./tools/loadgen -workload ctlstorm -sets 300 -ctl-phases ops,hb,storm -ops-duration 3s -hb-window 3s -out $(BIN)/loadgen-ctlstorm.json
 	$(GO) run -tags $(TAGS_CTRL) ./tools/loadgen -workload ctlstorm -sets 200 -mode silence -out $(BIN)/loadgen-ctlstorm-silence.json
 
-## fuzz: run each fuzz target for FUZZTIME (seed corpora already run in `make test`)
+## fuzz: run each fuzz target for FUZZTIME (seed corpora already run in `make test`);
+## TestMakeFuzzRunsEveryFuzzTarget (test/docs) fails on a `func Fuzz` missing here
 FUZZTIME ?= 60s
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeFrame -fuzztime $(FUZZTIME) ./remoting
@@ -119,9 +120,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
 	$(GO) test -run '^$$' -fuzz FuzzDecodeTopicRouteData -fuzztime $(FUZZTIME) ./namesrv/body
 	$(GO) test -run '^$$' -fuzz FuzzDecodeInflatedRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
+	$(GO) test -run '^$$' -fuzz FuzzRegisterDataVersionStamp -fuzztime $(FUZZTIME) ./namesrv/body
+	$(GO) test -run '^$$' -fuzz FuzzAttackReaderHeaders -fuzztime $(FUZZTIME) ./namesrv
 	$(GO) test -run '^$$' -fuzz FuzzClosedAddressesLeaveNoGroup -fuzztime $(FUZZTIME) ./namesrv/route
 	$(GO) test -run '^$$' -fuzz FuzzConfigUpdate -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzFlavour -fuzztime $(FUZZTIME) ./internal/fastjson
+	$(GO) test -run '^$$' -fuzz FuzzWrapValues -fuzztime $(FUZZTIME) ./internal/lograte
 	$(GO) test -run '^$$' -fuzz FuzzParsePattern -fuzztime $(FUZZTIME) ./acl
 	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime $(FUZZTIME) ./acl
 	$(GO) test -run '^$$' -fuzz FuzzReadHeader -fuzztime $(FUZZTIME) ./proxyproto
