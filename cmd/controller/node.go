@@ -65,7 +65,8 @@ func (n *node) stop(ctx context.Context) error {
 	return err
 }
 
-// promEndpoint is the controller's /metrics, /healthz and /readyz.
+// promEndpoint is the controller's /metrics, /healthz, /readyz and the
+// status page at /.
 type promEndpoint struct {
 	m   *metrics.Controller
 	reg *metrics.Registry
@@ -119,6 +120,7 @@ func (pe *promEndpoint) listen(cfg *config.ControllerConfig, logger hclog.Logger
 		return fmt.Errorf("controller: %w", err)
 	}
 	ep.AddReadiness("controller", pe.ready)
+	pe.page.AddListener("metrics (this page)", ep.Addr().String())
 	pe.ep = ep
 	logger.Info("metrics endpoint started", "addr", ep.Addr().String())
 	return nil

@@ -82,6 +82,10 @@ func TestStatusPageServedByNamesrv(t *testing.T) {
 	require.NotContains(t, body, "<img")
 	status, _ := metricstest.Get(t, strings.TrimSuffix(n.page, "/")+"/healthz")
 	require.Equal(t, http.StatusOK, status)
+	resp, err := http.Post(n.page, "text/plain", strings.NewReader("x"))
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode, "the page changes nothing")
 }
 
 // In a real headless browser the page renders the brokers registered

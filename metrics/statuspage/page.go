@@ -34,9 +34,10 @@ type Page struct {
 	ctl   atomic.Pointer[ControllerSource]
 	clock monotime.Clock
 
-	mu   sync.Mutex // guards the cached rendering
-	body []byte
-	at   monotime.Mono
+	mu        sync.Mutex // guards the cached rendering and listeners
+	body      []byte
+	at        monotime.Mono
+	listeners []Listener // AddListener's
 }
 
 // New returns a Page with no source.
@@ -52,6 +53,15 @@ func (p *Page) SetNamesrv(src NamesrvSource) {
 func (p *Page) SetController(src ControllerSource) {
 	p.ctl.Store(&src)
 	p.expire()
+}
+
+// AddListener lists a listener of this node that no source names (the
+// standalone Controller's metrics listener).
+func (p *Page) AddListener(name, addr string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.listeners = append(p.listeners, Listener{Name: name, Addr: addr})
+	p.body = nil
 }
 
 func (p *Page) expire() {
@@ -94,7 +104,7 @@ func (p *Page) rendered() []byte {
 	return p.body
 }
 
-// view reads the sources into what the template shows.
+// view reads the sources into what the template shows. Caller holds mu.
 func (p *Page) view() view {
 	v := newView()
 	if src := p.ns.Load(); src != nil {
@@ -103,6 +113,7 @@ func (p *Page) view() view {
 	if src := p.ctl.Load(); src != nil {
 		v.addController((*src).ControllerStatus(MaxRows))
 	}
+	v.addListeners(p.listeners)
 	v.Role = role(v.Namesrv != nil, v.Controller != nil)
 	return v
 }
