@@ -1,6 +1,7 @@
 package route
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -35,4 +36,24 @@ func TestLiveBrokersAgeAndOrder(t *testing.T) {
 	rows, total = h.LiveBrokers(-1)
 	require.Empty(t, rows)
 	require.Equal(t, 3, total)
+}
+
+// BenchmarkLiveBrokers10k: the status page's read of 10,000 live brokers
+// (200 shown); rows is the part under the liveness lock.
+func BenchmarkLiveBrokers10k(b *testing.B) {
+	h := newHarness(b, false)
+	for i := range 10_000 {
+		name := fmt.Sprintf("b%05d", i)
+		mustRegister(b, h, reg("c1", name, name+":10911", 0, body(1, "t-"+name, "u-"+name)))
+	}
+	b.Run("rows", func(b *testing.B) {
+		for b.Loop() {
+			_ = h.live.rows(h.clock.Mono())
+		}
+	})
+	b.Run("all", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = h.LiveBrokers(200)
+		}
+	})
 }
