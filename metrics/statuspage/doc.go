@@ -16,7 +16,7 @@
 // Content-Security-Policy forbids both). Every value a stranger chooses
 // (broker, cluster and set names, addresses) is HTML-escaped by
 // html/template and cut to MaxText bytes; each table shows at most
-// MaxRows rows and says how many more there are, so the page's size is
-// bounded whatever the tables hold. It answers GET and HEAD only (others
+// MaxRows rows (a sync-state set MaxSync brokers) and says how many more
+// there are, so the page's size is bounded whatever the tables hold. It answers GET and HEAD only (others
 // 405, from the mux pattern) and changes nothing.
 package statuspage
