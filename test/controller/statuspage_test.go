@@ -64,3 +64,34 @@ func TestStatusPageInBrowserControllerCluster(t *testing.T) {
 	require.NotContains(t, dom, `<span class="bad">none</span>`, "every set has a master")
 	b.Screenshot(t, url, "controller-cluster-follower-status.png")
 }
+
+// ControllerStatus copies at most the sets asked, in name order, counts
+// them all, and names each master and sync-state set with addresses.
+func TestControllerStatusCutsSetsToLimit(t *testing.T) {
+	c := startCluster(t, 1, nil)
+	nd := c.leader()
+	var masters []string
+	for _, name := range []string{"set-c", "set-a", "set-b"} {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		set, err := brokerflow.StartSet(ctx, brokerflow.Config{Name: name, Controllers: c.addrs()}, 2, time.Second)
+		cancel()
+		require.NoError(t, err, "broker set %s", name)
+		t.Cleanup(func() { _ = set.Close() })
+		masters = append(masters, set.Brokers[0].Addr())
+	}
+	st := nd.ctl.ControllerStatus(2)
+	require.Equal(t, 3, st.TotalSets)
+	require.Len(t, st.Sets, 2)
+	require.Equal(t, []string{"set-a", "set-b"}, []string{st.Sets[0].Name, st.Sets[1].Name})
+	a := st.Sets[0]
+	require.True(t, a.HasMaster)
+	require.Equal(t, masters[1], a.MasterAddr)
+	require.Len(t, a.SyncStateSet, 2)
+	require.Equal(t, masters[1], a.SyncStateSet[0].Addr)
+	require.Equal(t, nd.id, st.SelfID)
+	require.Equal(t, nd.id, st.LeaderID)
+	require.Equal(t, "Leader", st.RaftState)
+	require.Len(t, st.Members, 1)
+	require.Equal(t, nd.remoting, st.Members[0].Addr)
+	require.Empty(t, nd.ctl.ControllerStatus(0).Sets)
+}
