@@ -15,6 +15,7 @@ VERSION_PKG := github.com/rmqgo/nameserver/internal/version
 LDFLAGS   := -ldflags "$(if $(VERSION),-X $(VERSION_PKG).Version=$(VERSION)) $(if $(REVISION),-X $(VERSION_PKG).revision=$(REVISION))"
 
 .PHONY: all build build-controller run test test-long vet lint fmt-check deps-check unit unit-controller bench fuzz cluster image clean test-alerts
+.PHONY: test-browser
 
 all: build
 
@@ -33,6 +34,7 @@ run: build
 
 ## test: everything CI checks, under both tag sets
 test: fmt-check vet lint deps-check test-alerts unit unit-controller
+test: test-browser
 
 ## test-alerts: promtool checks the Prometheus alerting rules and runs their
 ## unit tests (deploy/prometheus/); says so and succeeds without promtool
@@ -44,6 +46,25 @@ test-alerts:
 	set -e; \
 	$(PROMTOOL) check rules deploy/prometheus/rocketmq-alerts.yml; \
 	$(PROMTOOL) test rules deploy/prometheus/rocketmq-alerts.test.yml
+
+## test-browser: the status page (/ of the metrics listener) loaded in
+## headless chromium by the tests named *InBrowser* (RMQ_TEST_BROWSER=1;
+## those of the Controller under -tags $(TAGS_CTRL));
+## screenshots under $(ARTIFACTS)/<test>/, their paths in the output (the
+## whole log in $(ARTIFACTS)/*.log); says so and succeeds without chromium
+## (Debian: apt-get install chromium)
+CHROMIUM  ?= chromium
+ARTIFACTS ?= $(BIN)/artifacts
+BROWSER_TESTS := $(RACE) -count=1 -timeout 10m -v
+BROWSER_SHOW  := grep -hE '^(--- |ok |FAIL|panic)|screenshot'
+test-browser:
+	@if ! command -v $(CHROMIUM) >/dev/null 2>&1; then \
+		echo "test-browser: skipped: $(CHROMIUM) not found (apt-get install chromium)"; exit 0; fi; \
+	mkdir -p $(ARTIFACTS); export RMQ_TEST_BROWSER=1 RMQ_ARTIFACTS=$(abspath $(ARTIFACTS)) CHROMIUM=$(CHROMIUM); \
+	$(GO) test $(BROWSER_TESTS) -run 'InBrowser' ./cmd/namesrv/ >$(ARTIFACTS)/browser-default.log 2>&1; a=$$?; \
+	$(GO) test $(BROWSER_TESTS) -tags $(TAGS_CTRL) -run 'InBrowser.*Controller' ./cmd/namesrv/ ./test/controller/ >$(ARTIFACTS)/browser-controller.log 2>&1; b=$$?; \
+	$(BROWSER_SHOW) $(ARTIFACTS)/browser-default.log $(ARTIFACTS)/browser-controller.log; \
+	if [ $$a -ne 0 ] || [ $$b -ne 0 ]; then echo "test-browser: FAIL (logs in $(ARTIFACTS))"; exit 1; fi
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
