@@ -36,11 +36,7 @@ var offPanelPrefixes = []string{"go_", "process_"}
 // registry, whether or not they have a series yet.
 func namesrvFamilies(t *testing.T) []string {
 	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
-	cfg.MetricsExporterType, cfg.MetricsPromExporterPort = "PROM", freePort(t)
+	cfg := namesrvConfig(t)
 	cfg.WarmupForwardPeers, cfg.WarmupForwardSeconds = "127.0.0.1:1", 600
 	aclPath := filepath.Join(dir, "plain_acl.yml")
 	require.NoError(t, os.WriteFile(aclPath, []byte("accounts: [{accessKey: ak000001, secretKey: sk000001, admin: true}]\n"), 0o600))

@@ -2,28 +2,18 @@ package dashboard
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/url"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/namesrv"
 )
 
-// grafanaVars replaces the dashboard's variables as Grafana does for all
-// instances and a short range.
-func grafanaVars(expr string) string {
-	return varsReplacer.Replace(expr)
-}
-
-// panelExpr is the expression of the panel titled title's target refID.
+// panelExpr is the expression of the panel titled title's target refID,
+// with Grafana's variables replaced.
 func panelExpr(t *testing.T, title, refID string) string {
 	for _, p := range panelsWhere(t, func(string) bool { return true }) {
 		if p.Title != title {
@@ -31,7 +21,7 @@ func panelExpr(t *testing.T, title, refID string) string {
 		}
 		for _, tg := range p.Targets {
 			if tg.RefID == refID {
-				return grafanaVars(tg.Expr)
+				return varsReplacer.Replace(tg.Expr)
 			}
 		}
 	}
@@ -42,22 +32,7 @@ func panelExpr(t *testing.T, title, refID string) string {
 // queryMax runs expr at now and returns the largest value of its result
 // (ok false without an answer or a series).
 func queryMax(base, expr string) (float64, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/query?query="+url.QueryEscape(expr), nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, false
-	}
-	defer resp.Body.Close()
-	var r struct {
-		Data struct {
-			Result []struct{ Value [2]any }
-		}
-	}
-	if json.NewDecoder(resp.Body).Decode(&r) != nil || len(r.Data.Result) == 0 {
-		return 0, false
-	}
+	r, ok := promQuery(base, expr)
 	best, found := 0.0, false
 	for _, s := range r.Data.Result {
 		text, _ := s.Value[1].(string)
@@ -65,7 +40,7 @@ func queryMax(base, expr string) (float64, bool) {
 			best, found = v, true
 		}
 	}
-	return best, found
+	return best, ok && found
 }
 
 // requireEventuallyAtLeast polls expr until its largest value is at least want.
@@ -81,13 +56,7 @@ func requireEventuallyAtLeast(t *testing.T, base, expr string, want float64) {
 // to 0 for it.
 func TestDashboardNodesDownCountsAStoppedNode(t *testing.T) {
 	bin := prometheusBinary(t)
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
-	cfg.MetricsExporterType, cfg.MetricsPromExporterPort = "PROM", freePort(t)
-	srv, err := namesrv.New(cfg, testlog.New(t, "namesrv"))
+	srv, err := namesrv.New(namesrvConfig(t), testlog.New(t, "namesrv"))
 	require.NoError(t, err)
 	require.NoError(t, srv.Start())
 	base := startPrometheus(t, bin, srv.MetricsAddr().String())

@@ -63,6 +63,18 @@ func panelsWhere(t *testing.T, keep func(row string) bool) []panel {
 	return out
 }
 
+// namesrvConfig is a NameServer's on loopback ports with its state in a
+// temporary directory and metrics on.
+func namesrvConfig(t *testing.T) *config.NamesrvConfig {
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
+	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
+	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
+	cfg.MetricsExporterType, cfg.MetricsPromExporterPort = "PROM", freePort(t)
+	return cfg
+}
+
 // prometheusBinary is Debian's prometheus, or skips the test without it.
 func prometheusBinary(t *testing.T) string {
 	bin, err := exec.LookPath("prometheus")
@@ -103,24 +115,35 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// query runs expr at now; ok is false when Prometheus does not answer.
-func query(base, expr string) (series int, errMsg string, ok bool) {
+// promResult is Prometheus' answer to an instant query.
+type promResult struct {
+	Status, Error string
+	Data          struct {
+		Result []struct{ Value [2]any }
+	}
+}
+
+// promQuery runs expr at now; ok is false when Prometheus does not answer.
+func promQuery(base, expr string) (r promResult, ok bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/query?query="+url.QueryEscape(expr), nil)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, "", false
+		return r, false
 	}
 	defer resp.Body.Close()
-	var r struct {
-		Status, Error string
-		Data          struct{ Result []json.RawMessage }
-	}
 	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil {
-		return 0, err.Error(), true
+		r.Error = err.Error()
 	}
-	return len(r.Data.Result), r.Error, true
+	return r, true
+}
+
+// query runs expr at now and returns the number of series and the error
+// Prometheus gave; ok is false when it does not answer.
+func query(base, expr string) (series int, errMsg string, ok bool) {
+	r, ok := promQuery(base, expr)
+	return len(r.Data.Result), r.Error, ok
 }
 
 // noDataIsTheAnswer are panels where "No data" on a fresh node is right:
@@ -134,13 +157,7 @@ var noDataIsTheAnswer = map[string]bool{"Latency p99 by code": true, "Controller
 // "No data" (a counter no event has touched yet must still give a 0).
 func TestDashboardPanelsHaveDataOnFreshNode(t *testing.T) {
 	bin := prometheusBinary(t)
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
-	cfg.MetricsExporterType, cfg.MetricsPromExporterPort = "PROM", freePort(t)
-	srv, err := namesrv.New(cfg, testlog.New(t, "namesrv"))
+	srv, err := namesrv.New(namesrvConfig(t), testlog.New(t, "namesrv"))
 	require.NoError(t, err)
 	require.NoError(t, srv.Start())
 	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
@@ -168,7 +185,7 @@ func requirePanelsHaveData(t *testing.T, base string, panels []panel) {
 			continue
 		}
 		for _, tg := range p.Targets {
-			n, msg, ok := query(base, grafanaVars(tg.Expr))
+			n, msg, ok := query(base, varsReplacer.Replace(tg.Expr))
 			require.True(t, ok)
 			require.Empty(t, msg, "%s: %s", p.Title, tg.Expr)
 			if n == 0 {
