@@ -5,14 +5,15 @@
 #   docker build --target namesrv            -t rmqgo/namesrv .             # default build
 #   docker build --target namesrv-controller -t rmqgo/namesrv-controller .  # -tags embedded_controller
 #
-# deploy/container/build.sh builds static binaries (CGO_ENABLED=0) in
-# golang and the few files a static binary needs (passwd and group with the
-# nonroot user 65532, nsswitch.conf, the CA bundle, zoneinfo, /tmp); the
-# runtime stages put them on an empty base (FROM scratch), so they need no
-# registry: `make test-image` builds those stages from the same script run
-# on the host and runs the image. No shell in the image: the entrypoint is
-# the binary and HEALTHCHECK runs `namesrv -healthcheck`, which asks
-# /healthz of the metrics listener its configuration names.
+# deploy/container/build.sh builds static binaries (CGO_ENABLED=0, the time
+# zone database inside) in golang and the few files a static binary needs
+# (passwd and group with the nonroot user 65532, nsswitch.conf, the CA
+# bundle, /tmp); the runtime stages put them on an empty base (FROM
+# scratch), so they need no registry: `make test-image` builds those stages
+# from the same script run on the host and runs the image. No shell in the
+# image: the entrypoint is the binary and HEALTHCHECK runs `namesrv
+# -healthcheck`, which asks /healthz of the metrics listener its
+# configuration names.
 #
 # Configuration: /etc/rocketmq/namesrv.properties (deploy/container/,
 # replace it with a mount) and NAMESRV_<KEY>=value variables over it

@@ -23,14 +23,16 @@ import (
 // remoting port is found by a GET_ROUTEINFO_BY_TOPIC (105) from the host,
 // and `podman stop` (SIGTERM) ends in the graceful shutdown and exit 0.
 // The controller target runs with its Controller on, a single-node Raft
-// group, which must become ready.
+// group, which must become ready. Both run with TZ=Asia/Shanghai, which
+// the logs' times must follow (the empty base has no zoneinfo: the
+// binaries carry it).
 func TestImageFromScratchServes(t *testing.T) {
 	e := imageEngine(t)
 	dir := scratchContext(t)
-	controllerEnv := []string{"NAMESRV_ENABLE_CONTROLLER_IN_NAMESRV=true",
+	controllerEnv := []string{"TZ=Asia/Shanghai", "NAMESRV_ENABLE_CONTROLLER_IN_NAMESRV=true",
 		"NAMESRV_CONTROLLER_DLEGER_PEERS=n0-127.0.0.1:9878", "NAMESRV_CONTROLLER_RAFT_PEERS=n0-127.0.0.1:9879",
 		"NAMESRV_CONTROLLER_DLEGER_SELF_ID=n0", "NAMESRV_CONTROLLER_STORE_PATH=/data/controller"}
-	for target, env := range map[string][]string{"namesrv": nil, "namesrv-controller": controllerEnv} {
+	for target, env := range map[string][]string{"namesrv": {"TZ=Asia/Shanghai"}, "namesrv-controller": controllerEnv} {
 		t.Run(target, func(t *testing.T) {
 			e := engine{t: t, bin: e.bin, runtime: e.runtime}
 			tag := e.build(dir, target)
@@ -117,4 +119,5 @@ func requireGracefulStop(t *testing.T, e engine, id string) {
 	require.Equal(t, "0", e.inspect(id, "{{.State.ExitCode}}"))
 	logs := e.logs(id)
 	require.Contains(t, logs, "shutting down: signal=terminated", logs)
+	require.Contains(t, logs, "+0800 [INFO]", "TZ=Asia/Shanghai: the time zone database is in the binary")
 }
