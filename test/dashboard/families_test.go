@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -51,6 +52,7 @@ func namesrvFamilies(t *testing.T) []string {
 	t.Cleanup(tlsm.Close)
 	srv, err := namesrv.New(cfg, logger, namesrv.WithTLS(tlsm))
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
 	return srv.MetricsRegistry().FamilyNames()
 }
 

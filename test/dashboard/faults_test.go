@@ -59,6 +59,7 @@ func TestDashboardNodesDownCountsAStoppedNode(t *testing.T) {
 	srv, err := namesrv.New(namesrvConfig(t), testlog.New(t, "namesrv"))
 	require.NoError(t, err)
 	require.NoError(t, srv.Start())
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) }) // once: a no-op after the test's
 	base := startPrometheus(t, bin, srv.MetricsAddr().String())
 	down, up := panelExpr(t, "Nodes down", "A"), panelExpr(t, "Targets up", "A")
 	requireEventuallyAtLeast(t, base, up, 1)
