@@ -18,7 +18,7 @@ import (
 // Both targets of the shipped Dockerfile, built on the empty base from
 // binaries made by the build stage's script on the host, run under podman
 // as they ship: the image config keeps the user and the HEALTHCHECK, the
-// process runs as 65532, /healthz answers through the published metrics
+// process runs as 65532, -version names the build, /healthz answers through the published metrics
 // port, the HEALTHCHECK passes, a broker registered through the published
 // remoting port is found by a GET_ROUTEINFO_BY_TOPIC (105) from the host,
 // and `podman stop` (SIGTERM) ends in the graceful shutdown and exit 0.
@@ -46,6 +46,8 @@ func TestImageFromScratchServes(t *testing.T) {
 			requireHTTP200(t, metrics+"/healthz")
 			requireHTTP200(t, metrics+"/readyz")
 			requireProcessUser(t, e, id, dir)
+			version := e.must("exec", id, imageBinary, "-version")
+			require.Contains(t, version, "namesrv 0.0.0-imagetest (revision imagetest,", "build.sh's -ldflags")
 			e.must("healthcheck", "run", id)
 			require.Equal(t, "healthy", e.inspect(id, "{{.State.Health.Status}}"))
 			requireLookupFromHost(t, e.hostPort(id, "9876"))
