@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -47,4 +48,17 @@ func TestDashboardExpressionsParse(t *testing.T) {
 	out, err := exec.Command(promtool, "check", "rules", path).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), fmt.Sprintf("SUCCESS: %d rules found", n))
+}
+
+// Every alert a panel's description names is one of the shipped rules.
+func TestDashboardNamesShippedAlerts(t *testing.T) {
+	dash, err := os.ReadFile(filepath.Join(root, "deploy/grafana/namesrv-dashboard.json"))
+	require.NoError(t, err)
+	rules, err := os.ReadFile(filepath.Join(root, "deploy/prometheus/rocketmq-alerts.yml"))
+	require.NoError(t, err)
+	named := regexp.MustCompile(`alert (RocketMQ\w+)`).FindAllStringSubmatch(string(dash), -1)
+	require.NotEmpty(t, named)
+	for _, m := range named {
+		require.Contains(t, string(rules), "- alert: "+m[1]+"\n", "the dashboard names alert %s", m[1])
+	}
 }
