@@ -1,4 +1,4 @@
-# Targets: build, run, test, lint, test-long, bench, fuzz, cluster, image, clean. See README.md.
+# Targets: build, run, test, lint, test-long, bench, fuzz, cluster, image, test-image, clean. See README.md.
 GO        ?= go
 BIN       := bin
 TAGS_CTRL := embedded_controller
@@ -14,7 +14,7 @@ REVISION  ?= $(shell r=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git di
 VERSION_PKG := github.com/rmqgo/nameserver/internal/version
 LDFLAGS   := -ldflags "$(if $(VERSION),-X $(VERSION_PKG).Version=$(VERSION)) $(if $(REVISION),-X $(VERSION_PKG).revision=$(REVISION))"
 
-.PHONY: all build build-controller run test test-long vet lint fmt-check deps-check unit unit-controller bench fuzz cluster image clean test-alerts
+.PHONY: all build build-controller run test test-long vet lint fmt-check deps-check unit unit-controller bench fuzz cluster image clean test-alerts test-image
 .PHONY: test-browser
 
 all: build
@@ -190,6 +190,23 @@ image:
 	set -e; \
 	$(DOCKER) build --target namesrv $(IMAGE_ARGS) -t $(IMAGE_REPO)/namesrv:$(IMAGE_TAG) .; \
 	$(DOCKER) build --target namesrv-controller $(IMAGE_ARGS) -t $(IMAGE_REPO)/namesrv-controller:$(IMAGE_TAG) .
+
+## test-image: builds both targets of the Dockerfile on their empty base
+## from binaries the build stage's script (deploy/container/build.sh) makes
+## on the host, runs each under podman and checks the user, /healthz, the
+## HEALTHCHECK, a lookup from the host and a graceful stop
+## (test/deploy TestImageFromScratchServes); says so and succeeds when
+## podman is missing or does not answer, fails instead with IMAGE_STRICT=1.
+## IMAGE_RUNTIME is the OCI runtime (runc: crun fails on some cgroup modes).
+PODMAN        ?= podman
+IMAGE_RUNTIME ?= runc
+test-image:
+	@if ! $(PODMAN) info >/dev/null 2>&1; then \
+		if [ -n "$(IMAGE_STRICT)" ]; then \
+			echo "test-image: no container engine answers ('$(PODMAN) info' failed) and IMAGE_STRICT is set" >&2; exit 1; fi; \
+		echo "test-image: skipped: no container engine answers ('$(PODMAN) info' failed; apt-get install podman)"; exit 0; fi; \
+	RMQ_TEST_IMAGE=1 RMQ_PODMAN=$(PODMAN) RMQ_IMAGE_RUNTIME=$(IMAGE_RUNTIME) \
+		$(GO) test -count=1 -timeout 20m -run '^TestImageFromScratchServes$$' -v ./test/deploy/
 
 clean:
 	rm -rf $(BIN)
