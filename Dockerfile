@@ -5,10 +5,15 @@
 #   docker build --target namesrv            -t rmqgo/namesrv .             # default build
 #   docker build --target namesrv-controller -t rmqgo/namesrv-controller .  # -tags embedded_controller
 #
-# Static binaries (CGO_ENABLED=0) on distroless/static, run as the
-# nonroot user 65532. No shell in the image: the entrypoint is the binary
-# and HEALTHCHECK runs `namesrv -healthcheck`, which asks /healthz of the
-# metrics listener its configuration names.
+# deploy/container/build.sh builds static binaries (CGO_ENABLED=0, the time
+# zone database inside) in golang and the few files a static binary needs
+# (passwd and group with the nonroot user 65532, nsswitch.conf, the CA
+# bundle, /tmp); the runtime stages put them on an empty base (FROM
+# scratch), so they need no registry: `make test-image` builds those stages
+# from the same script run on the host and runs the image. No shell in the
+# image: the entrypoint is the binary and HEALTHCHECK runs `namesrv
+# -healthcheck`, which asks /healthz of the metrics listener its
+# configuration names.
 #
 # Configuration: /etc/rocketmq/namesrv.properties (deploy/container/,
 # replace it with a mount) and NAMESRV_<KEY>=value variables over it
@@ -16,26 +21,22 @@
 # State (kvConfig.db, the controller's Raft store) under /data.
 
 ARG GO_VERSION=1.26
-ARG BASE=gcr.io/distroless/static-debian12:nonroot
+# BASE is the runtime stages' base: empty, or one with tools for debugging
+# (a busybox nonroot image); the rootfs files go over it.
+ARG BASE=scratch
 
 FROM golang:${GO_VERSION} AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-ENV CGO_ENABLED=0
 # VERSION and REVISION (make image passes the Makefile's) are what
-# -version, the startup log and rocketmq_build_info name.
+# -version, the startup log and rocketmq_build_info name; LDFLAGS, when
+# given, replaces the whole -ldflags.
 ARG VERSION=1.1.0-dev
 ARG REVISION=unknown
-ARG LDFLAGS="-s -w -X github.com/rmqgo/nameserver/internal/version.Version=${VERSION} -X github.com/rmqgo/nameserver/internal/version.revision=${REVISION}"
-RUN go build -trimpath -ldflags="${LDFLAGS}" -o /out/plain/ ./cmd/namesrv ./cmd/mqadmin
-RUN go build -trimpath -ldflags="${LDFLAGS}" -tags embedded_controller -o /out/controller/ ./cmd/namesrv ./cmd/controller ./cmd/mqadmin
-# The writable tree of the runtime user: the -c file's directory (updates
-# rewrite the file beside a .bak) and the data directory. Only these two
-# are copied as the user's; /etc and the rest stay root's.
-RUN mkdir -p /rootfs/etc/rocketmq /rootfs/data \
- && cp deploy/container/namesrv.properties /rootfs/etc/rocketmq/namesrv.properties
+ARG LDFLAGS
+RUN sh deploy/container/build.sh /out
 
 # OCI labels of both targets (make image passes VERSION, REVISION and
 # CREATED, the commit's time; the repository names no licence, so
@@ -52,11 +53,12 @@ LABEL org.opencontainers.image.title="rmqgo NameServer" \
       org.opencontainers.image.revision="${REVISION}" \
       org.opencontainers.image.created="${CREATED}" \
       org.opencontainers.image.licenses="${LICENSES}"
+COPY --from=build /out/rootfs/ /
 
 FROM labelled AS namesrv-controller
 COPY --from=build /out/controller/ /usr/local/bin/
-COPY --from=build --chown=65532:65532 /rootfs/etc/rocketmq/ /etc/rocketmq/
-COPY --from=build --chown=65532:65532 /rootfs/data/ /data/
+COPY --from=build --chown=65532:65532 /out/state/etc/rocketmq/ /etc/rocketmq/
+COPY --from=build --chown=65532:65532 /out/state/data/ /data/
 USER 65532:65532
 ENV HOME=/data
 VOLUME ["/data"]
@@ -68,8 +70,8 @@ CMD ["-c", "/etc/rocketmq/namesrv.properties"]
 
 FROM labelled AS namesrv
 COPY --from=build /out/plain/ /usr/local/bin/
-COPY --from=build --chown=65532:65532 /rootfs/etc/rocketmq/ /etc/rocketmq/
-COPY --from=build --chown=65532:65532 /rootfs/data/ /data/
+COPY --from=build --chown=65532:65532 /out/state/etc/rocketmq/ /etc/rocketmq/
+COPY --from=build --chown=65532:65532 /out/state/data/ /data/
 USER 65532:65532
 ENV HOME=/data
 VOLUME ["/data"]

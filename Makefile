@@ -1,4 +1,4 @@
-# Targets: build, run, test, lint, test-long, bench, fuzz, cluster, image, clean. See README.md.
+# Targets: build, run, test, lint, test-long, bench, fuzz, cluster, image, test-image, clean. See README.md.
 GO        ?= go
 BIN       := bin
 TAGS_CTRL := embedded_controller
@@ -14,7 +14,8 @@ REVISION  ?= $(shell r=$$(git rev-parse --short=12 HEAD 2>/dev/null) && { git di
 VERSION_PKG := github.com/rmqgo/nameserver/internal/version
 LDFLAGS   := -ldflags "$(if $(VERSION),-X $(VERSION_PKG).Version=$(VERSION)) $(if $(REVISION),-X $(VERSION_PKG).revision=$(REVISION))"
 
-.PHONY: all build build-controller run test test-long vet lint fmt-check deps-check unit unit-controller bench fuzz cluster image clean test-alerts
+.PHONY: all build build-controller run test test-long vet lint fmt-check deps-check unit unit-controller bench fuzz cluster image clean test-alerts test-image
+.PHONY: test-browser
 
 all: build
 
@@ -33,6 +34,7 @@ run: build
 
 ## test: everything CI checks, under both tag sets
 test: fmt-check vet lint deps-check test-alerts unit unit-controller
+test: test-browser
 
 ## test-alerts: promtool checks the Prometheus alerting rules and runs their
 ## unit tests (deploy/prometheus/); says so and succeeds without promtool
@@ -44,6 +46,25 @@ test-alerts:
 	set -e; \
 	$(PROMTOOL) check rules deploy/prometheus/rocketmq-alerts.yml; \
 	$(PROMTOOL) test rules deploy/prometheus/rocketmq-alerts.test.yml
+
+## test-browser: the status page (/ of the metrics listener) loaded in
+## headless chromium by the tests named *InBrowser* (RMQ_TEST_BROWSER=1;
+## those of the Controller under -tags $(TAGS_CTRL));
+## screenshots under $(ARTIFACTS)/<test>/, their paths in the output (the
+## whole log in $(ARTIFACTS)/*.log); says so and succeeds without chromium
+## (Debian: apt-get install chromium)
+CHROMIUM  ?= chromium
+ARTIFACTS ?= $(BIN)/artifacts
+BROWSER_TESTS := $(RACE) -count=1 -timeout 10m -v
+BROWSER_SHOW  := grep -hE '^(--- |ok |FAIL|panic)|screenshot'
+test-browser:
+	@if ! command -v $(CHROMIUM) >/dev/null 2>&1; then \
+		echo "test-browser: skipped: $(CHROMIUM) not found (apt-get install chromium)"; exit 0; fi; \
+	mkdir -p $(ARTIFACTS); export RMQ_TEST_BROWSER=1 RMQ_ARTIFACTS=$(abspath $(ARTIFACTS)) CHROMIUM=$(CHROMIUM); \
+	$(GO) test $(BROWSER_TESTS) -run 'InBrowser' ./cmd/namesrv/ >$(ARTIFACTS)/browser-default.log 2>&1; a=$$?; \
+	$(GO) test $(BROWSER_TESTS) -tags $(TAGS_CTRL) -run 'InBrowser.*Controller' ./cmd/namesrv/ ./test/controller/ >$(ARTIFACTS)/browser-controller.log 2>&1; b=$$?; \
+	$(BROWSER_SHOW) $(ARTIFACTS)/browser-default.log $(ARTIFACTS)/browser-controller.log; \
+	if [ $$a -ne 0 ] || [ $$b -ne 0 ]; then echo "test-browser: FAIL (logs in $(ARTIFACTS))"; exit 1; fi
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -109,7 +130,8 @@ bench:
 	$(GO) run -tags $(TAGS_CTRL) ./tools/loadgen -workload ctlstorm -sets 300 -ctl-phases ops,hb,storm -ops-duration 3s -hb-window 3s -out $(BIN)/loadgen-ctlstorm.json
 	$(GO) run -tags $(TAGS_CTRL) ./tools/loadgen -workload ctlstorm -sets 200 -mode silence -out $(BIN)/loadgen-ctlstorm-silence.json
 
-## fuzz: run each fuzz target for FUZZTIME (seed corpora already run in `make test`)
+## fuzz: run each fuzz target for FUZZTIME (seed corpora already run in `make test`);
+## TestMakeFuzzRunsEveryFuzzTarget (test/docs) fails on a `func Fuzz` missing here
 FUZZTIME ?= 60s
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeFrame -fuzztime $(FUZZTIME) ./remoting
@@ -119,9 +141,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecodeRegisterBody -fuzztime $(FUZZTIME) ./namesrv/wire
 	$(GO) test -run '^$$' -fuzz FuzzDecodeTopicRouteData -fuzztime $(FUZZTIME) ./namesrv/wire
 	$(GO) test -run '^$$' -fuzz FuzzDecodeInflatedRegisterBody -fuzztime $(FUZZTIME) ./namesrv/wire
+	$(GO) test -run '^$$' -fuzz FuzzRegisterDataVersionStamp -fuzztime $(FUZZTIME) ./namesrv/wire
+	$(GO) test -run '^$$' -fuzz FuzzAttackReaderHeaders -fuzztime $(FUZZTIME) ./namesrv
 	$(GO) test -run '^$$' -fuzz FuzzClosedAddressesLeaveNoGroup -fuzztime $(FUZZTIME) ./namesrv/route
 	$(GO) test -run '^$$' -fuzz FuzzConfigUpdate -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzFlavour -fuzztime $(FUZZTIME) ./internal/fastjson
+	$(GO) test -run '^$$' -fuzz FuzzWrapValues -fuzztime $(FUZZTIME) ./internal/lograte
 	$(GO) test -run '^$$' -fuzz FuzzParsePattern -fuzztime $(FUZZTIME) ./internal/aclfile
 	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime $(FUZZTIME) ./acl
 	$(GO) test -run '^$$' -fuzz FuzzReadHeader -fuzztime $(FUZZTIME) ./proxyproto
@@ -165,6 +190,23 @@ image:
 	set -e; \
 	$(DOCKER) build --target namesrv $(IMAGE_ARGS) -t $(IMAGE_REPO)/namesrv:$(IMAGE_TAG) .; \
 	$(DOCKER) build --target namesrv-controller $(IMAGE_ARGS) -t $(IMAGE_REPO)/namesrv-controller:$(IMAGE_TAG) .
+
+## test-image: builds both targets of the Dockerfile on their empty base
+## from binaries the build stage's script (deploy/container/build.sh) makes
+## on the host, runs each under podman and checks the user, /healthz, the
+## HEALTHCHECK, a lookup from the host and a graceful stop
+## (test/deploy TestImageFromScratchServes); says so and succeeds when
+## podman is missing or does not answer, fails instead with IMAGE_STRICT=1.
+## IMAGE_RUNTIME is the OCI runtime (runc: crun fails on some cgroup modes).
+PODMAN        ?= podman
+IMAGE_RUNTIME ?= runc
+test-image:
+	@if ! $(PODMAN) info >/dev/null 2>&1; then \
+		if [ -n "$(IMAGE_STRICT)" ]; then \
+			echo "test-image: no container engine answers ('$(PODMAN) info' failed) and IMAGE_STRICT is set" >&2; exit 1; fi; \
+		echo "test-image: skipped: no container engine answers ('$(PODMAN) info' failed; apt-get install podman)"; exit 0; fi; \
+	RMQ_TEST_IMAGE=1 RMQ_PODMAN=$(PODMAN) RMQ_IMAGE_RUNTIME=$(IMAGE_RUNTIME) \
+		$(GO) test -count=1 -timeout 20m -run '^TestImageFromScratchServes$$' -v ./test/deploy/
 
 clean:
 	rm -rf $(BIN)

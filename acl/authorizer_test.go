@@ -125,7 +125,7 @@ func TestAuthorizeAnswers16AndCounts(t *testing.T) {
 }
 
 // TestReloadRevokesWithinASecond: a key removed from the file stops
-// working (within a second at the default 250 ms polls, README; here the
+// working (within a second at the default 250 ms polls, docs/security.md; here the
 // time is only logged, the bound is liveness); an invalid file keeps the
 // previous accounts.
 func TestReloadRevokesWithinASecond(t *testing.T) {

@@ -24,7 +24,8 @@ type StateBounds struct {
 }
 
 // Hard ceilings of the replicated state: the upper ends of the StateBounds
-// keys in numericBounds, which Apply enforces on entries of this version.
+// keys in numericBounds, which Apply enforces on every entry marked
+// checked (what leaders write from v1.0.0 on; docs/controller.md §2.7).
 const (
 	MaxControllerBrokerSets    = 100_000
 	MaxControllerBrokersPerSet = 1024

@@ -53,5 +53,7 @@
 // Validate also checks the controller's peers, Raft peers, addresses and
 // store path. The package never imports hashicorp/raft under any tag: it
 // knows addresses and ids, not the consensus machinery, and nothing of the
-// remoting protocol or the KV store.
+// KV store. It reaches the remoting package only through acl, whose
+// accounts file Validate reads to check controllerAccessKey
+// (config/controller_access.go).
 package config

@@ -11,13 +11,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestOwnControllerFilePerNode (regression, from the attack review): the
-// embedded controller kept its 1009 updates in controller.properties beside
-// the -c file, so every node whose -c file sits in the same directory
-// (deploy/cluster/n0..n2.properties started in place, several instances of
-// the systemd template on one host under /etc/rocketmq) shared one file: n0
-// restarted without the update it acknowledged and with n1's instead. The
-// own file is now named after the -c file (n0.controller.properties).
+// TestOwnControllerFilePerNode: the embedded controller keeps its 1009
+// updates in a file named after the -c file (n0.controller.properties), so
+// nodes whose -c files sit in one directory (deploy/cluster/n0..n2.properties
+// started in place, several instances of the systemd template on one host
+// under /etc/rocketmq) never share one: with one controller.properties
+// beside the -c files, n0 would restart without the update it acknowledged
+// and with n1's instead.
 func TestOwnControllerFilePerNode(t *testing.T) {
 	dir := t.TempDir()
 	path := func(id string) string {

@@ -8,7 +8,7 @@ import (
 )
 
 // nodeKeys name what a node is, where it listens, how large its frames and
-// files are, and the limits protecting its memory: never updatable remotely (see README "Remote updates").
+// files are, and the limits protecting its memory: never updatable remotely (see docs/configuration.md, "Remote updates").
 var nodeKeys = []string{
 	"listenPort=9999", "bindAddress=10.1.2.3", "frameMaxLength=2097152",
 	"metricsPromExporterPort=5999", "metricsPromExporterHost=10.1.2.3", "metricsExporterType=PROM",

@@ -144,7 +144,7 @@ func (l *legacyEntries) note(logger hclog.Logger, index uint64, events []event) 
 
 // stats adds the accounted state size and the count of legacy entries that
 // break the rules to a Raft stats map (metrics: rocketmq_controller_state_bytes,
-// rocketmq_controller_legacy_entries_applied).
+// rocketmq_controller_legacy_entries_applied_total).
 func (f *FSM) stats(m map[string]string) {
 	f.read(func(s *state) { m["state_bytes"] = strconv.FormatInt(s.bytes(), 10) })
 	m["legacy_entries_applied"] = strconv.FormatUint(f.legacy.n.Load(), 10)

@@ -23,10 +23,12 @@ const raftPrefix = ControllerPrefix + "_raft_"
 // not listed is reported as LabelOther.
 var raftStates = []string{"Follower", "Candidate", "Leader", "Shutdown", LabelOther}
 
-// raftNumber is a numeric Raft stat exported as a gauge.
+// raftNumber is a numeric Raft stat exported as a gauge, or as a counter
+// when it only grows (a count of events since start).
 type raftNumber struct {
-	key  string
-	desc *prometheus.Desc
+	key     string
+	desc    *prometheus.Desc
+	counter bool
 }
 
 var (
@@ -41,29 +43,30 @@ var (
 			"every attempt, whether its log line was written or summed up.", "peer", "kind")
 
 	raftNumbers = []raftNumber{
-		{"term", newDesc(raftPrefix+"term", "Current Raft term.")},
-		{"commit_index", newDesc(raftPrefix+"commit_index", "Raft commit index.")},
-		{"applied_index", newDesc(raftPrefix+"applied_index", "Last Raft index applied to the FSM.")},
-		{"last_log_index", newDesc(raftPrefix+"last_log_index", "Last Raft log index.")},
-		{"last_snapshot_index", newDesc(raftPrefix+"last_snapshot_index", "Raft index of the last snapshot.")},
-		{"fsm_pending", newDesc(raftPrefix+"fsm_pending", "Committed entries waiting for the FSM.")},
-		{"num_peers", newDesc(raftPrefix+"peers", "Other voters in the Raft configuration.")},
+		{key: "term", desc: newDesc(raftPrefix+"term", "Current Raft term.")},
+		{key: "commit_index", desc: newDesc(raftPrefix+"commit_index", "Raft commit index.")},
+		{key: "applied_index", desc: newDesc(raftPrefix+"applied_index", "Last Raft index applied to the FSM.")},
+		{key: "last_log_index", desc: newDesc(raftPrefix+"last_log_index", "Last Raft log index.")},
+		{key: "last_snapshot_index", desc: newDesc(raftPrefix+"last_snapshot_index", "Raft index of the last snapshot.")},
+		{key: "fsm_pending", desc: newDesc(raftPrefix+"fsm_pending", "Committed entries waiting for the FSM.")},
+		{key: "num_peers", desc: newDesc(raftPrefix+"peers", "Other voters in the Raft configuration.")},
 		// The FSM's, read with the Raft stats.
-		{"state_bytes", newDesc(ControllerPrefix+"_state_bytes",
+		{key: "state_bytes", desc: newDesc(ControllerPrefix+"_state_bytes",
 			"Accounted size of the replicated state (bounded by controllerMaxStateBytes).")},
-		{"legacy_entries_applied", newDesc(ControllerPrefix+"_legacy_entries_applied",
-			"Log entries of an older version applied since start although they break the rules of the replicated state.")},
-		{"cluster_version", newDesc(ControllerPrefix+"_cluster_version",
+		{key: "legacy_entries_applied", desc: newDesc(ControllerPrefix+"_legacy_entries_applied_total",
+			"Log entries of an older version applied since start although they break the rules of the replicated state."),
+			counter: true},
+		{key: "cluster_version", desc: newDesc(ControllerPrefix+"_cluster_version",
 			"Replicated cluster version: the newest Controller format the group writes.")},
-		{"format_version", newDesc(ControllerPrefix+"_format_version",
+		{key: "format_version", desc: newDesc(ControllerPrefix+"_format_version",
 			"Newest Controller format (log entries, snapshots, Raft RPCs) this node reads.")},
-		{"members_drift", newDesc(ControllerPrefix+"_raft_members_drift",
+		{key: "members_drift", desc: newDesc(ControllerPrefix+"_raft_members_drift",
 			"1 when controllerRaftPeers differ from the Raft configuration the node holds (membership lives in the log).")},
-		{"broker_sets_without_master", newDesc(ControllerPrefix+"_broker_sets_without_master",
+		{key: "broker_sets_without_master", desc: newDesc(ControllerPrefix+"_broker_sets_without_master",
 			"Broker sets whose sync state names no master.")},
-		{"state_bytes_limit", newDesc(ControllerPrefix+"_state_bytes_limit",
+		{key: "state_bytes_limit", desc: newDesc(ControllerPrefix+"_state_bytes_limit",
 			"controllerMaxStateBytes in force (state_bytes is bounded by it).")},
-		{"broker_sets_limit", newDesc(ControllerPrefix+"_broker_sets_limit",
+		{key: "broker_sets_limit", desc: newDesc(ControllerPrefix+"_broker_sets_limit",
 			"controllerMaxBrokerSets in force (broker_sets is bounded by it).")},
 	}
 )
@@ -141,7 +144,12 @@ func collectRaft(ch chan<- prometheus.Metric, st map[string]string) {
 		ch <- gaugeValue(raftLeaderDesc, 1, id)
 	}
 	for _, n := range raftNumbers {
-		if v, err := strconv.ParseFloat(st[n.key], 64); err == nil {
+		v, err := strconv.ParseFloat(st[n.key], 64)
+		switch {
+		case err != nil:
+		case n.counter:
+			ch <- prometheus.MustNewConstMetric(n.desc, prometheus.CounterValue, v)
+		default:
 			ch <- gaugeValue(n.desc, v)
 		}
 	}

@@ -130,7 +130,8 @@ func TestControllerFamilies(t *testing.T) {
 	require.Equal(t, 5.0, fs.Sum("rocketmq_controller_master_epoch", "broker_set", "broker-a"))
 	require.Equal(t, 2.0, fs.Sum("rocketmq_controller_broker_sets"))
 	require.Equal(t, 4096.0, fs.Sum("rocketmq_controller_state_bytes"))
-	require.Equal(t, 3.0, fs.Sum("rocketmq_controller_legacy_entries_applied"))
+	require.Equal(t, 3.0, fs.Sum("rocketmq_controller_legacy_entries_applied_total"))
+	require.Equal(t, "counter", fs["rocketmq_controller_legacy_entries_applied_total"].Type)
 	require.Equal(t, 1.0, fs.Sum("rocketmq_controller_elections_total", "trigger", "broker", "code", "0"))
 	require.Equal(t, 1.0, fs.Sum("rocketmq_controller_elections_total", "trigger", "inactive", "code", "2004"))
 	require.Equal(t, 1.0, fs.Sum("rocketmq_controller_elections_total", "trigger", LabelOther, "code", LabelOther))
@@ -147,4 +148,19 @@ func BenchmarkRequestDone(b *testing.B) {
 			r.RequestDone(remoting.GetRouteinfoByTopic, remoting.Success, time.Millisecond)
 		}
 	})
+}
+
+// FamilyNames lists every family registered, also a vector no label set
+// was used on and the source families before SetSource: what /metrics
+// may serve, which a scrape of a fresh node does not show.
+func TestFamilyNamesListsFamiliesWithoutSeries(t *testing.T) {
+	reg := NewRegistry()
+	NewController(reg)
+	require.False(t, parse(t, reg).Has("rocketmq_controller_elections_total"))
+	names := reg.FamilyNames()
+	for _, f := range []string{"rocketmq_controller_elections_total", "rocketmq_controller_raft_term",
+		"rocketmq_controller_legacy_entries_applied_total", "rocketmq_controller_requests_total"} {
+		require.Contains(t, names, f)
+	}
+	require.IsIncreasing(t, names)
 }

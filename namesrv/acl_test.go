@@ -54,7 +54,7 @@ func TestACLDenialsCountedOnewayDropped(t *testing.T) {
 // TestACLCodeIsNotSigned documents ACL 1.0: the signature covers the
 // extFields and the body, not the request code, so a captured signed
 // request replays under another code with the same fields (Java's
-// AclClientRPCHook and PlainAccessValidator alike); README recommends TLS.
+// AclClientRPCHook and PlainAccessValidator alike); docs/security.md recommends TLS.
 func TestACLCodeIsNotSigned(t *testing.T) {
 	path := writeACLFile(t, "accounts: [{accessKey: nsAdmin01, secretKey: nsAdminSecret, admin: true}]\n")
 	srv := startServer(t, func(c *config.NamesrvConfig) { c.AclEnable, c.AclConfigPath = true, path })

@@ -21,7 +21,7 @@ import (
 )
 
 // Attacks on REGISTER_BROKER answered on the connection's reader
-// (brokerProcessor.registerOn): what the lane used to gate, header fields
+// (brokerProcessor.registerOn): what reaches it before the lane, header fields
 // outside the digest, ordering across connections, hostile headers.
 
 // TestAttackReaderIdenticalNeedsACL: with aclEnable, a stranger re-sending

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/rmqgo/nameserver/kv"
@@ -19,8 +20,9 @@ type Option func(*options)
 
 type options struct {
 	metricsListener net.Listener
-	tls             *tlsconf.Manager // nil: plaintext only
-	warmupTimeouts  [2]time.Duration // tests: per peer, per lookup (warmup.go)
+	tls             *tlsconf.Manager        // nil: plaintext only
+	warmupTimeouts  [2]time.Duration        // tests: per peer, per lookup (warmup.go)
+	routes          map[string]http.Handler // WithMetricsRoute
 }
 
 // WithMetricsListener serves the metrics endpoint on ln (tests on port 0)
@@ -53,6 +55,8 @@ type serverMetrics struct {
 	ns  *metrics.Namesrv
 	ln  net.Listener // from WithMetricsListener, until Start
 	ep  *metrics.Endpoint
+	// routes are WithMetricsRoute's handlers.
+	routes map[string]http.Handler
 }
 
 // newMetrics builds the metrics of s when metricsExporterType=PROM. It
@@ -62,7 +66,7 @@ func (s *Server) newMetrics(o options) *serverMetrics {
 		o.close()
 		return nil
 	}
-	m := &serverMetrics{reg: metrics.NewProcessRegistry(), ln: o.metricsListener}
+	m := &serverMetrics{reg: metrics.NewProcessRegistry(), ln: o.metricsListener, routes: o.routes}
 	m.ns = metrics.NewNamesrv(m.reg, metrics.NamesrvSource{
 		Routes: func() metrics.RouteStats { return routeStats(s.routes.Stats()) },
 		KV:     s.kv.Namespaces,
@@ -101,6 +105,7 @@ func (s *Server) startMetrics() error {
 		}
 		return err
 	}
+	routes = withRoutes(routes, m.routes)
 	cfg := s.cfg.Load()
 	ep, err := metrics.Listen(metrics.EndpointConfig{Addr: cfg.MetricsAddr(),
 		Listener: m.ln, Registry: m.reg, Logger: s.log.Named("metrics"), Routes: routes, Wrap: s.wrapMetricsListener,

@@ -83,13 +83,14 @@ func TestUpdateCannotLiftMemoryCaps(t *testing.T) {
 	}
 }
 
-// TestUpdateCannotStopRouteService (regression, from the attack review):
-// needWaitForService and waitSecondsForService were read on every
-// GET_ROUTEINFO_BY_TOPIC and measured from process start, so an update on a
-// running node (even with the now bounded wait of 600 s) made every route
-// lookup answer "name server not ready". The wait is now fixed at start and
-// latches open once passed (Java's ClientRequestProcessor stops checking
-// once it has served a route); the update takes effect at the next start.
+// TestUpdateCannotStopRouteService: an update of needWaitForService and
+// waitSecondsForService on a running node (even with the longest wait,
+// 600 s) does not make route lookups answer "name server not ready": the
+// wait is fixed at start and latches open once passed (Java's
+// ClientRequestProcessor stops checking once it has served a route), and
+// the update takes effect at the next start. Read on every
+// GET_ROUTEINFO_BY_TOPIC and measured from process start, it would refuse
+// every lookup.
 func TestUpdateCannotStopRouteService(t *testing.T) {
 	srv, _ := startFileNode(t)
 	c := dial(t, srv)
@@ -104,10 +105,11 @@ func TestUpdateCannotStopRouteService(t *testing.T) {
 	}
 }
 
-// TestUpdateCannotMakeReadyzFail: readyAfterBrokerRegistrationSeconds was
-// re-read by every /readyz probe, so an update on a ready node made it
-// unready (and a Kubernetes Service drop it) for up to the new wait. The
-// wait is now fixed at start and latches once passed.
+// TestUpdateCannotMakeReadyzFail: an update of
+// readyAfterBrokerRegistrationSeconds on a ready node does not make it
+// unready (re-read by every /readyz probe it would, and a Kubernetes
+// Service would drop the node for up to the new wait): the wait is fixed
+// at start and latches once passed.
 func TestUpdateCannotMakeReadyzFail(t *testing.T) {
 	srv := startMetricsServer(t, 0)
 	require.NoError(t, srv.Ready())

@@ -23,6 +23,8 @@
 //     requests, an optional Sign hook applied to every request sent).
 //
 // It must not know NameServer or Controller semantics: handlers are plain
-// functions registered by code, and bodies are opaque bytes. It imports
-// nothing else from this module.
+// functions registered by code, and bodies are opaque bytes. Of this module
+// it imports only the leaf packages internal/fastjson (the header's JSON
+// flavour), internal/lograte (its logger) and internal/monotime (idle and
+// deadline decisions).
 package remoting

@@ -114,9 +114,9 @@ func unblockFIFO(fifo string) {
 }
 
 // TestAttackUnusableKeyRefusedAtStartup: a key Go's TLS cannot sign with
-// (RSA under 1024 bits, refused by crypto/rsa) used to load fine and then
-// fail every handshake, logged at DEBUG only; it is now a startup error
-// naming the key and file, on the server and the client side.
+// (RSA under 1024 bits, refused by crypto/rsa) would load and then fail
+// every handshake, logged at DEBUG only: it is a startup error naming the
+// key and file, on the server and the client side.
 func TestAttackUnusableKeyRefusedAtStartup(t *testing.T) {
 	crt, key := filepath.Join("testdata", "rsa512.crt"), filepath.Join("testdata", "rsa512.key")
 	c := config.DefaultTLS()

@@ -20,7 +20,7 @@
 //	                                      hold no Raft state) as a member of a new
 //	                                      group holding the backup's state; run on
 //	                                      every node with the same backup and token
-//	-Dtls.key=value                       Java-style TLS properties (see README);
+//	-Dtls.key=value                       Java-style TLS properties (see docs/security.md);
 //	                                      with -probe, -Dtls.enable=true dials TLS
 //
 // CONTROLLER_<KEY>=value environment variables set keys over the -c file

@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"net/http"
 	"sync/atomic"
 
 	"github.com/hashicorp/go-hclog"
@@ -13,6 +15,7 @@ import (
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
 	"github.com/rmqgo/nameserver/metrics"
+	"github.com/rmqgo/nameserver/metrics/statuspage"
 )
 
 // node is a running standalone controller and, with
@@ -62,12 +65,15 @@ func (n *node) stop(ctx context.Context) error {
 	return err
 }
 
-// promEndpoint is the controller's /metrics, /healthz and /readyz.
+// promEndpoint is the controller's /metrics, /healthz, /readyz and the
+// status page at /.
 type promEndpoint struct {
 	m   *metrics.Controller
 	reg *metrics.Registry
 	ep  *metrics.Endpoint
 	ctl atomic.Pointer[controller.Controller] // set once started
+	// page is the status page at / (package metrics/statuspage).
+	page *statuspage.Page
 }
 
 // listenMetrics serves the endpoint at metricsPromExporterHost (empty =
@@ -88,7 +94,7 @@ func newPromEndpoint(cfg *config.ControllerConfig) *promEndpoint {
 		return nil
 	}
 	reg := metrics.NewProcessRegistry()
-	return &promEndpoint{m: metrics.NewController(reg), reg: reg}
+	return &promEndpoint{m: metrics.NewController(reg), reg: reg, page: statuspage.New()}
 }
 
 func metricsAddr(cfg *config.ControllerConfig) (string, bool) {
@@ -104,11 +110,17 @@ func (pe *promEndpoint) listen(cfg *config.ControllerConfig, logger hclog.Logger
 	ec.Addr, _ = metricsAddr(cfg)
 	ec.Registry, ec.Logger = pe.reg, logger.Named("metrics")
 	ec.Limits = metrics.LimitsFrom(cfg.MetricsListener)
+	ec.Routes = maps.Clone(ec.Routes)
+	if ec.Routes == nil {
+		ec.Routes = map[string]http.Handler{}
+	}
+	ec.Routes[statuspage.Pattern] = pe.page
 	ep, err := metrics.Listen(ec)
 	if err != nil {
 		return fmt.Errorf("controller: %w", err)
 	}
 	ep.AddReadiness("controller", pe.ready)
+	pe.page.AddListener("metrics (this page)", ep.Addr().String())
 	pe.ep = ep
 	logger.Info("metrics endpoint started", "addr", ep.Addr().String())
 	return nil
@@ -128,6 +140,7 @@ func (pe *promEndpoint) attach(ctl *controller.Controller) {
 	if pe != nil {
 		ctl.ExportMetrics(pe.m)
 		pe.ctl.Store(ctl)
+		pe.page.SetController(ctl)
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 )
 
 // Controller membership commands (this project's own request codes,
-// README "Changing Controller membership"): each finds the leader among
+// docs/controller-ops.md, "Changing Controller membership"): each finds the leader among
 // -a and asks it; a change is one Raft configuration entry.
 
 // promotePoll is how often addControllerMember -w asks whether the new

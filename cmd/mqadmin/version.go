@@ -29,14 +29,14 @@ type versionRow struct {
 	ClusterVersion string `json:"controllerClusterVersion"`
 	IsLeader       bool   `json:"isLeader"`
 	// MembersDrift: the node's controllerRaftPeers differ from its Raft
-	// configuration (listControllerMembers, README "Changing Controller membership").
+	// configuration (listControllerMembers, docs/controller-ops.md).
 	MembersDrift string `json:"raftMembersDrift,omitempty"`
 	Error        string `json:"error,omitempty"`
 }
 
 // setupGetControllerVersions asks every controller of -a for its 1005
 // and prints its versions: what to check between the steps of a rolling
-// upgrade (README, "Upgrading"). A node that sends no version fields is
+// upgrade (docs/upgrading.md). A node that sends no version fields is
 // v1.0.0 (format 1). It fails when a node does not answer.
 func setupGetControllerVersions(fs *flag.FlagSet) runFunc {
 	var list string

@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/metrics/statuspage"
 	"github.com/rmqgo/nameserver/namesrv"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
@@ -21,3 +22,6 @@ type embedded struct{}
 
 func (*embedded) start() error { return nil }
 func (*embedded) stop()        {}
+
+// showOn does nothing: there is no Controller to show.
+func (*embedded) showOn(*statuspage.Page) {}

@@ -11,6 +11,7 @@ import (
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
 	"github.com/rmqgo/nameserver/metrics"
+	"github.com/rmqgo/nameserver/metrics/statuspage"
 	"github.com/rmqgo/nameserver/namesrv"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
@@ -68,6 +69,14 @@ func (e *embedded) start() error {
 		e.ctl.ExportMetrics(e.m)
 	}
 	return nil
+}
+
+// showOn makes the status page show the started Controller (nothing when
+// disabled).
+func (e *embedded) showOn(page *statuspage.Page) {
+	if e.ctl != nil {
+		page.SetController(e.ctl)
+	}
 }
 
 // stop stops the Controller, started or only bound.

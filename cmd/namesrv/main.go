@@ -27,6 +27,7 @@ import (
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/internal/process"
 	"github.com/rmqgo/nameserver/internal/version"
+	"github.com/rmqgo/nameserver/metrics/statuspage"
 	"github.com/rmqgo/nameserver/namesrv"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
@@ -130,18 +131,21 @@ func loadConfig(o options) (*config.NamesrvConfig, error) {
 // Controller's, then the NameServer's remoting and metrics listeners), so
 // a busy port fails the start with nothing served; then it serves the
 // NameServer and starts the Controller. It returns a function that stops
-// them in reverse order and gives the exit status.
+// them in reverse order and gives the exit status. The metrics listener
+// also serves the status page at / (package metrics/statuspage).
 func startServers(cfg *config.NamesrvConfig, tlsm *tlsconf.Manager, logger hclog.Logger) (func() int, error) {
-	srv, err := namesrv.New(cfg, logger, namesrv.WithTLS(tlsm))
+	page := statuspage.New()
+	srv, err := namesrv.New(cfg, logger, namesrv.WithTLS(tlsm), namesrv.WithMetricsRoute(statuspage.Pattern, page))
 	if err != nil {
 		return nil, err
 	}
+	page.SetNamesrv(srv)
 	ctl, err := newController(cfg, srv, tlsm, logger)
 	if err == nil {
 		if err = srv.Start(); err != nil {
 			ctl.stop()
-		} else {
-			err = ctl.start()
+		} else if err = ctl.start(); err == nil {
+			ctl.showOn(page)
 		}
 	}
 	if err != nil {

@@ -18,8 +18,8 @@ var tombstone = &topicEntry{name: "\x00tombstone"}
 // open-addressed hash table with linear probing whose slots are atomic
 // pointers. Only the coordinator writes it, one slot store per published
 // or withdrawn topic, so publishing costs what a mutation carries and not
-// what the table holds (a copy-on-write map of shards copied every touched
-// shard whole: O(all topics) for a registration of new topics at 1M).
+// what the table holds: a registration of new topics into a 1M-topic
+// table costs what those topics cost.
 // When the table fills, the coordinator builds a larger one and swaps it
 // in; a reader still on the old table sees the state of just before.
 // An entry's snapshot pointer changes without touching the table.

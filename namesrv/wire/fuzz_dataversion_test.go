@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,6 +24,8 @@ func FuzzRegisterDataVersionStamp(f *testing.F) {
 		`{"topicConfigSerializeWrapper":{"dataVersion":{"timestamp":3},"dataVersion":{}}}`,
 		`{"topicConfigSerializeWrapper":{"dataVersion":{"timestamp":3}},"topicConfigSerializeWrapper":{}}`,
 		`{"topicConfigSerializeWrapper":null}`, `{"dataVersion":{"timestamp":"7"}}`, `{}`,
+		`{"topiCConfigSeriAliZeWrApper":{"dAtAVersion":{"timestAmp":"0"}}}`,
+		`{"topic_config_serialize_wrapper":{"data-version":{"timestamp":1}}}`,
 	} {
 		f.Add([]byte(s), int32(479))
 		f.Add([]byte(s), int32(36))
@@ -77,7 +80,7 @@ func objectStamp(d *json.Decoder, key string, member func(*json.Decoder) (bool, 
 		if err != nil {
 			return false, err
 		}
-		if k != key {
+		if !smartKey(k, key) {
 			if err := skipValue(d); err != nil {
 				return false, err
 			}
@@ -95,6 +98,32 @@ func objectStamp(d *json.Decoder, key string, member func(*json.Decoder) (bool, 
 	}
 	_, err = d.Token()
 	return got, err
+}
+
+// smartKey reports whether the member name k names the bean field key as
+// fastjson's smart match does: exactly, or once both are lower-cased and
+// stripped of '_' and '-' (JavaBeanDeserializer.smartMatch), the same
+// reading as the decoders' smart match (smartmatch.go).
+func smartKey(k json.Token, key string) bool {
+	name, ok := k.(string)
+	if !ok {
+		return false
+	}
+	return name == key || foldName(name) == foldName(key)
+}
+
+// foldName lower-cases ASCII letters only and drops '_' and '-', as
+// fastjson's TypeUtils.fnv1a_64_extract does.
+func foldName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '_' || r == '-':
+			return -1
+		case 'A' <= r && r <= 'Z':
+			return r + 'a' - 'A'
+		}
+		return r
+	}, s)
 }
 
 // setsLong reports whether a timestamp value is not a null long.

@@ -99,8 +99,8 @@ func (uc *upCluster) requireKVs(t *testing.T) {
 	}
 }
 
-// dropVersionFields checks and removes the version fields this version
-// adds to 1005 replies (docs/controller.md §2.8), which Java's golden
+// dropVersionFields checks and removes the version fields 1005 replies
+// carry from v1.1.0 on (docs/controller.md §2.8), which Java's golden
 // replies do not have and Java's decoder ignores.
 func dropVersionFields(t *testing.T, ext map[string]string) {
 	t.Helper()

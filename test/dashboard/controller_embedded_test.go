@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,27 +20,34 @@ import (
 	"github.com/rmqgo/nameserver/namesrv"
 )
 
-// Every expression of the Controller row returns data from a real
-// Prometheus scraping a fresh one-node NameServer with its embedded
-// Controller, leader elected, no broker yet.
-func TestDashboardControllerPanelsHaveData(t *testing.T) {
-	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		t.Skip("prometheus not installed (apt-get install prometheus)")
+// group is the peer lists of a Controller group on loopback ports.
+type group struct{ dleger, raft []string }
+
+func newGroup(t *testing.T, ids ...string) group {
+	var g group
+	for _, id := range ids {
+		g.dleger = append(g.dleger, fmt.Sprintf("%s-127.0.0.1:%d", id, freePort(t)))
+		g.raft = append(g.raft, fmt.Sprintf("%s-127.0.0.1:%d", id, freePort(t)))
 	}
+	return g
+}
+
+// startControllerNode runs a NameServer with its embedded Controller as
+// node id of g; it is stopped when the test ends.
+func startControllerNode(t *testing.T, g group, id string) (*namesrv.Server, *controller.Controller) {
 	dir := t.TempDir()
 	props := strings.Join([]string{"bindAddress=127.0.0.1", "listenPort=0",
 		"kvConfigPath=" + filepath.Join(dir, "kvConfig.json"), "metricsExporterType=PROM",
 		fmt.Sprintf("metricsPromExporterPort=%d", freePort(t)), "enableControllerInNamesrv=true",
-		"controllerDLegerGroup=g", "controllerDLegerSelfId=n0",
-		fmt.Sprintf("controllerDLegerPeers=n0-127.0.0.1:%d", freePort(t)),
-		fmt.Sprintf("controllerRaftPeers=n0-127.0.0.1:%d", freePort(t)),
+		"controllerDLegerGroup=g", "controllerDLegerSelfId=" + id,
+		"controllerDLegerPeers=" + strings.Join(g.dleger, ";"),
+		"controllerRaftPeers=" + strings.Join(g.raft, ";"),
 		"controllerStorePath=" + filepath.Join(dir, "ctl")}, "\n") + "\n"
 	path := filepath.Join(dir, "namesrv.properties")
 	require.NoError(t, os.WriteFile(path, []byte(props), 0o600))
 	cfg, err := config.Load(path)
 	require.NoError(t, err)
-	logger := testlog.New(t, "namesrv")
+	logger := testlog.New(t, "namesrv-"+id)
 	srv, err := namesrv.New(cfg, logger)
 	require.NoError(t, err)
 	m := metrics.NewController(srv.MetricsRegistry())
@@ -56,6 +62,15 @@ func TestDashboardControllerPanelsHaveData(t *testing.T) {
 		_ = ctl.Shutdown(ctx)
 		_ = srv.Shutdown(ctx)
 	})
+	return srv, ctl
+}
+
+// Every expression of the Controller row returns data from a real
+// Prometheus scraping a fresh one-node NameServer with its embedded
+// Controller, leader elected, no broker yet.
+func TestDashboardControllerPanelsHaveData(t *testing.T) {
+	bin := prometheusBinary(t)
+	srv, ctl := startControllerNode(t, newGroup(t, "n0"), "n0")
 	require.Eventually(t, ctl.IsReadyLeader, 30*time.Second, 20*time.Millisecond)
 	base := startPrometheus(t, bin, srv.MetricsAddr().String())
 	require.Eventually(t, func() bool {
@@ -63,4 +78,22 @@ func TestDashboardControllerPanelsHaveData(t *testing.T) {
 		return ok && n == 1
 	}, 60*time.Second, 200*time.Millisecond, "prometheus never scraped the Controller three times")
 	requirePanelsHaveData(t, base, panelsOf(t, "Controller"))
+}
+
+// In a group of three with n2 never started, n0 and n1 elect a leader;
+// the leader's failed Raft RPCs to n2 show on the Raft transport errors
+// panel by peer, and Ready leader counts the leader.
+func TestDashboardRaftTransportErrorsShowADownPeer(t *testing.T) {
+	bin := prometheusBinary(t)
+	g := newGroup(t, "n0", "n1", "n2")
+	srv0, ctl0 := startControllerNode(t, g, "n0")
+	srv1, ctl1 := startControllerNode(t, g, "n1")
+	require.Eventually(t, func() bool { return ctl0.IsReadyLeader() || ctl1.IsReadyLeader() },
+		60*time.Second, 50*time.Millisecond, "no leader of n0 and n1")
+	base := startPrometheus(t, bin, srv0.MetricsAddr().String(), srv1.MetricsAddr().String())
+	errs := panelExpr(t, "Raft transport errors", "A")
+	requireEventuallyAtLeast(t, base, strings.Replace(errs, " or vector(0)", "", 1)+` and on (peer) {peer="n2"}`, 0.01)
+	v, ok := queryMax(base, panelExpr(t, "Ready leader", "A"))
+	require.True(t, ok)
+	require.Equal(t, 1.0, v)
 }

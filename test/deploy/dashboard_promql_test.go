@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -47,4 +48,21 @@ func TestDashboardExpressionsParse(t *testing.T) {
 	out, err := exec.Command(promtool, "check", "rules", path).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Contains(t, string(out), fmt.Sprintf("SUCCESS: %d rules found", n))
+}
+
+// Every alert a panel's description names is one of the shipped rules.
+func TestDashboardNamesShippedAlerts(t *testing.T) {
+	dash, err := os.ReadFile(filepath.Join(root, "deploy/grafana/namesrv-dashboard.json"))
+	require.NoError(t, err)
+	rules, err := os.ReadFile(filepath.Join(root, "deploy/prometheus/rocketmq-alerts.yml"))
+	require.NoError(t, err)
+	var shipped []string
+	for _, m := range regexp.MustCompile(`(?m)^\s*- alert: (\w+)$`).FindAllStringSubmatch(string(rules), -1) {
+		shipped = append(shipped, m[1])
+	}
+	named := regexp.MustCompile(`alert (RocketMQ\w+)`).FindAllStringSubmatch(string(dash), -1)
+	require.NotEmpty(t, named)
+	for _, m := range named {
+		require.Contains(t, shipped, m[1], "the dashboard names alert %s", m[1])
+	}
 }

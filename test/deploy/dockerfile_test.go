@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,7 +26,11 @@ type stage struct {
 // parseDockerfile reads the Dockerfile's stages, joining continued lines
 // and dropping comments.
 func parseDockerfile(t *testing.T) []stage {
-	f, err := os.Open(filepath.Join(root, "Dockerfile"))
+	return parseDockerfileAt(t, filepath.Join(root, "Dockerfile"))
+}
+
+func parseDockerfileAt(t *testing.T, path string) []stage {
+	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
 	var stages []stage
@@ -90,7 +95,7 @@ const (
 	imageUser   = "65532:65532"
 )
 
-// Both runtime targets: a static nonroot base, the numeric nonroot user,
+// Both runtime targets: an empty base (FROM scratch), the numeric nonroot user,
 // the binary as entrypoint with the image's -c file, a HEALTHCHECK that
 // runs -healthcheck with the same file, HOME on the data volume, and the
 // ports the configuration uses.
@@ -119,10 +124,49 @@ func TestDockerfileTargets(t *testing.T) {
 		require.Equal(t, defaults.ListenPort, atoi(t, ports[0]))
 	}
 	require.Equal(t, "${BASE}", stageNamed(t, stages, "labelled").base)
-	require.Contains(t, parseDockerfileText(t), "ARG BASE=gcr.io/distroless/static-debian12:nonroot")
+	require.Contains(t, parseDockerfileText(t), "ARG BASE=scratch", "the runtime stages need no registry")
 	build := stageNamed(t, stages, "build")
-	require.Contains(t, build.instr["ENV"], "CGO_ENABLED=0", "static binaries for a base without libc")
-	require.Contains(t, strings.Join(build.instr["RUN"], "\n"), "-tags embedded_controller")
+	require.Equal(t, []string{"sh deploy/container/build.sh /out"}, build.instr["RUN"][1:])
+	script := buildScript(t)
+	require.Contains(t, script, "export CGO_ENABLED=0", "static binaries for a base without libc")
+	require.Contains(t, script, "-tags embedded_controller")
+}
+
+// buildScript is deploy/container/build.sh, which must parse as POSIX sh.
+func buildScript(t *testing.T) string {
+	path := filepath.Join(root, "deploy/container/build.sh")
+	if sh, err := exec.LookPath("sh"); err == nil {
+		out, err := exec.Command(sh, "-n", path).CombinedOutput()
+		require.NoError(t, err, "sh -n: %s", out)
+	}
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// The image test builds the shipped Dockerfile with only its build stage
+// replaced: every other stage is the same, and the rootfs (passwd and
+// group with the runtime user, the CA bundle) goes onto the empty base.
+func TestImageTestBuildsTheShippedRuntimeStages(t *testing.T) {
+	shipped := parseDockerfile(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "Dockerfile")
+	require.NoError(t, os.WriteFile(path, []byte(withHostBuildStage(t, parseDockerfileText(t))), 0o600))
+	tested := parseDockerfileAt(t, path)
+	require.Len(t, tested, len(shipped))
+	for i, s := range tested {
+		if s.name == "build" {
+			require.Equal(t, "scratch", s.base)
+			require.Equal(t, map[string][]string{"COPY": {"out/ /out/"}}, s.instr)
+			continue
+		}
+		require.Equal(t, shipped[i], s)
+	}
+	require.Contains(t, stageNamed(t, shipped, "labelled").instr["COPY"], "--from=build /out/rootfs/ /")
+	script := buildScript(t)
+	for _, must := range []string{"nonroot:x:65532:65532:", "nonroot:x:65532:", "ca-certificates.crt", "chmod 1777"} {
+		require.Contains(t, script, must)
+	}
 }
 
 func parseDockerfileText(t *testing.T) string {
@@ -180,5 +224,6 @@ func TestDockerfileLabelsAndOwnership(t *testing.T) {
 		}
 	}
 	build := strings.Join(stageNamed(t, stages, "build").instr["ARG"], " ")
-	require.Contains(t, build, "internal/version.revision=${REVISION}")
+	require.Contains(t, build, "REVISION=unknown")
+	require.Contains(t, buildScript(t), "$pkg.revision=$REVISION")
 }

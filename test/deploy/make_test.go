@@ -119,3 +119,36 @@ func TestMakeBuildBothOrders(t *testing.T) {
 		}
 	}
 }
+
+// Without an engine `make test-image` says it skipped and succeeds (it
+// runs no go test), or fails with IMAGE_STRICT=1; with one it runs the
+// image test with RMQ_TEST_IMAGE=1 and the engine and runtime it names.
+func TestMakeTestImageSkipsOrRuns(t *testing.T) {
+	make, err := exec.LookPath("make")
+	if err != nil {
+		t.Skip("make not installed")
+	}
+	goCmd := filepath.Join(t.TempDir(), "go")
+	goLog := goCmd + ".log"
+	require.NoError(t, os.WriteFile(goCmd, []byte("#!/usr/bin/env bash\n"+
+		"echo \"$RMQ_TEST_IMAGE $RMQ_PODMAN $RMQ_IMAGE_RUNTIME $*\" >> "+goLog+"\n"), 0o755))
+	testImage := func(infoRC string, vars ...string) (string, error) {
+		podman, _ := fakeDocker(t, infoRC)
+		args := append([]string{"-s", "-C", root, "test-image", "PODMAN=" + podman, "GO=" + goCmd}, vars...)
+		out, err := exec.Command(make, args...).CombinedOutput()
+		return string(out), err
+	}
+	out, err := testImage("1")
+	require.NoError(t, err, out)
+	require.Contains(t, out, "test-image: skipped: no container engine answers")
+	out, err = testImage("1", "IMAGE_STRICT=1")
+	require.Error(t, err, out)
+	require.Contains(t, out, "IMAGE_STRICT is set")
+	require.NoFileExists(t, goLog)
+
+	out, err = testImage("0")
+	require.NoError(t, err, out)
+	b, err := os.ReadFile(goLog)
+	require.NoError(t, err)
+	require.Regexp(t, `^1 /\S+/docker runc test .*-run \^TestImageFromScratchServes\$ .*\./test/deploy/\n$`, string(b))
+}
