@@ -138,16 +138,16 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzJSONHeader -fuzztime $(FUZZTIME) ./remoting
 	$(GO) test -run '^$$' -fuzz FuzzRocketMQHeader -fuzztime $(FUZZTIME) ./remoting
 	$(GO) test -run '^$$' -fuzz FuzzRecycledDecode -fuzztime $(FUZZTIME) ./remoting
-	$(GO) test -run '^$$' -fuzz FuzzDecodeRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
-	$(GO) test -run '^$$' -fuzz FuzzDecodeTopicRouteData -fuzztime $(FUZZTIME) ./namesrv/body
-	$(GO) test -run '^$$' -fuzz FuzzDecodeInflatedRegisterBody -fuzztime $(FUZZTIME) ./namesrv/body
-	$(GO) test -run '^$$' -fuzz FuzzRegisterDataVersionStamp -fuzztime $(FUZZTIME) ./namesrv/body
+	$(GO) test -run '^$$' -fuzz FuzzDecodeRegisterBody -fuzztime $(FUZZTIME) ./namesrv/wire
+	$(GO) test -run '^$$' -fuzz FuzzDecodeTopicRouteData -fuzztime $(FUZZTIME) ./namesrv/wire
+	$(GO) test -run '^$$' -fuzz FuzzDecodeInflatedRegisterBody -fuzztime $(FUZZTIME) ./namesrv/wire
+	$(GO) test -run '^$$' -fuzz FuzzRegisterDataVersionStamp -fuzztime $(FUZZTIME) ./namesrv/wire
 	$(GO) test -run '^$$' -fuzz FuzzAttackReaderHeaders -fuzztime $(FUZZTIME) ./namesrv
 	$(GO) test -run '^$$' -fuzz FuzzClosedAddressesLeaveNoGroup -fuzztime $(FUZZTIME) ./namesrv/route
 	$(GO) test -run '^$$' -fuzz FuzzConfigUpdate -fuzztime $(FUZZTIME) ./config
 	$(GO) test -run '^$$' -fuzz FuzzFlavour -fuzztime $(FUZZTIME) ./internal/fastjson
 	$(GO) test -run '^$$' -fuzz FuzzWrapValues -fuzztime $(FUZZTIME) ./internal/lograte
-	$(GO) test -run '^$$' -fuzz FuzzParsePattern -fuzztime $(FUZZTIME) ./acl
+	$(GO) test -run '^$$' -fuzz FuzzParsePattern -fuzztime $(FUZZTIME) ./internal/aclfile
 	$(GO) test -run '^$$' -fuzz FuzzCheck -fuzztime $(FUZZTIME) ./acl
 	$(GO) test -run '^$$' -fuzz FuzzReadHeader -fuzztime $(FUZZTIME) ./proxyproto
 	$(GO) test -run '^$$' -fuzz FuzzParseKey -fuzztime $(FUZZTIME) ./tlsconf

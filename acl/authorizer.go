@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/rmqgo/nameserver/internal/aclfile"
 	"github.com/rmqgo/nameserver/internal/lograte"
 	"github.com/rmqgo/nameserver/internal/monotime"
 	"github.com/rmqgo/nameserver/remoting"
@@ -122,7 +123,7 @@ func (a *Authorizer) Check(remote string, req *remoting.Command) error {
 		return fmt.Errorf("%w: code %d needs %s permission, AccessKey %q: %s",
 			ErrDenied, req.Code, need, shorten(ak), fmt.Sprintf(format, args...))
 	}
-	if len(accs.global) > 0 && !anyMatch(accs.global, addr) {
+	if len(accs.global) > 0 && !aclfile.MatchAny(accs.global, addr) {
 		return deny("remote address %s is not in globalWhiteRemoteAddresses", addr)
 	}
 	if !signed {

@@ -2,8 +2,9 @@
 // NameServer and the Controller: RocketMQ's ACL 1.0 request signature (the
 // one every client signs with: Java's AclClientRPCHook, rocketmq-client-go's
 // WithCredentials), the accounts file (in the spirit of Java's
-// plain_acl.yml), its reload, IP address patterns, the table of the
-// permission each request code needs, and the denial answer, log and count.
+// plain_acl.yml, read and checked by internal/aclfile, with the roles and
+// IP address patterns) and its reload, the table of the permission each
+// request code needs, and the denial answer, log and count.
 //
 // # Signature
 //

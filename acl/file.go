@@ -1,43 +1,21 @@
 package acl
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/rmqgo/nameserver/internal/watchedfile"
+	"github.com/rmqgo/nameserver/internal/aclfile"
 	"github.com/rmqgo/nameserver/remoting"
 )
-
-// minKeyLength is Java's lower bound for access and secret keys
-// (PlainPermissionManager.checkPlainAccessConfig).
-const minKeyLength = 6
-
-// fileData is the YAML accounts file. Java's per-topic and per-group keys
-// (defaultTopicPerm, topicPerms, ...) are accepted and ignored.
-type fileData struct {
-	GlobalWhiteRemoteAddresses []string      `yaml:"globalWhiteRemoteAddresses"`
-	Accounts                   []fileAccount `yaml:"accounts"`
-}
-
-type fileAccount struct {
-	AccessKey          string `yaml:"accessKey"`
-	SecretKey          string `yaml:"secretKey"`
-	WhiteRemoteAddress string `yaml:"whiteRemoteAddress"`
-	Role               string `yaml:"role"`
-	Admin              bool   `yaml:"admin"`
-}
 
 // Account is one parsed account.
 type Account struct {
 	AccessKey string
 	secretKey string
 	Role      Permission
-	Allowed   *Pattern // nil: any address
+	Allowed   *aclfile.Pattern // nil: any address
 }
 
 // Sign signs req with the account's keys (Sign, no SecurityToken): a node
@@ -47,7 +25,7 @@ func (acc *Account) Sign(req *remoting.Command) { Sign(req, acc.AccessKey, acc.s
 
 // Accounts is one loaded accounts file; it is never modified.
 type Accounts struct {
-	global []*Pattern
+	global []*aclfile.Pattern
 	byKey  map[string]*Account
 }
 
@@ -58,80 +36,33 @@ func (a *Accounts) Lookup(accessKey string) (*Account, bool) {
 }
 
 // ReadFile reads and parses the accounts file at path (a regular file of
-// at most 16 MiB); errors wrap ErrBadFile and name the path.
+// at most 16 MiB, aclfile.ReadFile); errors wrap ErrBadFile and name the path.
 func ReadFile(path string) (*Accounts, error) {
-	b, _, err := watchedfile.Read(path, maxFileSize)
+	f, err := aclfile.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadFile, err)
+		return nil, err
 	}
-	accs, err := Parse(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return accs, nil
+	return accountsOf(f), nil
 }
 
-// Parse parses accounts YAML, reporting every broken rule at once. Text
-// without a YAML document (empty, or only comments) is an error.
+// Parse parses accounts YAML, reporting every broken rule at once
+// (aclfile.Parse); the Accounts then hold the valid accounts. Text without
+// a YAML document (empty, or only comments) is an error.
 func Parse(b []byte) (*Accounts, error) {
-	var d fileData
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&d); errors.Is(err, io.EOF) {
-		// empty, or comments only: a file being written, most likely
-		return nil, fmt.Errorf("%w: no YAML document (accounts: [] serves no account)", ErrBadFile)
-	} else if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrBadFile, err)
+	f, err := aclfile.Parse(b)
+	if f == nil {
+		return nil, err
 	}
-	a := &Accounts{byKey: make(map[string]*Account, len(d.Accounts))}
-	var errs []error
-	for _, s := range d.GlobalWhiteRemoteAddresses {
-		p, err := ParsePattern(s)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: globalWhiteRemoteAddresses: %w", ErrBadFile, err))
-			continue
-		}
-		a.global = append(a.global, p)
-	}
-	for i, fa := range d.Accounts {
-		acc, err := fa.parse()
-		if err == nil && a.byKey[acc.AccessKey] != nil {
-			err = fmt.Errorf("accessKey %s is listed twice", acc.AccessKey)
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%w: accounts[%d]: %w", ErrBadFile, i, err))
-			continue
-		}
-		a.byKey[acc.AccessKey] = acc
-	}
-	return a, errors.Join(errs...)
+	return accountsOf(f), err
 }
 
-func (fa fileAccount) parse() (*Account, error) {
-	if len(fa.AccessKey) < minKeyLength || len(fa.SecretKey) < minKeyLength {
-		return nil, fmt.Errorf("accessKey %q: accessKey and secretKey need at least %d characters", fa.AccessKey, minKeyLength)
+// accountsOf indexes the accounts of f by access key.
+func accountsOf(f *aclfile.File) *Accounts {
+	a := &Accounts{global: f.Global, byKey: make(map[string]*Account, len(f.Accounts))}
+	for _, fa := range f.Accounts {
+		a.byKey[fa.AccessKey] = &Account{AccessKey: fa.AccessKey, secretKey: fa.SecretKey, Role: fa.Role, Allowed: fa.Allowed}
 	}
-	acc := &Account{AccessKey: fa.AccessKey, secretKey: fa.SecretKey, Role: PermRead}
-	if fa.Role != "" {
-		role, ok := ParseRole(fa.Role)
-		if !ok {
-			return nil, fmt.Errorf("accessKey %s: role %q is not read, broker or admin", fa.AccessKey, fa.Role)
-		}
-		acc.Role = role
-	}
-	if fa.Admin {
-		if fa.Role != "" && acc.Role != PermAdmin {
-			return nil, fmt.Errorf("accessKey %s: admin: true contradicts role %s", fa.AccessKey, fa.Role)
-		}
-		acc.Role = PermAdmin
-	}
-	if fa.WhiteRemoteAddress != "" {
-		p, err := ParsePattern(fa.WhiteRemoteAddress)
-		if err != nil {
-			return nil, fmt.Errorf("accessKey %s: whiteRemoteAddress: %w", fa.AccessKey, err)
-		}
-		acc.Allowed = p
-	}
-	return acc, nil
+	return a
 }
 
 // toolsFile is Java's conf/tools.yml: the credentials mqadmin signs with.

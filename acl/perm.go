@@ -1,50 +1,20 @@
 package acl
 
 import (
-	"fmt"
-
+	"github.com/rmqgo/nameserver/internal/aclfile"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// Permission is what a request code needs and what a role grants; each
-// level includes the ones below it.
-type Permission uint8
+// Permission is what a request code needs and what a role grants
+// (aclfile.Permission: the accounts file names the roles).
+type Permission = aclfile.Permission
 
 // Permission levels.
 const (
-	// PermRead reads routes, cluster, KV and config.
-	PermRead Permission = iota + 1
-	// PermBroker is what a Java broker sends besides reads: registration,
-	// unregistration, heartbeats, topic registration and its controller
-	// codes.
-	PermBroker
-	// PermAdmin changes state an operator owns: KV, write permissions,
-	// topic deletion, config, designated elections, metadata cleaning.
-	PermAdmin
+	PermRead   = aclfile.PermRead
+	PermBroker = aclfile.PermBroker
+	PermAdmin  = aclfile.PermAdmin
 )
-
-// String returns the role name of p ("read", "broker", "admin").
-func (p Permission) String() string {
-	switch p {
-	case PermRead:
-		return "read"
-	case PermBroker:
-		return "broker"
-	case PermAdmin:
-		return "admin"
-	}
-	return fmt.Sprintf("permission(%d)", uint8(p))
-}
-
-// ParseRole returns the Permission of a role name.
-func ParseRole(s string) (Permission, bool) {
-	for _, p := range []Permission{PermRead, PermBroker, PermAdmin} {
-		if p.String() == s {
-			return p, true
-		}
-	}
-	return 0, false
-}
 
 // codePerms is the one table of the permission each request code the
 // NameServer or the Controller serves needs; any other code needs admin

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/aclfile"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -46,10 +47,10 @@ func TestDesignatedElectionNeedsAdmin(t *testing.T) {
 
 func TestParseRole(t *testing.T) {
 	for _, p := range []Permission{PermRead, PermBroker, PermAdmin} {
-		got, ok := ParseRole(p.String())
+		got, ok := aclfile.ParseRole(p.String())
 		require.True(t, ok)
 		require.Equal(t, p, got)
 	}
-	_, ok := ParseRole("root")
+	_, ok := aclfile.ParseRole("root")
 	require.False(t, ok)
 }

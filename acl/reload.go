@@ -11,11 +11,12 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/rmqgo/nameserver/internal/aclfile"
 	"github.com/rmqgo/nameserver/internal/watchedfile"
 )
 
 // maxFileSize bounds the accounts file read into memory.
-const maxFileSize = 16 << 20
+const maxFileSize = aclfile.MaxFileSize
 
 // reloader watches the accounts file: a change of its stamp
 // (watchedfile.Stamp: inode, size, modification time, mode, change time)

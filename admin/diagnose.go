@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -66,16 +66,16 @@ type Diagnosis struct {
 // topicFacts is everything Diagnose fetched, shared by the checks.
 type topicFacts struct {
 	topic     string
-	routes    map[string]*route.TopicRouteData // NameServer -> route
-	absent    map[string]string                // NameServer -> TOPIC_NOT_EXIST remark
-	down      map[string]error                 // NameServer -> unreachable/failed
-	order     []string                         // NameServers in -n order
-	cluster   *route.ClusterInfo               // from the first NameServer that answered
-	tbw102    *route.TopicRouteData            // nil when absent
-	queues    map[string]route.QueueData       // merged over NameServers, by broker
-	brokers   map[string]route.BrokerData      // merged over NameServers, by broker
-	advertise map[string][]string              // broker -> NameServers whose route names it
-	probes    map[string]Probe                 // broker address -> probe
+	routes    map[string]*wire.TopicRouteData // NameServer -> route
+	absent    map[string]string               // NameServer -> TOPIC_NOT_EXIST remark
+	down      map[string]error                // NameServer -> unreachable/failed
+	order     []string                        // NameServers in -n order
+	cluster   *wire.ClusterInfo               // from the first NameServer that answered
+	tbw102    *wire.TopicRouteData            // nil when absent
+	queues    map[string]wire.QueueData       // merged over NameServers, by broker
+	brokers   map[string]wire.BrokerData      // merged over NameServers, by broker
+	advertise map[string][]string             // broker -> NameServers whose route names it
+	probes    map[string]Probe                // broker address -> probe
 }
 
 // Diagnose fetches the topic's route from every NameServer, probes the
@@ -109,8 +109,8 @@ func (c *Client) Diagnose(ctx context.Context, opts DiagnoseOptions) *Diagnosis 
 // TBW102, merges the routes and probes every advertised address.
 func (c *Client) gatherFacts(ctx context.Context, opts DiagnoseOptions) *topicFacts {
 	f := &topicFacts{topic: opts.Topic, order: opts.NameServers,
-		routes: map[string]*route.TopicRouteData{}, absent: map[string]string{}, down: map[string]error{},
-		queues: map[string]route.QueueData{}, brokers: map[string]route.BrokerData{}, advertise: map[string][]string{}}
+		routes: map[string]*wire.TopicRouteData{}, absent: map[string]string{}, down: map[string]error{},
+		queues: map[string]wire.QueueData{}, brokers: map[string]wire.BrokerData{}, advertise: map[string][]string{}}
 	for _, ns := range opts.NameServers {
 		c.gatherNameServer(ctx, f, ns)
 	}
@@ -173,13 +173,13 @@ func (f *topicFacts) addresses() []string {
 }
 
 // writable reports whether q can take sends.
-func writable(q route.QueueData) bool { return q.Perm&route.PermWrite != 0 && q.WriteQueueNums > 0 }
+func writable(q wire.QueueData) bool { return q.Perm&wire.PermWrite != 0 && q.WriteQueueNums > 0 }
 
 // sendable reports whether some writable queue sits on a master whose
 // endpoint accepts TCP and answers.
 func (f *topicFacts) sendable() bool {
 	for name, q := range f.queues {
-		master, ok := f.brokers[name].BrokerAddrs[route.MasterID]
+		master, ok := f.brokers[name].BrokerAddrs[wire.MasterID]
 		if writable(q) && ok && f.probes[master].Answers {
 			return true
 		}

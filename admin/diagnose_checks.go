@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // Hints shared by the endpoint findings.
@@ -88,7 +88,7 @@ func absentEverywhere(f *topicFacts) Finding {
 			"the brokers holding it list these NameServers in namesrvAddr"}
 }
 
-func registeredBrokers(ci *route.ClusterInfo) string {
+func registeredBrokers(ci *wire.ClusterInfo) string {
 	if ci == nil || len(ci.BrokerAddrTable) == 0 {
 		return "no broker is registered with the NameServers"
 	}
@@ -111,7 +111,7 @@ func tbw102Evidence(f *topicFacts) string {
 		"missing topics on the broker it reaches", routeBrokers(f.tbw102))
 }
 
-func routeBrokers(rd *route.TopicRouteData) string {
+func routeBrokers(rd *wire.TopicRouteData) string {
 	var names []string
 	for _, q := range rd.QueueDatas {
 		names = append(names, q.BrokerName)
@@ -139,7 +139,7 @@ func endpointFinding(f *topicFacts, name string, id int64, p Probe) (Finding, bo
 		return Finding{}, false
 	}
 	sev := SeverityWarning
-	if id == route.MasterID {
+	if id == wire.MasterID {
 		sev = SeverityError
 	}
 	who := fmt.Sprintf("broker %s (id %d) at %s", name, id, p.Addr)
@@ -174,7 +174,7 @@ func checkWritable(f *topicFacts) []Finding {
 				"broker re-registers; mqadmin updateTopic -p 6 fixes the topic on the broker"}}
 	}
 	for _, name := range withWrite {
-		if _, ok := f.brokers[name].BrokerAddrs[route.MasterID]; ok {
+		if _, ok := f.brokers[name].BrokerAddrs[wire.MasterID]; ok {
 			return nil
 		}
 	}
@@ -221,6 +221,6 @@ func skewFinding(f *topicFacts, cluster string, members, missing []string) Findi
 			f.topic, cluster, strings.Join(missing, ", "))}
 }
 
-func routeBrokersOf(q map[string]route.QueueData) string {
+func routeBrokersOf(q map[string]wire.QueueData) string {
 	return "[" + strings.Join(slices.Sorted(maps.Keys(q)), ",") + "]"
 }

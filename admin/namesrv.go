@@ -7,8 +7,7 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -30,22 +29,22 @@ func IsTopicNotExist(err error) bool {
 }
 
 // ClusterInfo asks GET_BROKER_CLUSTER_INFO (106).
-func (c *Client) ClusterInfo(ctx context.Context, addr string) (*route.ClusterInfo, error) {
+func (c *Client) ClusterInfo(ctx context.Context, addr string) (*wire.ClusterInfo, error) {
 	resp, err := c.call(ctx, addr, remoting.GetBrokerClusterInfo, nil, nil)
 	if err != nil {
 		return nil, err
 	}
-	return decoded(addr, "cluster info", resp.Body, body.DecodeClusterInfo)
+	return decoded(addr, "cluster info", resp.Body, wire.DecodeClusterInfo)
 }
 
 // TopicRoute asks GET_ROUTEINFO_BY_TOPIC (105); a missing topic is a
 // *ResponseError with code TOPIC_NOT_EXIST (see IsTopicNotExist).
-func (c *Client) TopicRoute(ctx context.Context, addr, topic string) (*route.TopicRouteData, error) {
+func (c *Client) TopicRoute(ctx context.Context, addr, topic string) (*wire.TopicRouteData, error) {
 	resp, err := c.call(ctx, addr, remoting.GetRouteinfoByTopic, map[string]string{"topic": topic}, nil)
 	if err != nil {
 		return nil, err
 	}
-	return decoded(addr, "route of "+topic, resp.Body, body.DecodeTopicRouteData)
+	return decoded(addr, "route of "+topic, resp.Body, wire.DecodeTopicRouteData)
 }
 
 // AllTopics asks GET_ALL_TOPIC_LIST_FROM_NAMESERVER (206).
@@ -63,7 +62,7 @@ func (c *Client) topicList(ctx context.Context, addr string, code int32, ext map
 	if err != nil {
 		return nil, err
 	}
-	tl, err := decoded(addr, "topic list", resp.Body, body.DecodeTopicList)
+	tl, err := decoded(addr, "topic list", resp.Body, wire.DecodeTopicList)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +98,7 @@ func (c *Client) KVList(ctx context.Context, addr, namespace string) (map[string
 	if err != nil {
 		return nil, err
 	}
-	return decoded(addr, "KV table", resp.Body, body.DecodeKVTable)
+	return decoded(addr, "KV table", resp.Body, wire.DecodeKVTable)
 }
 
 // NamesrvConfig asks GET_NAMESRV_CONFIG (319); properties come sorted by key.
@@ -165,7 +164,7 @@ func (c *Client) DeleteTopicInBroker(ctx context.Context, brokerAddr, topic stri
 // MasterAddrs returns the master (id 0) address of every broker name of
 // cluster, sorted, and whether ci knows the cluster
 // (CommandUtil.fetchMasterAddrByClusterName).
-func MasterAddrs(ci *route.ClusterInfo, cluster string) ([]string, bool) {
+func MasterAddrs(ci *wire.ClusterInfo, cluster string) ([]string, bool) {
 	names, ok := ci.ClusterAddrTable[cluster]
 	var addrs []string
 	for _, name := range names {
@@ -186,7 +185,7 @@ func (c *Client) BrokerRuntimeStats(ctx context.Context, brokerAddr string) (map
 	if err != nil {
 		return nil, err
 	}
-	return decoded(brokerAddr, "runtime info", resp.Body, body.DecodeKVTable)
+	return decoded(brokerAddr, "runtime info", resp.Body, wire.DecodeKVTable)
 }
 
 // decoded runs a body decoder and names the address and body on failure.
@@ -203,13 +202,13 @@ func decoded[T any](addr, what string, b []byte, dec func([]byte) (T, error)) (T
 var ErrNoNameServer = errors.New("no NameServer address: use -n \"host:port;host:port\" or NAMESRV_ADDR")
 
 // ClusterInfoAny asks the first reachable NameServer of addrs.
-func (c *Client) ClusterInfoAny(ctx context.Context, addrs []string) (*route.ClusterInfo, error) {
-	return firstAnswer(addrs, func(a string) (*route.ClusterInfo, error) { return c.ClusterInfo(ctx, a) })
+func (c *Client) ClusterInfoAny(ctx context.Context, addrs []string) (*wire.ClusterInfo, error) {
+	return firstAnswer(addrs, func(a string) (*wire.ClusterInfo, error) { return c.ClusterInfo(ctx, a) })
 }
 
 // TopicRouteAny asks the first reachable NameServer of addrs.
-func (c *Client) TopicRouteAny(ctx context.Context, addrs []string, topic string) (*route.TopicRouteData, error) {
-	return firstAnswer(addrs, func(a string) (*route.TopicRouteData, error) { return c.TopicRoute(ctx, a, topic) })
+func (c *Client) TopicRouteAny(ctx context.Context, addrs []string, topic string) (*wire.TopicRouteData, error) {
+	return firstAnswer(addrs, func(a string) (*wire.TopicRouteData, error) { return c.TopicRoute(ctx, a, topic) })
 }
 
 // AllTopicsAny asks the first reachable NameServer of addrs.

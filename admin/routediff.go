@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // Absent is the value a NameServer shows for something it does not have.
@@ -20,10 +20,10 @@ const routeFetchParallel = 8
 // NodeView is what one NameServer reported.
 type NodeView struct {
 	Addr    string
-	Cluster *route.ClusterInfo
-	Topics  []string                         // its topic list (nil with a single topic)
-	Routes  map[string]*route.TopicRouteData // topic -> route; missing topics absent
-	Errs    []error                          // failures other than TOPIC_NOT_EXIST
+	Cluster *wire.ClusterInfo
+	Topics  []string                        // its topic list (nil with a single topic)
+	Routes  map[string]*wire.TopicRouteData // topic -> route; missing topics absent
+	Errs    []error                         // failures other than TOPIC_NOT_EXIST
 }
 
 // FetchViews asks every NameServer for its cluster info and topic list,
@@ -44,7 +44,7 @@ func (c *Client) FetchViews(ctx context.Context, addrs []string, topic string) [
 
 // fetchListing asks one NameServer for cluster info and, if asked, topics.
 func (c *Client) fetchListing(ctx context.Context, addr string, list bool) *NodeView {
-	v := &NodeView{Addr: addr, Routes: map[string]*route.TopicRouteData{}}
+	v := &NodeView{Addr: addr, Routes: map[string]*wire.TopicRouteData{}}
 	var err error
 	if v.Cluster, err = c.ClusterInfo(ctx, addr); err != nil {
 		v.Errs = append(v.Errs, err)
@@ -175,7 +175,7 @@ func (d *RouteDiff) diffClusters(views []*NodeView) {
 }
 
 func (d *RouteDiff) diffBrokers(views []*NodeView) {
-	names := unionKeys(views, func(v *NodeView) map[string]route.BrokerData { return v.Cluster.BrokerAddrTable })
+	names := unionKeys(views, func(v *NodeView) map[string]wire.BrokerData { return v.Cluster.BrokerAddrTable })
 	d.Brokers = len(names)
 	for _, n := range names {
 		d.compare(views, "broker", n, "registration", func(v *NodeView) string {
@@ -189,7 +189,7 @@ func (d *RouteDiff) diffBrokers(views []*NodeView) {
 }
 
 func (d *RouteDiff) diffTopics(views []*NodeView) {
-	topics := unionKeys(views, func(v *NodeView) map[string]*route.TopicRouteData { return v.Routes })
+	topics := unionKeys(views, func(v *NodeView) map[string]*wire.TopicRouteData { return v.Routes })
 	d.Topics = len(topics)
 	for _, t := range topics {
 		d.compare(views, "topic", t, "route", func(v *NodeView) string {
@@ -211,7 +211,7 @@ func (d *RouteDiff) diffTopicRoutes(t string, views []*NodeView) {
 			have = append(have, v)
 		}
 	}
-	brokers := unionKeys(have, func(v *NodeView) map[string]route.QueueData { return queuesByBroker(v.Routes[t]) })
+	brokers := unionKeys(have, func(v *NodeView) map[string]wire.QueueData { return queuesByBroker(v.Routes[t]) })
 	for _, b := range brokers {
 		d.compare(have, "topic", t, "queues on "+b, func(v *NodeView) string {
 			q, ok := queuesByBroker(v.Routes[t])[b]
@@ -248,8 +248,8 @@ func unionKeys[V any](views []*NodeView, m func(*NodeView) map[string]V) []strin
 	return slices.Sorted(maps.Keys(set))
 }
 
-func queuesByBroker(rd *route.TopicRouteData) map[string]route.QueueData {
-	m := make(map[string]route.QueueData, len(rd.QueueDatas))
+func queuesByBroker(rd *wire.TopicRouteData) map[string]wire.QueueData {
+	m := make(map[string]wire.QueueData, len(rd.QueueDatas))
 	for _, q := range rd.QueueDatas {
 		m[q.BrokerName] = q
 	}
@@ -258,7 +258,7 @@ func queuesByBroker(rd *route.TopicRouteData) map[string]route.QueueData {
 
 // FormatBrokerData renders a broker group for comparison and display:
 // "cluster=C addrs={0:a,1:b}" plus zone and acting-master when set.
-func FormatBrokerData(bd route.BrokerData) string {
+func FormatBrokerData(bd wire.BrokerData) string {
 	s := fmt.Sprintf("cluster=%s addrs=%s", bd.Cluster, FormatAddrs(bd.BrokerAddrs))
 	if bd.ZoneName != "" {
 		s += " zone=" + bd.ZoneName
@@ -279,20 +279,20 @@ func FormatAddrs(addrs map[int64]string) string {
 }
 
 // FormatQueueData renders one broker's queues of a topic.
-func FormatQueueData(q route.QueueData) string {
+func FormatQueueData(q wire.QueueData) string {
 	return fmt.Sprintf("read=%d write=%d perm=%s sysFlag=%d", q.ReadQueueNums, q.WriteQueueNums, PermString(q.Perm), q.TopicSysFlag)
 }
 
 // PermString renders perm bits like "6(RW-)" (R read, W write, X inherit).
 func PermString(perm int32) string {
 	flags := []byte("---")
-	if perm&route.PermRead != 0 {
+	if perm&wire.PermRead != 0 {
 		flags[0] = 'R'
 	}
-	if perm&route.PermWrite != 0 {
+	if perm&wire.PermWrite != 0 {
 		flags[1] = 'W'
 	}
-	if perm&route.PermInherit != 0 {
+	if perm&wire.PermInherit != 0 {
 		flags[2] = 'X'
 	}
 	return fmt.Sprintf("%d(%s)", perm, flags)

@@ -6,11 +6,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
-func view(addr string, brokers map[string]route.BrokerData, routes map[string]*route.TopicRouteData) *NodeView {
-	ci := &route.ClusterInfo{BrokerAddrTable: brokers, ClusterAddrTable: map[string][]string{}}
+func view(addr string, brokers map[string]wire.BrokerData, routes map[string]*wire.TopicRouteData) *NodeView {
+	ci := &wire.ClusterInfo{BrokerAddrTable: brokers, ClusterAddrTable: map[string][]string{}}
 	for name, b := range brokers {
 		ci.ClusterAddrTable[b.Cluster] = append(ci.ClusterAddrTable[b.Cluster], name)
 	}
@@ -18,14 +18,14 @@ func view(addr string, brokers map[string]route.BrokerData, routes map[string]*r
 }
 
 func TestDiffViews(t *testing.T) {
-	a := route.BrokerData{Cluster: "C", BrokerName: "a", BrokerAddrs: map[int64]string{0: "h:1"}}
-	moved := route.BrokerData{Cluster: "C", BrokerName: "a", BrokerAddrs: map[int64]string{0: "h:2", 1: "h:3"}}
-	rt := func(w int32) *route.TopicRouteData {
-		return &route.TopicRouteData{QueueDatas: []route.QueueData{{BrokerName: "a", ReadQueueNums: 4, WriteQueueNums: w, Perm: 6}}}
+	a := wire.BrokerData{Cluster: "C", BrokerName: "a", BrokerAddrs: map[int64]string{0: "h:1"}}
+	moved := wire.BrokerData{Cluster: "C", BrokerName: "a", BrokerAddrs: map[int64]string{0: "h:2", 1: "h:3"}}
+	rt := func(w int32) *wire.TopicRouteData {
+		return &wire.TopicRouteData{QueueDatas: []wire.QueueData{{BrokerName: "a", ReadQueueNums: 4, WriteQueueNums: w, Perm: 6}}}
 	}
 	views := []*NodeView{
-		view("n1", map[string]route.BrokerData{"a": a}, map[string]*route.TopicRouteData{"T": rt(4), "U": rt(1)}),
-		view("n2", map[string]route.BrokerData{"a": moved}, map[string]*route.TopicRouteData{"T": rt(2)}),
+		view("n1", map[string]wire.BrokerData{"a": a}, map[string]*wire.TopicRouteData{"T": rt(4), "U": rt(1)}),
+		view("n2", map[string]wire.BrokerData{"a": moved}, map[string]*wire.TopicRouteData{"T": rt(2)}),
 		{Addr: "n3", Errs: []error{errors.New("boom")}},
 	}
 	d := DiffViews(views)

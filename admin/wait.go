@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // Defaults of WaitOptions.
@@ -100,10 +100,10 @@ func (c *Client) waitStatus(ctx context.Context, ns string, opts WaitOptions) Wa
 }
 
 // routeWritable reports whether some writable queue's broker has a master.
-func routeWritable(rd *route.TopicRouteData) bool {
+func routeWritable(rd *wire.TopicRouteData) bool {
 	masters := map[string]bool{}
 	for _, b := range rd.BrokerDatas {
-		_, masters[b.BrokerName] = b.BrokerAddrs[route.MasterID]
+		_, masters[b.BrokerName] = b.BrokerAddrs[wire.MasterID]
 	}
 	for _, q := range rd.QueueDatas {
 		if writable(q) && masters[q.BrokerName] {

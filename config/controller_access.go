@@ -1,9 +1,6 @@
 package config
 
-import (
-	"github.com/rmqgo/nameserver/acl"
-	"github.com/rmqgo/nameserver/remoting"
-)
+import "github.com/rmqgo/nameserver/internal/aclfile"
 
 // ControllerAccess holds controllerAccessKey (ours): the account of the
 // node's own accounts file (aclConfigPath) that a controller signs its
@@ -25,23 +22,25 @@ func init() { fixedBlackList = append(fixedBlackList, "controllerAccessKey") }
 
 // peerRequestPermission is the role the account must have, exactly: what
 // the requests a controller sends to the other controllers need (1005
-// needs read). No more: the poll has no field, so its signature covers the
-// access key alone, and a captured one signs any request without fields
-// or body for that account.
-func peerRequestPermission() acl.Permission {
-	return acl.Required(remoting.NewRequest(remoting.ControllerGetMetadataInfo, nil, nil))
+// needs read in acl's code table, acl.Required; TestEveryServedCodeIsClassified
+// there keeps it read). No more: the poll has no field, so its signature
+// covers the access key alone, and a captured one signs any request
+// without fields or body for that account.
+func peerRequestPermission() aclfile.Permission {
+	return aclfile.PermRead
 }
 
 // rules: with aclEnable and controllerAccessKey set, the key must name an
 // account of aclConfigPath whose role is peerRequestPermission. A file
 // that cannot be read or parsed is left to the aclConfigPath rule and to
-// package acl at startup, which name it.
+// package acl at startup, which name it. The file is read by aclfile, the
+// reader acl uses, so both see the same accounts.
 func (a *ControllerAccess) rules(r *rules, c ACL) {
 	key := a.ControllerAccessKey
 	if !c.AclEnable || key == "" {
 		return
 	}
-	accs, err := acl.ReadFile(c.AclConfigPath)
+	accs, err := aclfile.ReadFile(c.AclConfigPath)
 	if err != nil {
 		return
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/acl"
-	"github.com/rmqgo/nameserver/internal/stranger"
+	"github.com/rmqgo/nameserver/internal/lograte/logratetest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -29,18 +29,18 @@ import (
 // times; no message is written more than lograte.Burst times per second
 // of the run. It prints the lines per path and per message.
 func TestAttackStrangerLogLinesAreBounded(t *testing.T) {
-	logger, lines := stranger.Logger("controller")
+	logger, lines := logratetest.Logger("controller")
 	open := startRealController(t, logger.Named("open"))
 	path := filepath.Join(t.TempDir(), "plain_acl.yml")
 	require.NoError(t, os.WriteFile(path, []byte("accounts: [{accessKey: admin01, secretKey: adminSecret, admin: true}]\n"), 0o600))
 	guarded := startRealController(t, logger.Named("guarded"), "aclEnable=true", "aclConfigPath="+path)
 	raftAddr := open.Node().Addr()
-	stranger.Drive(t, lines, 500, []stranger.Path{
+	logratetest.Drive(t, lines, 500, []logratetest.Path{
 		{Name: "garbage on the raft port", Run: func(t *testing.T, n int) {
-			stranger.Conns(t, raftAddr, n, []byte("\x09GARBAGE\r\n\r\n"))
+			logratetest.Conns(t, raftAddr, n, []byte("\x09GARBAGE\r\n\r\n"))
 		}},
 		{Name: "undecodable raft rpc", Run: func(t *testing.T, n int) {
-			stranger.Conns(t, raftAddr, n, []byte{0, 0xc1, 0xc1, 0xc1})
+			logratetest.Conns(t, raftAddr, n, []byte{0, 0xc1, 0xc1, 0xc1})
 		}},
 		{Name: "vote request from a stranger", Run: strangerVotes(open)},
 		{Name: "each request code with garbage fields", Run: garbageRequests(open.Addr())},
@@ -139,7 +139,7 @@ func garbageRequests(addr string) func(t *testing.T, n int) {
 // closes after its answer.
 func closedHeartbeats(addr string) func(t *testing.T, n int) {
 	return func(t *testing.T, n int) {
-		stranger.Each(t, n, func(i int) {
+		logratetest.Each(t, n, func(i int) {
 			c := dialT(t, addr)
 			defer c.Close()
 			_, err := c.Invoke(ctxT(t), remoting.NewRequest(remoting.BrokerHeartbeat, map[string]string{

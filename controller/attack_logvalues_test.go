@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/internal/lograte"
-	"github.com/rmqgo/nameserver/internal/stranger"
+	"github.com/rmqgo/nameserver/internal/lograte/logratetest"
 )
 
 // byteCount counts what a logger writes.
@@ -57,14 +57,14 @@ func TestAttackStrangerVoteAddressIsCut(t *testing.T) {
 // sent 500 times; no message is written more than lograte.Burst times per
 // window of the run.
 func TestAttackStrangerRaftRPCLogLinesAreBounded(t *testing.T) {
-	logger, lines := stranger.Logger("controller")
+	logger, lines := logratetest.Logger("controller")
 	c := startRealController(t, logger)
 	tr, err := raft.NewTCPTransport("127.0.0.1:0", nil, 2, 5*time.Second, io.Discard)
 	require.NoError(t, err)
 	defer tr.Close()
 	target := raft.ServerAddress(c.Node().Addr())
 	hdr := raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax, ID: []byte("stranger"), Addr: []byte(tr.LocalAddr())}
-	stranger.Drive(t, lines, 500, []stranger.Path{
+	logratetest.Drive(t, lines, 500, []logratetest.Path{
 		{Name: "pre-vote from a stranger", Run: func(t *testing.T, n int) {
 			for i := range n {
 				var resp raft.RequestPreVoteResponse

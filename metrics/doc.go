@@ -22,8 +22,8 @@
 //     remoting.Observer of a server: requests and latency by request code
 //     and response code (numbers; unknown codes are "other", no response
 //     is "none"), open and opened connections, rejected frames by reason.
-//   - NewNamesrv: route table sizes and route counters read from
-//     route.Manager.Stats at scrape time (GaugeFunc, CounterFunc), KV store
+//   - NewNamesrv: route table sizes and route counters (RouteStats) read
+//     from the NameServer at scrape time (GaugeFunc, CounterFunc), KV store
 //     writes, KV sizes and readiness.
 //   - NewController: elections by trigger and code, leadership, heartbeats,
 //     role-change notifications and evictions recorded through

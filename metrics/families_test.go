@@ -7,7 +7,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -41,8 +40,8 @@ func TestRemotingLabelsAreBounded(t *testing.T) {
 func TestNamesrvFamilies(t *testing.T) {
 	reg := NewRegistry()
 	n := NewNamesrv(reg, NamesrvSource{
-		Routes: func() route.Stats {
-			return route.Stats{Topics: 7, Brokers: 2, Clusters: 1, LiveBrokers: 3,
+		Routes: func() RouteStats {
+			return RouteStats{Topics: 7, Brokers: 2, Clusters: 1, LiveBrokers: 3,
 				UnregisterQueueDepth: 4, UnregisterDrops: 5, Registrations: 6, Expiries: 8, Unregistrations: 9}
 		},
 		KV:    func() (int, int) { return 2, 11 },

@@ -1,17 +1,14 @@
 package metrics
 
-import (
-	"github.com/rmqgo/nameserver/namesrv/route"
-)
-
 // NamesrvPrefix prefixes every NameServer family.
 const NamesrvPrefix = "rocketmq_namesrv"
 
 // NamesrvSource is what the NameServer families read at scrape time. Nil
 // fields leave their families out.
 type NamesrvSource struct {
-	// Routes returns the route table statistics (route.Manager.Stats).
-	Routes func() route.Stats
+	// Routes returns the route table statistics (the NameServer's route
+	// manager's counters).
+	Routes func() RouteStats
 	// KV returns the number of KV namespaces and keys held.
 	KV func() (namespaces, keys int)
 	// Ready returns nil when the server is ready for clients.
@@ -100,42 +97,54 @@ func (src NamesrvSource) collectors() []Collector {
 	return cs
 }
 
-// routeStat is one field of route.Stats exported as a family.
+// RouteStats are the route table counters the NameServer families export.
+type RouteStats struct {
+	Topics, Brokers, Clusters, LiveBrokers int
+	UnregisterQueueDepth                   int
+	UnregisterDrops                        uint64 // unregistrations refused: queue full
+	Registrations                          uint64 // registrations applied, with or without the body
+	Expiries                               uint64 // live entries found expired
+	Unregistrations                        uint64 // unregister requests applied
+	StaleUnregistrations                   uint64 // skipped: the live entry has a newer generation
+	Publications                           uint64 // topic snapshots rebuilt or withdrawn
+}
+
+// routeStat is one field of RouteStats exported as a family.
 type routeStat struct {
 	suffix, help string
-	get          func(route.Stats) float64
+	get          func(RouteStats) float64
 }
 
-// routeGauges are the route.Stats fields that go up and down.
+// routeGauges are the RouteStats fields that go up and down.
 var routeGauges = []routeStat{
-	{"_topics", "Topics in the route table.", func(s route.Stats) float64 { return float64(s.Topics) }},
-	{"_brokers", "Broker names (broker sets) in the route table.", func(s route.Stats) float64 { return float64(s.Brokers) }},
-	{"_clusters", "Clusters in the route table.", func(s route.Stats) float64 { return float64(s.Clusters) }},
+	{"_topics", "Topics in the route table.", func(s RouteStats) float64 { return float64(s.Topics) }},
+	{"_brokers", "Broker names (broker sets) in the route table.", func(s RouteStats) float64 { return float64(s.Brokers) }},
+	{"_clusters", "Clusters in the route table.", func(s RouteStats) float64 { return float64(s.Clusters) }},
 	{"_live_brokers", "Broker addresses with a live registration.",
-		func(s route.Stats) float64 { return float64(s.LiveBrokers) }},
+		func(s RouteStats) float64 { return float64(s.LiveBrokers) }},
 	{"_unregister_queue_depth", "Unregistrations waiting for the batch worker.",
-		func(s route.Stats) float64 { return float64(s.UnregisterQueueDepth) }},
+		func(s RouteStats) float64 { return float64(s.UnregisterQueueDepth) }},
 }
 
-// routeCounters are the route.Stats fields that only grow.
+// routeCounters are the RouteStats fields that only grow.
 var routeCounters = []routeStat{
 	{"_unregister_drops_total", "Unregistrations refused because the queue was full.",
-		func(s route.Stats) float64 { return float64(s.UnregisterDrops) }},
+		func(s RouteStats) float64 { return float64(s.UnregisterDrops) }},
 	{"_broker_registrations_total", "REGISTER_BROKER requests applied.",
-		func(s route.Stats) float64 { return float64(s.Registrations) }},
+		func(s RouteStats) float64 { return float64(s.Registrations) }},
 	{"_broker_expiries_total", "Broker registrations expired by the liveness scan.",
-		func(s route.Stats) float64 { return float64(s.Expiries) }},
+		func(s RouteStats) float64 { return float64(s.Expiries) }},
 	{"_broker_unregistrations_total", "Unregistrations applied.",
-		func(s route.Stats) float64 { return float64(s.Unregistrations) }},
+		func(s RouteStats) float64 { return float64(s.Unregistrations) }},
 	{"_stale_unregistrations_total", "Unregistrations skipped: the broker had re-registered.",
-		func(s route.Stats) float64 { return float64(s.StaleUnregistrations) }},
+		func(s RouteStats) float64 { return float64(s.StaleUnregistrations) }},
 	{"_route_publications_total", "Topic route snapshots rebuilt or withdrawn.",
-		func(s route.Stats) float64 { return float64(s.Publications) }},
+		func(s RouteStats) float64 { return float64(s.Publications) }},
 }
 
 // routeCollectors returns one scrape-time gauge or counter per route
 // statistic, each reading stats (a handful of atomic loads).
-func routeCollectors(stats func() route.Stats) []Collector {
+func routeCollectors(stats func() RouteStats) []Collector {
 	cs := make([]Collector, 0, len(routeGauges)+len(routeCounters))
 	for _, rs := range routeGauges {
 		cs = append(cs, NewGaugeFunc(NamesrvPrefix+rs.suffix, rs.help, func() float64 { return rs.get(stats()) }))

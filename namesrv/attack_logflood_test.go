@@ -12,7 +12,7 @@ import (
 
 	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
-	"github.com/rmqgo/nameserver/internal/stranger"
+	"github.com/rmqgo/nameserver/internal/lograte/logratetest"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
@@ -30,15 +30,15 @@ const strangerRuns = 500
 // lograte.Burst times per second of the run. It prints the lines per path
 // and per message.
 func TestAttackStrangerLogLinesAreBounded(t *testing.T) {
-	logger, lines := stranger.Logger("namesrv")
+	logger, lines := logratetest.Logger("namesrv")
 	enf := enforcingServer(t, logger.Named("enforcing"))
 	guarded := guardedServer(t, logger.Named("guarded"))
 	open := startLogged(t, logger.Named("open"), func(c *config.NamesrvConfig) { c.ServerChannelMaxIdleTimeSeconds = 1 })
-	stranger.Drive(t, lines, strangerRuns, []stranger.Path{
+	logratetest.Drive(t, lines, strangerRuns, []logratetest.Path{
 		{Name: "plaintext to enforcing tls", Run: conns(enf.Addr(), []byte{0, 0, 0, 1})},
 		{Name: "tls handshake of garbage", Run: conns(enf.Addr(), []byte{0x16, 3, 1, 0, 5, 'h', 'e', 'l', 'l', 'o'})},
 		{Name: "tls handshake refused by the client", Run: func(t *testing.T, n int) {
-			stranger.BadHandshakes(t, enf.Addr().String(), n)
+			logratetest.BadHandshakes(t, enf.Addr().String(), n)
 		}},
 		{Name: "plaintext to the enforcing metrics port", Run: conns(enf.MetricsAddr(), []byte("GET /metrics HTTP/1.1\r\n\r\n"))},
 		{Name: "garbage frame", Run: conns(guarded.Addr(), []byte{0, 0, 0, 8, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4})},
@@ -55,9 +55,9 @@ func TestAttackStrangerLogLinesAreBounded(t *testing.T) {
 		})},
 		{Name: "connections over the limit", Run: overLimit(guarded)},
 		{Name: "connection reset mid-frame", Run: func(t *testing.T, n int) {
-			stranger.Resets(t, open.Addr().String(), n, []byte{0, 0, 0, 100, 0, 0})
+			logratetest.Resets(t, open.Addr().String(), n, []byte{0, 0, 0, 100, 0, 0})
 		}},
-		{Name: "idle connections", Run: func(t *testing.T, n int) { stranger.Idle(t, open.Addr().String(), n) }},
+		{Name: "idle connections", Run: func(t *testing.T, n int) { logratetest.Idle(t, open.Addr().String(), n) }},
 		{Name: "each request code with garbage fields", Run: garbageRequests(open)},
 		{Name: "brokers registered and unregistered", Run: fakeBrokers(open)},
 		{Name: "broker registering one topic (refused)", Run: requests(open, func(i int) *remoting.Command {
@@ -116,7 +116,7 @@ func listen(t *testing.T) net.Listener {
 }
 
 func conns(addr net.Addr, first []byte) func(t *testing.T, n int) {
-	return func(t *testing.T, n int) { stranger.Conns(t, addr.String(), n, first) }
+	return func(t *testing.T, n int) { logratetest.Conns(t, addr.String(), n, first) }
 }
 
 // requests sends n requests made by mk on one connection; each is answered.
@@ -142,7 +142,7 @@ func overLimit(srv *Server) func(t *testing.T, n int) {
 				_ = c.Close()
 			}
 		}()
-		stranger.Conns(t, srv.Addr().String(), n, nil)
+		logratetest.Conns(t, srv.Addr().String(), n, nil)
 	}
 }
 

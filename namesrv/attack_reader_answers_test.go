@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // answerScript sends a scripted sequence of requests over raw connections
@@ -54,7 +54,7 @@ func (d *answerScript) send(step, conn string, code, flag, version int, ext stri
 // is the body's own CRC.
 func regExt(cluster, name, addr string, id int, eam, zone string, b []byte, crc string) string {
 	if crc == "" {
-		crc = fmt.Sprint(body.CRC32(b))
+		crc = fmt.Sprint(wire.CRC32(b))
 	}
 	ext := fmt.Sprintf(`"bodyCrc32":"%s","brokerAddr":"%s","brokerId":"%d","brokerName":"%s",`+
 		`"clusterName":"%s","compressed":"false","enableActingMaster":"%s",`+

@@ -16,7 +16,7 @@ import (
 	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/internal/monotime"
-	"github.com/rmqgo/nameserver/namesrv/body"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -258,7 +258,7 @@ func (p *readerProbe) check(t *testing.T, edits map[string]string, version int32
 	req.Version = version
 	for k, v := range edits {
 		if k == "bodyCrc32" && v == "$" {
-			v = strconv.FormatInt(int64(body.CRC32(bd)), 10)
+			v = strconv.FormatInt(int64(wire.CRC32(bd)), 10)
 		}
 		if v == "\x7f" {
 			delete(req.ExtFields, k)

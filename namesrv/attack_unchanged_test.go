@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -23,7 +23,7 @@ func TestAttackIdenticalBodyOtherHeader(t *testing.T) {
 	frame := func(version int, edit func(ext string) string) []byte {
 		ext := edit(fmt.Sprintf(`"bodyCrc32":"%d","brokerAddr":"10.3.0.1:10911","brokerId":"0","brokerName":"broker-u",`+
 			`"clusterName":"UCluster","compressed":"false","enableActingMaster":"false",`+
-			`"haServerAddr":"10.3.0.1:10912","heartbeatTimeoutMillis":"30000"`, body.CRC32(b)))
+			`"haServerAddr":"10.3.0.1:10912","heartbeatTimeoutMillis":"30000"`, wire.CRC32(b)))
 		h := strings.Replace(javaHeader(103, 0, 1, ext), `"version":479`, fmt.Sprintf(`"version":%d`, version), 1)
 		return javaFrame(h, b)
 	}
@@ -35,7 +35,7 @@ func TestAttackIdenticalBodyOtherHeader(t *testing.T) {
 
 	bad := map[string]func(string) string{
 		"bodyCrc32 off by one": func(ext string) string {
-			return strings.Replace(ext, fmt.Sprint(body.CRC32(b)), fmt.Sprint(body.CRC32(b)+1), 1)
+			return strings.Replace(ext, fmt.Sprint(wire.CRC32(b)), fmt.Sprint(wire.CRC32(b)+1), 1)
 		},
 		"compressed": func(ext string) string { return strings.Replace(ext, `"compressed":"false"`, `"compressed":"true"`, 1) },
 	}

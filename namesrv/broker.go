@@ -4,18 +4,17 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
 // brokerRoutes is what the broker-facing processors need from the route tables.
 type brokerRoutes interface {
-	RegisterBroker(req route.RegisterRequest) (route.RegisterResult, error)
-	RegisterUnchanged(req route.RegisterRequest) (route.RegisterResult, bool)
-	Unregister(req route.UnregisterRequest) bool
+	RegisterBroker(req wire.RegisterRequest) (wire.RegisterResult, error)
+	RegisterIfUnchanged(req wire.RegisterRequest) (wire.RegisterResult, bool)
+	Unregister(req wire.UnregisterRequest) bool
 	Heartbeat(cluster, addr string)
-	QueryDataVersion(cluster, addr string, dv *route.DataVersion) (bool, *route.DataVersion)
+	QueryDataVersion(cluster, addr string, dv *wire.DataVersion) (bool, *wire.DataVersion)
 }
 
 // kvLister is what registration needs from the KV store.
@@ -38,7 +37,7 @@ type brokerProcessor struct {
 // there, without the lane. Anything else (a body to decode, a header that
 // does not decode) goes to the lane l, as one request at a time.
 //
-// The answer is the lane's: RegisterUnchanged is one step under the route
+// The answer is the lane's: RegisterIfUnchanged is one step under the route
 // tables' coordinator wherever it runs, and the lane tries it again before
 // it decodes (the state may have changed meanwhile); a panic becomes the
 // lane's error. Only the order against registrations of other connections
@@ -46,7 +45,7 @@ type brokerProcessor struct {
 // still handled one at a time, in order.
 func (p *brokerProcessor) registerOn(l *lane) remoting.HandlerFunc {
 	return func(c *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
-		var rr route.RegisterRequest
+		var rr wire.RegisterRequest
 		var headerErr error
 		resp, err := l.call(c, req, func(c *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 			rr, headerErr = prepareRegister(c, req)
@@ -73,7 +72,7 @@ var _ interface{ Done() <-chan struct{} } = (*remoting.Conn)(nil)
 
 // prepareRegister decodes the header of a REGISTER_BROKER and digests its
 // body (the body is not decoded).
-func prepareRegister(c *remoting.Conn, req *remoting.Command) (route.RegisterRequest, error) {
+func prepareRegister(c *remoting.Conn, req *remoting.Command) (wire.RegisterRequest, error) {
 	rr, err := decodeRegisterHeader(req)
 	if err != nil {
 		return rr, err
@@ -85,10 +84,10 @@ func prepareRegister(c *remoting.Conn, req *remoting.Command) (route.RegisterReq
 	return rr, nil
 }
 
-// unchanged answers a REGISTER_BROKER prepared as rr when RegisterUnchanged
+// unchanged answers a REGISTER_BROKER prepared as rr when RegisterIfUnchanged
 // applies it without the body, otherwise it returns nil.
-func (p *brokerProcessor) unchanged(req *remoting.Command, rr route.RegisterRequest) *remoting.Command {
-	res, ok := p.routes.RegisterUnchanged(rr)
+func (p *brokerProcessor) unchanged(req *remoting.Command, rr wire.RegisterRequest) *remoting.Command {
+	res, ok := p.routes.RegisterIfUnchanged(rr)
 	if !ok {
 		return nil
 	}
@@ -96,9 +95,9 @@ func (p *brokerProcessor) unchanged(req *remoting.Command, rr route.RegisterRequ
 }
 
 // register answers a REGISTER_BROKER prepared as rr: without decoding the
-// body when RegisterUnchanged applies it, otherwise in full; the answer is
+// body when RegisterIfUnchanged applies it, otherwise in full; the answer is
 // built from current state either way.
-func (p *brokerProcessor) register(req *remoting.Command, rr route.RegisterRequest) *remoting.Command {
+func (p *brokerProcessor) register(req *remoting.Command, rr wire.RegisterRequest) *remoting.Command {
 	if resp := p.unchanged(req, rr); resp != nil {
 		return resp
 	}
@@ -106,7 +105,7 @@ func (p *brokerProcessor) register(req *remoting.Command, rr route.RegisterReque
 		return withHeader(errorResponse(req, err))
 	}
 	res, err := p.routes.RegisterBroker(rr)
-	body.ReleaseRegisterBody(rr.Body) // the route tables keep no reference to the topic table
+	wire.ReleaseRegisterBody(rr.Body) // the route tables keep no reference to the topic table
 	if err != nil {
 		return withHeader(errorResponse(req, err))
 	}
@@ -116,13 +115,13 @@ func (p *brokerProcessor) register(req *remoting.Command, rr route.RegisterReque
 // registered is the success answer of REGISTER_BROKER
 // (RouteInfoManager.registerBroker's RegisterBrokerResult, and the
 // ORDER_TOPIC_CONFIG table from DefaultRequestProcessor.registerBroker).
-func (p *brokerProcessor) registered(req *remoting.Command, res route.RegisterResult) *remoting.Command {
+func (p *brokerProcessor) registered(req *remoting.Command, res wire.RegisterResult) *remoting.Command {
 	resp := withHeader(remoting.NewResponse(req, remoting.Success, ""))
 	setIf(resp.ExtFields, "haServerAddr", res.HAServerAddr)
 	setIf(resp.ExtFields, "masterAddr", res.MasterAddr)
 	if p.cfg.Load().ReturnOrderTopicConfigToBroker {
 		if table, ok := p.kv.List(orderTopicNamespace); ok {
-			resp.Body = body.AppendKVTable(nil, table)
+			resp.Body = wire.AppendKVTable(nil, table)
 		}
 	}
 	return resp
@@ -130,7 +129,7 @@ func (p *brokerProcessor) registered(req *remoting.Command, res route.RegisterRe
 
 // decodeRegister reads a REGISTER_BROKER request (RegisterBrokerRequestHeader
 // and its body) with the CRC check first, as Java does.
-func decodeRegister(req *remoting.Command) (route.RegisterRequest, error) {
+func decodeRegister(req *remoting.Command) (wire.RegisterRequest, error) {
 	rr, err := decodeRegisterHeader(req)
 	if err == nil {
 		err = decodeRegisterBody(req, &rr)
@@ -140,9 +139,9 @@ func decodeRegister(req *remoting.Command) (route.RegisterRequest, error) {
 
 // decodeRegisterHeader reads RegisterBrokerRequestHeader, all but
 // bodyCrc32, which decodeRegisterBody checks first.
-func decodeRegisterHeader(req *remoting.Command) (route.RegisterRequest, error) {
+func decodeRegisterHeader(req *remoting.Command) (wire.RegisterRequest, error) {
 	h := newHeader(req)
-	rr := route.RegisterRequest{
+	rr := wire.RegisterRequest{
 		ClusterName:            h.required("clusterName"),
 		BrokerAddr:             h.required("brokerAddr"),
 		BrokerName:             h.required("brokerName"),
@@ -163,7 +162,7 @@ func decodeRegisterHeader(req *remoting.Command) (route.RegisterRequest, error) 
 }
 
 // heartbeatTimeout reads heartbeatTimeoutMillis: 0 when absent (the
-// default), route.HeartbeatTimeoutNone for a value of 0 or below, which
+// default), wire.HeartbeatTimeoutNone for a value of 0 or below, which
 // Java keeps (the broker expires at the next scan).
 func heartbeatTimeout(h *header) int64 {
 	if _, ok := h.ext["heartbeatTimeoutMillis"]; !ok {
@@ -172,19 +171,19 @@ func heartbeatTimeout(h *header) int64 {
 	if ms := h.int64("heartbeatTimeoutMillis", 0, false); ms > 0 {
 		return ms
 	}
-	return route.HeartbeatTimeoutNone
+	return wire.HeartbeatTimeoutNone
 }
 
 // decodeRegisterBody checks bodyCrc32 and decodes the body into rr.
-func decodeRegisterBody(req *remoting.Command, rr *route.RegisterRequest) error {
+func decodeRegisterBody(req *remoting.Command, rr *wire.RegisterRequest) error {
 	h := newHeader(req)
-	if crc := h.int64("bodyCrc32", 0, false); crc != 0 && int64(body.CRC32(req.Body)) != crc {
+	if crc := h.int64("bodyCrc32", 0, false); crc != 0 && int64(wire.CRC32(req.Body)) != crc {
 		return ErrCRCMismatch
 	}
 	if err := h.err(); err != nil {
 		return err
 	}
-	b, err := body.DecodeRegisterBody(req.Body, req.Version, h.bool("compressed"))
+	b, err := wire.DecodeRegisterBody(req.Body, req.Version, h.bool("compressed"))
 	if err != nil {
 		//lint:ignore ST1005 Java's remark text, sent to the broker as is
 		return fmt.Errorf("Failed to decode RegisterBrokerBody: %w", err)
@@ -195,7 +194,7 @@ func decodeRegisterBody(req *remoting.Command, rr *route.RegisterRequest) error 
 
 func (p *brokerProcessor) unregister(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	h := newHeader(req)
-	ur := route.UnregisterRequest{
+	ur := wire.UnregisterRequest{
 		ClusterName: h.required("clusterName"),
 		BrokerAddr:  h.required("brokerAddr"),
 		BrokerName:  h.required("brokerName"),
@@ -220,9 +219,9 @@ func (p *brokerProcessor) heartbeat(_ *remoting.Conn, req *remoting.Command) (*r
 // decodes it), the broker's version is one the name server cannot hold:
 // changed is true.
 func (p *brokerProcessor) queryDataVersion(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
-	var dv *route.DataVersion
+	var dv *wire.DataVersion
 	if len(req.Body) > 0 {
-		v, stamped, err := body.DecodeDataVersionStamp(req.Body)
+		v, stamped, err := wire.DecodeDataVersionStamp(req.Body)
 		if err != nil {
 			return withHeader(errorResponse(req, err)), nil
 		}
@@ -234,7 +233,7 @@ func (p *brokerProcessor) queryDataVersion(_ *remoting.Conn, req *remoting.Comma
 	resp := withHeader(remoting.NewResponse(req, remoting.Success, ""))
 	resp.ExtFields["changed"] = strconv.FormatBool(changed)
 	if stored != nil {
-		resp.Body = body.AppendDataVersion(nil, stored)
+		resp.Body = wire.AppendDataVersion(nil, stored)
 	}
 	return resp, nil
 }

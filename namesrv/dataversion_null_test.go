@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -35,7 +35,7 @@ func TestQueryDataVersionNullBody(t *testing.T) {
 	registerOK(t, conn, versionlessBody(zero, 6, 8))
 	changed, stored := queryDataVersion(t, c, `null`)
 	require.Equal(t, "true", changed)
-	require.Equal(t, &route.DataVersion{}, stored)
+	require.Equal(t, &wire.DataVersion{}, stored)
 }
 
 // TestNullDataVersionIsKept: fastjson sets "dataVersion":null on the
@@ -62,14 +62,14 @@ func TestNullDataVersionIsKept(t *testing.T) {
 	registerOK(t, conn, versionlessBody(zero, 6, 8))
 	changed, stored = queryDataVersion(t, c, zero)
 	require.Equal(t, "false", changed)
-	require.Equal(t, &route.DataVersion{}, stored)
+	require.Equal(t, &wire.DataVersion{}, stored)
 	resp = readReplyTo(t, other, registerFrame(0, "10.2.0.9:10911", versionlessBody("null", 6, 8)))
 	require.Equal(t, remoting.Success, resp.Code, resp.Remark)
 	require.Equal(t, map[int64]string{0: "10.2.0.1:10911"},
 		srv.Routes().ClusterInfo().BrokerAddrTable["broker-u"].BrokerAddrs, "the registrant's null version throws")
 	changed, stored = queryDataVersion(t, c, zero)
 	require.Equal(t, "false", changed, "the holder's entry is untouched")
-	require.Equal(t, &route.DataVersion{}, stored)
+	require.Equal(t, &wire.DataVersion{}, stored)
 }
 
 // TestStampedUnstampedStamped: a stamped body A, then one without

@@ -7,8 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -30,7 +29,7 @@ func versionlessBody(dv string, perm, queues int32) []byte {
 }
 
 // queueOf is broker-u's QueueData of topic.
-func queueOf(t *testing.T, srv *Server, topic string) route.QueueData {
+func queueOf(t *testing.T, srv *Server, topic string) wire.QueueData {
 	t.Helper()
 	snap := srv.Routes().Lookup(topic)
 	require.NotNil(t, snap, topic)
@@ -40,7 +39,7 @@ func queueOf(t *testing.T, srv *Server, topic string) route.QueueData {
 		}
 	}
 	require.Failf(t, "no queue data of broker-u", "topic %s", topic)
-	return route.QueueData{}
+	return wire.QueueData{}
 }
 
 // registerOK registers b as broker-u's master over conn.
@@ -57,11 +56,11 @@ func TestRegisterWithoutDataVersionAppliesEveryBody(t *testing.T) {
 			srv := startServer(t, nil)
 			conn := dialRaw(t, srv)
 			registerOK(t, conn, versionlessBody(dv, 6, 8))
-			require.Equal(t, route.QueueData{BrokerName: "broker-u", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6},
+			require.Equal(t, wire.QueueData{BrokerName: "broker-u", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6},
 				queueOf(t, srv, "dv-a"))
 
 			registerOK(t, conn, versionlessBody(dv, 4, 2))
-			want := route.QueueData{BrokerName: "broker-u", ReadQueueNums: 2, WriteQueueNums: 2, Perm: 4}
+			want := wire.QueueData{BrokerName: "broker-u", ReadQueueNums: 2, WriteQueueNums: 2, Perm: 4}
 			require.Equal(t, want, queueOf(t, srv, "dv-a"), "Java: a new DataVersion, every topic is put")
 			require.Equal(t, want, queueOf(t, srv, "dv-b"))
 		})
@@ -84,13 +83,13 @@ func TestIdenticalBodyWithoutDataVersionIsNotUnchanged(t *testing.T) {
 
 // queryDataVersion sends QUERY_DATA_VERSION for broker-u's master with dv
 // as its body.
-func queryDataVersion(t *testing.T, c *remoting.Client, dv string) (changed string, stored *route.DataVersion) {
+func queryDataVersion(t *testing.T, c *remoting.Client, dv string) (changed string, stored *wire.DataVersion) {
 	t.Helper()
 	resp := invoke(t, c, remoting.NewRequest(remoting.QueryDataVersion, map[string]string{"clusterName": "UCluster",
 		"brokerAddr": "10.2.0.1:10911", "brokerName": "broker-u", "brokerId": "0"}, []byte(dv)))
 	require.Equal(t, remoting.Success, resp.Code, resp.Remark)
 	if len(resp.Body) > 0 {
-		v, err := body.DecodeDataVersion(resp.Body)
+		v, err := wire.DecodeDataVersion(resp.Body)
 		require.NoError(t, err)
 		stored = v
 	}
@@ -105,7 +104,7 @@ func TestQueryDataVersionWithoutTimestamp(t *testing.T) {
 	registerOK(t, conn, versionlessBody(zero, 6, 8))
 	changed, stored := queryDataVersion(t, c, zero)
 	require.Equal(t, "false", changed, "the same DataVersion")
-	require.Equal(t, &route.DataVersion{}, stored)
+	require.Equal(t, &wire.DataVersion{}, stored)
 	changed, _ = queryDataVersion(t, c, `{"counter":0,"stateVersion":0}`)
 	require.Equal(t, "true", changed, "Java stamps a DataVersion without timestamp with the time it decodes it")
 
@@ -114,6 +113,6 @@ func TestQueryDataVersionWithoutTimestamp(t *testing.T) {
 	require.Equal(t, "true", changed, "the registration's DataVersion was stamped when decoded")
 	require.NotNil(t, stored)
 	require.Positive(t, stored.Timestamp, "the stamp is the registration's wall-clock time")
-	changed, _ = queryDataVersion(t, c, string(body.AppendDataVersion(nil, stored)))
+	changed, _ = queryDataVersion(t, c, string(wire.AppendDataVersion(nil, stored)))
 	require.Equal(t, "false", changed, "the stamped version itself")
 }

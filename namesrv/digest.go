@@ -7,7 +7,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -20,7 +20,7 @@ var (
 	bodySeed   = rand.Uint64()
 )
 
-// registerDigest is the route.BodyDigest of a REGISTER_BROKER: the body's
+// registerDigest is the wire.BodyDigest of a REGISTER_BROKER: the body's
 // 128-bit XXH3 (seeded by bodySeed), its last 8 bytes replaced by a
 // maphash (keyed by digestSeed) over every header field that changes what
 // the body means or whom it belongs to (brokerName, brokerId, the request
@@ -35,7 +35,7 @@ var (
 // header with 2^-64. XXH3 runs at tens of GB/s (AVX2/AVX-512 on amd64,
 // NEON on arm64): about 0.02 ms for a 10,000-topic body (1.6 MB), against
 // 0.16 ms for maphash, 0.06 ms for a CRC-32 and about 4 ms to decode it.
-func registerDigest(req *remoting.Command, rr *route.RegisterRequest) route.BodyDigest {
+func registerDigest(req *remoting.Command, rr *wire.RegisterRequest) wire.BodyDigest {
 	body := xxh3.Hash128Seed(req.Body, bodySeed)
 	var h maphash.Hash
 	h.SetSeed(digestSeed)
@@ -57,7 +57,7 @@ func registerDigest(req *remoting.Command, rr *route.RegisterRequest) route.Body
 	number(int64(len(req.Body)))
 	number(int64(body.Hi))
 	number(int64(body.Lo))
-	var d route.BodyDigest
+	var d wire.BodyDigest
 	binary.BigEndian.PutUint64(d[:8], body.Hi)
 	binary.BigEndian.PutUint64(d[8:], h.Sum64())
 	return d

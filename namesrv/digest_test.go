@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -15,7 +15,7 @@ import (
 // header field that changes how it decodes or whose it is gives another.
 func TestRegisterDigestCoversWhatChangesTheAnswer(t *testing.T) {
 	base := javaRegister(remoting.RegisterBroker, registerBody(t, 20, 1))
-	digest := func(req *remoting.Command) route.BodyDigest {
+	digest := func(req *remoting.Command) wire.BodyDigest {
 		rr, err := decodeRegisterHeader(req)
 		require.NoError(t, err)
 		return registerDigest(req, &rr)

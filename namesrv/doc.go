@@ -1,7 +1,8 @@
 // Package namesrv is the RocketMQ NameServer: the request processors for
 // every NameServer request code, the wiring of the route tables (package
-// route), the JSON bodies (package body), the KV store (package kv) and the
-// remoting server, and the broker notifications it sends.
+// route), the wire values and JSON bodies (package wire), the KV store
+// (package kv) and the remoting server, and the broker notifications it
+// sends.
 //
 // Processors decode typed header fields and bodies, call the route manager,
 // the KV store or the configuration through small interfaces declared here,

@@ -8,8 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -45,9 +44,9 @@ func readReply(t *testing.T, conn net.Conn) *remoting.Command {
 // registers: RegisterBrokerBody (BrokerOuterAPI.registerBrokerAll) with two
 // topics and a DataVersion carrying the controller's stateVersion.
 func actingMasterBody(t *testing.T) []byte {
-	b, err := body.EncodeRegisterBody(&route.RegisterBody{
-		DataVersion: route.DataVersion{Counter: 2, StateVersion: 3, Timestamp: 1700000000000},
-		TopicConfigs: map[string]route.TopicConfig{
+	b, err := wire.EncodeRegisterBody(&wire.RegisterBody{
+		DataVersion: wire.DataVersion{Counter: 2, StateVersion: 3, Timestamp: 1700000000000},
+		TopicConfigs: map[string]wire.TopicConfig{
 			"TopicJ":   {TopicName: "TopicJ", ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6, TopicFilterType: "SINGLE_TAG"},
 			"broker-j": {TopicName: "broker-j", ReadQueueNums: 1, WriteQueueNums: 1, Perm: 7, TopicFilterType: "SINGLE_TAG"},
 		},
@@ -68,7 +67,7 @@ func TestJavaBrokerFrames(t *testing.T) {
 	// heartbeatTimeoutMillis is sent (brokerNotActiveTimeoutMillis).
 	ext := fmt.Sprintf(`"bodyCrc32":"%d","brokerAddr":"10.1.0.1:10911","brokerId":"0","brokerName":"broker-j",`+
 		`"clusterName":"JCluster","compressed":"false","enableActingMaster":"true",`+
-		`"haServerAddr":"10.1.0.1:10912","heartbeatTimeoutMillis":"10000"`, body.CRC32(reg))
+		`"haServerAddr":"10.1.0.1:10912","heartbeatTimeoutMillis":"10000"`, wire.CRC32(reg))
 	_, err = conn.Write(javaFrame(javaHeader(103, 0, 1, ext), reg))
 	require.NoError(t, err)
 	resp := readReply(t, conn)

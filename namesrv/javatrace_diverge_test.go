@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/rmqgo/nameserver/internal/fastjson"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -195,7 +195,7 @@ func (d *traceDriver) noteDead(op traceOp) {
 	}
 	lives := map[string]bool{}
 	for p := range d.registered {
-		if _, stored := d.srv.Routes().QueryDataVersion(p[0], p[1], &route.DataVersion{}); stored != nil {
+		if _, stored := d.srv.Routes().QueryDataVersion(p[0], p[1], &wire.DataVersion{}); stored != nil {
 			lives[p[1]] = true
 		}
 	}
@@ -220,7 +220,7 @@ func (d *traceDriver) connected(addr string) bool {
 // live reports whether addr has a live entry in a cluster of u.
 func (d *traceDriver) live(u traceUniverse, addr string) bool {
 	for _, c := range u.Clusters {
-		if _, stored := d.srv.Routes().QueryDataVersion(c, addr, &route.DataVersion{}); stored != nil {
+		if _, stored := d.srv.Routes().QueryDataVersion(c, addr, &wire.DataVersion{}); stored != nil {
 			return true
 		}
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
-	"github.com/rmqgo/nameserver/namesrv/body"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -273,7 +273,7 @@ func (d *traceDriver) register(op traceOp) string {
 	b := bodyOf(op)
 	ext := map[string]string{"clusterName": op.Cluster, "brokerAddr": op.Addr, "brokerName": op.Name,
 		"brokerId": strconv.FormatInt(op.ID, 10), "compressed": "false",
-		"bodyCrc32": strconv.FormatUint(uint64(body.CRC32(b)), 10)}
+		"bodyCrc32": strconv.FormatUint(uint64(wire.CRC32(b)), 10)}
 	setPtr(ext, "haServerAddr", op.HA)
 	setPtr(ext, "__ZONE_NAME", op.Zone)
 	if op.EAM != nil {

@@ -1,7 +1,7 @@
 package namesrv
 
 import (
-	"github.com/rmqgo/nameserver/namesrv/body"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -67,5 +67,5 @@ func (p *kvProcessor) list(_ *remoting.Conn, req *remoting.Command) (*remoting.C
 	if !ok {
 		return remoting.NewResponse(req, remoting.QueryNotFound, "No config item, Namespace: "+ns), nil
 	}
-	return bodyResponse(req, body.AppendKVTable(nil, table)), nil
+	return bodyResponse(req, wire.AppendKVTable(nil, table)), nil
 }

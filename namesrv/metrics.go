@@ -10,6 +10,7 @@ import (
 
 	"github.com/rmqgo/nameserver/kv"
 	"github.com/rmqgo/nameserver/metrics"
+	"github.com/rmqgo/nameserver/namesrv/route"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
@@ -67,7 +68,7 @@ func (s *Server) newMetrics(o options) *serverMetrics {
 	}
 	m := &serverMetrics{reg: metrics.NewProcessRegistry(), ln: o.metricsListener, routes: o.routes}
 	m.ns = metrics.NewNamesrv(m.reg, metrics.NamesrvSource{
-		Routes: s.routes.Stats,
+		Routes: func() metrics.RouteStats { return routeStats(s.routes.Stats()) },
 		KV:     s.kv.Namespaces,
 		Ready:  s.Ready,
 	})
@@ -199,4 +200,18 @@ func (s *meteredKV) count(op string, err error) error {
 		s.m.KVWrite(op, err)
 	}
 	return err
+}
+
+// routeStats is what the metrics families read of the route counters.
+func routeStats(st route.Stats) metrics.RouteStats {
+	return metrics.RouteStats{
+		Topics: st.Topics, Brokers: st.Brokers, Clusters: st.Clusters, LiveBrokers: st.LiveBrokers,
+		UnregisterQueueDepth: st.UnregisterQueueDepth,
+		UnregisterDrops:      st.UnregisterDrops,
+		Registrations:        st.Registrations,
+		Expiries:             st.Expiries,
+		Unregistrations:      st.Unregistrations,
+		StaleUnregistrations: st.StaleUnregistrations,
+		Publications:         st.Publications,
+	}
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
@@ -35,7 +35,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 	srv := startMetricsServer(t, 0)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	b, err := fakebroker.New(fakebroker.Config{Topics: []route.TopicConfig{fakebroker.Topic("TopicTest", 4)}})
+	b, err := fakebroker.New(fakebroker.Config{Topics: []wire.TopicConfig{fakebroker.Topic("TopicTest", 4)}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	_, err = b.Register(ctx, srv.Addr().String())

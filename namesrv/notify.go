@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -62,7 +62,7 @@ func (n *notifications) close(ctx context.Context) error {
 // notifyMinBrokerIDChange sends NOTIFY_MIN_BROKER_ID_CHANGE (905) oneway to
 // every target broker, each over a short-lived connection, in the
 // background; during shutdown it sends nothing.
-func (s *Server) notifyMinBrokerIDChange(n route.MinBrokerIDChange) {
+func (s *Server) notifyMinBrokerIDChange(n wire.MinBrokerIDChange) {
 	ext := map[string]string{
 		"minBrokerId":   strconv.FormatInt(n.MinBrokerID, 10),
 		"minBrokerAddr": n.MinBrokerAddr,

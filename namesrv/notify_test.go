@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -24,8 +24,8 @@ func (n *stuckNotifier) install(s *Server) {
 	}
 }
 
-func minIDChange(targets ...string) route.MinBrokerIDChange {
-	return route.MinBrokerIDChange{TargetAddrs: targets, MinBrokerID: 1, MinBrokerAddr: "127.0.0.1:10911"}
+func minIDChange(targets ...string) wire.MinBrokerIDChange {
+	return wire.MinBrokerIDChange{TargetAddrs: targets, MinBrokerID: 1, MinBrokerAddr: "127.0.0.1:10911"}
 }
 
 // TestShutdownWaitsForNotifications: Shutdown returns only once every 905

@@ -10,7 +10,7 @@ func (s *Server) registerProcessors() {
 	rp := &routeProcessor{routes: s.routes, kv: s.kv, cfg: s.cfg, started: s.started,
 		serviceWait: s.serviceWait, cache: route.NewBodyCache(0)}
 	bp := &brokerProcessor{routes: s.routes, kv: s.kv, cfg: s.cfg}
-	ap := &clusterTopicProcessor{routes: s.routes, cfg: s.cfg}
+	ap := &adminProcessor{routes: s.routes, cfg: s.cfg}
 	kp := &kvProcessor{kv: s.kv}
 	cp := &configProcessor{cfg: s.cfg}
 	handlers := map[int32]remoting.HandlerFunc{

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
 	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -69,9 +69,9 @@ func (p *routeProcessor) routeBody(req *remoting.Command, topic string, snap *ro
 	if acting && snap.ActingMaster != nil {
 		r, slot = snap.ActingMaster, route.BodyActingDefault
 	}
-	flavour := body.FastjsonDefault
+	flavour := wire.FastjsonDefault
 	if req.Version >= versionStandardJSON || strings.EqualFold(req.ExtFields["acceptStandardJsonOnly"], "true") {
-		flavour, slot = body.Standard, slot+1
+		flavour, slot = wire.Standard, slot+1
 	}
 	zone, zoned := zoneOf(req)
 	var conf string
@@ -85,7 +85,7 @@ func (p *routeProcessor) routeBody(req *remoting.Command, topic string, snap *ro
 	view.OrderTopicConf = conf
 	if zoned {
 		view = filterZone(view, zone)
-		flavour = body.FastjsonDefault
+		flavour = wire.FastjsonDefault
 	}
 	return encodeRoute(&view, flavour)
 }
@@ -104,13 +104,13 @@ func zoneOf(req *remoting.Command) (string, bool) {
 
 // filterZone keeps the broker groups without a master or in the zone, and
 // the queues and filter servers of those kept (ZoneRouteRPCHook).
-func filterZone(r route.TopicRouteData, zone string) route.TopicRouteData {
+func filterZone(r wire.TopicRouteData, zone string) wire.TopicRouteData {
 	removed := map[string]bool{}
 	out := r
 	out.BrokerDatas = nil
 	out.FilterServerTable = map[string][]string{}
 	for _, bd := range r.BrokerDatas {
-		if _, hasMaster := bd.BrokerAddrs[route.MasterID]; hasMaster && !strings.EqualFold(bd.ZoneName, zone) {
+		if _, hasMaster := bd.BrokerAddrs[wire.MasterID]; hasMaster && !strings.EqualFold(bd.ZoneName, zone) {
 			removed[bd.BrokerName] = true
 			continue
 		}
@@ -130,7 +130,7 @@ func filterZone(r route.TopicRouteData, zone string) route.TopicRouteData {
 	return out
 }
 
-func addrOfRemoved(bds []route.BrokerData, removed map[string]bool, addr string) bool {
+func addrOfRemoved(bds []wire.BrokerData, removed map[string]bool, addr string) bool {
 	for _, bd := range bds {
 		if !removed[bd.BrokerName] {
 			continue
@@ -153,7 +153,7 @@ var encodeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return 
 
 // cachedBody returns the snapshot's cached encoding of r in slot, encoding
 // it and offering it to the cache when there is none.
-func (p *routeProcessor) cachedBody(snap *route.TopicSnapshot, slot route.BodySlot, r *route.TopicRouteData, f body.Flavour) []byte {
+func (p *routeProcessor) cachedBody(snap *route.TopicSnapshot, slot route.BodySlot, r *wire.TopicRouteData, f wire.Flavour) []byte {
 	if b := p.cache.Get(snap, slot); b != nil {
 		return b
 	}
@@ -171,9 +171,9 @@ func (p *routeProcessor) cachedBody(snap *route.TopicSnapshot, slot route.BodySl
 // encodeRoute encodes r into a pooled scratch buffer and returns an
 // exact-size copy (appending from nil would leave up to half of the
 // capacity unused).
-func encodeRoute(r *route.TopicRouteData, f body.Flavour) []byte {
+func encodeRoute(r *wire.TopicRouteData, f wire.Flavour) []byte {
 	bp := encodeBufs.Get().(*[]byte)
-	buf := body.AppendTopicRouteData((*bp)[:0], r, f)
+	buf := wire.AppendTopicRouteData((*bp)[:0], r, f)
 	out := make([]byte, len(buf))
 	copy(out, buf)
 	if cap(buf) <= maxPooledBuf {

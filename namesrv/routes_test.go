@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
-	"github.com/rmqgo/nameserver/namesrv/body"
 	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -23,12 +23,12 @@ func (noKV) Get(string, string) (string, bool) { return "", false }
 func cacheFixture(t testing.TB, budget int64, n int) (*route.Manager, *routeProcessor) {
 	m := route.NewManager(route.Options{})
 	t.Cleanup(m.Stop)
-	rb := &route.RegisterBody{TopicConfigs: map[string]route.TopicConfig{}}
+	rb := &wire.RegisterBody{TopicConfigs: map[string]wire.TopicConfig{}}
 	for i := range n {
 		name := fmt.Sprintf("t%d", i)
-		rb.TopicConfigs[name] = route.TopicConfig{TopicName: name, ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6}
+		rb.TopicConfigs[name] = wire.TopicConfig{TopicName: name, ReadQueueNums: 4, WriteQueueNums: 4, Perm: 6}
 	}
-	_, err := m.RegisterBroker(route.RegisterRequest{ClusterName: "c1", BrokerName: "b1", BrokerAddr: "a1:10911",
+	_, err := m.RegisterBroker(wire.RegisterRequest{ClusterName: "c1", BrokerName: "b1", BrokerAddr: "a1:10911",
 		HAServerAddr: "a1:10912", Body: rb})
 	require.NoError(t, err)
 	p := &routeProcessor{routes: m, kv: noKV{}, cfg: config.NewHolder(config.Default()), cache: route.NewBodyCache(budget)}
@@ -44,11 +44,11 @@ func lookup(t *testing.T, m *route.Manager, p *routeProcessor, topic string, ver
 	resp, err := p.getRouteInfo(nil, req)
 	require.NoError(t, err)
 	require.Equal(t, remoting.Success, resp.Code)
-	f := body.FastjsonDefault
+	f := wire.FastjsonDefault
 	if version >= versionStandardJSON {
-		f = body.Standard
+		f = wire.Standard
 	}
-	require.Equal(t, string(body.AppendTopicRouteData(nil, m.Lookup(topic).Route, f)), string(resp.Body))
+	require.Equal(t, string(wire.AppendTopicRouteData(nil, m.Lookup(topic).Route, f)), string(resp.Body))
 	require.Equal(t, len(resp.Body), cap(resp.Body), "bodies are exact-size copies")
 	return resp.Body
 }
@@ -164,6 +164,6 @@ func TestRouteOrderConfOfRequestedTopic(t *testing.T) {
 		require.NoError(t, err)
 		want := *m.Lookup(tc.topic).Route
 		want.OrderTopicConf = tc.conf
-		require.Equal(t, string(body.AppendTopicRouteData(nil, &want, body.FastjsonDefault)), string(resp.Body), tc.topic)
+		require.Equal(t, string(wire.AppendTopicRouteData(nil, &want, wire.FastjsonDefault)), string(resp.Body), tc.topic)
 	}
 }

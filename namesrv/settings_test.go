@@ -9,21 +9,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
 // registerRequest builds a REGISTER_BROKER request as a 5.x master sends it
 // (BrokerOuterAPI.registerBrokerAll) with n topics.
 func registerRequest(t testing.TB, name, addr string, n int) *remoting.Command {
-	topics := make(map[string]route.TopicConfig, n)
+	topics := make(map[string]wire.TopicConfig, n)
 	for i := range n {
 		tn := fmt.Sprintf("%s-topic-%06d", name, i)
-		topics[tn] = route.TopicConfig{TopicName: tn, ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6, TopicFilterType: "SINGLE_TAG"}
+		topics[tn] = wire.TopicConfig{TopicName: tn, ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6, TopicFilterType: "SINGLE_TAG"}
 	}
-	b, err := body.EncodeRegisterBody(&route.RegisterBody{
-		DataVersion:      route.DataVersion{Counter: 1, Timestamp: 1700000000000},
+	b, err := wire.EncodeRegisterBody(&wire.RegisterBody{
+		DataVersion:      wire.DataVersion{Counter: 1, Timestamp: 1700000000000},
 		TopicConfigs:     topics,
 		FilterServerList: []string{},
 	}, remoting.CurrentVersion, false)
@@ -31,7 +30,7 @@ func registerRequest(t testing.TB, name, addr string, n int) *remoting.Command {
 	return remoting.NewRequest(remoting.RegisterBroker, map[string]string{
 		"brokerAddr": addr, "brokerId": "0", "brokerName": name, "clusterName": "C",
 		"haServerAddr": addr, "enableActingMaster": "false", "compressed": "false",
-		"bodyCrc32": fmt.Sprint(body.CRC32(b)),
+		"bodyCrc32": fmt.Sprint(wire.CRC32(b)),
 	}, b)
 }
 

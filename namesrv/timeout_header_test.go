@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -24,7 +24,7 @@ func TestRegisterHeaderTimeoutZeroKept(t *testing.T) {
 		return rr.HeartbeatTimeoutMillis
 	}
 	require.Equal(t, int64(0), decode("", false), "absent: the default")
-	require.Equal(t, route.HeartbeatTimeoutNone, decode("0", true))
-	require.Equal(t, route.HeartbeatTimeoutNone, decode("-5", true))
+	require.Equal(t, wire.HeartbeatTimeoutNone, decode("0", true))
+	require.Equal(t, wire.HeartbeatTimeoutNone, decode("-5", true))
 	require.Equal(t, int64(30000), decode("30000", true))
 }

@@ -15,7 +15,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/internal/testcerts"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 	"github.com/rmqgo/nameserver/tlsconf"
@@ -32,7 +32,7 @@ func TestRouteLookupsDuringCertificateRotation(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(m.Close)
 	srv := startServerWith(t, func(*config.NamesrvConfig) {}, WithTLS(m))
-	b, err := fakebroker.New(fakebroker.Config{Topics: []route.TopicConfig{fakebroker.Topic("RotateTopic", 4)}})
+	b, err := fakebroker.New(fakebroker.Config{Topics: []wire.TopicConfig{fakebroker.Topic("RotateTopic", 4)}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	_, err = b.Register(ctxFor(t), srv.Addr().String())

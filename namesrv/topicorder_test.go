@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/internal/javahash"
-	"github.com/rmqgo/nameserver/namesrv/body"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -120,7 +120,7 @@ func compressedRegisterBody(t *testing.T, names []string) []byte {
 // topicListOf decodes the TopicList body of a successful reply.
 func topicListOf(t *testing.T, resp *remoting.Command) []string {
 	require.Equal(t, int32(remoting.Success), resp.Code, resp.Remark)
-	tl, err := body.DecodeTopicList(resp.Body)
+	tl, err := wire.DecodeTopicList(resp.Body)
 	require.NoError(t, err)
 	return tl.TopicList
 }

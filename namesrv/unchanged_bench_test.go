@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -50,5 +50,5 @@ func javaRegister(code int32, bd []byte) *remoting.Command {
 	return remoting.NewRequest(code, map[string]string{"brokerAddr": "10.3.0.1:10911",
 		"brokerId": "0", "brokerName": "broker-l", "clusterName": "LCluster", "compressed": "false",
 		"enableActingMaster": "false", "haServerAddr": "10.3.0.1:10912", "heartbeatTimeoutMillis": "30000",
-		"bodyCrc32": strconv.FormatInt(int64(body.CRC32(bd)), 10)}, bd)
+		"bodyCrc32": strconv.FormatInt(int64(wire.CRC32(bd)), 10)}, bd)
 }

@@ -8,8 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -21,14 +20,14 @@ func registerBody(t testing.TB, n int, counter int64) []byte {
 
 // registerBodyQ is registerBody with w write queues per topic.
 func registerBodyQ(t testing.TB, n int, counter int64, w int32) []byte {
-	rb := &route.RegisterBody{DataVersion: route.DataVersion{Counter: counter, Timestamp: 1700000000000},
-		TopicConfigs: map[string]route.TopicConfig{}, FilterServerList: []string{}}
+	rb := &wire.RegisterBody{DataVersion: wire.DataVersion{Counter: counter, Timestamp: 1700000000000},
+		TopicConfigs: map[string]wire.TopicConfig{}, FilterServerList: []string{}}
 	for i := range n {
 		name := fmt.Sprintf("topic-%05d", i)
-		rb.TopicConfigs[name] = route.TopicConfig{TopicName: name, ReadQueueNums: 8, WriteQueueNums: w, Perm: 6,
+		rb.TopicConfigs[name] = wire.TopicConfig{TopicName: name, ReadQueueNums: 8, WriteQueueNums: w, Perm: 6,
 			TopicFilterType: "SINGLE_TAG"}
 	}
-	b, err := body.EncodeRegisterBody(rb, remoting.CurrentVersion, false)
+	b, err := wire.EncodeRegisterBody(rb, remoting.CurrentVersion, false)
 	require.NoError(t, err)
 	return b
 }
@@ -38,7 +37,7 @@ func registerBodyQ(t testing.TB, n int, counter int64, w int32) []byte {
 func registerFrame(id int, addr string, b []byte) []byte {
 	ext := fmt.Sprintf(`"bodyCrc32":"%d","brokerAddr":"%s","brokerId":"%d","brokerName":"broker-u",`+
 		`"clusterName":"UCluster","compressed":"false","enableActingMaster":"false",`+
-		`"haServerAddr":"%s-ha","heartbeatTimeoutMillis":"30000"`, body.CRC32(b), addr, id, addr)
+		`"haServerAddr":"%s-ha","heartbeatTimeoutMillis":"30000"`, wire.CRC32(b), addr, id, addr)
 	return javaFrame(javaHeader(103, 0, 1, ext), b)
 }
 
@@ -72,10 +71,10 @@ func TestRegisterIdenticalBodyAnswersAsFullPath(t *testing.T) {
 
 	putOrder("broker-u:4") // the KV table is read at answer time
 	resp := readReplyTo(t, second, slave)
-	require.Equal(t, string(body.AppendKVTable(nil, map[string]string{"topic-00001": "broker-u:4"})), string(resp.Body))
+	require.Equal(t, string(wire.AppendKVTable(nil, map[string]string{"topic-00001": "broker-u:4"})), string(resp.Body))
 	require.Equal(t, uint64(2), stats().UnchangedRegistrations)
 
-	require.True(t, srv.Routes().Unregister(route.UnregisterRequest{ClusterName: "UCluster",
+	require.True(t, srv.Routes().Unregister(wire.UnregisterRequest{ClusterName: "UCluster",
 		BrokerAddr: "10.2.0.1:10911", BrokerName: "broker-u"}))
 	srv.Routes().WaitIdle()
 	resp = readReplyTo(t, second, slave)

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/internal/certreload"
-	"github.com/rmqgo/nameserver/internal/stranger"
+	"github.com/rmqgo/nameserver/internal/lograte/logratetest"
 	"github.com/rmqgo/nameserver/internal/testcerts"
 )
 
@@ -19,7 +19,7 @@ import (
 // transports hand raft a rate-limited logger, so 500 such connections
 // write at most lograte.Burst lines of each message per second.
 func TestAttackTransportGarbageLogIsBounded(t *testing.T) {
-	logger, lines := stranger.Logger("raft")
+	logger, lines := logratetest.Logger("raft")
 	plain, err := NewTCPTransport("127.0.0.1:0", "", logger.Named("plain"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = plain.Close() })
@@ -31,14 +31,14 @@ func TestAttackTransportGarbageLogIsBounded(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = tlsTrans.Close() })
 	garbage := func(tr *raft.NetworkTransport, first []byte) func(t *testing.T, n int) {
-		return func(t *testing.T, n int) { stranger.Conns(t, string(tr.LocalAddr()), n, first) }
+		return func(t *testing.T, n int) { logratetest.Conns(t, string(tr.LocalAddr()), n, first) }
 	}
-	stranger.Drive(t, lines, 500, []stranger.Path{
+	logratetest.Drive(t, lines, 500, []logratetest.Path{
 		{Name: "garbage to the tcp transport", Run: garbage(plain, []byte("\x09GARBAGE\r\n"))},
 		{Name: "unknown rpc to the tcp transport", Run: garbage(plain, []byte{0, 0xc1, 0xc1})},
 		{Name: "plaintext to the tls transport", Run: garbage(tlsTrans, []byte("\x00GARBAGE\r\n"))},
 		{Name: "tls handshake refused by the client", Run: func(t *testing.T, n int) {
-			stranger.BadHandshakes(t, string(tlsTrans.LocalAddr()), n)
+			logratetest.BadHandshakes(t, string(tlsTrans.LocalAddr()), n)
 		}},
 	})
 }

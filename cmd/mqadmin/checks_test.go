@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/admin"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -122,7 +122,7 @@ func TestDiagnoseNoWritableQueue(t *testing.T) {
 	t.Parallel()
 	ns := startNS(t)
 	ro := fakebroker.Topic("T", 4)
-	ro.Perm = route.PermRead
+	ro.Perm = wire.PermRead
 	startBroker(t, topicBroker("broker-a", ro), ns)
 	d := diagnose(t, exitFail, "-n", ns, "-t", "T")
 	f := finding(t, d, admin.FindingNoWritableQueue)
@@ -292,7 +292,7 @@ func TestWaitRouteWritableTimesOutOnReadOnlyRoute(t *testing.T) {
 	t.Parallel()
 	ns := startNS(t)
 	ro := fakebroker.Topic("T", 4)
-	ro.Perm = route.PermRead
+	ro.Perm = wire.PermRead
 	startBroker(t, topicBroker("broker-a", ro), ns)
 	requireOK(t, mqadmin(t, "waitRoute", "-n", ns, "-t", "T", "--timeout", "1"))
 	r := mqadmin(t, "waitRoute", "-n", ns, "-t", "T", "--writable", "--timeout", "6s", "--interval", "50ms")

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rmqgo/nameserver/internal/javahash"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // Java's clusterList layouts (ClusterListSubCommand).
@@ -71,7 +71,7 @@ func clusterListOnce(e *env, ns []string, cluster string, more bool) error {
 // when cluster is empty) with its runtime stats: clusters in the order of
 // the HashMap fastjson decodes clusterAddrTable into (same-bucket names by
 // name), broker names sorted (Java's TreeSet), ids ascending.
-func clusterRows(e *env, ci *route.ClusterInfo, cluster string) []clusterRow {
+func clusterRows(e *env, ci *wire.ClusterInfo, cluster string) []clusterRow {
 	names := slices.Collect(maps.Keys(ci.ClusterAddrTable))
 	javahash.Sort(names, javahash.HashMapDefault, javahash.StringHash, javahash.Compare)
 	if cluster != "" {

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/admin"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -83,12 +83,12 @@ func TestWriteWipeAndAdd(t *testing.T) {
 	out := requireOK(t, mqadmin(t, "wipeWritePerm", "-n", n, "-b", "broker-a"))
 	for _, ns := range nss {
 		require.Regexp(t, `wipe write perm of broker\[broker-a\] in name server\[`+ns+`\] OK, [1-9]\d*\n`, out)
-		require.Equal(t, route.PermRead, topicPerm(t, ns, "T"))
+		require.Equal(t, wire.PermRead, topicPerm(t, ns, "T"))
 	}
 	out = requireOK(t, mqadmin(t, "addWritePerm", "-n", n, "-b", "broker-a"))
 	require.Equal(t, 2, strings.Count(out, "add write perm of broker[broker-a] in name server["))
 	for _, ns := range nss {
-		require.Equal(t, route.PermRead|route.PermWrite, topicPerm(t, ns, "T"))
+		require.Equal(t, wire.PermRead|wire.PermWrite, topicPerm(t, ns, "T"))
 	}
 	dead := closedAddr(t)
 	r := mqadmin(t, "addWritePerm", "-n", nsList(nss[0], dead), "-b", "broker-a")

@@ -12,8 +12,7 @@ import (
 	"github.com/rmqgo/nameserver/admin"
 	"github.com/rmqgo/nameserver/internal/fastjson"
 	"github.com/rmqgo/nameserver/internal/javahash"
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // topicRouteFormat is TopicRouteSubCommand's list layout.
@@ -39,12 +38,12 @@ func setupTopicRoute(fs *flag.FlagSet) runFunc {
 		switch {
 		case e.json:
 			var buf bytes.Buffer
-			_ = json.Indent(&buf, body.AppendTopicRouteData(nil, rd, body.Standard), "", "  ")
+			_ = json.Indent(&buf, wire.AppendTopicRouteData(nil, rd, wire.Standard), "", "  ")
 			e.printf("%s\n", buf.Bytes())
 		case list:
 			printRouteList(e, rd)
 		default:
-			e.printf("%s\n", fastjson.Pretty(body.AppendTopicRouteData(nil, rd, body.FastjsonDefault)))
+			e.printf("%s\n", fastjson.Pretty(wire.AppendTopicRouteData(nil, rd, wire.FastjsonDefault)))
 		}
 		return nil
 	}
@@ -52,13 +51,13 @@ func setupTopicRoute(fs *flag.FlagSet) runFunc {
 
 // printRouteList prints a route as topicRoute -l does: one line per
 // broker by name, a rule of 158 dashes and the totals.
-func printRouteList(e *env, rd *route.TopicRouteData) {
-	queues := map[string]route.QueueData{}
+func printRouteList(e *env, rd *wire.TopicRouteData) {
+	queues := map[string]wire.QueueData{}
 	for _, q := range rd.QueueDatas {
 		queues[q.BrokerName] = q
 	}
 	brokers := slices.Clone(rd.BrokerDatas)
-	slices.SortFunc(brokers, func(a, b route.BrokerData) int { return strings.Compare(a.BrokerName, b.BrokerName) })
+	slices.SortFunc(brokers, func(a, b wire.BrokerData) int { return strings.Compare(a.BrokerName, b.BrokerName) })
 	e.printf(topicRouteFormat, "#ClusterName", "#BrokerName", "#BrokerAddrs", "#ReadQueue", "#WriteQueue", "#Perm")
 	var read, write int32
 	for _, b := range brokers {
@@ -143,7 +142,7 @@ func topicListClusters(e *env, ns, topics []string) error {
 }
 
 // clustersOf returns the clusters whose broker lists name any of brokers.
-func clustersOf(ci *route.ClusterInfo, brokers []route.BrokerData) []string {
+func clustersOf(ci *wire.ClusterInfo, brokers []wire.BrokerData) []string {
 	set := map[string]struct{}{}
 	for c, names := range ci.ClusterAddrTable {
 		for _, b := range brokers {

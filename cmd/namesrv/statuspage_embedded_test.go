@@ -13,7 +13,7 @@ import (
 
 	"github.com/rmqgo/nameserver/internal/browsertest"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
-	"github.com/rmqgo/nameserver/test/brokerflow"
+	"github.com/rmqgo/nameserver/test/ctlbroker"
 )
 
 // hostileSet is a broker set name a stranger may register.
@@ -21,7 +21,7 @@ const hostileSet = `<script>document.title="set"</script>`
 
 // startEmbeddedPageNode runs startServers with the embedded Controller
 // (one node) and starts a live two-broker set of each name through the
-// wire (brokerflow.StartSet): master elected, both in sync, registered
+// wire (ctlbroker.StartSet): master elected, both in sync, registered
 // with the NameServer, heartbeating.
 func startEmbeddedPageNode(t *testing.T, sets ...string) pageNode {
 	t.Helper()
@@ -32,7 +32,7 @@ func startEmbeddedPageNode(t *testing.T, sets ...string) pageNode {
 	waitLeader(t, ctlAddr)
 	for _, name := range sets {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-		set, err := brokerflow.StartSet(ctx, brokerflow.Config{Name: name, Controllers: []string{ctlAddr},
+		set, err := ctlbroker.StartSet(ctx, ctlbroker.Config{Name: name, Controllers: []string{ctlAddr},
 			NameServers: []string{n.remoting}}, 2, time.Second)
 		cancel()
 		require.NoError(t, err, "broker set %s", name)

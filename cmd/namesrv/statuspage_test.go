@@ -17,7 +17,7 @@ import (
 	"github.com/rmqgo/nameserver/internal/browsertest"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -54,7 +54,7 @@ func registerBrokers(t *testing.T, ns, cluster string, names ...string) {
 	t.Helper()
 	for _, name := range names {
 		b, err := fakebroker.New(fakebroker.Config{ClusterName: cluster, BrokerName: name, NameServers: []string{ns},
-			Topics: []route.TopicConfig{fakebroker.Topic("orders-"+name, 4), fakebroker.Topic("audit-"+name, 2)}})
+			Topics: []wire.TopicConfig{fakebroker.Topic("orders-"+name, 4), fakebroker.Topic("audit-"+name, 2)}})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = b.Close() })
 		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)

@@ -53,7 +53,7 @@ var wallUses = map[string]map[string]string{
 		`return fmt.Errorf("%w: not valid before %s", ErrNotValidNow, c.NotBefore.UTC().Format(time.RFC3339))`: "a certificate's validity in an error",
 		`return fmt.Errorf("%w: expired at %s", ErrNotValidNow, c.NotAfter.UTC().Format(time.RFC3339))`:        "a certificate's validity in an error",
 	},
-	"internal/stranger/lines.go": {
+	"internal/lograte/logratetest/lines.go": {
 		`t.Logf("path %-42q x%d: %4d log lines (%v)", p.Name, n, per[p.Name], time.Since(began).Round(time.Millisecond))`: "test support: display of a duration",
 	},
 	"internal/monotime/monotime.go": {

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // TestUnregisterOnOpenConnectionKeepsOtherGroupsUntilClose: an address in
@@ -21,7 +23,7 @@ func TestUnregisterOnOpenConnectionKeepsOtherGroupsUntilClose(t *testing.T) {
 	r = reg("c1", "broker-b", "A", 0, body(1, "T0", "T2"))
 	r.Channel = ch
 	mustRegister(t, h, r)
-	require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "A", BrokerName: "broker-b", BrokerID: 0}))
+	require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "A", BrokerName: "broker-b", BrokerID: 0}))
 	h.WaitIdle()
 	require.Equal(t, []string{"b0"}, groupNames(h))
 	require.Equal(t, map[int64]string{0: "A"}, h.Lookup("T1").Route.BrokerDatas[0].BrokerAddrs)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // draw is where an address-life world takes its choices: a seeded PCG in
@@ -80,7 +82,7 @@ func (w *addrWorld) closedConn(addr string) *fakeChan {
 	return cs[w.d.IntN(len(cs))]
 }
 
-func (w *addrWorld) registerBody() *RegisterBody {
+func (w *addrWorld) registerBody() *wire.RegisterBody {
 	var ts []string
 	for range w.d.IntN(4) {
 		ts = append(ts, "t"+strconv.Itoa(w.d.IntN(5)))
@@ -125,7 +127,7 @@ func (w *addrWorld) close() string {
 }
 
 func (w *addrWorld) unregister() string {
-	r := UnregisterRequest{ClusterName: w.cluster(), BrokerAddr: w.addr(), BrokerName: w.name(), BrokerID: int64(w.d.IntN(3))}
+	r := wire.UnregisterRequest{ClusterName: w.cluster(), BrokerAddr: w.addr(), BrokerName: w.name(), BrokerID: int64(w.d.IntN(3))}
 	w.h.Unregister(r)
 	return fmt.Sprintf("queue unregister %s id %d at %s/%s", r.BrokerName, r.BrokerID, r.ClusterName, r.BrokerAddr)
 }
@@ -142,7 +144,7 @@ func (w *addrWorld) unregisterLive() string {
 	k := keys[w.d.IntN(len(keys))]
 	w.h.live.mu.Lock()
 	e := w.h.live.m[k]
-	r := UnregisterRequest{ClusterName: k.cluster, BrokerAddr: k.addr, BrokerName: e.name, BrokerID: e.id}
+	r := wire.UnregisterRequest{ClusterName: k.cluster, BrokerAddr: k.addr, BrokerName: e.name, BrokerID: e.id}
 	w.h.live.mu.Unlock()
 	w.h.Unregister(r)
 	out := fmt.Sprintf("unregister live %s id %d at %s/%s, %s", r.BrokerName, r.BrokerID, k.cluster, k.addr, w.apply(1<<30))

@@ -47,13 +47,6 @@ func (b *brokerState) firstAddr() (string, bool) {
 	if order := b.addrOrder(); len(order) > 0 {
 		return b.addrs[order[0]], true
 	}
-	id, ok := minKey(b.addrs)
+	id, ok := minBrokerID(b.addrs)
 	return b.addrs[id], ok
-}
-
-// CopyOrder returns the ids of a copy of a map iterated in order (new
-// HashMap<>(m) or putAll into an empty HashMap): a table sized for its
-// entries, filled in that order.
-func CopyOrder(order []int64) []int64 {
-	return javahash.InsertionOrder(order, javahash.HashMapCopy, javahash.LongHash)
 }

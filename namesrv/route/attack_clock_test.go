@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // TestAttackRegisterTimeoutExtremesExpireOnTime: a broker's
@@ -20,7 +22,7 @@ func TestAttackRegisterTimeoutExtremesExpireOnTime(t *testing.T) {
 		millis int64
 		expiry time.Duration
 	}{
-		{0, DefaultBrokerTimeout}, {HeartbeatTimeoutNone, 0}, {math.MinInt64, 0},
+		{0, DefaultBrokerTimeout}, {wire.HeartbeatTimeoutNone, 0}, {math.MinInt64, 0},
 		{1, time.Millisecond}, {MaxBrokerTimeout.Milliseconds() + 1, MaxBrokerTimeout},
 		{math.MaxInt64, MaxBrokerTimeout},
 	}

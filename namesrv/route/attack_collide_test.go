@@ -8,23 +8,26 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/splitmix"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // collidingQueue returns a QueueData of the group whose one-queue route
 // has the internHash of q's (with the same published BrokerData g): each
 // step of internHash is a bijection of the running hash, so choosing the
 // nums word gives the perm word that cancels the difference.
-func collidingQueue(g *BrokerData, q QueueData, writeNums int32) QueueData {
+func collidingQueue(g *wire.BrokerData, q wire.QueueData, writeNums int32) wire.QueueData {
 	h := uint64(1)
-	h = mix64(h ^ uint64(uintptr(unsafe.Pointer(g))))
-	h = mix64(h ^ maphash.String(internSeed, q.BrokerName))
-	nums := func(q QueueData) uint64 {
+	h = splitmix.Mix64(h ^ uint64(uintptr(unsafe.Pointer(g))))
+	h = splitmix.Mix64(h ^ maphash.String(internSeed, q.BrokerName))
+	nums := func(q wire.QueueData) uint64 {
 		return uint64(uint32(q.ReadQueueNums))<<32 | uint64(uint32(q.WriteQueueNums))
 	}
-	perm := func(q QueueData) uint64 { return uint64(uint32(q.Perm))<<32 | uint64(uint32(q.TopicSysFlag)) }
+	perm := func(q wire.QueueData) uint64 { return uint64(uint32(q.Perm))<<32 | uint64(uint32(q.TopicSysFlag)) }
 	c := q
 	c.WriteQueueNums = writeNums
-	want := mix64(h^nums(q)) ^ perm(q) ^ mix64(h^nums(c))
+	want := splitmix.Mix64(h^nums(q)) ^ perm(q) ^ splitmix.Mix64(h^nums(c))
 	c.Perm, c.TopicSysFlag = int32(uint32(want>>32)), int32(uint32(want))
 	return c
 }
@@ -37,35 +40,35 @@ func TestAttackInternHashCollision(t *testing.T) {
 	h := newHarness(t, false)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "seed", "seed2")))
 	g := h.brokers["b1"].published()
-	a := QueueData{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}
-	routes := []QueueData{a}
+	a := wire.QueueData{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}
+	routes := []wire.QueueData{a}
 	for w := int32(1); w <= 3; w++ {
 		routes = append(routes, collidingQueue(g, a, w))
 	}
-	hash := func(q QueueData) uint64 {
-		var gs [keyQueues]*BrokerData
+	hash := func(q wire.QueueData) uint64 {
+		var gs [keyQueues]*wire.BrokerData
 		gs[0] = g
-		return internHash(&gs, []QueueData{q}, false)
+		return internHash(&gs, []wire.QueueData{q}, false)
 	}
 	for _, q := range routes[1:] {
 		require.NotEqual(t, a, q)
 		require.Equal(t, hash(a), hash(q), "constructed collision")
 	}
 	name := func(r, copy int) string { return "r" + strconv.Itoa(r) + "-" + strconv.Itoa(copy) }
-	want := map[string]QueueData{}
-	put := func(topic string, q QueueData) {
+	want := map[string]wire.QueueData{}
+	put := func(topic string, q wire.QueueData) {
 		t.Helper()
-		h.RegisterTopic(topic, []QueueData{q})
+		h.RegisterTopic(topic, []wire.QueueData{q})
 		want[topic] = q
 	}
 	check := func(msg string) {
 		t.Helper()
 		checkModel(t, h.Manager, nil, msg)
-		byRoute := map[QueueData]*TopicSnapshot{}
+		byRoute := map[wire.QueueData]*TopicSnapshot{}
 		for topic, q := range want {
 			s := h.Lookup(topic)
 			require.NotNil(t, s, "%s: %s", msg, topic)
-			require.Equal(t, []QueueData{q}, s.Route.QueueDatas, "%s: %s", msg, topic)
+			require.Equal(t, []wire.QueueData{q}, s.Route.QueueDatas, "%s: %s", msg, topic)
 			if byRoute[q] == nil {
 				byRoute[q] = s
 			}
@@ -110,10 +113,10 @@ func TestAttackInternHashCollision(t *testing.T) {
 // tag a published row carries, in one probe run of a small table: each
 // lookup finds its own row, a withdrawn one is not found through the other.
 func TestAttackPublishedTagCollision(t *testing.T) {
-	p := &published{seed: maphash.MakeSeed()}
+	p := &pubIndex{seed: maphash.MakeSeed()}
 	x, y := tagTwins(p)
 	t.Logf("%q and %q share the tag %#x", x, y, uint32(p.hash(x)>>32))
-	tbl := newPubTable(4)
+	tbl := newPubSlots(4)
 	p.table.Store(tbl)
 	ex, ey := &topicEntry{name: x, tag: uint32(p.hash(x) >> 32)}, &topicEntry{name: y, tag: uint32(p.hash(y) >> 32)}
 	require.Equal(t, ex.tag, ey.tag)
@@ -134,7 +137,7 @@ func TestAttackPublishedTagCollision(t *testing.T) {
 
 // tagTwins finds two names with one tag under p's seed (a birthday search
 // over 2^18 names finds about eight pairs).
-func tagTwins(p *published) (string, string) {
+func tagTwins(p *pubIndex) (string, string) {
 	seen := make(map[uint32]int, 1<<18)
 	for i := 0; ; i++ {
 		tag := uint32(p.hash("tag-"+strconv.Itoa(i)) >> 32)
@@ -163,10 +166,10 @@ func TestAttackRouteChurnBounded(t *testing.T) {
 	peak := 0
 	for round := range rounds {
 		for i := range topics {
-			var qs []QueueData
+			var qs []wire.QueueData
 			for b := range 4 {
 				if rng.IntN(2) == 0 || (b == 3 && len(qs) == 0) {
-					qs = append(qs, QueueData{BrokerName: "b" + strconv.Itoa(b), ReadQueueNums: 8,
+					qs = append(qs, wire.QueueData{BrokerName: "b" + strconv.Itoa(b), ReadQueueNums: 8,
 						WriteQueueNums: int32(round + 2), Perm: 6})
 				}
 			}

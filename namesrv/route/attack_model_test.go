@@ -3,7 +3,6 @@ package route
 import (
 	"cmp"
 	"fmt"
-	"github.com/rmqgo/nameserver/internal/javahash"
 	"maps"
 	"math/rand/v2"
 	"reflect"
@@ -14,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/javahash"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // modelRoute builds a topic's route from the source tables the way
@@ -22,8 +24,8 @@ import (
 // queue order), the filter servers of each address by (cluster, addr),
 // the topic's static mappings, and the acting-master rewrite. Nil when no
 // group has BrokerData.
-func modelRoute(m *Manager, e *topicEntry) (plain, acting *TopicRouteData) {
-	r := &TopicRouteData{QueueDatas: slices.Clone(e.queues), FilterServerTable: map[string][]string{},
+func modelRoute(m *Manager, e *topicEntry) (plain, acting *wire.TopicRouteData) {
+	r := &wire.TopicRouteData{QueueDatas: slices.Clone(e.queues), FilterServerTable: map[string][]string{},
 		TopicQueueMappingByBroker: m.mappings[e.name]}
 	// Java's HashSet copy of the queue map's keys: buckets of its own size.
 	hs := javahash.TableSizeFor(max(int(float32(len(e.queues))/0.75)+1, 16))
@@ -59,7 +61,7 @@ func modelRoute(m *Manager, e *topicEntry) (plain, acting *TopicRouteData) {
 
 // modelActing is step 6 of pickupTopicRouteData on a copy, nil when it
 // changes nothing.
-func modelActing(topic string, r *TopicRouteData) *TopicRouteData {
+func modelActing(topic string, r *wire.TopicRouteData) *wire.TopicRouteData {
 	if strings.HasPrefix(topic, syncBrokerMemberPrefix) {
 		return nil
 	}
@@ -67,19 +69,19 @@ func modelActing(topic string, r *TopicRouteData) *TopicRouteData {
 	out.BrokerDatas = nil
 	changed := false
 	for _, bd := range r.BrokerDatas {
-		_, master := bd.BrokerAddrs[MasterID]
+		_, master := bd.BrokerAddrs[wire.MasterID]
 		if len(bd.BrokerAddrs) > 0 && !master && bd.EnableActingMaster {
 			for _, q := range r.QueueDatas {
 				if q.BrokerName != bd.BrokerName {
 					continue
 				}
-				if q.Perm&PermWrite == 0 {
+				if q.Perm&wire.PermWrite == 0 {
 					ids := slices.Sorted(maps.Keys(bd.BrokerAddrs))
 					addrs := maps.Clone(bd.BrokerAddrs)
 					delete(addrs, ids[0])
-					addrs[MasterID] = bd.BrokerAddrs[ids[0]]
-					order := slices.DeleteFunc(CopyOrder(bd.AddrOrder), func(id int64) bool { return id == ids[0] })
-					bd.BrokerAddrs, bd.AddrOrder, changed = addrs, append(order, MasterID), true
+					addrs[wire.MasterID] = bd.BrokerAddrs[ids[0]]
+					order := slices.DeleteFunc(wire.CopyOrder(bd.AddrOrder), func(id int64) bool { return id == ids[0] })
+					bd.BrokerAddrs, bd.AddrOrder, changed = addrs, append(order, wire.MasterID), true
 				}
 				break
 			}
@@ -109,7 +111,7 @@ func checkModel(t *testing.T, m *Manager, c *BodyCache, msg string) {
 		require.False(t, e.removed, "%s: removed row %s still published", msg, e.name)
 		names = append(names, e.name)
 		n := e.queueBuckets()
-		require.True(t, slices.IsSortedFunc(e.queues, func(a, b QueueData) int {
+		require.True(t, slices.IsSortedFunc(e.queues, func(a, b wire.QueueData) int {
 			return cmp.Compare(nameBucket(a.BrokerName, n), nameBucket(b.BrokerName, n))
 		}), "%s: %s queues not in HashMap bucket order", msg, e.name)
 		require.LessOrEqual(t, len(e.queues), n*3/4, "%s: %s queue map not grown", msg, e.name)
@@ -336,7 +338,7 @@ func TestAttackNothingPublishedBeforeCommit(t *testing.T) {
 	topics := traceTopics()
 	type seen struct {
 		s      *TopicSnapshot
-		queues []QueueData
+		queues []wire.QueueData
 	}
 	var before map[string]seen
 	look := func() map[string]seen {

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // attackSeed returns the seed of a randomized attack test, from env
@@ -105,7 +107,7 @@ func lookupLinearizable(t *testing.T, versions int32) {
 		if next == 0 {
 			h.DeleteTopic(name(i), "")
 		} else {
-			h.RegisterTopic(name(i), []QueueData{{BrokerName: "b1", ReadQueueNums: 1, WriteQueueNums: next, Perm: 6}})
+			h.RegisterTopic(name(i), []wire.QueueData{{BrokerName: "b1", ReadQueueNums: 1, WriteQueueNums: next, Perm: 6}})
 		}
 		hs.states = append(hs.states, next)
 		hs.present = next != 0
@@ -151,7 +153,7 @@ func TestAttackTopicChurnBounded(t *testing.T) {
 	h := newHarness(t, false)
 	h.Manager.log.SetLevel(5)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, topicNames("keep-", 300)...)))
-	q := []QueueData{{BrokerName: "b1", ReadQueueNums: 1, WriteQueueNums: 1, Perm: 6}}
+	q := []wire.QueueData{{BrokerName: "b1", ReadQueueNums: 1, WriteQueueNums: 1, Perm: 6}}
 	maxSlots := 0
 	for i := range 50_000 {
 		name := "churn-" + strconv.Itoa(i)

@@ -7,17 +7,19 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // aliasBody is a registration whose topic table keys topic under another
 // key: step 10b (deleteTopicWithBrokerRegistration) deletes by key, step
 // 10c puts by TopicConfig.TopicName, so one registration removes the
 // topic's last queue and puts it back. It also carries topic "keep".
-func aliasBody(counter int64, topic string, wq int32) *RegisterBody {
+func aliasBody(counter int64, topic string, wq int32) *wire.RegisterBody {
 	b := body(counter, "keep")
 	b.Keys = append(b.Keys, "alias-of-"+topic)
-	b.TopicConfigs["alias-of-"+topic] = TopicConfig{TopicName: topic, ReadQueueNums: 8, WriteQueueNums: wq,
-		Perm: PermRead | PermWrite, Pos: 1}
+	b.TopicConfigs["alias-of-"+topic] = wire.TopicConfig{TopicName: topic, ReadQueueNums: 8, WriteQueueNums: wq,
+		Perm: wire.PermRead | wire.PermWrite, Pos: 1}
 	return b
 }
 
@@ -37,7 +39,7 @@ func TestAttackRecreatedTopicNeverMissing(t *testing.T) {
 	req := reg("c1", "b1", "a1", 0, aliasBody(2, "t", 3))
 	var during *TopicSnapshot
 	h.mutate(func(tx *mutation) {
-		_, err := tx.register(req, req.Body, printOf(req.Body))
+		_, err := tx.register(req, req.Body, topicsDigestOf(req.Body))
 		require.NoError(t, err)
 		during = h.Lookup("t") // lock-free: what a concurrent lookup sees before the commit
 	})
@@ -116,8 +118,8 @@ func TestAttackRecreatedTopicKeepsJavaTableSize(t *testing.T) {
 func TestAttackCreatedAndWithdrawnInOneMutation(t *testing.T) {
 	h := newHarness(t, false)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "keep", "old")))
-	q := func(wq int32) QueueData {
-		return QueueData{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: wq, Perm: 6}
+	q := func(wq int32) wire.QueueData {
+		return wire.QueueData{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: wq, Perm: 6}
 	}
 	before := h.Lookup("old")
 	h.mutate(func(tx *mutation) {
@@ -158,7 +160,7 @@ func TestAttackRecreatedTopicJavaOrder(t *testing.T) {
 	h.set(Settings{DeleteTopicWithBrokerRegistration: true})
 	b := body(2, names[1:]...)
 	b.Keys = append(b.Keys, "alias")
-	b.TopicConfigs["alias"] = TopicConfig{TopicName: names[0], ReadQueueNums: 8, WriteQueueNums: 3, Perm: 6, Pos: 3}
+	b.TopicConfigs["alias"] = wire.TopicConfig{TopicName: names[0], ReadQueueNums: 8, WriteQueueNums: 3, Perm: 6, Pos: 3}
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, b))
 	want := append(slices.Clone(names[1:]), names[0])
 	require.Equal(t, want, h.AllTopics().TopicList, "re-created at the end of its bin")

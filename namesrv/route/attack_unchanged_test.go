@@ -12,10 +12,12 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // twin drives two Managers with the same operations: fast tries
-// RegisterUnchanged before RegisterBroker (as the processor does), full
+// RegisterIfUnchanged before RegisterBroker (as the processor does), full
 // always takes the full path. Whatever the fast path skips must leave no
 // visible difference.
 type twin struct {
@@ -23,8 +25,8 @@ type twin struct {
 	rng        *rand.Rand
 	fast, full *harness
 	chans      []*fakeChan
-	bodies     []*RegisterBody
-	last       map[string]RegisterRequest // last request per address
+	bodies     []*wire.RegisterBody
+	last       map[string]wire.RegisterRequest // last request per address
 	hits       int
 	log        []string
 }
@@ -32,7 +34,7 @@ type twin struct {
 var twinTopics = topicNames("tw", 6)
 
 func newTwin(t *testing.T, seed uint64) *twin {
-	tw := &twin{t: t, rng: rand.New(rand.NewPCG(seed, 11)), last: map[string]RegisterRequest{},
+	tw := &twin{t: t, rng: rand.New(rand.NewPCG(seed, 11)), last: map[string]wire.RegisterRequest{},
 		fast: newHarness(t, false), full: newHarness(t, false)}
 	tw.fast.Manager.log.SetLevel(5)
 	tw.full.Manager.log.SetLevel(5)
@@ -50,12 +52,12 @@ func newTwin(t *testing.T, seed uint64) *twin {
 // or null, a topic subset with varied queues and perms, sometimes a null
 // table or wrapper, filter servers absent, empty or set, and sometimes a
 // static-topic mapping.
-func (tw *twin) randomBody(i int) *RegisterBody {
+func (tw *twin) randomBody(i int) *wire.RegisterBody {
 	r := tw.rng
 	b := body(int64(1 + r.IntN(2)))
 	for _, tp := range twinTopics {
 		if r.IntN(2) == 0 {
-			b.TopicConfigs[tp] = TopicConfig{TopicName: tp, ReadQueueNums: int32(4 + 4*r.IntN(2)),
+			b.TopicConfigs[tp] = wire.TopicConfig{TopicName: tp, ReadQueueNums: int32(4 + 4*r.IntN(2)),
 				WriteQueueNums: int32(4 + 4*r.IntN(2)), Perm: []int32{6, 4, 2}[r.IntN(3)]}
 		}
 	}
@@ -63,7 +65,7 @@ func (tw *twin) randomBody(i int) *RegisterBody {
 	nullVariant(b, r.IntN(10))
 	if r.IntN(3) == 0 && !b.TopicTableNull {
 		tp := twinTopics[r.IntN(len(twinTopics))]
-		b.MappingInfos = map[string]*TopicQueueMappingInfo{tp: {Topic: tp, Bname: fmt.Sprint("b", r.IntN(2)),
+		b.MappingInfos = map[string]*wire.TopicQueueMappingInfo{tp: {Topic: tp, Bname: fmt.Sprint("b", r.IntN(2)),
 			TotalQueues: 4, Epoch: int64(i)}}
 	}
 	return b
@@ -71,7 +73,7 @@ func (tw *twin) randomBody(i int) *RegisterBody {
 
 // newRequest picks a registration; its digest stands for the body bytes
 // plus what registerDigest folds in (broker name and id).
-func (tw *twin) newRequest() RegisterRequest {
+func (tw *twin) newRequest() wire.RegisterRequest {
 	r := tw.rng
 	addr := fmt.Sprint("a", r.IntN(3))
 	if old, ok := tw.last[addr]; ok && r.IntN(3) > 0 {
@@ -85,7 +87,7 @@ func (tw *twin) newRequest() RegisterRequest {
 	req.EnableActingMaster = []*bool{nil, boolp(false), boolp(true)}[r.IntN(3)]
 	req.ZoneName = []string{"", "z"}[r.IntN(2)]
 	req.Channel = tw.chans[r.IntN(len(tw.chans))]
-	req.BodyDigest = BodyDigest{byte(bi + 1), name[1], byte(id)}
+	req.BodyDigest = wire.BodyDigest{byte(bi + 1), name[1], byte(id)}
 	return req
 }
 
@@ -101,7 +103,7 @@ func (tw *twin) register() {
 	want, wantErr := tw.full.RegisterBroker(req)
 	skim := req
 	skim.Body = nil
-	got, ok := tw.fast.RegisterUnchanged(skim)
+	got, ok := tw.fast.RegisterIfUnchanged(skim)
 	var gotErr error
 	if ok {
 		tw.hits++
@@ -137,7 +139,7 @@ func (tw *twin) step() {
 		addr := fmt.Sprint("a", r.IntN(3))
 		req := tw.last[addr]
 		tw.both("unregister "+addr, func(h *harness) {
-			h.Unregister(UnregisterRequest{ClusterName: req.ClusterName, BrokerAddr: addr,
+			h.Unregister(wire.UnregisterRequest{ClusterName: req.ClusterName, BrokerAddr: addr,
 				BrokerName: req.BrokerName, BrokerID: req.BrokerID})
 			h.WaitIdle()
 		})
@@ -162,7 +164,7 @@ func (tw *twin) step() {
 		})
 	case n == 17:
 		topic := twinTopics[r.IntN(len(twinTopics))]
-		q := []QueueData{{BrokerName: fmt.Sprint("b", r.IntN(2)), ReadQueueNums: 2, WriteQueueNums: 2, Perm: 6}}
+		q := []wire.QueueData{{BrokerName: fmt.Sprint("b", r.IntN(2)), ReadQueueNums: 2, WriteQueueNums: 2, Perm: 6}}
 		tw.both("register topic "+topic, func(h *harness) { h.RegisterTopic(topic, q) })
 	case n == 18:
 		s := Settings{DeleteTopicWithBrokerRegistration: r.IntN(4) == 0}
@@ -217,7 +219,7 @@ func liveView(h *harness) []string {
 // (registrations repeating their last body with a new channel, HA address
 // or timeout, unregistrations, expiry, channel close, topic deletion and
 // creation, perm changes, settings) against two Managers, one answering
-// identical bodies through RegisterUnchanged, and requires identical
+// identical bodies through RegisterIfUnchanged, and requires identical
 // answers and tables after every step. 8 runs of 300 steps (400 with
 // RMQ_TEST_LONG=1); RMQ_SEED replays, run i using seed+i.
 func TestAttackRegisterUnchangedMatchesFullPath(t *testing.T) {
@@ -252,12 +254,12 @@ func TestAttackRegisterUnchangedPrimeSlaveAfterDemotion(t *testing.T) {
 	require.Nil(t, h.Lookup("t1"))
 
 	slave.Body = nil
-	_, ok := h.RegisterUnchanged(slave)
+	_, ok := h.RegisterIfUnchanged(slave)
 	require.True(t, ok, "not the prime slave while the master lives: step 10 does not apply")
-	require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "a0", BrokerName: "b1"}))
+	require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "a0", BrokerName: "b1"}))
 	h.WaitIdle()
 
-	if _, ok = h.RegisterUnchanged(slave); !ok {
+	if _, ok = h.RegisterIfUnchanged(slave); !ok {
 		slave.Body = body(1, "t1", "t2")
 		mustRegister(t, h, slave)
 	}
@@ -275,15 +277,15 @@ func TestAttackBrokerChurnLeavesNoState(t *testing.T) {
 	const n = 600
 	for i := range n {
 		req := reg("c1", fmt.Sprint("b", i), fmt.Sprint("addr-", i), 0, body(1, "shared", fmt.Sprint("own-", i)))
-		req.BodyDigest, req.Channel = BodyDigest{byte(i), byte(i >> 8), 1}, newChan(fmt.Sprint(i))
+		req.BodyDigest, req.Channel = wire.BodyDigest{byte(i), byte(i >> 8), 1}, newChan(fmt.Sprint(i))
 		req.Body.FilterServerList = []string{"f"}
 		mustRegister(t, h, req)
 		req.Body = nil
-		_, ok := h.RegisterUnchanged(req)
+		_, ok := h.RegisterIfUnchanged(req)
 		require.True(t, ok)
 		switch i % 3 {
 		case 0:
-			require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: req.BrokerAddr, BrokerName: req.BrokerName}))
+			require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: req.BrokerAddr, BrokerName: req.BrokerName}))
 		case 1:
 			h.OnChannelClose(req.Channel)
 		}
@@ -348,15 +350,15 @@ func TestAttackFastPathRacesUnregistration(t *testing.T) {
 	h.Manager.log.SetLevel(5)
 	const brokers, rounds = 6, 400
 	chans := []*fakeChan{newChan("x"), newChan("y"), newChan("z")}
-	reqs := make([]RegisterRequest, brokers)
+	reqs := make([]wire.RegisterRequest, brokers)
 	for i := range reqs {
 		reqs[i] = withDigest(reg("c1", fmt.Sprint("b", i), fmt.Sprint("a", i), 0, body(1, fmt.Sprint("t", i), "shared")),
-			BodyDigest{byte(i + 1)})
+			wire.BodyDigest{byte(i + 1)})
 	}
-	registerOnce := func(req RegisterRequest) {
+	registerOnce := func(req wire.RegisterRequest) {
 		skim := req
 		skim.Body = nil
-		if _, ok := h.RegisterUnchanged(skim); !ok {
+		if _, ok := h.RegisterIfUnchanged(skim); !ok {
 			req.Body = body(1, fmt.Sprint("t", req.BrokerName[1:]), "shared")
 			mustRegister(t, h, req)
 		}
@@ -372,7 +374,7 @@ func TestAttackFastPathRacesUnregistration(t *testing.T) {
 				case 0:
 					h.OnChannelClose(chans[rng.IntN(len(chans))])
 				case 1:
-					h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: reqs[i].BrokerAddr, BrokerName: reqs[i].BrokerName})
+					h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: reqs[i].BrokerAddr, BrokerName: reqs[i].BrokerName})
 				case 2:
 					h.clock.Advance(time.Duration(rng.IntN(40)) * time.Second)
 					h.ScanExpired(h.clock.Mono())

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // quietManager is a started Manager that logs nothing.
@@ -71,14 +73,14 @@ func benchRegister(b *testing.B, kind int) {
 	m := quietManager(b, Options{})
 	topics := topicNames("topic-", 10_000)
 	registerAll(b, m, 4, topics)
-	bodies := [2]*RegisterBody{body(1, topics...), body(1, topics...)}
+	bodies := [2]*wire.RegisterBody{body(1, topics...), body(1, topics...)}
 	for k, tc := range bodies[1].TopicConfigs {
 		tc.WriteQueueNums = 16
 		bodies[1].TopicConfigs[k] = tc
 	}
 	for _, bd := range bodies {
 		if kind != regUnchangedUnprinted {
-			bd.Print = PrintTopics(bd.TopicConfigs) // as body's decoders fill it
+			bd.TopicsDigest = wire.DigestTopics(bd.TopicConfigs) // as body's decoders fill it
 		}
 	}
 	req := reg("c1", "b0", "10.0.0.0:10911", 0, bodies[0])
@@ -117,7 +119,7 @@ func BenchmarkRegister10kTopicsUnchangedUnprinted(b *testing.B) {
 func BenchmarkScanExpired1000of10000(b *testing.B) {
 	clock := newFakeClock()
 	m := NewManager(Options{Clock: clock})
-	reqs := make([]RegisterRequest, 10_000)
+	reqs := make([]wire.RegisterRequest, 10_000)
 	for i := range reqs {
 		reqs[i] = reg("c1", fmt.Sprintf("b%d", i), fmt.Sprintf("a%d", i), 0, nil)
 		reqs[i].Channel = newChan("c")

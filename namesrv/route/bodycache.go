@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"unsafe"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // DefaultBodyCacheBytes is the default budget of a BodyCache: about 70,000
@@ -56,9 +58,9 @@ const keyQueues = 4
 // (view and flavour). Routes with static-topic mappings or more than
 // keyQueues queue data have no key.
 type routeKey struct {
-	brokers *BrokerData
+	brokers *wire.BrokerData
 	nb, nq  int
-	queues  [keyQueues]QueueData
+	queues  [keyQueues]wire.QueueData
 	slot    BodySlot
 }
 

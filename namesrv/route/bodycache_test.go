@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 func TestBodyCacheSlots(t *testing.T) {
@@ -52,7 +54,7 @@ func TestBodyCacheRetiresReplacedAndWithdrawnSnapshots(t *testing.T) {
 
 // distinctBody is body with WriteQueueNums 1, 2, ... for the topics in
 // order, so that no two of them have equal routes (one snapshot each).
-func distinctBody(counter int64, topics ...string) *RegisterBody {
+func distinctBody(counter int64, topics ...string) *wire.RegisterBody {
 	b := body(counter, topics...)
 	for i, tp := range topics {
 		tc := b.TopicConfigs[tp]

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // twoClusters registers b1 (c1), b2 (c1) and b3 (c2) sharing topic "shared".
@@ -18,15 +20,15 @@ func twoClusters(t *testing.T) *harness {
 func TestWipeAndAddWritePerm(t *testing.T) {
 	h := twoClusters(t)
 	require.Equal(t, 2, h.WipeWritePerm("b1"))
-	require.Equal(t, PermRead, queueOf(t, h, "shared", "b1").Perm)
-	require.Equal(t, PermRead|PermWrite, queueOf(t, h, "shared", "b2").Perm)
+	require.Equal(t, wire.PermRead, queueOf(t, h, "shared", "b1").Perm)
+	require.Equal(t, wire.PermRead|wire.PermWrite, queueOf(t, h, "shared", "b2").Perm)
 	require.Equal(t, 2, h.WipeWritePerm("b1"), "counts topics touched, changed or not")
 	require.Equal(t, 0, h.WipeWritePerm("nobody"))
 
-	h.RegisterTopic("only1", []QueueData{{BrokerName: "b1", Perm: PermRead | PermInherit | PermPriority}})
-	require.Equal(t, PermRead|PermInherit|PermPriority, queueOf(t, h, "only1", "b1").Perm)
+	h.RegisterTopic("only1", []wire.QueueData{{BrokerName: "b1", Perm: wire.PermRead | wire.PermInherit | wire.PermPriority}})
+	require.Equal(t, wire.PermRead|wire.PermInherit|wire.PermPriority, queueOf(t, h, "only1", "b1").Perm)
 	require.Equal(t, 2, h.AddWritePerm("b1"))
-	require.Equal(t, PermRead|PermWrite, queueOf(t, h, "only1", "b1").Perm, "ADD drops other bits")
+	require.Equal(t, wire.PermRead|wire.PermWrite, queueOf(t, h, "only1", "b1").Perm, "ADD drops other bits")
 	require.Equal(t, 0, h.AddWritePerm("nobody"))
 }
 
@@ -37,7 +39,7 @@ func TestDeleteTopic(t *testing.T) {
 
 	h.DeleteTopic("shared", "c1")
 	r := h.Lookup("shared").Route
-	require.Equal(t, []QueueData{{BrokerName: "b3", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}}, r.QueueDatas)
+	require.Equal(t, []wire.QueueData{{BrokerName: "b3", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}}, r.QueueDatas)
 	require.Equal(t, "b3", r.BrokerDatas[0].BrokerName)
 
 	h.DeleteTopic("shared", "c2")
@@ -53,24 +55,24 @@ func TestDeleteTopic(t *testing.T) {
 
 func TestRegisterTopic(t *testing.T) {
 	h := twoClusters(t)
-	q := func(name string, perm int32) QueueData {
-		return QueueData{BrokerName: name, ReadQueueNums: 2, WriteQueueNums: 2, Perm: perm, TopicSysFlag: 1}
+	q := func(name string, perm int32) wire.QueueData {
+		return wire.QueueData{BrokerName: name, ReadQueueNums: 2, WriteQueueNums: 2, Perm: perm, TopicSysFlag: 1}
 	}
 	h.RegisterTopic("new", nil)
-	h.RegisterTopic("new", []QueueData{q("b1", 6), q("ghost", 6)})
+	h.RegisterTopic("new", []wire.QueueData{q("b1", 6), q("ghost", 6)})
 	require.Nil(t, h.Lookup("new"), "a new topic with an unknown broker registers nothing")
 
-	h.RegisterTopic("new", []QueueData{q("b1", 6), q("b2", 4)})
+	h.RegisterTopic("new", []wire.QueueData{q("b1", 6), q("b2", 4)})
 	r := h.Lookup("new").Route
 	// Java's HashMap order: "b2" is in bucket 0, "b1" in bucket 15.
-	require.Equal(t, []QueueData{q("b2", 4), q("b1", 6)}, r.QueueDatas)
+	require.Equal(t, []wire.QueueData{q("b2", 4), q("b1", 6)}, r.QueueDatas)
 	require.Len(t, r.BrokerDatas, 2)
 
-	h.RegisterTopic("new", []QueueData{q("b1", 2), q("ghost", 6), q("b2", 2)})
-	require.Equal(t, []QueueData{q("b2", 4), q("b1", 2)}, h.Lookup("new").Route.QueueDatas,
+	h.RegisterTopic("new", []wire.QueueData{q("b1", 2), q("ghost", 6), q("b2", 2)})
+	require.Equal(t, []wire.QueueData{q("b2", 4), q("b1", 2)}, h.Lookup("new").Route.QueueDatas,
 		"existing topic: applied in order until the first unknown broker")
 
-	h.RegisterTopic("new", []QueueData{q("b3", 6)})
+	h.RegisterTopic("new", []wire.QueueData{q("b3", 6)})
 	require.Len(t, h.Lookup("new").Route.QueueDatas, 3)
 }
 
@@ -95,7 +97,7 @@ func TestUnitTopicLists(t *testing.T) {
 	h := twoClusters(t)
 	flags := map[string]int32{"unit": 1, "unitsub": 2, "both": 3, "none": 0}
 	for topic, f := range flags {
-		h.RegisterTopic(topic, []QueueData{{BrokerName: "b1", Perm: 6, TopicSysFlag: 1},
+		h.RegisterTopic(topic, []wire.QueueData{{BrokerName: "b1", Perm: 6, TopicSysFlag: 1},
 			{BrokerName: "b2", Perm: 6, TopicSysFlag: f}})
 	}
 	// The first queue of Java's HashMap: b2 (bucket 0) before b1 (bucket 15).
@@ -108,15 +110,15 @@ func TestBrokerMemberGroupAndClusterInfo(t *testing.T) {
 	h := twoClusters(t)
 	mustRegister(t, h, reg("c1", "b1", "s1", 1, body(1, "shared", "only1")))
 	g := h.BrokerMemberGroup("anything", "b1")
-	require.Equal(t, BrokerMemberGroup{Cluster: "anything", BrokerName: "b1",
+	require.Equal(t, wire.BrokerMemberGroup{Cluster: "anything", BrokerName: "b1",
 		BrokerAddrs: map[int64]string{0: "a1", 1: "s1"}, AddrOrder: []int64{0, 1}}, g)
-	require.Equal(t, BrokerMemberGroup{Cluster: "c1", BrokerName: "zz", BrokerAddrs: map[int64]string{}},
+	require.Equal(t, wire.BrokerMemberGroup{Cluster: "c1", BrokerName: "zz", BrokerAddrs: map[int64]string{}},
 		h.BrokerMemberGroup("c1", "zz"))
 
 	ci := h.ClusterInfo()
 	// Java HashSet order: "b2" hashes to bucket 0, "b1" to bucket 15.
 	require.Equal(t, map[string][]string{"c1": {"b2", "b1"}, "c2": {"b3"}}, ci.ClusterAddrTable)
-	require.Equal(t, BrokerData{Cluster: "c1", BrokerName: "b1", BrokerAddrs: map[int64]string{0: "a1", 1: "s1"},
+	require.Equal(t, wire.BrokerData{Cluster: "c1", BrokerName: "b1", BrokerAddrs: map[int64]string{0: "a1", 1: "s1"},
 		AddrOrder: []int64{0, 1}}, ci.BrokerAddrTable["b1"])
 	ci.BrokerAddrTable["b1"].BrokerAddrs[0] = "mutated"
 	g.BrokerAddrs[0] = "mutated"

@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // versioned registers broker i with every topic's WriteQueueNums and the
 // group's zone both set to v, so a coherent snapshot always shows equal
 // values for a broker.
-func versioned(i int, v int32, topics []string) RegisterRequest {
+func versioned(i int, v int32, topics []string) wire.RegisterRequest {
 	b := body(int64(v), topics...)
 	for k, tc := range b.TopicConfigs {
 		tc.WriteQueueNums = v
@@ -34,7 +36,7 @@ func checkCoherent(topic string, s *TopicSnapshot) error {
 		return fmt.Errorf("%s: %d queues, %d brokers", topic, len(r.QueueDatas), len(r.BrokerDatas))
 	}
 	for _, q := range r.QueueDatas {
-		var bd *BrokerData
+		var bd *wire.BrokerData
 		for i := range r.BrokerDatas {
 			if r.BrokerDatas[i].BrokerName == q.BrokerName {
 				bd = &r.BrokerDatas[i]
@@ -72,7 +74,7 @@ func TestSnapshotsCoherentUnderConcurrency(t *testing.T) {
 					waitFirstSeen(t, firstSeen)
 				}
 				if err == nil && v%10 == 0 {
-					h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: fmt.Sprintf("a%d", i),
+					h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: fmt.Sprintf("a%d", i),
 						BrokerName: fmt.Sprintf("b%d", i)})
 				}
 				if v%25 == 0 {

@@ -1,6 +1,10 @@
 package route
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
+)
 
 // A broker address counts as connected while some open connection has
 // carried a registration of it. liveTable.connAddrs lists, per open
@@ -15,7 +19,7 @@ import "slices"
 type doneChannel interface{ Done() <-chan struct{} }
 
 // closedChan reports whether ch says it has closed.
-func closedChan(ch Channel) bool {
+func closedChan(ch wire.Channel) bool {
 	d, ok := ch.(doneChannel)
 	if !ok {
 		return false
@@ -31,7 +35,7 @@ func closedChan(ch Channel) bool {
 // track notes that ch carried a registration of addr, unless ch is nil or
 // has closed already (its close handling then ran or runs after this
 // under the same lock, and finds the note). Caller holds the coordinator.
-func (l *liveTable) track(ch Channel, addr string) {
+func (l *liveTable) track(ch wire.Channel, addr string) {
 	if ch == nil {
 		return
 	}
@@ -54,7 +58,7 @@ func (l *liveTable) track(ch Channel, addr string) {
 // untrackLocked forgets ch and returns the addresses registered over it
 // that now have neither an open connection nor a live entry. Caller holds
 // l.mu and the coordinator's read lock.
-func (l *liveTable) untrackLocked(ch Channel) []string {
+func (l *liveTable) untrackLocked(ch wire.Channel) []string {
 	as := l.connAddrs[ch]
 	if as == nil {
 		return nil
@@ -80,9 +84,9 @@ func (m *Manager) sweepClosed(addrs []string) {
 	if len(addrs) == 0 {
 		return
 	}
-	m.mutate(func(t *mutation) {
+	m.mutate(func(mut *mutation) {
 		ub := newUnregBatch()
 		ub.gone = addrs
-		t.finishUnregister(&ub)
+		mut.finishUnregister(&ub)
 	})
 }

@@ -6,12 +6,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // unstamped is body without a DataVersion timestamp, as the decoders
 // report one without dataVersion.
-func unstamped(b *RegisterBody) *RegisterBody {
-	b.DataVersion, b.DataVersionUnstamped = DataVersion{Counter: 3}, true
+func unstamped(b *wire.RegisterBody) *wire.RegisterBody {
+	b.DataVersion, b.DataVersionUnstamped = wire.DataVersion{Counter: 3}, true
 	return b
 }
 
@@ -21,21 +23,21 @@ func TestRegisterUnstampedDataVersionIsAlwaysNew(t *testing.T) {
 	mustRegister(t, h, req)
 	k := addrKey{"c1", "a0"}
 	stamp := h.clock.Now().UnixMilli()
-	require.Equal(t, DataVersion{Counter: 3, Timestamp: stamp}, h.live.m[k].dv, "stamped with the wall clock")
-	require.Equal(t, BodyDigest{}, h.live.m[k].memo.digest, "no digest to answer it unchanged by")
+	require.Equal(t, wire.DataVersion{Counter: 3, Timestamp: stamp}, h.live.m[k].dv, "stamped with the wall clock")
+	require.Equal(t, wire.BodyDigest{}, h.live.m[k].memo.digest, "no digest to answer it unchanged by")
 
 	req.Body = nil
-	_, ok := h.RegisterUnchanged(req)
+	_, ok := h.RegisterIfUnchanged(req)
 	require.False(t, ok)
 
 	h.clock.Advance(time.Second)
 	changed := unstamped(body(0, "t1", "t2"))
 	tc := changed.TopicConfigs["t1"]
-	tc.Perm, tc.WriteQueueNums = PermRead, 2
+	tc.Perm, tc.WriteQueueNums = wire.PermRead, 2
 	changed.TopicConfigs["t1"] = tc
 	req.Body = changed
 	mustRegister(t, h, req)
-	require.Equal(t, QueueData{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 2, Perm: PermRead},
+	require.Equal(t, wire.QueueData{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 2, Perm: wire.PermRead},
 		queueOf(t, h, "t1", "b1"), "a new version: every topic is put")
 	require.Equal(t, stamp+1000, h.live.m[k].dv.Timestamp)
 
@@ -52,7 +54,7 @@ func TestRegisterStampedAfterUnstampedTakesTheDigest(t *testing.T) {
 	req := withDigest(reg("c1", "b1", "a0", 0, body(1, "t1", "t2")), digestA)
 	mustRegister(t, h, req)
 	req.Body = nil
-	_, ok := h.RegisterUnchanged(req)
+	_, ok := h.RegisterIfUnchanged(req)
 	require.True(t, ok, "a body with a timestamp is answered from its digest again")
 }
 
@@ -72,14 +74,14 @@ func TestUnstampedAcrossWallSteps(t *testing.T) {
 		require.Equal(t, perm, queueOf(t, h, "t1", "b1").Perm, "a new version: every topic is put")
 		require.Equal(t, h.clock.Now().UnixMilli(), h.live.m[k].dv.Timestamp)
 	}
-	register(PermRead | PermWrite)
+	register(wire.PermRead | wire.PermWrite)
 	first := h.live.m[k].dv.Timestamp
 	h.clock.Advance(time.Second)
 	h.clock.StepWall(-10 * time.Minute)
-	register(PermRead)
+	register(wire.PermRead)
 	h.clock.StepWall(10*time.Minute - time.Second) // the wall clock reads the first stamp again
 	require.Equal(t, first, h.clock.Now().UnixMilli())
-	register(PermWrite)
+	register(wire.PermWrite)
 	require.Zero(t, h.scanNow())
 	h.clock.Advance(DefaultBrokerTimeout)
 	require.Zero(t, h.scanNow(), "last registration + timeout == now: not expired yet")
@@ -90,17 +92,17 @@ func TestUnstampedAcrossWallSteps(t *testing.T) {
 // nullVariant makes b, as the decoders would report it, for variant: 0 a
 // body without timestamp, 1 a null DataVersion, 2 a null topic table, 3 a
 // null wrapper; any other variant leaves b as it is.
-func nullVariant(b *RegisterBody, variant int) {
+func nullVariant(b *wire.RegisterBody, variant int) {
 	switch variant {
 	case 0:
 		b.DataVersionUnstamped = true
 	case 1:
-		b.DataVersion, b.DataVersionUnstamped, b.DataVersionNull = DataVersion{}, true, true
+		b.DataVersion, b.DataVersionUnstamped, b.DataVersionNull = wire.DataVersion{}, true, true
 	case 2, 3:
 		clear(b.TopicConfigs)
 		b.Keys, b.MappingInfos, b.TopicTableNull = nil, nil, true
 		if variant == 3 {
-			b.DataVersion, b.DataVersionUnstamped, b.WrapperNull = DataVersion{}, true, true
+			b.DataVersion, b.DataVersionUnstamped, b.WrapperNull = wire.DataVersion{}, true, true
 		}
 	}
 }
@@ -110,9 +112,9 @@ func nullVariant(b *RegisterBody, variant int) {
 // same mapping content changes no route, so no snapshot is rebuilt.
 func TestUnstampedSameMappingPublishesNothing(t *testing.T) {
 	h := newHarness(t, false)
-	withMapping := func(dirty bool) *RegisterBody {
+	withMapping := func(dirty bool) *wire.RegisterBody {
 		b := unstamped(body(0, "t1", "t2"))
-		b.MappingInfos = map[string]*TopicQueueMappingInfo{"t1": {Topic: "t1", Bname: "b1", TotalQueues: 2,
+		b.MappingInfos = map[string]*wire.TopicQueueMappingInfo{"t1": {Topic: "t1", Bname: "b1", TotalQueues: 2,
 			Dirty: dirty, CurrIDMap: map[int32]int32{0: 0, 1: 1}}}
 		return b
 	}
@@ -138,5 +140,5 @@ func TestUnstampedSameMappingPublishesNothing(t *testing.T) {
 	req.Body.MappingInfos["t1"].CurrIDMap = nil
 	mustRegister(t, h, req)
 	require.Nil(t, h.Lookup("t1").Route.TopicQueueMappingByBroker["b1"].CurrIDMap, "nil and empty differ (null, {})")
-	require.Equal(t, 8, reflect.TypeOf(TopicQueueMappingInfo{}).NumField(), "sameMapping compares every field")
+	require.Equal(t, 8, reflect.TypeOf(wire.TopicQueueMappingInfo{}).NumField(), "sameMapping compares every field")
 }

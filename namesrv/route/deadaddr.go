@@ -28,13 +28,13 @@ import (
 // is still listed.
 
 // setAddr maps id of b to addr (step 8).
-func (t *mutation) setAddr(b *brokerState, id int64, addr string) {
+func (mut *mutation) setAddr(b *brokerState, id int64, addr string) {
 	if old, ok := b.addrs[id]; ok {
-		t.m.unuseAddr(old)
+		mut.m.unuseAddr(old)
 	}
 	b.putAddr(id, addr)
-	t.m.addrUses[addr]++
-	t.markBroker(b.name)
+	mut.m.addrUses[addr]++
+	mut.markBroker(b.name)
 }
 
 // unuseAddr uncounts one (group, id) pair mapping to addr.
@@ -48,21 +48,21 @@ func (m *Manager) unuseAddr(addr string) {
 // Its filter servers stay, as in Java, until the address is swept, which
 // happens at once when the address has no other live entry and no open
 // connection.
-func (t *mutation) dropLive(k addrKey) {
-	if t.m.live.remove(k) == nil {
+func (mut *mutation) dropLive(k addrKey) {
+	if mut.m.live.remove(k) == nil {
 		return
 	}
-	if _, ok := t.m.filters[k]; ok {
-		cs := t.m.keptFilters[k.addr]
+	if _, ok := mut.m.filters[k]; ok {
+		cs := mut.m.keptFilters[k.addr]
 		if cs == nil {
 			cs = map[string]struct{}{}
-			t.m.keptFilters[k.addr] = cs
+			mut.m.keptFilters[k.addr] = cs
 		}
 		cs[k.cluster] = struct{}{}
 	}
 	ub := newUnregBatch()
 	ub.gone = append(ub.gone, k.addr)
-	t.finishUnregister(&ub)
+	mut.finishUnregister(&ub)
 }
 
 // dropRenamed applies a queued unregistration whose address registered
@@ -70,8 +70,8 @@ func (t *mutation) dropLive(k addrKey) {
 // registration's and stays, but the group the unregistration names lost
 // its connection to the address and no longer lists it, unless a live
 // entry of the address in another cluster registered under that name.
-func (t *mutation) dropRenamed(r unregReq, ub *unregBatch) {
-	m := t.m
+func (mut *mutation) dropRenamed(r unregReq, ub *unregBatch) {
+	m := mut.m
 	b := m.brokers[r.BrokerName]
 	if b == nil || b.cluster != r.ClusterName {
 		return
@@ -86,20 +86,20 @@ func (t *mutation) dropRenamed(r unregReq, ub *unregBatch) {
 	}
 	m.log.Info("unregister renamed broker's old group", "cluster", r.ClusterName, "addr", r.BrokerAddr,
 		"broker", r.BrokerName, "id", r.BrokerID)
-	t.leaveGroup(b, r.BrokerAddr, r.BrokerID, r.ClusterName, ub)
+	mut.leaveGroup(b, r.BrokerAddr, r.BrokerID, r.ClusterName, ub)
 }
 
 // dropDeadAddrs removes each address of ub.gone that has neither a live
 // entry nor an open connection from every group still listing it, in name
 // order, and drops the filter servers step 6 kept for it.
-func (t *mutation) dropDeadAddrs(ub *unregBatch) {
-	m := t.m
+func (mut *mutation) dropDeadAddrs(ub *unregBatch) {
+	m := mut.m
 	for _, addr := range ub.gone {
 		if m.live.byAddr[addr] > 0 || m.live.addrConns[addr] > 0 {
 			continue
 		}
 		for c := range m.keptFilters[addr] {
-			t.setFilters(addrKey{c, addr}, []string{})
+			mut.setFilters(addrKey{c, addr}, []string{})
 		}
 		delete(m.keptFilters, addr)
 		if m.addrUses[addr] == 0 {
@@ -108,7 +108,7 @@ func (t *mutation) dropDeadAddrs(ub *unregBatch) {
 		for _, b := range m.groupsListing(addr) {
 			id, _ := idOf(b.addrs, addr)
 			m.log.Info("drop address without live entry or connection", "broker", b.name, "id", id, "addr", addr)
-			t.leaveGroup(b, addr, id, "", ub)
+			mut.leaveGroup(b, addr, id, "", ub)
 		}
 	}
 }

@@ -24,14 +24,14 @@
 // the Manager uncounts them when the last snapshot holding them is no
 // longer published by any topic.
 //
-// A registration is fingerprinted (TopicsPrint, filled by the decoders)
+// A registration's topic table is digested (TopicsDigest, filled by the decoders)
 // before the coordinator is taken: a new DataVersion whose topic content
 // is the one last applied, with no QueueData changed since, changes
 // nothing and is not re-applied. Long loops under the coordinator yield
 // the processor to waiting goroutines every few hundred topics.
 // A live entry remembers the digest of the body last applied for it
 // (unchanged.go): a byte-identical re-registration that provably changes
-// nothing but liveness is applied by RegisterUnchanged without the body.
+// nothing but liveness is applied by RegisterIfUnchanged without the body.
 // A body without DataVersion timestamp (RegisterBody.DataVersionUnstamped)
 // is a new version every time: no digest is remembered for it. A null
 // DataVersion, topic table or wrapper (the RegisterBody flags) is kept as
@@ -46,6 +46,8 @@
 // unregistrations and refusals do what Java does.
 //
 // The package never reads bytes: it has no JSON, no frames and does not
-// import the remoting layer (a BodyCache only stores encodings). Processors decode requests into the types
-// declared here and encode what the Manager returns.
+// import the remoting layer (a BodyCache only stores encodings). Processors
+// decode requests into the values of namesrv/wire, whose codec encodes
+// what the Manager returns; the tables hold and publish those values
+// as they are, with no conversion.
 package route

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rmqgo/nameserver/internal/monotime"
 	"github.com/rmqgo/nameserver/internal/testlog"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // fakeChan is a broker connection that records Close.
@@ -51,7 +52,7 @@ type harness struct {
 	clock    *fakeClock
 	settings atomic.Pointer[Settings]
 	mu       sync.Mutex
-	notes    []MinBrokerIDChange
+	notes    []wire.MinBrokerIDChange
 }
 
 func newHarness(t testing.TB, start bool, tweak ...func(*Options)) *harness {
@@ -61,7 +62,7 @@ func newHarness(t testing.TB, start bool, tweak ...func(*Options)) *harness {
 		Settings: func() Settings { return *h.settings.Load() },
 		Logger:   testLogger(t),
 		Clock:    h.clock,
-		NotifyMinBrokerIDChange: func(n MinBrokerIDChange) {
+		NotifyMinBrokerIDChange: func(n wire.MinBrokerIDChange) {
 			h.mu.Lock()
 			h.notes = append(h.notes, n)
 			h.mu.Unlock()
@@ -80,7 +81,7 @@ func newHarness(t testing.TB, start bool, tweak ...func(*Options)) *harness {
 
 func (h *harness) set(s Settings) { h.settings.Store(&s) }
 
-func (h *harness) takeNotes() []MinBrokerIDChange {
+func (h *harness) takeNotes() []wire.MinBrokerIDChange {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	n := h.notes
@@ -91,13 +92,13 @@ func (h *harness) takeNotes() []MinBrokerIDChange {
 func boolp(b bool) *bool { return &b }
 
 // body builds a registration body with 8/8 queues, perm 6, per topic.
-func body(counter int64, topics ...string) *RegisterBody {
-	b := &RegisterBody{DataVersion: DataVersion{Counter: counter, Timestamp: 1}, TopicConfigs: map[string]TopicConfig{}}
+func body(counter int64, topics ...string) *wire.RegisterBody {
+	b := &wire.RegisterBody{DataVersion: wire.DataVersion{Counter: counter, Timestamp: 1}, TopicConfigs: map[string]wire.TopicConfig{}}
 	for _, tp := range topics {
 		if _, dup := b.TopicConfigs[tp]; !dup {
 			b.Keys = append(b.Keys, tp) // body order, as the decoders keep it
 		}
-		b.TopicConfigs[tp] = TopicConfig{TopicName: tp, ReadQueueNums: 8, WriteQueueNums: 8, Perm: PermRead | PermWrite,
+		b.TopicConfigs[tp] = wire.TopicConfig{TopicName: tp, ReadQueueNums: 8, WriteQueueNums: 8, Perm: wire.PermRead | wire.PermWrite,
 			Pos: int32(len(b.Keys) - 1)}
 	}
 	return b
@@ -112,14 +113,14 @@ func topicNames(prefix string, n int) []string {
 }
 
 // reg is a 5.x broker registration (enableActingMaster=false).
-func reg(cluster, name, addr string, id int64, b *RegisterBody) RegisterRequest {
-	return RegisterRequest{
+func reg(cluster, name, addr string, id int64, b *wire.RegisterBody) wire.RegisterRequest {
+	return wire.RegisterRequest{
 		ClusterName: cluster, BrokerName: name, BrokerAddr: addr, BrokerID: id,
 		HAServerAddr: addr + "-ha", EnableActingMaster: boolp(false), Body: b,
 	}
 }
 
-func mustRegister(t testing.TB, h *harness, req RegisterRequest) RegisterResult {
+func mustRegister(t testing.TB, h *harness, req wire.RegisterRequest) wire.RegisterResult {
 	t.Helper()
 	res, err := h.RegisterBroker(req)
 	require.NoError(t, err)
@@ -127,7 +128,7 @@ func mustRegister(t testing.TB, h *harness, req RegisterRequest) RegisterResult 
 }
 
 // queueOf returns the QueueData of brokerName in the topic's route.
-func queueOf(t testing.TB, h *harness, topic, brokerName string) QueueData {
+func queueOf(t testing.TB, h *harness, topic, brokerName string) wire.QueueData {
 	t.Helper()
 	s := h.Lookup(topic)
 	require.NotNil(t, s, "topic %s", topic)
@@ -137,10 +138,10 @@ func queueOf(t testing.TB, h *harness, topic, brokerName string) QueueData {
 		}
 	}
 	t.Fatalf("no queue of %s in %s", brokerName, topic)
-	return QueueData{}
+	return wire.QueueData{}
 }
 
-func brokerOf(t testing.TB, s *TopicRouteData, brokerName string) BrokerData {
+func brokerOf(t testing.TB, s *wire.TopicRouteData, brokerName string) wire.BrokerData {
 	t.Helper()
 	for _, b := range s.BrokerDatas {
 		if b.BrokerName == brokerName {
@@ -148,7 +149,7 @@ func brokerOf(t testing.TB, s *TopicRouteData, brokerName string) BrokerData {
 		}
 	}
 	t.Fatalf("no broker data %s", brokerName)
-	return BrokerData{}
+	return wire.BrokerData{}
 }
 
 // eventually polls cond until it holds or the deadline passes.

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 	"unsafe"
+
+	"github.com/rmqgo/nameserver/internal/splitmix"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // internSeed keys the hashes of interned routes.
@@ -19,7 +22,7 @@ var internSeed = maphash.MakeSeed()
 // acting-master rewrite. The topic name is not part of a route. Lookups
 // never read it.
 type internState struct {
-	groups [keyQueues]*BrokerData
+	groups [keyQueues]*wire.BrokerData
 	next   *TopicSnapshot // next interned snapshot with the same hash
 	refs   int32          // topics publishing the snapshot
 	on     bool           // interned
@@ -42,7 +45,7 @@ func (m *Manager) internable(e *topicEntry) bool {
 }
 
 // groupsOf returns the published BrokerData of each queue's group.
-func (m *Manager) groupsOf(qs []QueueData) (g [keyQueues]*BrokerData) {
+func (m *Manager) groupsOf(qs []wire.QueueData) (g [keyQueues]*wire.BrokerData) {
 	for i, q := range qs {
 		if b := m.brokers[q.BrokerName]; b != nil {
 			g[i] = b.published()
@@ -52,16 +55,16 @@ func (m *Manager) groupsOf(qs []QueueData) (g [keyQueues]*BrokerData) {
 }
 
 // internHash hashes a route's identity (see internState).
-func internHash(g *[keyQueues]*BrokerData, qs []QueueData, sync bool) uint64 {
+func internHash(g *[keyQueues]*wire.BrokerData, qs []wire.QueueData, sync bool) uint64 {
 	h := uint64(len(qs))
 	if sync {
 		h |= 1 << 8
 	}
 	for i, q := range qs {
-		h = mix64(h ^ uint64(uintptr(unsafe.Pointer(g[i]))))
-		h = mix64(h ^ maphash.String(internSeed, q.BrokerName))
-		h = mix64(h ^ (uint64(uint32(q.ReadQueueNums))<<32 | uint64(uint32(q.WriteQueueNums))))
-		h = mix64(h ^ (uint64(uint32(q.Perm))<<32 | uint64(uint32(q.TopicSysFlag))))
+		h = splitmix.Mix64(h ^ uint64(uintptr(unsafe.Pointer(g[i]))))
+		h = splitmix.Mix64(h ^ maphash.String(internSeed, q.BrokerName))
+		h = splitmix.Mix64(h ^ (uint64(uint32(q.ReadQueueNums))<<32 | uint64(uint32(q.WriteQueueNums))))
+		h = splitmix.Mix64(h ^ (uint64(uint32(q.Perm))<<32 | uint64(uint32(q.TopicSysFlag))))
 	}
 	return h
 }

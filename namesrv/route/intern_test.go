@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // routeText stands in for a processor's encoding of a route: equal routes
@@ -143,7 +145,7 @@ func TestChangeMovesOneTopicOffSharedSnapshot(t *testing.T) {
 	b := serve(c, shared, BodyDefault)
 	pubs := h.Stats().Publications
 
-	h.RegisterTopic("t2", []QueueData{{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 3, Perm: 6}})
+	h.RegisterTopic("t2", []wire.QueueData{{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 3, Perm: 6}})
 	require.Equal(t, pubs+1, h.Stats().Publications, "only t2 is republished")
 	moved := h.Lookup("t2")
 	require.NotSame(t, shared, moved)
@@ -155,7 +157,7 @@ func TestChangeMovesOneTopicOffSharedSnapshot(t *testing.T) {
 	require.Equal(t, int32(2), shared.intern.refs)
 	checkInterns(t, h.Manager, "after the change")
 
-	h.RegisterTopic("t2", []QueueData{{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}})
+	h.RegisterTopic("t2", []wire.QueueData{{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}})
 	require.Same(t, shared, h.Lookup("t2"), "changed back, t2 rejoins the shared snapshot")
 	require.Nil(t, c.Get(moved, BodyDefault))
 	require.Len(t, interned(h.Manager), 1, "the snapshot t2 left is dropped")
@@ -167,7 +169,7 @@ func TestSyncMemberAndMappedTopicsDoNotShare(t *testing.T) {
 	h := newHarness(t, false)
 	sync := syncBrokerMemberPrefix + "b1"
 	bd := body(1, "t1", "t2", sync)
-	bd.MappingInfos = map[string]*TopicQueueMappingInfo{"t2": {Topic: "t2", Bname: "b1", TotalQueues: 8}}
+	bd.MappingInfos = map[string]*wire.TopicQueueMappingInfo{"t2": {Topic: "t2", Bname: "b1", TotalQueues: 8}}
 	r := reg("c1", "b1", "a1", 1, bd)
 	r.EnableActingMaster = boolp(true)
 	mustRegister(t, h, r) // a slave: no master, so the acting-master view applies
@@ -251,7 +253,7 @@ func randomMutation(h *harness, rng *rand.Rand, b int, bn, addr string, name fun
 		_, _ = h.RegisterBroker(reg("c1", bn, addr+"-s", 1, body(1)))
 		return "register a slave of " + bn
 	case 3:
-		h.RegisterTopic(name(rng.IntN(topics)), []QueueData{{BrokerName: bn, ReadQueueNums: 1,
+		h.RegisterTopic(name(rng.IntN(topics)), []wire.QueueData{{BrokerName: bn, ReadQueueNums: 1,
 			WriteQueueNums: int32(1 + rng.IntN(2)), Perm: 6}})
 		return "register topic on " + bn
 	case 4:
@@ -271,7 +273,7 @@ func randomMutation(h *harness, rng *rand.Rand, b int, bn, addr string, name fun
 		if id == 1 {
 			a += "-s"
 		}
-		h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: a, BrokerName: bn, BrokerID: id})
+		h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: a, BrokerName: bn, BrokerID: id})
 		return fmt.Sprintf("unregister %s id %d", bn, id)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // javaOrders is the table of iteration orders java.util.HashMap gave
@@ -60,7 +62,7 @@ func TestQueueMapOrderMatchesJava(t *testing.T) {
 			for _, op := range c.ops {
 				name := op[1:]
 				if op[0] == '+' {
-					tm.putQueue("t", QueueData{BrokerName: name, Perm: 6})
+					tm.putQueue("t", wire.QueueData{BrokerName: name, Perm: 6})
 				} else if e := tm.entry("t", false); e != nil {
 					tm.removeQueue(e, name)
 				}
@@ -100,13 +102,13 @@ func TestAddrMapOrderMatchesJava(t *testing.T) {
 		}
 		order := b.addrOrder()
 		require.Equal(t, c.orders[0], idNames(order), "case %d: map %v", i, c.ops)
-		require.Equal(t, c.orders[1], idNames(CopyOrder(order)), "case %d: copy", i)
-		require.Equal(t, c.orders[2], idNames(CopyOrder(order)), "case %d: putAll", i)
+		require.Equal(t, c.orders[1], idNames(wire.CopyOrder(order)), "case %d: copy", i)
+		require.Equal(t, c.orders[2], idNames(wire.CopyOrder(order)), "case %d: putAll", i)
 	}
 	require.Greater(t, n, 100)
 }
 
-func queueNames(qs []QueueData) []string {
+func queueNames(qs []wire.QueueData) []string {
 	out := []string{}
 	for _, q := range qs {
 		out = append(out, q.BrokerName)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rmqgo/nameserver/internal/monotime"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // liveEntry is one row of brokerLiveTable (BrokerLiveInfo). key, name,
@@ -16,10 +17,10 @@ type liveEntry struct {
 	key      addrKey
 	name     string // brokerName of the registration that created it
 	id       int64  // brokerId of the last registration
-	dv       DataVersion
+	dv       wire.DataVersion
 	dvNull   bool // Java's DataVersion is null (RegisterBody.DataVersionNull)
 	ha       string
-	ch       Channel
+	ch       wire.Channel
 	gen      uint64 // session generation, new on every registration
 	timeout  time.Duration
 	last     monotime.Mono // the last refresh, on the monotonic clock
@@ -34,12 +35,12 @@ type liveEntry struct {
 type liveTable struct {
 	mu     sync.Mutex
 	m      map[addrKey]*liveEntry
-	byChan map[Channel][]*liveEntry
+	byChan map[wire.Channel][]*liveEntry
 	byAddr map[string]int // address -> its live entries (one per cluster); changes under the coordinator
 	// connAddrs and addrConns: the open connections' registered addresses
 	// (connaddrs.go); they change under l.mu and the coordinator's lock
 	// (read or write), so the coordinator's write lock reads them alone.
-	connAddrs map[Channel]map[string]struct{}
+	connAddrs map[wire.Channel]map[string]struct{}
 	addrConns map[string]int
 	heap      expiryHeap
 	gen       uint64
@@ -47,9 +48,9 @@ type liveTable struct {
 
 func (l *liveTable) init() {
 	l.m = map[addrKey]*liveEntry{}
-	l.byChan = map[Channel][]*liveEntry{}
+	l.byChan = map[wire.Channel][]*liveEntry{}
 	l.byAddr = map[string]int{}
-	l.connAddrs = map[Channel]map[string]struct{}{}
+	l.connAddrs = map[wire.Channel]map[string]struct{}{}
 	l.addrConns = map[string]int{}
 }
 
@@ -79,7 +80,7 @@ func (l *liveTable) touch(e *liveEntry, now monotime.Mono) {
 	}
 }
 
-func (l *liveTable) bind(e *liveEntry, ch Channel) {
+func (l *liveTable) bind(e *liveEntry, ch wire.Channel) {
 	if e.ch == ch {
 		return
 	}
@@ -98,7 +99,7 @@ func (l *liveTable) bind(e *liveEntry, ch Channel) {
 // put creates or replaces the live entry of a registration (docs/protocol.md
 // section 4.2 step 11) with a new generation; dvNull stores Java's null
 // DataVersion (dv is then zero). Caller holds the coordinator.
-func (l *liveTable) put(k addrKey, req RegisterRequest, dv DataVersion, dvNull bool, now monotime.Mono) *liveEntry {
+func (l *liveTable) put(k addrKey, req wire.RegisterRequest, dv wire.DataVersion, dvNull bool, now monotime.Mono) *liveEntry {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	e := l.m[k]
@@ -146,7 +147,7 @@ type expired struct {
 	key  addrKey
 	name string
 	id   int64
-	ch   Channel
+	ch   wire.Channel
 	gen  uint64
 }
 
@@ -198,7 +199,7 @@ func (m *Manager) Heartbeat(cluster, addr string) {
 // the live entry's timestamp is refreshed (a nil dv, no version or one
 // without timestamp, is always changed, and so is any against a null
 // stored version); stored is nil without an entry or with a null version.
-func (m *Manager) QueryDataVersion(cluster, addr string, dv *DataVersion) (changed bool, stored *DataVersion) {
+func (m *Manager) QueryDataVersion(cluster, addr string, dv *wire.DataVersion) (changed bool, stored *wire.DataVersion) {
 	l := &m.live
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -251,7 +252,7 @@ func (m *Manager) ScanExpired(now monotime.Mono) int {
 // is bound to ch (channel close, exception or idle, docs/protocol.md section
 // 4.5), and sweeps from every group each address registered over ch that
 // is left with neither a live entry nor an open connection (section 4.4).
-func (m *Manager) OnChannelClose(ch Channel) {
+func (m *Manager) OnChannelClose(ch wire.Channel) {
 	if ch == nil {
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 func TestScanExpiredClosesAndRemoves(t *testing.T) {
@@ -57,7 +59,7 @@ func TestHeartbeatUnknownIsNoop(t *testing.T) {
 	h := newHarness(t, false)
 	h.Heartbeat("c1", "nobody")
 	require.Equal(t, 0, h.Stats().LiveBrokers)
-	changed, stored := h.QueryDataVersion("c1", "nobody", &DataVersion{})
+	changed, stored := h.QueryDataVersion("c1", "nobody", &wire.DataVersion{})
 	require.True(t, changed)
 	require.Nil(t, stored)
 }
@@ -69,10 +71,10 @@ func TestQueryDataVersion(t *testing.T) {
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, b))
 	want := b.DataVersion
 
-	changed, stored := h.QueryDataVersion("c1", "a1", &DataVersion{Counter: 3, Timestamp: 1, StateVersion: 2})
+	changed, stored := h.QueryDataVersion("c1", "a1", &wire.DataVersion{Counter: 3, Timestamp: 1, StateVersion: 2})
 	require.False(t, changed)
 	require.Equal(t, want, *stored)
-	for _, dv := range []*DataVersion{nil, {Counter: 4, Timestamp: 1, StateVersion: 2},
+	for _, dv := range []*wire.DataVersion{nil, {Counter: 4, Timestamp: 1, StateVersion: 2},
 		{Counter: 3, Timestamp: 2, StateVersion: 2}, {Counter: 3, Timestamp: 1}} {
 		changed, stored = h.QueryDataVersion("c1", "a1", dv)
 		require.True(t, changed, "%v", dv)
@@ -119,7 +121,7 @@ func TestScanRequeuesWhenQueueFull(t *testing.T) {
 
 func TestExpiryFindsBrokerByAddress(t *testing.T) {
 	h := newHarness(t, false)
-	short := func(r RegisterRequest) RegisterRequest { r.HeartbeatTimeoutMillis = 1000; return r }
+	short := func(r wire.RegisterRequest) wire.RegisterRequest { r.HeartbeatTimeoutMillis = 1000; return r }
 	mustRegister(t, h, short(reg("c1", "b2", "a1", 1, body(1, "t3", "t4"))))
 	mustRegister(t, h, short(reg("c1", "b1", "a1", 0, body(1, "t1", "t2"))))
 	// a2 takes id 0 of b1 over: a1's live entry now names a group that no

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // Manager holds the route tables (RouteInfoManager). All methods are safe
@@ -21,12 +23,12 @@ type Manager struct {
 	// reads and the expiry scan share it. It guards the source tables.
 	mu       sync.RWMutex
 	mut      mutation
-	byBroker map[string]*topicSet                         // brokerName -> topics with its QueueData
-	brokers  map[string]*brokerState                      // brokerAddrTable
-	clusters map[string]map[string]struct{}               // clusterAddrTable
-	filters  map[addrKey][]string                         // filterServerTable
-	mappings map[string]map[string]*TopicQueueMappingInfo // topicQueueMappingInfoTable, copy-on-write per topic
-	addrUses map[string]int                               // address -> the (group, id) pairs mapping to it
+	byBroker map[string]*topicSet                              // brokerName -> topics with its QueueData
+	brokers  map[string]*brokerState                           // brokerAddrTable
+	clusters map[string]map[string]struct{}                    // clusterAddrTable
+	filters  map[addrKey][]string                              // filterServerTable
+	mappings map[string]map[string]*wire.TopicQueueMappingInfo // topicQueueMappingInfoTable, copy-on-write per topic
+	addrUses map[string]int                                    // address -> the (group, id) pairs mapping to it
 	// keptFilters: address -> the clusters whose filter servers of it
 	// outlived a live entry dropped at step 6, until the address is swept.
 	keptFilters map[string]map[string]struct{}
@@ -38,7 +40,7 @@ type Manager struct {
 
 	shared  shareTable  // BrokerData lists shared between snapshots
 	interns internTable // snapshots shared by topics with equal routes
-	pub     published   // topicQueueTable, what Lookup reads
+	pub     pubIndex    // topicQueueTable, what Lookup reads
 	live    liveTable   // brokerLiveTable and its expiry heap
 	unreg   unregQueue
 	counts  counters
@@ -66,7 +68,7 @@ func NewManager(opts Options) *Manager {
 		brokers:     map[string]*brokerState{},
 		clusters:    map[string]map[string]struct{}{},
 		filters:     map[addrKey][]string{},
-		mappings:    map[string]map[string]*TopicQueueMappingInfo{},
+		mappings:    map[string]map[string]*wire.TopicQueueMappingInfo{},
 		addrUses:    map[string]int{},
 		keptFilters: map[string]map[string]struct{}{},
 		interns:     internTable{},
@@ -114,6 +116,19 @@ func (m *Manager) runScanner() {
 			}
 		}
 	}
+}
+
+// Stats are counters of the route tables.
+type Stats struct {
+	Topics, Brokers, Clusters, LiveBrokers int
+	UnregisterQueueDepth                   int
+	UnregisterDrops                        uint64 // Unregister refused: queue full
+	Registrations                          uint64 // RegisterBroker calls and RegisterIfUnchanged successes
+	Expiries                               uint64 // live entries found expired
+	Unregistrations                        uint64 // unregister requests applied
+	StaleUnregistrations                   uint64 // skipped: the live entry has a newer generation
+	Publications                           uint64 // topic snapshots rebuilt or withdrawn
+	UnchangedRegistrations                 uint64 // registrations applied by RegisterIfUnchanged
 }
 
 // Stats returns the current counters.

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // modelWorld drives random mutations of every kind over 5 broker groups
@@ -59,7 +61,7 @@ func (w *modelWorld) addr(b int, id int64) string {
 	return a
 }
 
-func (w *modelWorld) registerBody() *RegisterBody {
+func (w *modelWorld) registerBody() *wire.RegisterBody {
 	var ts []string
 	for range 1 + w.rng.IntN(8) {
 		ts = append(ts, w.topic())
@@ -70,7 +72,7 @@ func (w *modelWorld) registerBody() *RegisterBody {
 		tc := bd.TopicConfigs[k]
 		tc.WriteQueueNums = wq
 		if w.rng.IntN(6) == 0 {
-			tc.Perm = PermRead
+			tc.Perm = wire.PermRead
 		}
 		bd.TopicConfigs[k] = tc
 	}
@@ -89,11 +91,11 @@ func (w *modelWorld) registerBody() *RegisterBody {
 		bd.FilterServerList = []string{"f" + strconv.Itoa(w.rng.IntN(2))}
 	}
 	if tp := "t13"; w.rng.IntN(4) == 0 && slices.Contains(ts, tp) { // one topic: mappings are never removed
-		bd.MappingInfos = map[string]*TopicQueueMappingInfo{tp: {Topic: tp, Bname: "x", TotalQueues: 8, Epoch: w.rng.Int64N(3)}}
+		bd.MappingInfos = map[string]*wire.TopicQueueMappingInfo{tp: {Topic: tp, Bname: "x", TotalQueues: 8, Epoch: w.rng.Int64N(3)}}
 	}
 	if w.dups && w.rng.IntN(3) == 0 { // a second key naming the first key's topic, with other queues
 		tc := bd.TopicConfigs[bd.Keys[0]]
-		tc.WriteQueueNums, tc.Perm, tc.Pos = 3, PermRead, int32(len(bd.Keys))
+		tc.WriteQueueNums, tc.Perm, tc.Pos = 3, wire.PermRead, int32(len(bd.Keys))
 		k := "dup-" + strconv.Itoa(w.rng.IntN(40))
 		if _, taken := bd.TopicConfigs[k]; !taken {
 			bd.Keys = append(bd.Keys, k)
@@ -127,10 +129,10 @@ func (w *modelWorld) register(b int, id int64) string {
 
 func (w *modelWorld) registerTopic() string {
 	tp := w.topic()
-	var qs []QueueData
+	var qs []wire.QueueData
 	for b := range modelBrokers {
 		if w.rng.IntN(4) != 0 { // all 5 groups (an unshared route) one time in four
-			qs = append(qs, QueueData{BrokerName: "b" + strconv.Itoa(b), ReadQueueNums: 8,
+			qs = append(qs, wire.QueueData{BrokerName: "b" + strconv.Itoa(b), ReadQueueNums: 8,
 				WriteQueueNums: int32(1 + w.rng.IntN(2)), Perm: 6})
 		}
 	}
@@ -143,7 +145,7 @@ func (w *modelWorld) unregister() string {
 	for range n {
 		b := w.rng.IntN(modelBrokers)
 		id := int64(w.rng.IntN(3))
-		w.h.Unregister(UnregisterRequest{ClusterName: w.cluster(b), BrokerAddr: w.addr(b, id),
+		w.h.Unregister(wire.UnregisterRequest{ClusterName: w.cluster(b), BrokerAddr: w.addr(b, id),
 			BrokerName: "b" + strconv.Itoa(b), BrokerID: id})
 	}
 	w.h.WaitIdle()

@@ -3,6 +3,7 @@ package route
 import (
 	"github.com/rmqgo/nameserver/internal/javahash"
 	"github.com/rmqgo/nameserver/internal/yield"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // mutation is the state of one change under the coordinator: what changed,
@@ -16,7 +17,7 @@ type mutation struct {
 	brokers     map[string]struct{}         // broker groups whose BrokerData or filters changed
 	added       []*topicEntry               // new rows of topicQueueTable
 	withdrawals int                         // removed rows still published, until commit withdraws them
-	notes       []MinBrokerIDChange         // 905 notifications to send after unlock
+	notes       []wire.MinBrokerIDChange    // 905 notifications to send after unlock
 	rowAt       []*topicEntry               // putTopics: the row each body key added, by Pos, reused
 	loose       []looseRow                  // putTopics: rows added by keys without a valid Pos
 	order       []int32                     // orderNewRows' iteration order, reused
@@ -27,25 +28,25 @@ type mutation struct {
 }
 
 // markTopic queues the topic for republication.
-func (t *mutation) markTopic(e *topicEntry) {
+func (mut *mutation) markTopic(e *topicEntry) {
 	if !e.dirty {
 		e.dirty = true
-		t.topics = append(t.topics, e)
+		mut.topics = append(mut.topics, e)
 	}
 }
 
 // markBroker queues every topic of the broker group for republication
 // and rebuilds its published BrokerData.
-func (t *mutation) markBroker(name string) {
-	if t.brokers == nil {
-		t.brokers = map[string]struct{}{}
+func (mut *mutation) markBroker(name string) {
+	if mut.brokers == nil {
+		mut.brokers = map[string]struct{}{}
 	}
-	t.brokers[name] = struct{}{}
+	mut.brokers[name] = struct{}{}
 }
 
 // mutate runs fn under the coordinator, publishes what it changed and
 // sends the collected notifications after unlocking.
-func (m *Manager) mutate(fn func(t *mutation)) {
+func (m *Manager) mutate(fn func(mut *mutation)) {
 	m.notify(m.apply(fn))
 }
 
@@ -53,49 +54,49 @@ func (m *Manager) mutate(fn func(t *mutation)) {
 // releases the coordinator (RouteInfoManager unlocks in finally) and
 // propagates; what fn changed before it stays in the tables, as in Java,
 // and is published by the next mutation's commit.
-func (m *Manager) apply(fn func(t *mutation)) []MinBrokerIDChange {
+func (m *Manager) apply(fn func(mut *mutation)) []wire.MinBrokerIDChange {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	t := &m.mut
-	t.settings = m.opts.Settings()
-	if t.beforeFn != nil {
-		t.beforeFn()
+	mut := &m.mut
+	mut.settings = m.opts.Settings()
+	if mut.beforeFn != nil {
+		mut.beforeFn()
 	}
-	fn(t)
-	if t.beforeCommit != nil {
-		t.beforeCommit()
+	fn(mut)
+	if mut.beforeCommit != nil {
+		mut.beforeCommit()
 	}
-	return t.commit()
+	return mut.commit()
 }
 
 // commit republishes the affected topics and resets the mutation.
-func (t *mutation) commit() []MinBrokerIDChange {
-	m := t.m
-	if len(t.brokers) > 0 {
+func (mut *mutation) commit() []wire.MinBrokerIDChange {
+	m := mut.m
+	if len(mut.brokers) > 0 {
 		m.shared.reset()
 	}
-	for name := range t.brokers {
+	for name := range mut.brokers {
 		if b := m.brokers[name]; b != nil {
 			b.pub = nil
 		}
 		for e := range m.byBroker[name].all() {
-			t.markTopic(e)
+			mut.markTopic(e)
 		}
 	}
-	for i, e := range t.topics {
+	for i, e := range mut.topics {
 		yield.At(i)
-		t.republish(e)
+		mut.republish(e)
 	}
 	m.counts.topics.Store(int64(m.pub.live))
 	m.counts.brokers.Store(int64(len(m.brokers)))
 	m.counts.clusters.Store(int64(len(m.clusters)))
-	notes := t.notes
-	t.brokers = nil // a fresh map: clearing a grown one costs its capacity
-	clear(t.topics)
-	clear(t.added)
-	t.topics, t.added, t.notes = t.topics[:0], t.added[:0], nil
-	if cap(t.topics) > 1<<16 {
-		t.topics = nil
+	notes := mut.notes
+	mut.brokers = nil // a fresh map: clearing a grown one costs its capacity
+	clear(mut.topics)
+	clear(mut.added)
+	mut.topics, mut.added, mut.notes = mut.topics[:0], mut.added[:0], nil
+	if cap(mut.topics) > 1<<16 {
+		mut.topics = nil
 	}
 	return notes
 }
@@ -104,8 +105,8 @@ func (t *mutation) commit() []MinBrokerIDChange {
 // was removed or has no BrokerData) with one atomic store, withdraws a
 // removed row, and releases the snapshot it leaves (retired when no topic
 // publishes it any more).
-func (t *mutation) republish(e *topicEntry) {
-	m := t.m
+func (mut *mutation) republish(e *topicEntry) {
+	m := mut.m
 	e.dirty, e.fresh = false, false
 	m.counts.publications.Add(1)
 	var next *TopicSnapshot
@@ -114,7 +115,7 @@ func (t *mutation) republish(e *topicEntry) {
 	}
 	old := e.snap.Swap(next)
 	if e.removed && m.pub.withdraw(e) {
-		t.withdrawals--
+		mut.withdrawals--
 	}
 	if old == next {
 		return
@@ -128,7 +129,7 @@ func (t *mutation) republish(e *topicEntry) {
 }
 
 // notify hands 905 notifications to the namesrv layer.
-func (m *Manager) notify(notes []MinBrokerIDChange) {
+func (m *Manager) notify(notes []wire.MinBrokerIDChange) {
 	if m.opts.NotifyMinBrokerIDChange == nil {
 		return
 	}

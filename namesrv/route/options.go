@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/internal/monotime"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // Defaults of the route manager (NamesrvConfig and RouteInfoManager constants).
@@ -21,18 +22,7 @@ const (
 	// hour), so that converting it to nanoseconds and adding it to the last
 	// refresh cannot overflow into an instant expiry.
 	MaxBrokerTimeout = time.Hour
-	// HeartbeatTimeoutNone is RegisterRequest.HeartbeatTimeoutMillis for a
-	// heartbeatTimeoutMillis of 0 or below: Java keeps it, so the broker
-	// expires at the first scan after its last refresh.
-	HeartbeatTimeoutNone int64 = -1
 )
-
-// Channel is a broker's connection. The manager compares channels by
-// identity (==) and keys an index by them, so implementations must be
-// comparable (pointer types are). A nil Channel is allowed and never closed.
-type Channel interface {
-	Close() error
-}
 
 // Settings are the NamesrvConfig switches the route tables read at use
 // time, so a live config update takes effect on the next mutation.
@@ -56,7 +46,7 @@ type Options struct {
 	// NotifyMinBrokerIDChange is called outside the coordinator, on the
 	// mutating goroutine, with each 905 NOTIFY_MIN_BROKER_ID_CHANGE to send.
 	// The namesrv layer sends it; it should not block (send asynchronously).
-	NotifyMinBrokerIDChange func(n MinBrokerIDChange)
+	NotifyMinBrokerIDChange func(n wire.MinBrokerIDChange)
 }
 
 func (o Options) withDefaults() Options {
@@ -76,54 +66,4 @@ func (o Options) withDefaults() Options {
 		o.Clock = monotime.System
 	}
 	return o
-}
-
-// MinBrokerIDChange is one NOTIFY_MIN_BROKER_ID_CHANGE (905) to send oneway
-// to every address of TargetAddrs. Empty strings mean null header fields.
-type MinBrokerIDChange struct {
-	TargetAddrs       []string
-	MinBrokerID       int64
-	MinBrokerAddr     string
-	OfflineBrokerAddr string
-	HABrokerAddr      string
-}
-
-// RegisterRequest is a decoded REGISTER_BROKER.
-type RegisterRequest struct {
-	ClusterName, BrokerAddr, BrokerName, HAServerAddr, ZoneName string
-	BrokerID                                                    int64
-	// HeartbeatTimeoutMillis: 0 = absent (DefaultBrokerTimeout), negative
-	// = HeartbeatTimeoutNone; capped at MaxBrokerTimeout.
-	HeartbeatTimeoutMillis int64
-	EnableActingMaster     *bool // nil = old-version broker
-	Body                   *RegisterBody
-	Channel                Channel
-	// BodyDigest, when set, is recorded with the live entry so that a
-	// byte-identical re-registration can use RegisterUnchanged.
-	BodyDigest BodyDigest
-}
-
-// RegisterResult is what REGISTER_BROKER answers in its header; empty
-// strings are omitted.
-type RegisterResult struct {
-	HAServerAddr, MasterAddr string
-}
-
-// UnregisterRequest is a decoded UNREGISTER_BROKER.
-type UnregisterRequest struct {
-	ClusterName, BrokerAddr, BrokerName string
-	BrokerID                            int64
-}
-
-// Stats are counters of the route tables.
-type Stats struct {
-	Topics, Brokers, Clusters, LiveBrokers int
-	UnregisterQueueDepth                   int
-	UnregisterDrops                        uint64 // Unregister refused: queue full
-	Registrations                          uint64 // RegisterBroker calls and RegisterUnchanged successes
-	Expiries                               uint64 // live entries found expired
-	Unregistrations                        uint64 // unregister requests applied
-	StaleUnregistrations                   uint64 // skipped: the live entry has a newer generation
-	Publications                           uint64 // topic snapshots rebuilt or withdrawn
-	UnchangedRegistrations                 uint64 // registrations applied by RegisterUnchanged
 }

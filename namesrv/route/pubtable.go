@@ -13,7 +13,7 @@ const pubMinSlots = 1024
 // tombstone marks a slot whose topic was withdrawn: probes go past it.
 var tombstone = &topicEntry{name: "\x00tombstone"}
 
-// published is topicQueueTable: the lock-free topic -> row map lookups
+// pubIndex is topicQueueTable: the lock-free topic -> row map lookups
 // read, and the coordinator's index of its rows. It is an
 // open-addressed hash table with linear probing whose slots are atomic
 // pointers. Only the coordinator writes it, one slot store per published
@@ -23,27 +23,27 @@ var tombstone = &topicEntry{name: "\x00tombstone"}
 // When the table fills, the coordinator builds a larger one and swaps it
 // in; a reader still on the old table sees the state of just before.
 // An entry's snapshot pointer changes without touching the table.
-type published struct {
+type pubIndex struct {
 	seed  maphash.Seed
-	table atomic.Pointer[pubTable]
+	table atomic.Pointer[pubSlots]
 	live  int // entries in the current table (coordinator only)
 	used  int // entries plus tombstones (coordinator only)
 }
 
-// pubTable is one generation of slots; len(slots) is a power of two.
-type pubTable struct {
+// pubSlots is one generation of pubIndex's slots; len(slots) is a power of two.
+type pubSlots struct {
 	mask  uint64
 	slots []atomic.Pointer[topicEntry]
 }
 
-func newPubTable(n int) *pubTable {
-	return &pubTable{mask: uint64(n - 1), slots: make([]atomic.Pointer[topicEntry], n)}
+func newPubSlots(n int) *pubSlots {
+	return &pubSlots{mask: uint64(n - 1), slots: make([]atomic.Pointer[topicEntry], n)}
 }
 
-func (p *published) hash(topic string) uint64 { return maphash.String(p.seed, topic) }
+func (p *pubIndex) hash(topic string) uint64 { return maphash.String(p.seed, topic) }
 
 // get returns the published entry of topic, or nil. It takes no lock.
-func (p *published) get(topic string) *topicEntry {
+func (p *pubIndex) get(topic string) *topicEntry {
 	t := p.table.Load()
 	if t == nil {
 		return nil
@@ -65,7 +65,7 @@ func (p *published) get(topic string) *topicEntry {
 // lookup finds the row but answers as if the topic did not exist until
 // the coordinator's commit stores its snapshot. Only the coordinator
 // calls it.
-func (p *published) add(e *topicEntry) {
+func (p *pubIndex) add(e *topicEntry) {
 	e.tag = uint32(p.hash(e.name) >> 32)
 	p.reserve(1)
 	p.insert(p.table.Load(), e, true)
@@ -73,7 +73,7 @@ func (p *published) add(e *topicEntry) {
 
 // rows returns every published row (coordinator, or its read lock),
 // including removed rows not withdrawn yet.
-func (p *published) rows() []*topicEntry {
+func (p *pubIndex) rows() []*topicEntry {
 	out := make([]*topicEntry, 0, p.live)
 	if t := p.table.Load(); t != nil {
 		for i := range t.slots {
@@ -89,7 +89,7 @@ func (p *published) rows() []*topicEntry {
 // reports whether it was. The coordinator's commit withdraws a removed row
 // after storing its nil snapshot, so a lookup that still finds the row
 // answers as one that finds none.
-func (p *published) withdraw(e *topicEntry) bool {
+func (p *pubIndex) withdraw(e *topicEntry) bool {
 	t := p.table.Load()
 	if t == nil {
 		return false
@@ -110,7 +110,7 @@ func (p *published) withdraw(e *topicEntry) bool {
 // making sure no entry of that name is published (the coordinator reuses
 // a topic's row while it is published, so one found is replaced in
 // place). reuse lets a tombstone be taken.
-func (p *published) insert(t *pubTable, e *topicEntry, reuse bool) {
+func (p *pubIndex) insert(t *pubSlots, e *topicEntry, reuse bool) {
 	free := -1
 	for i := p.hash(e.name) & t.mask; ; i = (i + 1) & t.mask {
 		cur := t.slots[i].Load()
@@ -137,7 +137,7 @@ func (p *published) insert(t *pubTable, e *topicEntry, reuse bool) {
 // reserve rebuilds the table when n more entries would fill more than
 // 5/8 of its slots (tombstones count), sized so that the live entries and
 // n fill at most half of the new one.
-func (p *published) reserve(n int) {
+func (p *pubIndex) reserve(n int) {
 	t := p.table.Load()
 	if t != nil && (p.used+n)*8 <= len(t.slots)*5 {
 		return
@@ -146,7 +146,7 @@ func (p *published) reserve(n int) {
 	for size < 2*(p.live+n) {
 		size *= 2
 	}
-	next := newPubTable(size)
+	next := newPubSlots(size)
 	p.live, p.used = 0, 0
 	if t != nil {
 		for i := range t.slots {

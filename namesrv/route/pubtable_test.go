@@ -16,7 +16,7 @@ import (
 
 // applyBatch withdraws removed and publishes added (those not removed),
 // as the coordinator does row by row.
-func applyBatch(p *published, added, removed []*topicEntry) {
+func applyBatch(p *pubIndex, added, removed []*topicEntry) {
 	for _, e := range removed {
 		p.withdraw(e)
 	}
@@ -37,7 +37,7 @@ func TestPublishedMatchesModel(t *testing.T) {
 	}
 	t.Logf("seed %d (RMQ_SEED=%d replays it)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, seed))
-	p := &published{seed: maphash.MakeSeed()}
+	p := &pubIndex{seed: maphash.MakeSeed()}
 	names := topicNames("t", 5000)
 	model := map[string]*topicEntry{}
 	for range 200 {
@@ -67,7 +67,7 @@ func TestPublishedMatchesModel(t *testing.T) {
 // published always find them while other topics come and go and the table
 // is rebuilt (run with -race).
 func TestPublishedReadersDuringRebuilds(t *testing.T) {
-	p := &published{seed: maphash.MakeSeed()}
+	p := &pubIndex{seed: maphash.MakeSeed()}
 	stable := make([]*topicEntry, 100)
 	for i := range stable {
 		stable[i] = &topicEntry{name: fmt.Sprintf("stable-%d", i)}

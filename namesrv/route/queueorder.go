@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/rmqgo/nameserver/internal/javahash"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // A topic's queues are Java's HashMap<String, QueueData> (new HashMap<>(),
@@ -30,8 +31,8 @@ func nameBucket(name string, buckets int) uint32 {
 // insertQueue adds a QueueData of a broker e has none of, at the end of
 // its bucket, and doubles the table when it holds more than three
 // quarters of its buckets (HashMap.putVal, HashMap.resize).
-func (t *mutation) insertQueue(e *topicEntry, q QueueData) {
-	qs := t.writable(e, 1)
+func (mut *mutation) insertQueue(e *topicEntry, q wire.QueueData) {
+	qs := mut.writable(e, 1)
 	n := e.queueBuckets()
 	b := nameBucket(q.BrokerName, n)
 	i := len(qs)
@@ -48,8 +49,8 @@ func (t *mutation) insertQueue(e *topicEntry, q QueueData) {
 
 // sortByBucket orders queues by bucket in a table of buckets, keeping
 // their order inside a bucket.
-func sortByBucket(qs []QueueData, buckets int) {
-	slices.SortStableFunc(qs, func(a, b QueueData) int {
+func sortByBucket(qs []wire.QueueData, buckets int) {
+	slices.SortStableFunc(qs, func(a, b wire.QueueData) int {
 		return cmp.Compare(nameBucket(a.BrokerName, buckets), nameBucket(b.BrokerName, buckets))
 	})
 }
@@ -59,7 +60,7 @@ func sortByBucket(qs []QueueData, buckets int) {
 // whose table is tableSizeFor(max((int)(n/.75f)+1, 16)) and is filled in
 // the queue map's order. Mostly that is the queue map's table, and qs
 // itself is returned.
-func brokerOrder(qs []QueueData, queueBuckets int) []QueueData {
+func brokerOrder(qs []wire.QueueData, queueBuckets int) []wire.QueueData {
 	n := javahash.TableSizeFor(max(int(float32(len(qs))/0.75)+1, 16))
 	if n == queueBuckets {
 		return qs

@@ -4,18 +4,20 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 func TestRegisterMasterPublishesRoute(t *testing.T) {
 	h := newHarness(t, false)
 	res := mustRegister(t, h, reg("c1", "b1", "10.0.0.1:10911", 0, body(1, "t1", "t2")))
-	require.Equal(t, RegisterResult{}, res)
+	require.Equal(t, wire.RegisterResult{}, res)
 
 	s := h.Lookup("t1")
 	require.NotNil(t, s)
 	require.Same(t, s, h.Lookup("t2"), "t1 and t2 have equal routes: one shared snapshot")
-	require.Equal(t, []QueueData{{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}}, s.Route.QueueDatas)
-	require.Equal(t, []BrokerData{{Cluster: "c1", BrokerName: "b1", BrokerAddrs: map[int64]string{0: "10.0.0.1:10911"},
+	require.Equal(t, []wire.QueueData{{BrokerName: "b1", ReadQueueNums: 8, WriteQueueNums: 8, Perm: 6}}, s.Route.QueueDatas)
+	require.Equal(t, []wire.BrokerData{{Cluster: "c1", BrokerName: "b1", BrokerAddrs: map[int64]string{0: "10.0.0.1:10911"},
 		AddrOrder: []int64{0}}},
 		s.Route.BrokerDatas)
 	require.NotNil(t, s.Route.FilterServerTable)
@@ -64,7 +66,7 @@ func TestRegisterIDTakeoverByStateVersion(t *testing.T) {
 	stale.DataVersion.StateVersion = 3
 	res, err := h.RegisterBroker(reg("c1", "b1", "a2", 0, stale))
 	require.NoError(t, err)
-	require.Equal(t, RegisterResult{}, res)
+	require.Equal(t, wire.RegisterResult{}, res)
 	require.Equal(t, map[int64]string{0: "a1"}, h.BrokerMemberGroup("c1", "b1").BrokerAddrs)
 	changed, stored := h.QueryDataVersion("c1", "a2", &stale.DataVersion)
 	require.True(t, changed)
@@ -84,12 +86,12 @@ func TestRegisterSlaveRules(t *testing.T) {
 	require.Nil(t, h.Lookup("ot1"), "an old-version slave never contributes topics")
 
 	mustRegister(t, h, reg("c1", "prime", "p1", 1, body(1, "pt1", "pt2")))
-	require.Equal(t, PermRead|PermWrite, queueOf(t, h, "pt1", "prime").Perm, "prime slave without acting master")
+	require.Equal(t, wire.PermRead|wire.PermWrite, queueOf(t, h, "pt1", "prime").Perm, "prime slave without acting master")
 
 	acting := reg("c1", "acting", "s1", 1, body(1, "at1", "at2"))
 	acting.EnableActingMaster = boolp(true)
 	mustRegister(t, h, acting)
-	require.Equal(t, PermRead, queueOf(t, h, "at1", "acting").Perm, "acting-master prime slave is read-only")
+	require.Equal(t, wire.PermRead, queueOf(t, h, "at1", "acting").Perm, "acting-master prime slave is read-only")
 	am := h.Lookup("at1").ActingMaster
 	require.NotNil(t, am)
 	require.Equal(t, map[int64]string{0: "s1"}, am.BrokerDatas[0].BrokerAddrs)
@@ -110,15 +112,15 @@ func TestRegisterUnchangedDataVersion(t *testing.T) {
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
 	require.Same(t, before, h.Lookup("t1"), "unchanged re-registration must not republish")
 	require.Equal(t, pubs, h.Stats().Publications)
-	require.Equal(t, PermRead, queueOf(t, h, "t1", "b1").Perm, "a WIPE survives an unchanged DataVersion")
+	require.Equal(t, wire.PermRead, queueOf(t, h, "t1", "b1").Perm, "a WIPE survives an unchanged DataVersion")
 
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2", "t3")))
 	require.NotNil(t, h.Lookup("t3"), "new topics are added with an unchanged DataVersion")
-	require.Equal(t, PermRead, queueOf(t, h, "t1", "b1").Perm)
+	require.Equal(t, wire.PermRead, queueOf(t, h, "t1", "b1").Perm)
 	require.Equal(t, pubs+1, h.Stats().Publications)
 
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(2, "t1", "t2", "t3")))
-	require.Equal(t, PermRead|PermWrite, queueOf(t, h, "t1", "b1").Perm, "a new DataVersion rewrites every topic")
+	require.Equal(t, wire.PermRead|wire.PermWrite, queueOf(t, h, "t1", "b1").Perm, "a new DataVersion rewrites every topic")
 }
 
 func TestUnchangedRegistrationRestoresDeletedTopic(t *testing.T) {
@@ -145,7 +147,7 @@ func TestDeleteTopicWithBrokerRegistration(t *testing.T) {
 
 	h.set(Settings{DeleteTopicWithBrokerRegistration: true})
 	withMapping := body(3, "keep", "x")
-	withMapping.MappingInfos = map[string]*TopicQueueMappingInfo{"keep": {Topic: "keep", Bname: "b1"}}
+	withMapping.MappingInfos = map[string]*wire.TopicQueueMappingInfo{"keep": {Topic: "keep", Bname: "b1"}}
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, withMapping))
 	require.NotNil(t, h.Lookup("gone"), "static topics disable the deletion")
 
@@ -157,15 +159,15 @@ func TestDeleteTopicWithBrokerRegistration(t *testing.T) {
 
 func TestRegisterMappings(t *testing.T) {
 	h := newHarness(t, false)
-	info := &TopicQueueMappingInfo{Topic: "t1", Bname: "b1", TotalQueues: 8, Epoch: 1}
+	info := &wire.TopicQueueMappingInfo{Topic: "t1", Bname: "b1", TotalQueues: 8, Epoch: 1}
 	b := body(1, "t1", "t2")
-	b.MappingInfos = map[string]*TopicQueueMappingInfo{"t1": info, "nil": nil}
+	b.MappingInfos = map[string]*wire.TopicQueueMappingInfo{"t1": info, "nil": nil}
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, b))
 	require.Same(t, info, h.Lookup("t1").Route.TopicQueueMappingByBroker["b1"])
 
-	info2 := &TopicQueueMappingInfo{Topic: "t1", Bname: "b1", Epoch: 2}
+	info2 := &wire.TopicQueueMappingInfo{Topic: "t1", Bname: "b1", Epoch: 2}
 	same := body(1, "t1", "t2")
-	same.MappingInfos = map[string]*TopicQueueMappingInfo{"t1": info2}
+	same.MappingInfos = map[string]*wire.TopicQueueMappingInfo{"t1": info2}
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, same))
 	require.Same(t, info, h.Lookup("t1").Route.TopicQueueMappingByBroker["b1"], "unchanged DataVersion skips mappings")
 
@@ -193,10 +195,10 @@ func TestRegisterFilterServers(t *testing.T) {
 
 func TestRegisterResultMasterAddr(t *testing.T) {
 	h := newHarness(t, false)
-	require.Equal(t, RegisterResult{}, mustRegister(t, h, reg("c1", "b1", "s1", 1, body(1, "t1", "t2"))))
-	require.Equal(t, RegisterResult{}, mustRegister(t, h, reg("c1", "b1", "m0", 0, body(1, "t1", "t2"))))
+	require.Equal(t, wire.RegisterResult{}, mustRegister(t, h, reg("c1", "b1", "s1", 1, body(1, "t1", "t2"))))
+	require.Equal(t, wire.RegisterResult{}, mustRegister(t, h, reg("c1", "b1", "m0", 0, body(1, "t1", "t2"))))
 	res := mustRegister(t, h, reg("c1", "b1", "s1", 1, body(1, "t1", "t2")))
-	require.Equal(t, RegisterResult{HAServerAddr: "m0-ha", MasterAddr: "m0"}, res)
+	require.Equal(t, wire.RegisterResult{HAServerAddr: "m0-ha", MasterAddr: "m0"}, res)
 }
 
 func TestRegisterNotifiesMinBrokerIDChange(t *testing.T) {
@@ -207,7 +209,7 @@ func TestRegisterNotifiesMinBrokerIDChange(t *testing.T) {
 
 	h.set(Settings{NotifyMinBrokerIDChanged: true})
 	mustRegister(t, h, reg("c1", "b1", "m0", 0, body(1, "t1", "t2")))
-	require.Equal(t, []MinBrokerIDChange{{TargetAddrs: []string{"s1", "s2"}, MinBrokerID: 0, MinBrokerAddr: "m0",
+	require.Equal(t, []wire.MinBrokerIDChange{{TargetAddrs: []string{"s1", "s2"}, MinBrokerID: 0, MinBrokerAddr: "m0",
 		HABrokerAddr: "m0-ha"}}, h.takeNotes())
 	mustRegister(t, h, reg("c1", "b1", "s1", 1, body(1, "t1", "t2")))
 	require.Empty(t, h.takeNotes(), "not a lower id")

@@ -5,6 +5,8 @@ import (
 	"math/rand"
 	"os"
 	"testing"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // scaleBenchTopics is the number of new topics one registration carries in
@@ -31,8 +33,8 @@ func benchNewTopics(b *testing.B, size int) {
 	fillTable(b, m, size)
 	topics := topicNames("new-topic-", scaleBenchTopics)
 	req := reg("c1", "bnew", "10.9.9.9:10911", 0, body(1, topics...))
-	req.Body.Print = PrintTopics(req.Body.TopicConfigs)
-	un := UnregisterRequest{ClusterName: "c1", BrokerAddr: req.BrokerAddr, BrokerName: req.BrokerName}
+	req.Body.TopicsDigest = wire.DigestTopics(req.Body.TopicConfigs)
+	un := wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: req.BrokerAddr, BrokerName: req.BrokerName}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
@@ -68,7 +70,7 @@ func fillTableWith(tb testing.TB, m *Manager, size int, distinct bool) {
 		if distinct {
 			bd = distinctBody(1, names...)
 		}
-		bd.Print = PrintTopics(bd.TopicConfigs)
+		bd.TopicsDigest = wire.DigestTopics(bd.TopicConfigs)
 		if _, err := m.RegisterBroker(reg("c1", fmt.Sprintf("b%d", i), fmt.Sprintf("10.0.%d.%d:10911", i/250, i%250), 0, bd)); err != nil {
 			tb.Fatal(err)
 		}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 func TestNewDataVersionSameContentSkipsPuts(t *testing.T) {
@@ -17,7 +19,7 @@ func TestNewDataVersionSameContentSkipsPuts(t *testing.T) {
 
 	require.Equal(t, 2, h.WipeWritePerm("b1"))
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(3, "t1", "t2")))
-	require.Equal(t, PermRead|PermWrite, queueOf(t, h, "t1", "b1").Perm,
+	require.Equal(t, wire.PermRead|wire.PermWrite, queueOf(t, h, "t1", "b1").Perm,
 		"an edit since the last application forces every put")
 
 	changed := body(4, "t1", "t2")
@@ -42,18 +44,18 @@ func TestSkipSurvivesNoEditButNotDeletion(t *testing.T) {
 func TestSkipUsesDecoderPrint(t *testing.T) {
 	h := newHarness(t, false)
 	b1 := body(1, "t1", "t2")
-	b1.Print = PrintTopics(b1.TopicConfigs)
-	require.Equal(t, 2, b1.Print.Count())
+	b1.TopicsDigest = wire.DigestTopics(b1.TopicConfigs)
+	require.Equal(t, 2, b1.TopicsDigest.Count())
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, b1))
 	pubs := h.Stats().Publications
 	b2 := body(2, "t1", "t2")
-	b2.Print = PrintTopics(b2.TopicConfigs)
-	require.Equal(t, b1.Print, b2.Print, "the print ignores the DataVersion")
+	b2.TopicsDigest = wire.DigestTopics(b2.TopicConfigs)
+	require.Equal(t, b1.TopicsDigest, b2.TopicsDigest, "the digest ignores the DataVersion")
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, b2))
 	require.Equal(t, pubs, h.Stats().Publications)
 
 	stale := body(3, "t1", "t2", "t3")
-	stale.Print = b2.Print // count 2 for a table of 3: recomputed, not trusted
+	stale.TopicsDigest = b2.TopicsDigest // count 2 for a table of 3: recomputed, not trusted
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, stale))
 	require.NotNil(t, h.Lookup("t3"))
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // syncBrokerMemberPrefix marks topics the acting-master rewrite skips
@@ -24,18 +26,18 @@ var emptyFilters = map[string][]string{}
 type TopicSnapshot struct {
 	// Route is pickupTopicRouteData without the acting-master rewrite and
 	// without orderTopicConf (the processor adds it when enabled).
-	Route *TopicRouteData
+	Route *wire.TopicRouteData
 	// ActingMaster is the acting-master rewrite (docs/protocol.md section 4.6
 	// step 6), or nil if it would not change anything. Use it only when
 	// supportActingMaster is on (see RouteFor).
-	ActingMaster *TopicRouteData
+	ActingMaster *wire.TopicRouteData
 	bodies       [BodySlots]atomic.Pointer[cachedBody] // see BodyCache
 	intern       internState                           // coordinator only
 }
 
 // RouteFor returns the route to answer with: the acting-master view when
 // supportActingMaster is on and the rewrite applies, else Route.
-func (s *TopicSnapshot) RouteFor(supportActingMaster bool) *TopicRouteData {
+func (s *TopicSnapshot) RouteFor(supportActingMaster bool) *wire.TopicRouteData {
 	if supportActingMaster && s.ActingMaster != nil {
 		return s.ActingMaster
 	}
@@ -45,7 +47,7 @@ func (s *TopicSnapshot) RouteFor(supportActingMaster bool) *TopicRouteData {
 // snapAlloc puts a snapshot and its route in one allocation.
 type snapAlloc struct {
 	snap  TopicSnapshot
-	route TopicRouteData
+	route wire.TopicRouteData
 }
 
 // Lookup returns the published route snapshot of topic, or nil when the topic
@@ -67,7 +69,7 @@ func (m *Manager) buildSnapshot(e *topicEntry) *TopicSnapshot {
 		return nil
 	}
 	a := &snapAlloc{}
-	a.route = TopicRouteData{
+	a.route = wire.TopicRouteData{
 		QueueDatas:                e.queues,
 		BrokerDatas:               r.brokers,
 		FilterServerTable:         r.filters,
@@ -84,7 +86,7 @@ func (m *Manager) buildSnapshot(e *topicEntry) *TopicSnapshot {
 // encoder leaves out a nil list as fastjson leaves out a null value), so
 // a later group of another cluster on the same address erases the list
 // of an earlier one.
-func (m *Manager) filterView(bds []BrokerData) map[string][]string {
+func (m *Manager) filterView(bds []wire.BrokerData) map[string][]string {
 	if len(m.filters) == 0 {
 		return emptyFilters
 	}
@@ -109,11 +111,11 @@ func (m *Manager) filterView(bds []BrokerData) map[string][]string {
 // broker group with enableActingMaster, addresses but no master, and a
 // read-only queue, the lowest-id address moves to id 0. Nil if no group
 // qualifies.
-func actingMasterView(topic string, r *TopicRouteData) *TopicRouteData {
+func actingMasterView(topic string, r *wire.TopicRouteData) *wire.TopicRouteData {
 	if strings.HasPrefix(topic, syncBrokerMemberPrefix) {
 		return nil
 	}
-	var out []BrokerData
+	var out []wire.BrokerData
 	for i, bd := range r.BrokerDatas {
 		if !needsActingMaster(bd, r.QueueDatas) {
 			continue
@@ -131,16 +133,16 @@ func actingMasterView(topic string, r *TopicRouteData) *TopicRouteData {
 	return &cp
 }
 
-func needsActingMaster(bd BrokerData, qds []QueueData) bool {
+func needsActingMaster(bd wire.BrokerData, qds []wire.QueueData) bool {
 	if len(bd.BrokerAddrs) == 0 || !bd.EnableActingMaster {
 		return false
 	}
-	if _, ok := bd.BrokerAddrs[MasterID]; ok {
+	if _, ok := bd.BrokerAddrs[wire.MasterID]; ok {
 		return false
 	}
 	for _, q := range qds {
 		if q.BrokerName == bd.BrokerName {
-			return q.Perm&PermWrite == 0
+			return q.Perm&wire.PermWrite == 0
 		}
 	}
 	return false
@@ -150,23 +152,23 @@ func needsActingMaster(bd BrokerData, qds []QueueData) bool {
 // on the route's copy of the map (remove, then put, which appends id 0
 // to its bucket): the order is the copy's without the lowest id, then 0.
 func promoteMinID(addrs map[int64]string, order []int64) (map[int64]string, []int64) {
-	minID, _ := minKey(addrs)
+	minID, _ := minBrokerID(addrs)
 	out := make(map[int64]string, len(addrs))
 	for id, a := range addrs {
 		if id != minID {
 			out[id] = a
 		}
 	}
-	out[MasterID] = addrs[minID]
+	out[wire.MasterID] = addrs[minID]
 	if order == nil {
 		return out, nil
 	}
-	moved := slices.DeleteFunc(CopyOrder(order), func(id int64) bool { return id == minID })
-	return out, append(moved, MasterID)
+	moved := slices.DeleteFunc(wire.CopyOrder(order), func(id int64) bool { return id == minID })
+	return out, append(moved, wire.MasterID)
 }
 
-// minKey returns the smallest broker id of addrs; ok is false when empty.
-func minKey(addrs map[int64]string) (minID int64, ok bool) {
+// minBrokerID returns the smallest broker id of addrs; ok is false when empty.
+func minBrokerID(addrs map[int64]string) (minID int64, ok bool) {
 	for id := range addrs {
 		if !ok || id < minID {
 			minID, ok = id, true
@@ -185,14 +187,14 @@ const shareCap = 1 << 14
 // shareKey identifies a BrokerData list by the identity of the published
 // BrokerData of each group, in queue order. A group's published copy is
 // replaced whenever its data changes, which gives a new key.
-type shareKey [shareMax]*BrokerData
+type shareKey [shareMax]*wire.BrokerData
 
 // sharedRoute is the part of a TopicRouteData that depends only on the
 // broker groups: topics on the same groups share it (published data is
 // immutable), which saves an allocation and about 72 bytes per group per
 // topic.
 type sharedRoute struct {
-	brokers []BrokerData
+	brokers []wire.BrokerData
 	filters map[string][]string
 }
 
@@ -217,7 +219,7 @@ func (s *shareTable) put(k shareKey, r sharedRoute) {
 // BrokerData skipped) and filter view of a route over qs, shared with the
 // other topics on the same groups; ok is false when no group has
 // BrokerData.
-func (m *Manager) routeBrokers(qs []QueueData) (r sharedRoute, ok bool) {
+func (m *Manager) routeBrokers(qs []wire.QueueData) (r sharedRoute, ok bool) {
 	if len(qs) > shareMax {
 		return m.newSharedRoute(m.publishedOf(qs, nil))
 	}
@@ -239,7 +241,7 @@ func (m *Manager) routeBrokers(qs []QueueData) (r sharedRoute, ok bool) {
 
 // publishedOf appends the published BrokerData of the groups of qs that
 // have one.
-func (m *Manager) publishedOf(qs []QueueData, dst []*BrokerData) []*BrokerData {
+func (m *Manager) publishedOf(qs []wire.QueueData, dst []*wire.BrokerData) []*wire.BrokerData {
 	for _, q := range qs {
 		if b := m.brokers[q.BrokerName]; b != nil {
 			dst = append(dst, b.published())
@@ -249,11 +251,11 @@ func (m *Manager) publishedOf(qs []QueueData, dst []*BrokerData) []*BrokerData {
 }
 
 // newSharedRoute copies pubs into a new list and builds its filter view.
-func (m *Manager) newSharedRoute(pubs []*BrokerData) (sharedRoute, bool) {
+func (m *Manager) newSharedRoute(pubs []*wire.BrokerData) (sharedRoute, bool) {
 	if len(pubs) == 0 {
 		return sharedRoute{}, false
 	}
-	bds := make([]BrokerData, len(pubs))
+	bds := make([]wire.BrokerData, len(pubs))
 	for i, p := range pubs {
 		bds[i] = *p
 	}

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"slices"
 	"sync/atomic"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // addrKey identifies a live entry or filter-server entry: the same address
@@ -20,7 +22,7 @@ type topicEntry struct {
 	// Java's HashMap<String, QueueData> of the topic (queueorder.go).
 	// Published snapshots share it (an interned snapshot's with every
 	// topic on it), so it is replaced, never modified, unless fresh.
-	queues  []QueueData
+	queues  []wire.QueueData
 	fresh   bool   // queues was allocated in the current mutation
 	dirty   bool   // queued for republication in the current mutation
 	removed bool   // dropped from topicQueueTable
@@ -41,18 +43,18 @@ type brokerState struct {
 	cluster, name, zone string
 	actingMaster        bool
 	addrs               map[int64]string
-	order               []int64     // ids of addrs in insertion order (addrorder.go)
-	peak                int         // most ids addrs ever held
-	pub                 *BrokerData // immutable published copy; nil = stale
-	covered             coverage    // topic set known to hold a QueueData of this group
-	applied             applied     // topic content known to be applied for this group
+	order               []int64          // ids of addrs in insertion order (addrorder.go)
+	peak                int              // most ids addrs ever held
+	pub                 *wire.BrokerData // immutable published copy; nil = stale
+	covered             coverage         // topic set known to hold a QueueData of this group
+	applied             applied          // topic content known to be applied for this group
 }
 
 // published returns the immutable BrokerData shared by every snapshot of
 // the broker's topics, rebuilding it after a change.
-func (b *brokerState) published() *BrokerData {
+func (b *brokerState) published() *wire.BrokerData {
 	if b.pub == nil {
-		b.pub = &BrokerData{
+		b.pub = &wire.BrokerData{
 			Cluster:            b.cluster,
 			BrokerName:         b.name,
 			BrokerAddrs:        maps.Clone(b.addrs),
@@ -69,8 +71,8 @@ func (b *brokerState) published() *BrokerData {
 
 // copyData returns a private BrokerData for admin answers. It reads the
 // source fields only, so it is safe under the read lock.
-func (b *brokerState) copyData() BrokerData {
-	return BrokerData{
+func (b *brokerState) copyData() wire.BrokerData {
+	return wire.BrokerData{
 		Cluster:            b.cluster,
 		BrokerName:         b.name,
 		BrokerAddrs:        maps.Clone(b.addrs),
@@ -82,7 +84,7 @@ func (b *brokerState) copyData() BrokerData {
 
 // queueIndex finds the broker's QueueData. Topics have few brokers and
 // their names share storage, so it is an equality scan.
-func queueIndex(qs []QueueData, brokerName string) (int, bool) {
+func queueIndex(qs []wire.QueueData, brokerName string) (int, bool) {
 	for i := range qs {
 		if qs[i].BrokerName == brokerName {
 			return i, true
@@ -93,9 +95,9 @@ func queueIndex(qs []QueueData, brokerName string) (int, bool) {
 
 // writable makes e.queues private to this mutation, with room for grow
 // more elements.
-func (t *mutation) writable(e *topicEntry, grow int) []QueueData {
+func (mut *mutation) writable(e *topicEntry, grow int) []wire.QueueData {
 	if !e.fresh {
-		qs := make([]QueueData, len(e.queues), len(e.queues)+grow)
+		qs := make([]wire.QueueData, len(e.queues), len(e.queues)+grow)
 		copy(qs, e.queues)
 		e.queues, e.fresh = qs, true
 	}
@@ -118,8 +120,8 @@ func (m *Manager) row(topic string) *topicEntry {
 // of topicQueueTable: lookups keep answering the row's last snapshot until
 // the commit stores the next one, so they never see the topic missing in
 // between.
-func (t *mutation) entry(topic string, create bool) *topicEntry {
-	m := t.m
+func (mut *mutation) entry(topic string, create bool) *topicEntry {
+	m := mut.m
 	e := m.pub.get(topic)
 	if e != nil && !e.removed {
 		return e
@@ -129,95 +131,95 @@ func (t *mutation) entry(topic string, create bool) *topicEntry {
 	}
 	if e != nil {
 		e.removed, e.queues, e.fresh, e.qgrown = false, nil, true, 0
-		t.withdrawals--
+		mut.withdrawals--
 	} else {
 		e = &topicEntry{name: topic, fresh: true}
 		m.pub.add(e)
 	}
-	t.noteNewTopic(e)
-	t.added = append(t.added, e)
-	t.markTopic(e)
+	mut.noteNewTopic(e)
+	mut.added = append(mut.added, e)
+	mut.markTopic(e)
 	return e
 }
 
 // putQueue stores q under topic, replacing the broker's QueueData only if
 // it differs (createAndUpdateQueueData). It reports whether anything changed.
-func (t *mutation) putQueue(topic string, q QueueData) bool {
-	e := t.entry(topic, true)
+func (mut *mutation) putQueue(topic string, q wire.QueueData) bool {
+	e := mut.entry(topic, true)
 	i, found := queueIndex(e.queues, q.BrokerName)
 	if found && e.queues[i] == q {
 		return false
 	}
-	t.m.edits++
+	mut.m.edits++
 	if found {
-		t.writable(e, 0)[i] = q
+		mut.writable(e, 0)[i] = q
 	} else {
-		t.insertQueue(e, q)
-		t.index(q.BrokerName).add(e)
+		mut.insertQueue(e, q)
+		mut.index(q.BrokerName).add(e)
 	}
-	t.markTopic(e)
+	mut.markTopic(e)
 	return true
 }
 
 // index returns the brokerName -> topics index set, creating it.
-func (t *mutation) index(brokerName string) *topicSet {
-	idx := t.m.byBroker[brokerName]
+func (mut *mutation) index(brokerName string) *topicSet {
+	idx := mut.m.byBroker[brokerName]
 	if idx == nil {
 		idx = newTopicSet()
-		t.m.byBroker[brokerName] = idx
+		mut.m.byBroker[brokerName] = idx
 	}
 	return idx
 }
 
 // removeQueue drops the broker's QueueData from the topic, and the topic
 // when no QueueData is left.
-func (t *mutation) removeQueue(e *topicEntry, brokerName string) bool {
+func (mut *mutation) removeQueue(e *topicEntry, brokerName string) bool {
 	i, found := queueIndex(e.queues, brokerName)
 	if !found {
 		return false
 	}
-	e.queues = slices.Delete(t.writable(e, 0), i, i+1)
-	t.unindex(brokerName, e)
+	e.queues = slices.Delete(mut.writable(e, 0), i, i+1)
+	mut.unindex(brokerName, e)
 	if len(e.queues) == 0 {
-		t.removeTopic(e)
+		mut.removeTopic(e)
 	}
-	t.markTopic(e)
+	mut.markTopic(e)
 	return true
 }
 
-func (t *mutation) unindex(brokerName string, e *topicEntry) {
-	t.m.removals++
-	t.m.edits++
-	if idx := t.m.byBroker[brokerName]; idx != nil {
+func (mut *mutation) unindex(brokerName string, e *topicEntry) {
+	mut.m.removals++
+	mut.m.edits++
+	if idx := mut.m.byBroker[brokerName]; idx != nil {
 		idx.remove(e)
 		if idx.len() == 0 {
-			delete(t.m.byBroker, brokerName)
+			delete(mut.m.byBroker, brokerName)
 		}
 	}
 }
 
 // removeTopic drops the topic's row and its index entries. The row stays
 // published, answering its last snapshot, until the commit withdraws it.
-func (t *mutation) removeTopic(e *topicEntry) {
+func (mut *mutation) removeTopic(e *topicEntry) {
 	for _, q := range e.queues {
-		t.unindex(q.BrokerName, e)
+		mut.unindex(q.BrokerName, e)
 	}
 	if !e.removed {
 		e.removed = true
-		t.withdrawals++
+		mut.withdrawals++
 	}
-	t.markTopic(e)
+	mut.markTopic(e)
 }
 
 // setPerm changes the perm of the broker's QueueData of the topic.
-func (t *mutation) setPerm(e *topicEntry, brokerName string, perm int32) {
+func (mut *mutation) setPerm(e *topicEntry, brokerName string, perm int32) {
 	i, found := queueIndex(e.queues, brokerName)
 	if !found || e.queues[i].Perm == perm {
 		return
 	}
-	t.writable(e, 0)[i].Perm = perm
-	t.m.edits++
-	t.markTopic(e)
+	mut.writable(e, 0)[i].Perm = perm
+	mut.m.edits++
+	mut.markTopic(e)
 }
 
 // brokersWithAddr lists the broker groups of cluster holding addr: the
@@ -240,8 +242,8 @@ func (m *Manager) brokersWithAddr(k addrKey) []string {
 
 // setFilters applies filter servers of (cluster, addr): nil leaves them,
 // empty removes them, otherwise they are replaced.
-func (t *mutation) setFilters(k addrKey, list []string) {
-	old, had := t.m.filters[k]
+func (mut *mutation) setFilters(k addrKey, list []string) {
+	old, had := mut.m.filters[k]
 	switch {
 	case list == nil:
 		return
@@ -249,14 +251,14 @@ func (t *mutation) setFilters(k addrKey, list []string) {
 		if !had {
 			return
 		}
-		delete(t.m.filters, k)
+		delete(mut.m.filters, k)
 	default:
 		if had && slices.Equal(old, list) {
 			return
 		}
-		t.m.filters[k] = slices.Clone(list)
+		mut.m.filters[k] = slices.Clone(list)
 	}
-	for _, name := range t.m.brokersWithAddr(k) {
-		t.markBroker(name)
+	for _, name := range mut.m.brokersWithAddr(k) {
+		mut.markBroker(name)
 	}
 }

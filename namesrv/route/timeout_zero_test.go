@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // TestHeartbeatTimeoutZeroExpiresAtNextScan: Java keeps a present
@@ -13,7 +15,7 @@ import (
 func TestHeartbeatTimeoutZeroExpiresAtNextScan(t *testing.T) {
 	h := newHarness(t, false)
 	r := reg("c1", "b1", "a1", 0, body(1, "t1", "t2"))
-	r.HeartbeatTimeoutMillis = HeartbeatTimeoutNone
+	r.HeartbeatTimeoutMillis = wire.HeartbeatTimeoutNone
 	mustRegister(t, h, r)
 	start := h.clock.Mono()
 	require.Equal(t, 0, h.ScanExpired(start), "not before its last refresh")

@@ -8,15 +8,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/internal/javahash"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // keyedBody builds a body whose keys (in body order) carry the given
 // topic names and perms.
-func keyedBody(counter int64, keys, names []string, perms []int32) *RegisterBody {
-	b := &RegisterBody{DataVersion: DataVersion{Counter: counter, Timestamp: 1}, TopicConfigs: map[string]TopicConfig{}}
+func keyedBody(counter int64, keys, names []string, perms []int32) *wire.RegisterBody {
+	b := &wire.RegisterBody{DataVersion: wire.DataVersion{Counter: counter, Timestamp: 1}, TopicConfigs: map[string]wire.TopicConfig{}}
 	for i, k := range keys {
 		b.Keys = append(b.Keys, k)
-		b.TopicConfigs[k] = TopicConfig{TopicName: names[i], ReadQueueNums: 8, WriteQueueNums: 8, Perm: perms[i], Pos: int32(i)}
+		b.TopicConfigs[k] = wire.TopicConfig{TopicName: names[i], ReadQueueNums: 8, WriteQueueNums: 8, Perm: perms[i], Pos: int32(i)}
 	}
 	return b
 }
@@ -32,13 +33,13 @@ func TestDuplicateTopicNameTakesJavaWalkOrder(t *testing.T) {
 	for run := range 100 {
 		h := newHarness(t, false)
 		mustRegister(t, h, reg("c1", "b1", "A", 0, keyedBody(1, []string{"b", "a", "x"}, []string{"T", "T", "X"},
-			[]int32{PermRead | PermWrite, PermRead, PermRead})))
-		require.Equal(t, PermRead|PermWrite, queueOf(t, h, "T", "b1").Perm, "run %d: new version, last key wins", run)
+			[]int32{wire.PermRead | wire.PermWrite, wire.PermRead, wire.PermRead})))
+		require.Equal(t, wire.PermRead|wire.PermWrite, queueOf(t, h, "T", "b1").Perm, "run %d: new version, last key wins", run)
 
 		mustRegister(t, h, reg("c1", "b1", "A", 0, keyedBody(1, []string{"b", "a", "x", "y", "z"},
-			[]string{"U", "U", "X", "Y", "Y"}, []int32{PermRead | PermWrite, PermRead, PermRead, PermWrite, PermRead})))
-		require.Equal(t, PermRead, queueOf(t, h, "U", "b1").Perm, "run %d: same version, first key wins", run)
-		require.Equal(t, PermWrite, queueOf(t, h, "Y", "b1").Perm, "run %d: same version, first key wins", run)
+			[]string{"U", "U", "X", "Y", "Y"}, []int32{wire.PermRead | wire.PermWrite, wire.PermRead, wire.PermRead, wire.PermWrite, wire.PermRead})))
+		require.Equal(t, wire.PermRead, queueOf(t, h, "U", "b1").Perm, "run %d: same version, first key wins", run)
+		require.Equal(t, wire.PermWrite, queueOf(t, h, "Y", "b1").Perm, "run %d: same version, first key wins", run)
 	}
 }
 
@@ -63,7 +64,7 @@ func collidingTopics(t *testing.T) (string, string) {
 // order, every run.
 func TestDuplicateTopicNameRowOrder(t *testing.T) {
 	u, v := collidingTopics(t)
-	rw := PermRead | PermWrite
+	rw := wire.PermRead | wire.PermWrite
 	for run := range 50 {
 		for _, names := range [][]string{{u, v, u}, {v, u, v}} {
 			h := newHarness(t, false)
@@ -76,13 +77,13 @@ func TestDuplicateTopicNameRowOrder(t *testing.T) {
 
 // answers is everything the tables answer for the model's universe.
 type answers struct {
-	Routes                                []*TopicRouteData
-	Acting                                []*TopicRouteData
-	All, System, Unit, UnitSub, UnitSubUn TopicList
-	ByCluster                             []TopicList
-	Cluster                               ClusterInfo
-	Members                               []BrokerMemberGroup
-	Notes                                 []MinBrokerIDChange
+	Routes                                []*wire.TopicRouteData
+	Acting                                []*wire.TopicRouteData
+	All, System, Unit, UnitSub, UnitSubUn wire.TopicList
+	ByCluster                             []wire.TopicList
+	Cluster                               wire.ClusterInfo
+	Members                               []wire.BrokerMemberGroup
+	Notes                                 []wire.MinBrokerIDChange
 }
 
 // answersOf collects the answers of every topic, cluster and group name
@@ -98,7 +99,7 @@ func answersOf(h *harness) answers {
 		topics = append(topics, syncBrokerMemberPrefix+"b"+strconv.Itoa(b))
 	}
 	for _, tp := range topics {
-		var r, act *TopicRouteData
+		var r, act *wire.TopicRouteData
 		if s := h.Lookup(tp); s != nil {
 			r, act = s.Route, s.ActingMaster
 		}

@@ -2,10 +2,10 @@ package route
 
 import (
 	"cmp"
-	"maps"
 	"slices"
 
 	"github.com/rmqgo/nameserver/internal/javahash"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // topicQueueTable is RouteInfoManager's new ConcurrentHashMap<>(1024):
@@ -16,11 +16,11 @@ var topicQueueTable = javahash.Kind{Initial: 2048, Concurrent: true}
 // in the order rows were added and records the table's largest size:
 // together they give the row's place in Java's iteration order
 // (tableOrder).
-func (t *mutation) noteNewTopic(e *topicEntry) {
-	m := t.m
+func (mut *mutation) noteNewTopic(e *topicEntry) {
+	m := mut.m
 	e.seq = m.rowsAdded
 	m.rowsAdded++
-	m.topicPeak = max(m.topicPeak, m.pub.live-t.withdrawals)
+	m.topicPeak = max(m.topicPeak, m.pub.live-mut.withdrawals)
 }
 
 // looseRow is a row added by a body key whose Pos does not place it in
@@ -32,81 +32,81 @@ type looseRow struct {
 
 // noteFresh records that body key k, at place pos, added the last added
 // row; first sizes the record for the body.
-func (t *mutation) noteFresh(body *RegisterBody, k string, pos int32, first bool) {
+func (mut *mutation) noteFresh(body *wire.RegisterBody, k string, pos int32, first bool) {
 	n := len(body.TopicConfigs)
 	if first {
-		t.rowAt = slices.Grow(t.rowAt[:0], n)[:n]
+		mut.rowAt = slices.Grow(mut.rowAt[:0], n)[:n]
 	}
-	e := t.added[len(t.added)-1]
+	e := mut.added[len(mut.added)-1]
 	if len(body.Keys) == n && pos >= 0 && int(pos) < n && body.Keys[pos] == k {
-		t.rowAt[pos] = e
+		mut.rowAt[pos] = e
 		return
 	}
-	t.loose = append(t.loose, looseRow{k, e})
+	mut.loose = append(mut.loose, looseRow{k, e})
 }
 
 // resetFresh empties the records of noteFresh, keeping their storage.
-func (t *mutation) resetFresh() {
-	clear(t.rowAt)
-	clear(t.loose)
-	t.rowAt, t.loose = t.rowAt[:0], t.loose[:0]
+func (mut *mutation) resetFresh() {
+	clear(mut.rowAt)
+	clear(mut.loose)
+	mut.rowAt, mut.loose = mut.rowAt[:0], mut.loose[:0]
 }
 
-// orderNewRows gives the rows one registration added (t.rowAt by body
+// orderNewRows gives the rows one registration added (mut.rowAt by body
 // key, stamped from base on) the order Java adds them in: its decoder
 // puts the body's topics into a new ConcurrentHashMap<>() in body order,
 // and registerBroker walks that map, appending each new topic to its bin
 // of topicQueueTable. The walk is the map's iteration order, which is not
 // the body's: it goes bucket by bucket, and the map's resizes reverse
 // parts of its bins (javahash.ConcurrentHashMap).
-func (t *mutation) orderNewRows(body *RegisterBody, base uint64) {
+func (mut *mutation) orderNewRows(body *wire.RegisterBody, base uint64) {
 	keys := body.KeyOrder()
-	if len(t.loose) > 0 {
-		t.placeLoose(keys)
+	if len(mut.loose) > 0 {
+		mut.placeLoose(keys)
 	}
-	for _, i := range t.javaKeyOrder(keys) {
-		if e := t.rowAt[i]; e != nil {
+	for _, i := range mut.javaKeyOrder(keys) {
+		if e := mut.rowAt[i]; e != nil {
 			e.seq = base
 			base++
 		}
 	}
-	t.releaseKeyOrder()
+	mut.releaseKeyOrder()
 }
 
 // javaKeyOrder returns the places in keys (the body's keys in body order)
 // in the order Java walks them: its decoder puts them into a new
 // ConcurrentHashMap<>() in body order, and registerBroker walks that map.
 // The result is valid until the next call or releaseKeyOrder.
-func (t *mutation) javaKeyOrder(keys []string) []int32 {
-	if t.tcTable == nil {
-		t.tcTable = javahash.NewConcurrentHashMap(tcTableBuckets)
+func (mut *mutation) javaKeyOrder(keys []string) []int32 {
+	if mut.tcTable == nil {
+		mut.tcTable = javahash.NewConcurrentHashMap(tcTableBuckets)
 	}
-	c := t.tcTable
+	c := mut.tcTable
 	c.Reset(tcTableBuckets)
 	for _, k := range keys {
 		c.Put(javahash.StringHash(k))
 	}
-	t.order = c.Order(t.order[:0])
-	return t.order
+	mut.order = c.Order(mut.order[:0])
+	return mut.order
 }
 
 // releaseKeyOrder drops javaKeyOrder's model after a large body: none is
 // kept between registrations.
-func (t *mutation) releaseKeyOrder() {
-	if len(t.order) > 1<<16 {
-		t.order, t.tcTable = nil, nil
+func (mut *mutation) releaseKeyOrder() {
+	if len(mut.order) > 1<<16 {
+		mut.order, mut.tcTable = nil, nil
 	}
 }
 
-// placeLoose puts the loose rows into t.rowAt at their key's place in keys.
-func (t *mutation) placeLoose(keys []string) {
+// placeLoose puts the loose rows into mut.rowAt at their key's place in keys.
+func (mut *mutation) placeLoose(keys []string) {
 	at := make(map[string]int, len(keys))
 	for i, k := range keys {
 		at[k] = i
 	}
-	for _, r := range t.loose {
+	for _, r := range mut.loose {
 		if i, ok := at[r.key]; ok {
-			t.rowAt[i] = r.e
+			mut.rowAt[i] = r.e
 		}
 	}
 }
@@ -114,18 +114,6 @@ func (t *mutation) placeLoose(keys []string) {
 // tcTableBuckets is the first table of the decoder's topicConfigTable
 // (new ConcurrentHashMap<>()).
 const tcTableBuckets = 16
-
-// KeyOrder returns the keys of the body's topic table in body order (Keys);
-// for a body built in memory, whose Keys do not match its table, in name
-// order (String.compareTo).
-func (b *RegisterBody) KeyOrder() []string {
-	if len(b.Keys) == len(b.TopicConfigs) {
-		return b.Keys
-	}
-	keys := slices.Collect(maps.Keys(b.TopicConfigs))
-	slices.SortFunc(keys, javahash.Compare)
-	return keys
-}
 
 // tableOrder sorts rows in the iteration order of Java's topicQueueTable:
 // by bucket of a table sized for the most topics it ever held (a
@@ -160,8 +148,8 @@ func (m *Manager) allRows() []*topicEntry {
 // newTopicList builds a TopicList whose set (ConcurrentHashMap.newKeySet)
 // received names in the given order: Java's TopicList body lists them in
 // that set's iteration order.
-func newTopicList(names []string) TopicList {
-	return TopicList{TopicList: javahash.InsertionOrder(names, javahash.ConcurrentDefault, javahash.StringHash)}
+func newTopicList(names []string) wire.TopicList {
+	return wire.TopicList{TopicList: javahash.InsertionOrder(names, javahash.ConcurrentDefault, javahash.StringHash)}
 }
 
 // rowNames returns the names of rows.

@@ -1,34 +1,28 @@
 package route
 
-// BodyDigest identifies a registration body: a hash (the namesrv
-// processor's registerDigest: half of a seeded 128-bit XXH3 of the body,
-// and a seeded 64-bit maphash over all of it, the body's length and
-// whatever else changes how the body decodes or whom it belongs to:
-// broker name and id, request version, compressed flag, bodyCrc32; 16
-// bytes). The zero value means "none".
-type BodyDigest [16]byte
+import "github.com/rmqgo/nameserver/namesrv/wire"
 
 // bodyMemo is what a live entry keeps of the body last applied for it, so
 // that a byte-identical re-registration can be answered without decoding
 // the body (32 bytes per live broker). Coordinator only.
 type bodyMemo struct {
-	digest   BodyDigest
+	digest   wire.BodyDigest
 	removals uint64 // Manager.removals right after the body was applied
 	applied  bool   // step 10 ran: the broker was a master or prime slave
 }
 
-// RegisterUnchanged applies a REGISTER_BROKER whose body has the digest
+// RegisterIfUnchanged applies a REGISTER_BROKER whose body has the digest
 // recorded by the last registration of the same (cluster, address) without
 // the body: req.Body is ignored. It reports false, having changed nothing,
 // unless the full RegisterBroker with that body would change nothing but
 // the broker's liveness (a new generation, channel, HA address and timeout
 // from the header) and answer the same; the caller then decodes the body
 // and calls RegisterBroker.
-func (m *Manager) RegisterUnchanged(req RegisterRequest) (res RegisterResult, ok bool) {
-	if req.BodyDigest == (BodyDigest{}) {
+func (m *Manager) RegisterIfUnchanged(req wire.RegisterRequest) (res wire.RegisterResult, ok bool) {
+	if req.BodyDigest == (wire.BodyDigest{}) {
 		return res, false
 	}
-	m.mutate(func(t *mutation) { res, ok = t.registerUnchanged(req) })
+	m.mutate(func(mut *mutation) { res, ok = mut.registerIfUnchanged(req) })
 	if ok {
 		m.counts.registrations.Add(1)
 		m.counts.unchanged.Add(1)
@@ -36,19 +30,19 @@ func (m *Manager) RegisterUnchanged(req RegisterRequest) (res RegisterResult, ok
 	return res, ok
 }
 
-func (t *mutation) registerUnchanged(req RegisterRequest) (RegisterResult, bool) {
-	m := t.m
+func (mut *mutation) registerIfUnchanged(req wire.RegisterRequest) (wire.RegisterResult, bool) {
+	m := mut.m
 	k := addrKey{req.ClusterName, req.BrokerAddr}
 	e := m.live.m[k]
-	if e == nil || e.memo.digest != req.BodyDigest || t.settings.DeleteTopicWithBrokerRegistration {
-		return RegisterResult{}, false // no body to compare, or step 10b would walk the table
+	if e == nil || e.memo.digest != req.BodyDigest || mut.settings.DeleteTopicWithBrokerRegistration {
+		return wire.RegisterResult{}, false // no body to compare, or step 10b would walk the table
 	}
 	b := m.brokers[req.BrokerName]
-	if b == nil || !t.sameGroup(b, req) {
-		return RegisterResult{}, false
+	if b == nil || !mut.sameGroup(b, req) {
+		return wire.RegisterResult{}, false
 	}
-	if t.appliesTopics(b, req) && (!e.memo.applied || e.memo.removals != m.removals) {
-		return RegisterResult{}, false // step 10 might find topics to add
+	if mut.appliesTopics(b, req) && (!e.memo.applied || e.memo.removals != m.removals) {
+		return wire.RegisterResult{}, false // step 10 might find topics to add
 	}
 	// Step 11: the body's DataVersion is the one stored. The memo stays as
 	// it is: its removals epoch vouches for topics applied back then, and
@@ -63,8 +57,8 @@ func (t *mutation) registerUnchanged(req RegisterRequest) (RegisterResult, bool)
 // sameGroup reports whether steps 1-8 of the registration would change
 // nothing: the group is in the cluster, has the registrant's zone and
 // enableActingMaster, and maps the address to the broker id only.
-func (t *mutation) sameGroup(b *brokerState, req RegisterRequest) bool {
-	if _, in := t.m.clusters[req.ClusterName][req.BrokerName]; !in {
+func (mut *mutation) sameGroup(b *brokerState, req wire.RegisterRequest) bool {
+	if _, in := mut.m.clusters[req.ClusterName][req.BrokerName]; !in {
 		return false
 	}
 	eam := req.EnableActingMaster != nil && *req.EnableActingMaster
@@ -83,10 +77,10 @@ func (t *mutation) sameGroup(b *brokerState, req RegisterRequest) bool {
 // appliesTopics is step 9: whether the registrant is a master or the
 // prime slave of an acting-master registration, whose topics step 10
 // applies.
-func (t *mutation) appliesTopics(b *brokerState, req RegisterRequest) bool {
-	if req.BrokerID == MasterID {
+func (mut *mutation) appliesTopics(b *brokerState, req wire.RegisterRequest) bool {
+	if req.BrokerID == wire.MasterID {
 		return true
 	}
-	minNow, _ := minKey(b.addrs)
+	minNow, _ := minBrokerID(b.addrs)
 	return req.EnableActingMaster != nil && req.BrokerID == minNow
 }

@@ -5,12 +5,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
-var digestA, digestB = BodyDigest{1}, BodyDigest{2}
+var digestA, digestB = wire.BodyDigest{1}, wire.BodyDigest{2}
 
 // withDigest is req carrying the digest d.
-func withDigest(req RegisterRequest, d BodyDigest) RegisterRequest {
+func withDigest(req wire.RegisterRequest, d wire.BodyDigest) wire.RegisterRequest {
 	req.BodyDigest = d
 	return req
 }
@@ -28,46 +30,46 @@ func TestRegisterUnchangedRefreshesLiveness(t *testing.T) {
 	h.clock.Advance(time.Minute)
 	ch := newChan("new-conn")
 	slave.Channel, slave.Body = ch, nil
-	res, ok := h.RegisterUnchanged(slave)
+	res, ok := h.RegisterIfUnchanged(slave)
 	require.True(t, ok, "identical body of a slave")
 	require.Equal(t, full, res, "the same answer as the full path: master and HA address")
-	require.Equal(t, RegisterResult{HAServerAddr: "a0-ha", MasterAddr: "a0"}, res)
+	require.Equal(t, wire.RegisterResult{HAServerAddr: "a0-ha", MasterAddr: "a0"}, res)
 	e := h.live.m[addrKey{"c1", "a1"}]
 	require.Equal(t, h.clock.Mono(), e.last, "liveness refreshed")
-	require.Same(t, Channel(ch), e.ch, "the new connection is bound")
+	require.Same(t, wire.Channel(ch), e.ch, "the new connection is bound")
 	require.Greater(t, e.gen, gen, "a new generation fences older unregistrations")
 	require.Same(t, snap, h.Lookup("t1"))
 	require.Equal(t, pubs, h.Stats().Publications)
 	require.Equal(t, uint64(1), h.Stats().UnchangedRegistrations)
 
 	master.Body = nil
-	_, ok = h.RegisterUnchanged(master)
+	_, ok = h.RegisterIfUnchanged(master)
 	require.True(t, ok, "identical body of a master")
 }
 
 func TestRegisterUnchangedFallsBack(t *testing.T) {
-	cases := map[string]func(t *testing.T, h *harness, req *RegisterRequest){
-		"other digest": func(_ *testing.T, _ *harness, req *RegisterRequest) { req.BodyDigest = digestB },
-		"no digest":    func(_ *testing.T, _ *harness, req *RegisterRequest) { req.BodyDigest = BodyDigest{} },
-		"other broker": func(_ *testing.T, _ *harness, req *RegisterRequest) { req.BrokerAddr = "a9" },
-		"other id":     func(_ *testing.T, _ *harness, req *RegisterRequest) { req.BrokerID = 2 },
-		"other zone":   func(_ *testing.T, _ *harness, req *RegisterRequest) { req.ZoneName = "z" },
-		"acting master": func(_ *testing.T, _ *harness, req *RegisterRequest) {
+	cases := map[string]func(t *testing.T, h *harness, req *wire.RegisterRequest){
+		"other digest": func(_ *testing.T, _ *harness, req *wire.RegisterRequest) { req.BodyDigest = digestB },
+		"no digest":    func(_ *testing.T, _ *harness, req *wire.RegisterRequest) { req.BodyDigest = wire.BodyDigest{} },
+		"other broker": func(_ *testing.T, _ *harness, req *wire.RegisterRequest) { req.BrokerAddr = "a9" },
+		"other id":     func(_ *testing.T, _ *harness, req *wire.RegisterRequest) { req.BrokerID = 2 },
+		"other zone":   func(_ *testing.T, _ *harness, req *wire.RegisterRequest) { req.ZoneName = "z" },
+		"acting master": func(_ *testing.T, _ *harness, req *wire.RegisterRequest) {
 			req.EnableActingMaster = boolp(true)
 		},
-		"unregistered": func(t *testing.T, h *harness, req *RegisterRequest) {
-			require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "a0", BrokerName: "b1"}))
+		"unregistered": func(t *testing.T, h *harness, req *wire.RegisterRequest) {
+			require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "a0", BrokerName: "b1"}))
 			h.WaitIdle()
 		},
-		"a queue removed since": func(t *testing.T, h *harness, _ *RegisterRequest) {
+		"a queue removed since": func(t *testing.T, h *harness, _ *wire.RegisterRequest) {
 			mustRegister(t, h, reg("c1", "b2", "x0", 0, body(1, "t8", "t9")))
-			require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "x0", BrokerName: "b2"}))
+			require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "x0", BrokerName: "b2"}))
 			h.WaitIdle()
 		},
-		"body replaced since": func(t *testing.T, h *harness, req *RegisterRequest) {
+		"body replaced since": func(t *testing.T, h *harness, req *wire.RegisterRequest) {
 			mustRegister(t, h, withDigest(reg("c1", "b1", "a0", 0, body(2, "t1")), digestB))
 		},
-		"deleteTopicWithBrokerRegistration": func(t *testing.T, h *harness, _ *RegisterRequest) {
+		"deleteTopicWithBrokerRegistration": func(t *testing.T, h *harness, _ *wire.RegisterRequest) {
 			h.set(Settings{DeleteTopicWithBrokerRegistration: true})
 		},
 	}
@@ -79,7 +81,7 @@ func TestRegisterUnchangedFallsBack(t *testing.T) {
 			req.Body = nil
 			change(t, h, &req)
 			regs := h.Stats().Registrations
-			_, ok := h.RegisterUnchanged(req)
+			_, ok := h.RegisterIfUnchanged(req)
 			require.False(t, ok)
 			require.Equal(t, regs, h.Stats().Registrations, "nothing counted")
 			require.Zero(t, h.Stats().UnchangedRegistrations)
@@ -100,9 +102,9 @@ func TestRegisterUnchangedPrimeSlaveFallsBack(t *testing.T) {
 	s2.EnableActingMaster = boolp(true)
 	mustRegister(t, h, s2)
 	mustRegister(t, h, s1) // not prime: id 0 is the minimum
-	require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "a0", BrokerName: "b1"}))
+	require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "a0", BrokerName: "b1"}))
 	h.WaitIdle()
 	s1.Body = nil
-	_, ok := h.RegisterUnchanged(s1)
+	_, ok := h.RegisterIfUnchanged(s1)
 	require.False(t, ok, "now the prime slave: its topics were never applied")
 }

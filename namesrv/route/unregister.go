@@ -6,12 +6,14 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 // unregReq is a queued unregistration, fenced by the generation of the
 // live entry it targets (0 when there was none).
 type unregReq struct {
-	UnregisterRequest
+	wire.UnregisterRequest
 	gen uint64
 }
 
@@ -45,7 +47,7 @@ func (q *unregQueue) add(n int) {
 // Unregister queues an UNREGISTER_BROKER, fenced by the generation of the
 // broker's current live entry. It returns false when the queue is full
 // (the processor answers code 1).
-func (m *Manager) Unregister(req UnregisterRequest) bool {
+func (m *Manager) Unregister(req wire.UnregisterRequest) bool {
 	gen := m.live.genOf(addrKey{req.ClusterName, req.BrokerAddr})
 	return m.enqueue(unregReq{UnregisterRequest: req, gen: gen})
 }
@@ -116,7 +118,7 @@ func (m *Manager) applyUnregister(batch []unregReq) {
 	if hook := m.unreg.beforeApply; hook != nil {
 		hook()
 	}
-	m.mutate(func(t *mutation) { t.unregister(batch) })
+	m.mutate(func(mut *mutation) { mut.unregister(batch) })
 	m.unreg.add(-len(batch))
 }
 
@@ -133,7 +135,7 @@ func newUnregBatch() unregBatch {
 }
 
 // unregister applies a batch under the coordinator (unRegisterBroker).
-func (t *mutation) unregister(batch []unregReq) {
+func (mut *mutation) unregister(batch []unregReq) {
 	ub := newUnregBatch()
 	seen := make(map[unregReq]struct{}, len(batch))
 	for _, r := range batch {
@@ -141,35 +143,35 @@ func (t *mutation) unregister(batch []unregReq) {
 			continue
 		}
 		seen[r] = struct{}{}
-		t.unregisterOne(r, &ub)
+		mut.unregisterOne(r, &ub)
 	}
-	t.finishUnregister(&ub)
+	mut.finishUnregister(&ub)
 }
 
 // finishUnregister drops the addresses left without a live entry from
 // every group, then the queues of removed groups, and sends the 905s.
-func (t *mutation) finishUnregister(ub *unregBatch) {
-	t.dropDeadAddrs(ub)
-	t.cleanTopics(ub)
-	if t.settings.NotifyMinBrokerIDChanged {
-		t.notifyOffline(ub.offline)
+func (mut *mutation) finishUnregister(ub *unregBatch) {
+	mut.dropDeadAddrs(ub)
+	mut.cleanTopics(ub)
+	if mut.settings.NotifyMinBrokerIDChanged {
+		mut.notifyOffline(ub.offline)
 	}
 }
 
-func (t *mutation) unregisterOne(r unregReq, ub *unregBatch) {
-	m := t.m
+func (mut *mutation) unregisterOne(r unregReq, ub *unregBatch) {
+	m := mut.m
 	k := addrKey{r.ClusterName, r.BrokerAddr}
 	if e := m.live.m[k]; e != nil && e.gen != r.gen {
 		m.counts.staleUnregistrations.Add(1)
 		m.log.Info("skip stale unregister", "cluster", k.cluster, "addr", k.addr, "gen", r.gen, "live_gen", e.gen)
 		if e.name != r.BrokerName {
-			t.dropRenamed(r, ub)
+			mut.dropRenamed(r, ub)
 		}
 		return
 	}
 	m.counts.unregistrations.Add(1)
 	m.live.remove(k)
-	t.setFilters(k, []string{})
+	mut.setFilters(k, []string{})
 	ub.gone = append(ub.gone, k.addr)
 	m.log.Info("unregister broker", "cluster", k.cluster, "addr", k.addr, "broker", r.BrokerName, "id", r.BrokerID)
 	b := m.brokers[r.BrokerName]
@@ -177,25 +179,25 @@ func (t *mutation) unregisterOne(r unregReq, ub *unregBatch) {
 		ub.reduced[r.BrokerName] = struct{}{}
 		return
 	}
-	t.leaveGroup(b, r.BrokerAddr, r.BrokerID, r.ClusterName, ub)
+	mut.leaveGroup(b, r.BrokerAddr, r.BrokerID, r.ClusterName, ub)
 }
 
 // leaveGroup drops every id of b mapped to addr. A group left without
 // addresses is removed, with its membership of cluster ("" = of every
 // cluster). id is the unregistered broker id: when it was the group's
 // smallest, the group is noted for 905 (Java compares the request's id).
-func (t *mutation) leaveGroup(b *brokerState, addr string, id int64, cluster string, ub *unregBatch) {
-	m := t.m
-	minID, ok := minKey(b.addrs)
-	t.dropAddr(b, addr, nil)
+func (mut *mutation) leaveGroup(b *brokerState, addr string, id int64, cluster string, ub *unregBatch) {
+	m := mut.m
+	minID, ok := minBrokerID(b.addrs)
+	mut.dropAddr(b, addr, nil)
 	if len(b.addrs) == 0 {
 		delete(m.brokers, b.name)
-		t.markBroker(b.name)
+		mut.markBroker(b.name)
 		if cluster != "" {
-			t.leaveCluster(cluster, b.name)
+			mut.leaveCluster(cluster, b.name)
 		} else {
 			for c := range m.clusters {
-				t.leaveCluster(c, b.name)
+				mut.leaveCluster(c, b.name)
 			}
 		}
 		ub.removed[b.name] = struct{}{}
@@ -208,37 +210,37 @@ func (t *mutation) leaveGroup(b *brokerState, addr string, id int64, cluster str
 }
 
 // dropAddr removes every id of b mapped to addr, except keep (may be nil).
-func (t *mutation) dropAddr(b *brokerState, addr string, keep *int64) bool {
+func (mut *mutation) dropAddr(b *brokerState, addr string, keep *int64) bool {
 	changed := false
 	for id, a := range b.addrs {
 		if a == addr && (keep == nil || id != *keep) {
 			b.deleteAddr(id)
-			t.m.unuseAddr(a)
+			mut.m.unuseAddr(a)
 			changed = true
 		}
 	}
 	if changed {
-		t.markBroker(b.name)
+		mut.markBroker(b.name)
 	}
 	return changed
 }
 
-func (t *mutation) leaveCluster(cluster, name string) {
-	if names := t.m.clusters[cluster]; names != nil {
+func (mut *mutation) leaveCluster(cluster, name string) {
+	if names := mut.m.clusters[cluster]; names != nil {
 		delete(names, name)
 		if len(names) == 0 {
-			delete(t.m.clusters, cluster)
+			delete(mut.m.clusters, cluster)
 		}
 	}
 }
 
 // cleanTopics drops the queues of removed groups and strips WRITE from the
 // queues of reduced acting-master groups left without a master.
-func (t *mutation) cleanTopics(ub *unregBatch) {
-	m := t.m
+func (mut *mutation) cleanTopics(ub *unregBatch) {
+	m := mut.m
 	for name := range ub.removed {
 		for e := range m.byBroker[name].all() {
-			t.removeQueue(e, name)
+			mut.removeQueue(e, name)
 		}
 	}
 	for name := range ub.reduced {
@@ -248,7 +250,7 @@ func (t *mutation) cleanTopics(ub *unregBatch) {
 		}
 		for e := range m.byBroker[name].all() {
 			if i, ok := queueIndex(e.queues, name); ok {
-				t.setPerm(e, name, e.queues[i].Perm&^PermWrite)
+				mut.setPerm(e, name, e.queues[i].Perm&^wire.PermWrite)
 			}
 		}
 	}
@@ -256,34 +258,34 @@ func (t *mutation) cleanTopics(ub *unregBatch) {
 
 // hasMaster is !isNoMasterExists: some address with id <= 0.
 func hasMaster(b *brokerState) bool {
-	minID, ok := minKey(b.addrs)
+	minID, ok := minBrokerID(b.addrs)
 	return ok && minID <= 0
 }
 
 // notifyOffline queues the 905 notifications of groups whose minimum id
 // went offline, for acting-master groups only.
-func (t *mutation) notifyOffline(offline map[string]string) {
+func (mut *mutation) notifyOffline(offline map[string]string) {
 	names := make([]string, 0, len(offline))
 	for name := range offline {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		b := t.m.brokers[name]
+		b := mut.m.brokers[name]
 		if b == nil || !b.actingMaster || len(b.addrs) == 0 {
 			continue
 		}
 		n := minIDChange(b.addrs, offline[name], "")
-		t.notes = append(t.notes, n)
+		mut.notes = append(mut.notes, n)
 	}
 }
 
 // minIDChange builds a 905 for the group addrs (notifyMinBrokerIdChanged
 // and chooseBrokerAddrsToNotify): after an unregistration or for a single
 // address every member is told, otherwise every member but the new minimum.
-func minIDChange(addrs map[int64]string, offline, ha string) MinBrokerIDChange {
-	minID, _ := minKey(addrs)
-	n := MinBrokerIDChange{MinBrokerID: minID, MinBrokerAddr: addrs[minID], OfflineBrokerAddr: offline, HABrokerAddr: ha}
+func minIDChange(addrs map[int64]string, offline, ha string) wire.MinBrokerIDChange {
+	minID, _ := minBrokerID(addrs)
+	n := wire.MinBrokerIDChange{MinBrokerID: minID, MinBrokerAddr: addrs[minID], OfflineBrokerAddr: offline, HABrokerAddr: ha}
 	ids := make([]int64, 0, len(addrs))
 	for id := range addrs {
 		if offline != "" || len(addrs) == 1 || id != minID {
@@ -303,7 +305,7 @@ func minIDChange(addrs map[int64]string, offline, ha string) MinBrokerIDChange {
 // filter-server entries (Java would leave them forever). Caller holds the
 // coordinator.
 func (m *Manager) unregFor(x expired) unregReq {
-	r := unregReq{UnregisterRequest: UnregisterRequest{ClusterName: x.key.cluster, BrokerAddr: x.key.addr}, gen: x.gen}
+	r := unregReq{UnregisterRequest: wire.UnregisterRequest{ClusterName: x.key.cluster, BrokerAddr: x.key.addr}, gen: x.gen}
 	if b := m.brokers[x.name]; b != nil && b.cluster == x.key.cluster {
 		// A registration drops the other ids of its address (step 5), so
 		// the registered id, when it still maps to the address, is the only one.

@@ -5,12 +5,14 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
 func TestUnregisterRemovesGroup(t *testing.T) {
 	h := newHarness(t, true)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
-	require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "a1", BrokerName: "b1"}))
+	require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "a1", BrokerName: "b1"}))
 	h.WaitIdle()
 	require.Nil(t, h.Lookup("t1"))
 	require.Empty(t, h.AllTopics().TopicList)
@@ -27,10 +29,10 @@ func TestUnregisterSlaveReducesGroup(t *testing.T) {
 	mustRegister(t, h, reg("c1", "b1", "m0", 0, body(1, "t1", "t2")))
 	mustRegister(t, h, reg("c1", "b1", "s1", 1, body(1, "t1", "t2")))
 	// The request's id is not used for removal: the address is.
-	require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "s1", BrokerName: "b1", BrokerID: 7}))
+	require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "s1", BrokerName: "b1", BrokerID: 7}))
 	h.WaitIdle()
 	require.Equal(t, map[int64]string{0: "m0"}, h.Lookup("t1").Route.BrokerDatas[0].BrokerAddrs)
-	require.Equal(t, PermRead|PermWrite, queueOf(t, h, "t1", "b1").Perm)
+	require.Equal(t, wire.PermRead|wire.PermWrite, queueOf(t, h, "t1", "b1").Perm)
 }
 
 func TestUnregisterMasterOfActingMasterGroup(t *testing.T) {
@@ -43,16 +45,16 @@ func TestUnregisterMasterOfActingMasterGroup(t *testing.T) {
 		mustRegister(t, h, s)
 		require.Nil(t, h.Lookup("t1").ActingMaster)
 
-		require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "m0", BrokerName: "b1"}))
+		require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "m0", BrokerName: "b1"}))
 		h.WaitIdle()
 		snap := h.Lookup("t1")
 		require.Equal(t, map[int64]string{1: "s1"}, snap.Route.BrokerDatas[0].BrokerAddrs)
 		if !eam {
-			require.Equal(t, PermRead|PermWrite, queueOf(t, h, "t1", "b1").Perm)
+			require.Equal(t, wire.PermRead|wire.PermWrite, queueOf(t, h, "t1", "b1").Perm)
 			require.Nil(t, snap.ActingMaster)
 			continue
 		}
-		require.Equal(t, PermRead, queueOf(t, h, "t1", "b1").Perm, "no master left: WRITE stripped")
+		require.Equal(t, wire.PermRead, queueOf(t, h, "t1", "b1").Perm, "no master left: WRITE stripped")
 		require.Equal(t, map[int64]string{0: "s1"}, snap.ActingMaster.BrokerDatas[0].BrokerAddrs)
 		require.Same(t, snap.ActingMaster, snap.RouteFor(true))
 		require.Same(t, snap.Route, snap.RouteFor(false))
@@ -63,7 +65,7 @@ func TestUnregisterMasterOfActingMasterGroup(t *testing.T) {
 func TestUnregisterNotifiesOffline(t *testing.T) {
 	h := newHarness(t, true)
 	h.set(Settings{NotifyMinBrokerIDChanged: true})
-	for _, r := range []RegisterRequest{
+	for _, r := range []wire.RegisterRequest{
 		reg("c1", "b1", "m0", 0, body(1, "t1", "t2")),
 		reg("c1", "b1", "s1", 1, body(1, "t1", "t2")),
 		reg("c1", "b1", "s2", 2, body(1, "t1", "t2")),
@@ -72,12 +74,12 @@ func TestUnregisterNotifiesOffline(t *testing.T) {
 		mustRegister(t, h, r)
 	}
 	h.takeNotes()
-	require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "m0", BrokerName: "b1", BrokerID: 0}))
+	require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "m0", BrokerName: "b1", BrokerID: 0}))
 	h.WaitIdle()
-	require.Equal(t, []MinBrokerIDChange{{TargetAddrs: []string{"s1", "s2"}, MinBrokerID: 1, MinBrokerAddr: "s1",
+	require.Equal(t, []wire.MinBrokerIDChange{{TargetAddrs: []string{"s1", "s2"}, MinBrokerID: 1, MinBrokerAddr: "s1",
 		OfflineBrokerAddr: "m0"}}, h.takeNotes())
 
-	require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "s2", BrokerName: "b1", BrokerID: 2}))
+	require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "s2", BrokerName: "b1", BrokerID: 2}))
 	h.WaitIdle()
 	require.Empty(t, h.takeNotes(), "id 2 was not the minimum")
 }
@@ -85,7 +87,7 @@ func TestUnregisterNotifiesOffline(t *testing.T) {
 func TestUnregisterQueueFull(t *testing.T) {
 	h := newHarness(t, false, func(o *Options) { o.UnregisterQueueCap = 2 })
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
-	req := UnregisterRequest{ClusterName: "c1", BrokerAddr: "a1", BrokerName: "b1"}
+	req := wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "a1", BrokerName: "b1"}
 	require.True(t, h.Unregister(req))
 	require.True(t, h.Unregister(req))
 	require.False(t, h.Unregister(req))
@@ -100,7 +102,7 @@ func TestUnregisterQueueFull(t *testing.T) {
 func TestUnregisterUnknownBrokerIsHarmless(t *testing.T) {
 	h := newHarness(t, true)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
-	require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c9", BrokerAddr: "zz", BrokerName: "nobody", BrokerID: 3}))
+	require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c9", BrokerAddr: "zz", BrokerName: "nobody", BrokerID: 3}))
 	h.WaitIdle()
 	require.NotNil(t, h.Lookup("t1"))
 }
@@ -145,7 +147,7 @@ func TestExplicitUnregisterFencedByGeneration(t *testing.T) {
 	h := newHarness(t, false) // worker not started: requests wait in the queue
 	r := reg("c1", "b1", "a1", 0, body(1, "t1", "t2"))
 	mustRegister(t, h, r)
-	require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "a1", BrokerName: "b1"}))
+	require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "a1", BrokerName: "b1"}))
 	mustRegister(t, h, r) // a newer session before the request is applied
 	h.WaitIdle()
 	require.NotNil(t, h.Lookup("t1"))
@@ -172,7 +174,7 @@ func TestChannelCloseUnregisters(t *testing.T) {
 func TestStopAppliesQueued(t *testing.T) {
 	h := newHarness(t, false)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
-	require.True(t, h.Unregister(UnregisterRequest{ClusterName: "c1", BrokerAddr: "a1", BrokerName: "b1"}))
+	require.True(t, h.Unregister(wire.UnregisterRequest{ClusterName: "c1", BrokerAddr: "a1", BrokerName: "b1"}))
 	h.Start()
 	h.Stop()
 	require.Nil(t, h.Lookup("t1"))

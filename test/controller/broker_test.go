@@ -12,16 +12,16 @@ import (
 
 	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
-	"github.com/rmqgo/nameserver/test/brokerflow"
+	"github.com/rmqgo/nameserver/test/ctlbroker"
 )
 
 // fakeBroker is a controller-mode broker following docs/controller.md section 7
-// (brokerflow.Broker: it listens on its own address for 1008, keeps one
+// (ctlbroker.Broker: it listens on its own address for 1008, keeps one
 // connection per controller, finds the leader with 1005 and re-discovers it
 // on 2007), bound to a test: every call is bounded by waitLimit and a failure
 // fails the test.
 type fakeBroker struct {
-	*brokerflow.Broker
+	*ctlbroker.Broker
 	t    testing.TB
 	addr string
 	id   int64 // set by applyID
@@ -29,7 +29,7 @@ type fakeBroker struct {
 
 func newFakeBroker(t testing.TB, cluster, name string, ctlAddrs []string, hbTimeout time.Duration) *fakeBroker {
 	t.Helper()
-	b, err := brokerflow.New(brokerflow.Config{Cluster: cluster, Name: name, Controllers: ctlAddrs, HeartbeatTimeout: hbTimeout})
+	b, err := ctlbroker.New(ctlbroker.Config{Cluster: cluster, Name: name, Controllers: ctlAddrs, HeartbeatTimeout: hbTimeout})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
 	return &fakeBroker{Broker: b, t: t, addr: b.Addr()}
@@ -129,6 +129,6 @@ func (b *fakeBroker) heartbeatSync() {
 }
 
 // waitNotice waits for a 1008 naming masterEpoch.
-func (b *fakeBroker) waitNotice(masterEpoch int) (brokerflow.Notice, error) {
+func (b *fakeBroker) waitNotice(masterEpoch int) (ctlbroker.Notice, error) {
 	return b.WaitNotice(b.ctx(), int32(masterEpoch))
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/namesrv"
 	"github.com/rmqgo/nameserver/raftstore"
-	"github.com/rmqgo/nameserver/test/brokerflow"
+	"github.com/rmqgo/nameserver/test/ctlbroker"
 )
 
 // TestBrokerFlow runs tools/brokerflow's flow (what `make cluster` runs
@@ -27,7 +27,7 @@ func TestBrokerFlow(t *testing.T) {
 	for _, n := range []int{3, 2} {
 		var out strings.Builder
 		ctx, cancel := context.WithTimeout(context.Background(), 2*waitLimit)
-		res, err := brokerflow.Run(ctx, brokerflow.FlowConfig{
+		res, err := ctlbroker.Run(ctx, ctlbroker.FlowConfig{
 			Controllers: c.addrs(), NameServers: nameServers, BrokerName: fmt.Sprintf("flow-%d", n), Brokers: n,
 			HeartbeatInterval: heartbeatInterval, HeartbeatTimeout: 3 * time.Second, StepTimeout: waitLimit, Out: &out,
 		})

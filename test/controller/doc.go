@@ -3,7 +3,7 @@
 // TCP transports on OS-chosen ports, BoltDB stores in temporary
 // directories) driven by fake controller-mode brokers that follow the Java
 // broker's script (docs/controller.md section 7; the brokers are
-// test/brokerflow's, and TestBrokerFlow runs tools/brokerflow's whole flow
+// test/ctlbroker's, and TestBrokerFlow runs tools/brokerflow's whole flow
 // with in-process NameServers), plus the golden
 // replay of the Java 5.3 controller exchanges and failover measurements.
 //

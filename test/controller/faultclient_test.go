@@ -16,7 +16,7 @@ import (
 
 	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
-	"github.com/rmqgo/nameserver/test/brokerflow"
+	"github.com/rmqgo/nameserver/test/ctlbroker"
 )
 
 // faultClient is one client of the fault tests (a broker of faultSet or
@@ -26,7 +26,7 @@ import (
 type faultClient struct {
 	t      testing.TB
 	id     int
-	b      *brokerflow.Broker
+	b      *ctlbroker.Broker
 	set    string // the broker set it belongs to (or reads, as the admin)
 	h      *history
 	mu     sync.Mutex
@@ -46,7 +46,7 @@ func newFaultClient(t testing.TB, h *history, id int, ctls []string) *faultClien
 // ctls, announcing hbTimeout in its heartbeats and recording into h.
 func newSetClient(t testing.TB, h *history, id int, ctls []string, set string, hbTimeout time.Duration) *faultClient {
 	t.Helper()
-	b, err := brokerflow.New(brokerflow.Config{Name: set, Controllers: ctls,
+	b, err := ctlbroker.New(ctlbroker.Config{Name: set, Controllers: ctls,
 		HeartbeatTimeout: hbTimeout, CallTimeout: 8 * time.Second})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
@@ -142,7 +142,7 @@ func (c *faultClient) applyID(next *int64) bool {
 }
 
 func (c *faultClient) ext(more ...string) map[string]string {
-	m := map[string]string{"clusterName": brokerflow.DefaultCluster, "brokerName": c.set,
+	m := map[string]string{"clusterName": ctlbroker.DefaultCluster, "brokerName": c.set,
 		"invokeTime": strconv.FormatInt(time.Now().UnixMilli(), 10)}
 	for i := 0; i+1 < len(more); i += 2 {
 		m[more[i]] = more[i+1]

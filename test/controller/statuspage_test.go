@@ -16,7 +16,7 @@ import (
 	"github.com/rmqgo/nameserver/internal/browsertest"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
 	"github.com/rmqgo/nameserver/metrics/statuspage"
-	"github.com/rmqgo/nameserver/test/brokerflow"
+	"github.com/rmqgo/nameserver/test/ctlbroker"
 )
 
 // serveStatusPage serves the status page of nd's controller as the
@@ -43,7 +43,7 @@ func TestStatusPageInBrowserControllerCluster(t *testing.T) {
 	names := []string{"orders-set", "audit-set", `<script>document.title="x"</script>`}
 	for _, name := range names {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-		set, err := brokerflow.StartSet(ctx, brokerflow.Config{Name: name, Controllers: c.addrs()}, 3, time.Second)
+		set, err := ctlbroker.StartSet(ctx, ctlbroker.Config{Name: name, Controllers: c.addrs()}, 3, time.Second)
 		cancel()
 		require.NoError(t, err, "broker set %s", name)
 		t.Cleanup(func() { _ = set.Close() })
@@ -73,7 +73,7 @@ func TestControllerStatusCutsSetsToLimit(t *testing.T) {
 	var masters []string
 	for _, name := range []string{"set-c", "set-a", "set-b"} {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-		set, err := brokerflow.StartSet(ctx, brokerflow.Config{Name: name, Controllers: c.addrs()}, 2, time.Second)
+		set, err := ctlbroker.StartSet(ctx, ctlbroker.Config{Name: name, Controllers: c.addrs()}, 2, time.Second)
 		cancel()
 		require.NoError(t, err, "broker set %s", name)
 		t.Cleanup(func() { _ = set.Close() })

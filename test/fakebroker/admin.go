@@ -4,7 +4,7 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -47,7 +47,7 @@ func (b *Broker) handleRuntimeInfo(c *remoting.Conn, req *remoting.Command) (*re
 	}
 	b.requests.add(req)
 	resp := remoting.NewResponse(req, remoting.Success, "")
-	resp.Body = body.AppendKVTable(nil, info)
+	resp.Body = wire.AppendKVTable(nil, info)
 	return resp, nil
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -35,7 +35,7 @@ type Config struct {
 	// always has (its cluster name, its broker name, SELF_TEST_TOPIC and
 	// rmq_sys_SYNC_BROKER_MEMBER_<brokerName>), which also keeps a first
 	// registration clear of the NameServer's single-topic guard.
-	Topics         []route.TopicConfig
+	Topics         []wire.TopicConfig
 	NoSystemTopics bool
 	// EnableActingMaster is sent as ext enableActingMaster (always present,
 	// as from a 5.x broker).
@@ -65,10 +65,10 @@ type Config struct {
 
 // Topic returns a read-write topic config with the given number of read
 // and write queues, as `mqadmin updateTopic` creates it.
-func Topic(name string, queues int32) route.TopicConfig {
-	return route.TopicConfig{
+func Topic(name string, queues int32) wire.TopicConfig {
+	return wire.TopicConfig{
 		TopicName: name, ReadQueueNums: queues, WriteQueueNums: queues,
-		Perm: route.PermRead | route.PermWrite, TopicFilterType: "SINGLE_TAG",
+		Perm: wire.PermRead | wire.PermWrite, TopicFilterType: "SINGLE_TAG",
 		Attributes: map[string]string{},
 	}
 }
@@ -82,8 +82,8 @@ type Broker struct {
 	port int
 
 	mu      sync.Mutex
-	topics  map[string]route.TopicConfig
-	dv      route.DataVersion
+	topics  map[string]wire.TopicConfig
+	dv      wire.DataVersion
 	clients map[string]*remoting.Client
 	offsets map[string]int64 // "topic/queueId" -> next queue offset
 	commit  int64            // next commit log offset
@@ -106,7 +106,7 @@ func New(cfg Config) (*Broker, error) {
 		port:    ln.Addr().(*net.TCPAddr).Port,
 		clients: map[string]*remoting.Client{},
 		offsets: map[string]int64{},
-		dv:      route.DataVersion{Counter: 1, Timestamp: time.Now().UnixMilli()},
+		dv:      wire.DataVersion{Counter: 1, Timestamp: time.Now().UnixMilli()},
 	}
 	b.topics = b.initialTopics()
 	b.srv = remoting.NewServer(remoting.ServerConfig{Logger: cfg.Logger.Named("server"), ConnHooks: cfg.ConnHooks})
@@ -136,8 +136,8 @@ func withDefaults(cfg Config) Config {
 }
 
 // initialTopics is the system topics (unless disabled) plus cfg.Topics.
-func (b *Broker) initialTopics() map[string]route.TopicConfig {
-	m := map[string]route.TopicConfig{}
+func (b *Broker) initialTopics() map[string]wire.TopicConfig {
+	m := map[string]wire.TopicConfig{}
 	if !b.cfg.NoSystemTopics {
 		for _, tc := range systemTopics(b.cfg.ClusterName, b.cfg.BrokerName) {
 			m[tc.TopicName] = tc
@@ -150,18 +150,18 @@ func (b *Broker) initialTopics() map[string]route.TopicConfig {
 }
 
 // systemTopics are topics every Java broker registers (TopicConfigManager).
-func systemTopics(cluster, name string) []route.TopicConfig {
-	sys := func(topic string, perm int32) route.TopicConfig {
+func systemTopics(cluster, name string) []wire.TopicConfig {
+	sys := func(topic string, perm int32) wire.TopicConfig {
 		tc := Topic(topic, 1)
 		tc.Perm = perm
 		return tc
 	}
-	const rwi = route.PermRead | route.PermWrite | route.PermInherit
-	return []route.TopicConfig{
+	const rwi = wire.PermRead | wire.PermWrite | wire.PermInherit
+	return []wire.TopicConfig{
 		sys(cluster, rwi),
 		sys(name, rwi),
-		sys("SELF_TEST_TOPIC", route.PermRead|route.PermWrite),
-		sys("rmq_sys_SYNC_BROKER_MEMBER_"+name, route.PermInherit),
+		sys("SELF_TEST_TOPIC", wire.PermRead|wire.PermWrite),
+		sys("rmq_sys_SYNC_BROKER_MEMBER_"+name, wire.PermInherit),
 	}
 }
 
@@ -181,14 +181,14 @@ func (b *Broker) BrokerName() string { return b.cfg.BrokerName }
 func (b *Broker) BrokerID() int64 { return b.cfg.BrokerID }
 
 // DataVersion is the broker's current topic-config version.
-func (b *Broker) DataVersion() route.DataVersion {
+func (b *Broker) DataVersion() wire.DataVersion {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.dv
 }
 
 // TopicConfigs returns a copy of the topics the broker registers.
-func (b *Broker) TopicConfigs() map[string]route.TopicConfig {
+func (b *Broker) TopicConfigs() map[string]wire.TopicConfig {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return maps.Clone(b.topics)
@@ -196,7 +196,7 @@ func (b *Broker) TopicConfigs() map[string]route.TopicConfig {
 
 // SetTopic adds or replaces a topic and bumps the DataVersion, as a broker
 // does when a topic is created or updated.
-func (b *Broker) SetTopic(tc route.TopicConfig) {
+func (b *Broker) SetTopic(tc wire.TopicConfig) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.topics[tc.TopicName] = tc
@@ -253,5 +253,5 @@ func (b *Broker) Close() error {
 	return errors.Join(errs...)
 }
 
-// TopicConfig is route.TopicConfig, so callers need not import namesrv/route.
-type TopicConfig = route.TopicConfig
+// TopicConfig is wire.TopicConfig, so callers need not import namesrv/wire.
+type TopicConfig = wire.TopicConfig

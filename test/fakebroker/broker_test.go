@@ -11,7 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -56,9 +56,9 @@ func TestRegisterRequestLikeJavaBroker(t *testing.T) {
 	}
 	crc, _, err := req.ExtInt32("bodyCrc32")
 	require.NoError(t, err)
-	require.Equal(t, body.CRC32(req.Body), crc)
+	require.Equal(t, wire.CRC32(req.Body), crc)
 
-	rb, err := body.DecodeRegisterBody(req.Body, req.Version, false)
+	rb, err := wire.DecodeRegisterBody(req.Body, req.Version, false)
 	require.NoError(t, err)
 	require.Equal(t, b.DataVersion(), rb.DataVersion)
 	require.Contains(t, rb.TopicConfigs, "T")

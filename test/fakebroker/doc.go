@@ -4,7 +4,7 @@
 // A Broker listens on a loopback port with remoting.Server and talks to
 // NameServers over remoting.Client exactly as a Java 5.3 broker does:
 // REGISTER_BROKER (103) with the ext fields of docs/protocol.md section 2.2 and a
-// RegisterBrokerBody built by body.EncodeRegisterBody, UNREGISTER_BROKER
+// RegisterBrokerBody built by wire.EncodeRegisterBody, UNREGISTER_BROKER
 // (104), QUERY_DATA_VERSION (322) and BROKER_HEARTBEAT (904).
 //
 // On its own port it answers what a rocketmq-client-go producer sends to a

@@ -4,8 +4,7 @@ import (
 	"context"
 	"strconv"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -13,7 +12,7 @@ import (
 // DataVersion, as BrokerOuterAPI.needRegister does. changed is the
 // NameServer's answer; stored is its copy of the DataVersion (nil when it
 // has no live entry for the broker).
-func (b *Broker) QueryDataVersion(ctx context.Context, ns string) (changed bool, stored *route.DataVersion, err error) {
+func (b *Broker) QueryDataVersion(ctx context.Context, ns string) (changed bool, stored *wire.DataVersion, err error) {
 	c, err := b.Conn(ctx, ns)
 	if err != nil {
 		return false, nil, err
@@ -27,7 +26,7 @@ func (b *Broker) QueryDataVersion(ctx context.Context, ns string) (changed bool,
 	}
 	changed, _ = resp.ExtBool("changed")
 	if len(resp.Body) > 0 {
-		if stored, err = body.DecodeDataVersion(resp.Body); err != nil {
+		if stored, err = wire.DecodeDataVersion(resp.Body); err != nil {
 			return changed, nil, err
 		}
 	}
@@ -46,7 +45,7 @@ func (b *Broker) NeedRegister(ctx context.Context, ns string) (bool, error) {
 
 func (b *Broker) dataVersionRequest() *remoting.Command {
 	dv := b.DataVersion()
-	return b.request(remoting.QueryDataVersion, b.identity(), body.AppendDataVersion(nil, &dv))
+	return b.request(remoting.QueryDataVersion, b.identity(), wire.AppendDataVersion(nil, &dv))
 }
 
 // HeartbeatViaDataVersion sends QUERY_DATA_VERSION oneway, the liveness

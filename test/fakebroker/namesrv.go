@@ -7,8 +7,7 @@ import (
 	"maps"
 	"strconv"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -118,13 +117,13 @@ func (b *Broker) Disconnect(ns string) error {
 // and DataVersion.
 func (b *Broker) RegisterRequest() (*remoting.Command, error) {
 	b.mu.Lock()
-	rb := &route.RegisterBody{
+	rb := &wire.RegisterBody{
 		DataVersion:      b.dv,
 		TopicConfigs:     maps.Clone(b.topics),
 		FilterServerList: []string{},
 	}
 	b.mu.Unlock()
-	data, err := body.EncodeRegisterBody(rb, b.cfg.Version, false)
+	data, err := wire.EncodeRegisterBody(rb, b.cfg.Version, false)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +131,7 @@ func (b *Broker) RegisterRequest() (*remoting.Command, error) {
 	ext["haServerAddr"] = b.HAAddr()
 	ext["enableActingMaster"] = strconv.FormatBool(b.cfg.EnableActingMaster)
 	ext["compressed"] = "false"
-	ext["bodyCrc32"] = strconv.FormatInt(int64(body.CRC32(data)), 10)
+	ext["bodyCrc32"] = strconv.FormatInt(int64(wire.CRC32(data)), 10)
 	if b.cfg.HeartbeatTimeoutMillis > 0 {
 		ext["heartbeatTimeoutMillis"] = strconv.FormatInt(b.cfg.HeartbeatTimeoutMillis, 10)
 	}

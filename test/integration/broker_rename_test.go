@@ -10,8 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
@@ -22,19 +21,19 @@ const renamedBrokers = 300
 // registerAs sends a 5.3 broker's REGISTER_BROKER over c for the master
 // of group name at addr, with the group's own topic.
 func registerAs(ctx context.Context, c *remoting.Client, addr, name, topic string) error {
-	rb := &route.RegisterBody{
-		DataVersion:      route.DataVersion{Counter: 1, Timestamp: 1_700_000_000_000},
-		TopicConfigs:     map[string]route.TopicConfig{topic: fakebroker.Topic(topic, 4), name: fakebroker.Topic(name, 1)},
+	rb := &wire.RegisterBody{
+		DataVersion:      wire.DataVersion{Counter: 1, Timestamp: 1_700_000_000_000},
+		TopicConfigs:     map[string]wire.TopicConfig{topic: fakebroker.Topic(topic, 4), name: fakebroker.Topic(name, 1)},
 		FilterServerList: []string{},
 	}
-	data, err := body.EncodeRegisterBody(rb, remoting.CurrentVersion, false)
+	data, err := wire.EncodeRegisterBody(rb, remoting.CurrentVersion, false)
 	if err != nil {
 		return err
 	}
 	ext := map[string]string{
 		"brokerAddr": addr, "brokerId": "0", "brokerName": name, "clusterName": fakebroker.DefaultCluster,
 		"haServerAddr": addr, "enableActingMaster": "false", "compressed": "false",
-		"bodyCrc32": strconv.FormatInt(int64(body.CRC32(data)), 10),
+		"bodyCrc32": strconv.FormatInt(int64(wire.CRC32(data)), 10),
 	}
 	resp, err := c.Invoke(ctx, remoting.NewRequest(remoting.RegisterBroker, ext, data))
 	if err != nil {
@@ -53,7 +52,7 @@ func clusterGroups(ctx context.Context, c *remoting.Client) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	ci, err := body.DecodeClusterInfo(resp.Body)
+	ci, err := wire.DecodeClusterInfo(resp.Body)
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/namesrv"
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
@@ -91,7 +90,7 @@ func dialNS(t testing.TB, addr string) *remoting.Client {
 
 // getRoute sends GET_ROUTEINFO_BY_TOPIC as a 5.x Java client and returns
 // the response code and the decoded route (nil unless SUCCESS).
-func getRoute(ctx context.Context, c *remoting.Client, topic string) (int32, *route.TopicRouteData, error) {
+func getRoute(ctx context.Context, c *remoting.Client, topic string) (int32, *wire.TopicRouteData, error) {
 	resp, err := c.Invoke(ctx, remoting.NewRequest(remoting.GetRouteinfoByTopic, map[string]string{"topic": topic}, nil))
 	if err != nil {
 		return 0, nil, err
@@ -99,7 +98,7 @@ func getRoute(ctx context.Context, c *remoting.Client, topic string) (int32, *ro
 	if resp.Code != remoting.Success {
 		return resp.Code, nil, nil
 	}
-	rd, err := body.DecodeTopicRouteData(resp.Body)
+	rd, err := wire.DecodeTopicRouteData(resp.Body)
 	return resp.Code, rd, err
 }
 

@@ -21,7 +21,7 @@ import (
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/namesrv"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
@@ -200,7 +200,7 @@ func brokers(t *testing.T, addr string, n, topics int) ([]*fakebroker.Broker, []
 	var conns []*remoting.Client
 	var names []string
 	for i := range n {
-		var tcs []route.TopicConfig
+		var tcs []wire.TopicConfig
 		for j := range topics {
 			tcs = append(tcs, fakebroker.Topic("SoakTopic-"+strconv.Itoa(i)+"-"+strconv.Itoa(j), 4))
 		}

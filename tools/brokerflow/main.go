@@ -27,7 +27,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/rmqgo/nameserver/test/brokerflow"
+	"github.com/rmqgo/nameserver/test/ctlbroker"
 )
 
 func main() {
@@ -46,7 +46,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if _, err := brokerflow.Run(ctx, cfg); err != nil {
+	if _, err := ctlbroker.Run(ctx, cfg); err != nil {
 		fmt.Fprintln(stderr, "brokerflow:", err)
 		return 1
 	}
@@ -54,17 +54,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 // parseFlags turns the command line into a FlowConfig writing to stdout.
-func parseFlags(args []string, stdout, stderr io.Writer) (brokerflow.FlowConfig, error) {
+func parseFlags(args []string, stdout, stderr io.Writer) (ctlbroker.FlowConfig, error) {
 	fs := flag.NewFlagSet("brokerflow", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	ctl := fs.String("a", "", "controller addresses (controllerAddr), ';'-separated; required")
 	ns := fs.String("n", "", "NameServer addresses (namesrvAddr), ';'-separated; empty skips the NameServer steps")
-	cfg := brokerflow.FlowConfig{Out: stdout}
-	fs.StringVar(&cfg.Cluster, "cluster", brokerflow.DefaultCluster, "clusterName")
+	cfg := ctlbroker.FlowConfig{Out: stdout}
+	fs.StringVar(&cfg.Cluster, "cluster", ctlbroker.DefaultCluster, "clusterName")
 	fs.StringVar(&cfg.BrokerName, "b", "", "brokerName of the set (default brokerflow-<unix millis>, a fresh set)")
 	fs.IntVar(&cfg.Brokers, "brokers", 3, "brokers in the set, 2 or 3")
 	fs.DurationVar(&cfg.HeartbeatInterval, "hb-interval", time.Second, "heartbeat (904) period")
-	fs.DurationVar(&cfg.HeartbeatTimeout, "hb-timeout", brokerflow.DefaultHeartbeatTimeout, "heartbeatTimeoutMills sent in 904")
+	fs.DurationVar(&cfg.HeartbeatTimeout, "hb-timeout", ctlbroker.DefaultHeartbeatTimeout, "heartbeatTimeoutMills sent in 904")
 	fs.DurationVar(&cfg.StepTimeout, "step-timeout", 30*time.Second, "bound of each step, waits included")
 	fs.BoolVar(&cfg.Keep, "keep", false, "keep the broker set in the controllers (no 1011 at the end)")
 	verbose := fs.Bool("v", false, "debug logs to stderr")

@@ -17,20 +17,20 @@ import (
 
 	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
-	"github.com/rmqgo/nameserver/test/brokerflow"
+	"github.com/rmqgo/nameserver/test/ctlbroker"
 )
 
 // ctlSet is one broker set: brokers[0] is the master after setup, every
 // broker in the sync-state set.
 type ctlSet struct {
 	name        string
-	brokers     []*brokerflow.Broker
+	brokers     []*ctlbroker.Broker
 	masterEpoch int32
 	ssEpoch     int32
 }
 
 // master is the set's master broker.
-func (s *ctlSet) master() *brokerflow.Broker { return s.brokers[0] }
+func (s *ctlSet) master() *ctlbroker.Broker { return s.brokers[0] }
 
 // ids are the brokers' controller ids in ascending order.
 func (s *ctlSet) ids() []int64 {
@@ -43,7 +43,7 @@ func (s *ctlSet) ids() []int64 {
 }
 
 // byID is the broker of s with controller id id, or nil.
-func (s *ctlSet) byID(id int64) *brokerflow.Broker {
+func (s *ctlSet) byID(id int64) *ctlbroker.Broker {
 	for _, b := range s.brokers {
 		if b.ID() == id {
 			return b
@@ -85,7 +85,7 @@ func newFleet(ctls []string, prefix string, co ctlOptions, log hclog.Logger) ([]
 func setupSet(ctx context.Context, ctls []string, name string, co ctlOptions, log hclog.Logger) (*ctlSet, error) {
 	s := &ctlSet{name: name}
 	for range co.brokers {
-		b, err := brokerflow.New(brokerflow.Config{Name: name, Controllers: ctls, HeartbeatTimeout: co.hbTimeout,
+		b, err := ctlbroker.New(ctlbroker.Config{Name: name, Controllers: ctls, HeartbeatTimeout: co.hbTimeout,
 			Logger: log.Named("broker")})
 		if err != nil {
 			closeFleet([]*ctlSet{s})

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rmqgo/nameserver/remoting"
-	"github.com/rmqgo/nameserver/test/brokerflow"
+	"github.com/rmqgo/nameserver/test/ctlbroker"
 )
 
 // stormRun is one failover storm in progress.
@@ -19,8 +19,8 @@ type stormRun struct {
 	co     ctlOptions
 	sets   []*ctlSet
 	failed map[int]bool
-	before map[*brokerflow.Broker]int // notices each broker held before the failure
-	start  []time.Time                // per set: the failure (close) or the master's last beat (silence)
+	before map[*ctlbroker.Broker]int // notices each broker held before the failure
+	start  []time.Time               // per set: the failure (close) or the master's last beat (silence)
 	probs  *problems
 }
 
@@ -35,7 +35,7 @@ type outcome struct {
 // waits for every new master and checks the outcome.
 func runStorm(g *ctlGroup, co ctlOptions, sets []*ctlSet, seed int64, probs *problems) (*ctlStorm, error) {
 	r := &stormRun{g: g, co: co, sets: sets, failed: pickFailed(len(sets), co.fail, seed),
-		before: map[*brokerflow.Broker]int{}, start: make([]time.Time, len(sets)), probs: probs}
+		before: map[*ctlbroker.Broker]int{}, start: make([]time.Time, len(sets)), probs: probs}
 	for _, s := range sets {
 		for _, b := range s.brokers {
 			r.before[b] = len(b.Notices())
@@ -183,8 +183,8 @@ func (r *stormRun) await(ctx context.Context, i int) outcome {
 
 // firstNotice is the first 1008 naming s's next master epoch that a
 // surviving broker of s receives before ctx ends.
-func (r *stormRun) firstNotice(ctx context.Context, s *ctlSet) (brokerflow.Notice, bool) {
-	first := make(chan brokerflow.Notice, len(s.brokers))
+func (r *stormRun) firstNotice(ctx context.Context, s *ctlSet) (ctlbroker.Notice, bool) {
+	first := make(chan ctlbroker.Notice, len(s.brokers))
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for _, b := range s.brokers[1:] {
@@ -198,13 +198,13 @@ func (r *stormRun) firstNotice(ctx context.Context, s *ctlSet) (brokerflow.Notic
 	case n := <-first:
 		return n, true
 	case <-ctx.Done():
-		return brokerflow.Notice{}, false
+		return ctlbroker.Notice{}, false
 	}
 }
 
 // checkNotice checks the 1008 that names set i's new master and returns
 // the time until the new master's own 1008.
-func (r *stormRun) checkNotice(ctx context.Context, i int, n brokerflow.Notice, want string) outcome {
+func (r *stormRun) checkNotice(ctx context.Context, i int, n ctlbroker.Notice, want string) outcome {
 	s := r.sets[i]
 	id, _ := strconv.ParseInt(n.Req.ExtFields["masterBrokerId"], 10, 64)
 	nm := s.byID(id)

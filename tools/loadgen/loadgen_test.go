@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -60,7 +60,7 @@ func TestBodyTemplate(t *testing.T) {
 	topo := newTopology(100, 10, 4)
 	tmpl, err := newBodyTemplate(&topo.brokers[3])
 	require.NoError(t, err)
-	rb, err := body.DecodeRegisterBody(tmpl.body(nil, 42), brokerVersion, false)
+	rb, err := wire.DecodeRegisterBody(tmpl.body(nil, 42), brokerVersion, false)
 	require.NoError(t, err)
 	require.Equal(t, int64(42), rb.DataVersion.Counter)
 	require.Len(t, rb.TopicConfigs, 40)
@@ -147,9 +147,9 @@ func TestBodyTemplateVariants(t *testing.T) {
 	require.NoError(t, err)
 	b, err := newBodyTemplateQueues(&topo.brokers[1], writeQueues+1)
 	require.NoError(t, err)
-	ra, err := body.DecodeRegisterBody(a.body(nil, 5), brokerVersion, false)
+	ra, err := wire.DecodeRegisterBody(a.body(nil, 5), brokerVersion, false)
 	require.NoError(t, err)
-	rb, err := body.DecodeRegisterBody(b.body(nil, 5), brokerVersion, false)
+	rb, err := wire.DecodeRegisterBody(b.body(nil, 5), brokerVersion, false)
 	require.NoError(t, err)
 	require.Equal(t, ra.DataVersion, rb.DataVersion)
 	require.Len(t, rb.TopicConfigs, len(ra.TopicConfigs))

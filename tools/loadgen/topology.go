@@ -7,8 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/rmqgo/nameserver/namesrv/body"
-	"github.com/rmqgo/nameserver/namesrv/route"
+	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -71,17 +70,17 @@ func newBodyTemplate(b *broker) (*bodyTemplate, error) {
 
 // newBodyTemplateQueues is newBodyTemplate with writeQueueNums w.
 func newBodyTemplateQueues(b *broker, w int32) (*bodyTemplate, error) {
-	rb := &route.RegisterBody{
-		DataVersion:  route.DataVersion{Counter: counterMarker, Timestamp: dvTimestamp},
-		TopicConfigs: make(map[string]route.TopicConfig, len(b.topics)),
+	rb := &wire.RegisterBody{
+		DataVersion:  wire.DataVersion{Counter: counterMarker, Timestamp: dvTimestamp},
+		TopicConfigs: make(map[string]wire.TopicConfig, len(b.topics)),
 	}
 	for _, name := range b.topics {
-		rb.TopicConfigs[name] = route.TopicConfig{
+		rb.TopicConfigs[name] = wire.TopicConfig{
 			TopicName: name, ReadQueueNums: 4, WriteQueueNums: w,
-			Perm: route.PermRead | route.PermWrite, TopicFilterType: "SINGLE_TAG",
+			Perm: wire.PermRead | wire.PermWrite, TopicFilterType: "SINGLE_TAG",
 		}
 	}
-	enc, err := body.EncodeRegisterBody(rb, brokerVersion, false)
+	enc, err := wire.EncodeRegisterBody(rb, brokerVersion, false)
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +110,7 @@ func registerRequest(b *broker, payload []byte) *remoting.Command {
 		"haServerAddr":       b.haAddr,
 		"enableActingMaster": "false",
 		"compressed":         "false",
-		"bodyCrc32":          strconv.Itoa(int(body.CRC32(payload))),
+		"bodyCrc32":          strconv.Itoa(int(wire.CRC32(payload))),
 	}
 	return remoting.NewRequest(remoting.RegisterBroker, ext, payload)
 }
