@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -50,7 +51,7 @@ func TestBlockedGatedWriteDoesNotDelayHeartbeatOnSameConnection(t *testing.T) {
 		}
 	}
 	t.Cleanup(unblock)
-	require.NoError(t, leader.sched.submit(func() { <-release }))
+	require.NoError(t, leader.sched.Submit(sched.GlobalKeys(), func() { <-release }))
 
 	nc, err := net.Dial("tcp", leader.Addr())
 	require.NoError(t, err)

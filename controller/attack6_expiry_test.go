@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
+	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -28,7 +30,7 @@ func TestAttackExpiryMissesMasterElectedInFlight(t *testing.T) {
 	leader := ic.leader(t)
 	for id := int64(1); id <= 3; id++ { // each broker on a connection of its own
 		require.NoError(t, leader.hb.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b",
-			BrokerAddr: addrOf(id), BrokerID: ptr(id), HeartbeatTimeoutMillis: ptr(int64(60_000))}, ConnID(100+id)))
+			BrokerAddr: addrOf(id), BrokerID: ptr(id), HeartbeatTimeoutMillis: ptr(int64(60_000))}, liveness.ConnID(100+id)))
 		mustSchedule(t, leader, func(s *state) (response, []event, error) {
 			return s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "b", AppliedBrokerID: id,
 				RegisterCheckCode: addrOf(id) + ";1"})
@@ -44,7 +46,7 @@ func TestAttackExpiryMissesMasterElectedInFlight(t *testing.T) {
 	first := make(chan outcome, 1)
 	elect := leader.electBuild(adminTriggerElect("c", "b", 2))
 	go func() {
-		first <- leader.scheduleOn(setKeys("b"), func(s *state) (response, []event, error) {
+		first <- leader.scheduleOn(sched.SetKeys("b"), func(s *state) (response, []event, error) {
 			defer close(built)
 			return elect(s)
 		}, 10*time.Second)
@@ -52,7 +54,7 @@ func TestAttackExpiryMissesMasterElectedInFlight(t *testing.T) {
 	<-built
 	q := leader.expiry.Load()
 	passes := q.passes.Load()
-	require.Len(t, leader.hb.OnConnClose(ConnID(102)), 1, "broker 2 goes")
+	require.Len(t, leader.hb.OnConnClose(liveness.ConnID(102)), 1, "broker 2 goes")
 	require.Eventually(t, func() bool { return q.passes.Load() > passes }, 5*time.Second, time.Millisecond)
 	g.release()
 	out := <-first
@@ -119,7 +121,7 @@ func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
 	}()
 	for id := int64(1); id <= 3; id++ {
 		require.NoError(t, leader.hb.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b",
-			BrokerAddr: addrOf(id), BrokerID: ptr(id), HeartbeatTimeoutMillis: ptr(int64(60_000))}, ConnID(100+id)))
+			BrokerAddr: addrOf(id), BrokerID: ptr(id), HeartbeatTimeoutMillis: ptr(int64(60_000))}, liveness.ConnID(100+id)))
 		mustSchedule(t, leader, func(s *state) (response, []event, error) {
 			return s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "b", AppliedBrokerID: id,
 				RegisterCheckCode: addrOf(id) + ";1"})
@@ -128,7 +130,7 @@ func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
 	mustSchedule(t, leader, leader.electBuild(brokerTriggerElect("c", "b", 1)))
 	mustSchedule(t, leader, alterTo(leader.hb, 1, 1, 1, 1, 2, 3))
 
-	require.Len(t, leader.hb.OnConnClose(ConnID(101)), 1, "master 1 goes")
+	require.Len(t, leader.hb.OnConnClose(liveness.ConnID(101)), 1, "master 1 goes")
 	select {
 	case <-obs.held:
 	case <-time.After(10 * time.Second):
@@ -140,7 +142,7 @@ func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
 	gone := ss.MasterBrokerID
 	q := leader.expiry.Load()
 	passes := q.passes.Load()
-	require.Len(t, leader.hb.OnConnClose(ConnID(100+gone)), 1, "the new master goes too")
+	require.Len(t, leader.hb.OnConnClose(liveness.ConnID(100+gone)), 1, "the new master goes too")
 	require.Eventually(t, func() bool { return q.passes.Load() > passes }, 5*time.Second, time.Millisecond)
 	close(obs.release)
 
@@ -169,7 +171,7 @@ func TestAttackLeadershipLossEndsLoopsAndTasks(t *testing.T) {
 	leader := ic.leader(t)
 	for id := int64(1); id <= 2; id++ {
 		require.NoError(t, leader.hb.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b",
-			BrokerAddr: addrOf(id), BrokerID: ptr(id), HeartbeatTimeoutMillis: ptr(int64(60_000))}, ConnID(100+id)))
+			BrokerAddr: addrOf(id), BrokerID: ptr(id), HeartbeatTimeoutMillis: ptr(int64(60_000))}, liveness.ConnID(100+id)))
 		mustSchedule(t, leader, func(s *state) (response, []event, error) {
 			return s.ApplyBrokerID(wire.ApplyBrokerIDRequest{ClusterName: "c", BrokerName: "b", AppliedBrokerID: id,
 				RegisterCheckCode: addrOf(id) + ";1"})
@@ -177,9 +179,9 @@ func TestAttackLeadershipLossEndsLoopsAndTasks(t *testing.T) {
 	}
 	mustSchedule(t, leader, leader.electBuild(brokerTriggerElect("c", "b", 1)))
 	release := make(chan struct{})
-	require.NoError(t, leader.sched.submitOn(setKeys("b"), func() { <-release }))
-	leader.hb.OnConnClose(ConnID(102))
-	leader.hb.OnConnClose(ConnID(101)) // master 1 goes, no candidate left
+	require.NoError(t, leader.sched.Submit(sched.SetKeys("b"), func() { <-release }))
+	leader.hb.OnConnClose(liveness.ConnID(102))
+	leader.hb.OnConnClose(liveness.ConnID(101)) // master 1 goes, no candidate left
 	require.Eventually(t, func() bool {
 		_, pending := leader.rechecking.Load("b")
 		return leader.loops.markRunning("b") || pending
@@ -192,6 +194,6 @@ func TestAttackLeadershipLossEndsLoopsAndTasks(t *testing.T) {
 		leader.loops.mu.Unlock()
 		rechecks := 0
 		leader.rechecking.Range(func(any, any) bool { rechecks++; return true })
-		return !leader.IsReadyLeader() && loops == 0 && rechecks == 0 && leader.sched.pending() == 0
+		return !leader.IsReadyLeader() && loops == 0 && rechecks == 0 && leader.sched.Pending() == 0
 	}, 20*time.Second, 5*time.Millisecond, "loops, re-checks or tasks left after the leadership went")
 }

@@ -5,12 +5,12 @@ package controller
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -22,9 +22,9 @@ func fillScheduler(t *testing.T, ctl *Controller, key string, release <-chan str
 	t.Helper()
 	n := 0
 	for ; ; n++ {
-		err := ctl.sched.submitOn(setKeys(key), func() { <-release })
+		err := ctl.sched.Submit(sched.SetKeys(key), func() { <-release })
 		if err != nil {
-			require.ErrorIs(t, err, errSystemBusy)
+			require.ErrorIs(t, err, sched.ErrFull)
 			return n
 		}
 		require.Less(t, n, 1<<20)
@@ -60,28 +60,8 @@ func TestAttackFullQueueLocksOutFailover(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	require.Equal(t, int32(1), ctl.MasterEpochs()["set-001"], "the live set keeps its master")
-	require.ErrorIs(t, ctl.sched.submitOn(setKeys("ghost"), func() {}), errSystemBusy,
+	require.ErrorIs(t, ctl.sched.Submit(sched.SetKeys("ghost"), func() {}), sched.ErrFull,
 		"the stranger is still held at the bound")
-}
-
-// TestSchedulerOwnElectionsHaveTheirOwnBound: a full scheduler admits an
-// own election, which does not count against the requests' bound, and own
-// elections are held to maxOwnElections.
-func TestSchedulerOwnElectionsHaveTheirOwnBound(t *testing.T) {
-	s := newScheduler(2)
-	release := make(chan struct{})
-	defer close(release)
-	block := func() { <-release }
-	require.NoError(t, s.submitOn(setKeys("a"), block))
-	require.NoError(t, s.submitOn(setKeys("b"), block))
-	require.ErrorIs(t, s.submitOn(setKeys("c"), block), errSystemBusy)
-	for range maxOwnElections { // one chain: one goroutine
-		require.NoError(t, s.submitOn(ownElectionKeys("o"), block))
-	}
-	require.ErrorIs(t, s.submitOn(ownElectionKeys("x"), block), errSystemBusy)
-	require.ErrorIs(t, s.submitOn(setKeys("c"), block), errSystemBusy)
-	require.Equal(t, 2+maxOwnElections, s.pending())
-	s.stop()
 }
 
 // TestAttackGlobalReadHoldsFailoverBack: a stranger's 1006 with no names
@@ -98,7 +78,7 @@ func TestAttackGlobalReadHoldsFailoverBack(t *testing.T) {
 	fleet := newStormFleet(t, ctl, 2)
 	release := make(chan struct{})
 	defer close(release)
-	require.NoError(t, ctl.sched.submitOn(setKeys("ghost"), func() { <-release }))
+	require.NoError(t, ctl.sched.Submit(sched.SetKeys("ghost"), func() { <-release }))
 	many := make([]string, 100)
 	for i := range many {
 		many[i] = "ghost"
@@ -115,7 +95,7 @@ func TestAttackGlobalReadHoldsFailoverBack(t *testing.T) {
 			}
 		}()
 	}
-	require.Eventually(t, func() bool { return ctl.sched.pending() >= 2 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return ctl.sched.Pending() >= 2 }, 10*time.Second, time.Millisecond)
 
 	require.NoError(t, fleet.conns["set-000"][0].Close())
 	deadline := time.Now().Add(4 * time.Second)
@@ -123,65 +103,10 @@ func TestAttackGlobalReadHoldsFailoverBack(t *testing.T) {
 		if time.Now().After(deadline) {
 			elections, _ := ic.obs[ctl.Node().ID()].snapshot()
 			require.FailNow(t, "no failover behind a stranger's read",
-				"master epochs %v, elections (trigger:code) %v, live tasks %d", ctl.MasterEpochs(), elections, ctl.sched.pending())
+				"master epochs %v, elections (trigger:code) %v, live tasks %d", ctl.MasterEpochs(), elections, ctl.sched.Pending())
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	resp := invoke(t, ctl.Addr(), remoting.ControllerGetSyncStateData, nil, []byte(`["set-000","set-001"]`))
 	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
-}
-
-// TestSchedulerReadWaitsAndHoldsNothingBack: a read of sets waits for
-// their live tasks, however many names it has, and no later task waits for
-// it; a read of no set waits for nothing.
-func TestSchedulerReadWaitsAndHoldsNothingBack(t *testing.T) {
-	s, p := newSchedProbe(16)
-	defer s.stop()
-	require.NoError(t, p.submit(s, "w1", setKeys("a")))
-	require.Equal(t, "w1", p.next(t))
-	many := []string{"a"}
-	for i := range 100 {
-		many = append(many, "x"+string(rune('a'+i%26)), "b")
-	}
-	require.NoError(t, p.submit(s, "r", readKeys(many)))
-	require.NoError(t, p.submit(s, "w2", setKeys("a")))
-	require.NoError(t, p.submit(s, "c", setKeys("c")))
-	require.Equal(t, "c", p.next(t), "a read of 100 names is not global")
-	require.NoError(t, p.submit(s, "none", readKeys(nil)))
-	require.Equal(t, "none", p.next(t))
-	p.quiet(t, s)
-	p.finish("w1")
-	got := []string{p.next(t), p.next(t)}
-	require.ElementsMatch(t, []string{"r", "w2"}, got, "the read and the next write of a both follow w1")
-	p.finish("w2")
-	require.NoError(t, p.submit(s, "w3", setKeys("a")))
-	require.Equal(t, "w3", p.next(t), "nothing waits for the read still running")
-	for _, n := range []string{"r", "c", "none", "w3"} {
-		p.finish(n)
-	}
-	require.Eventually(t, func() bool { return s.pending() == 0 }, 10*time.Second, time.Millisecond)
-}
-
-// TestSchedulerReadOfManyNamesFindsItsTails: a read of more names than
-// there are live keys looks the tails up in its sorted names; it waits for
-// the tasks of the sets it lists and for none other.
-func TestSchedulerReadOfManyNamesFindsItsTails(t *testing.T) {
-	s, p := newSchedProbe(16)
-	defer s.stop()
-	require.NoError(t, p.submit(s, "wa", setKeys("a")))
-	require.NoError(t, p.submit(s, "wz", setKeys("zz")))
-	require.ElementsMatch(t, []string{"wa", "wz"}, []string{p.next(t), p.next(t)})
-	names := make([]string, 0, 100_001)
-	for i := range 100_000 {
-		names = append(names, fmt.Sprintf("n%06d", 99_999-i))
-	}
-	names = append(names, "a")
-	require.NoError(t, p.submit(s, "r", readKeys(names)))
-	p.quiet(t, s)
-	p.finish("wz")
-	p.quiet(t, s)
-	p.finish("wa")
-	require.Equal(t, "r", p.next(t))
-	p.finish("r")
-	require.Eventually(t, func() bool { return s.pending() == 0 }, 10*time.Second, time.Millisecond)
 }

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -49,7 +49,7 @@ func TestAttackTaskBytesHeldByWaitingReads(t *testing.T) {
 	ctl := ic.leader(t)
 	release := make(chan struct{})
 	defer close(release)
-	require.NoError(t, ctl.sched.submitOn(setKeys("ghost"), func() { <-release }))
+	require.NoError(t, ctl.sched.Submit(sched.SetKeys("ghost"), func() { <-release }))
 	body := tinyNamesBody(448 << 10) // about 92,000 names: under the ceiling of names
 	handler := ctl.leaderHandler(ctl.prepareSyncStateData)
 	before := heapAlloc()
@@ -71,54 +71,9 @@ func TestAttackTaskBytesHeldByWaitingReads(t *testing.T) {
 	}
 	held := heapAlloc() - before
 	t.Logf("body %d bytes, %d senders: replies by code %v, live tasks %d, heap held %d MiB",
-		len(body), senders, count, ctl.sched.pending(), held>>20)
+		len(body), senders, count, ctl.sched.Pending(), held>>20)
 	require.Positive(t, count[codeSystemBusy], "the bytes bound answers busy")
 	require.Less(t, held, int64(maxTaskBytes+24<<20), "the live tasks' bytes are bounded")
-}
-
-// TestSchedulerBytesBudget: a task is admitted while the live tasks'
-// weight stays within the budget, a task alone past the budget is
-// admitted, and own elections weigh nothing.
-func TestSchedulerBytesBudget(t *testing.T) {
-	s := newScheduler(16)
-	defer s.stop()
-	s.budget = 100
-	releaseA, releaseB := make(chan struct{}), make(chan struct{})
-	defer close(releaseB)
-	weighed := func(name string, w int64) taskKeys { k := setKeys(name); k.weight = w; return k }
-	require.NoError(t, s.submitOn(weighed("a", 60), func() { <-releaseA }))
-	require.ErrorIs(t, s.submitOn(weighed("b", 41), func() {}), errSystemBusy, "60+41 is past 100")
-	require.NoError(t, s.submitOn(weighed("b", 40), func() { <-releaseB }), "60+40 fits")
-	own := ownElectionKeys("o")
-	own.weight = 1 << 40
-	require.NoError(t, s.submitOn(own, func() {}), "an own election weighs nothing")
-	close(releaseA)
-	require.Eventually(t, func() bool { return s.pending() == 1 }, 10*time.Second, time.Millisecond)
-	require.ErrorIs(t, s.submitOn(weighed("c", 61), func() {}), errSystemBusy)
-	require.NoError(t, s.submitOn(weighed("c", 60), func() {}))
-	require.Eventually(t, func() bool { return s.pending() == 1 }, 10*time.Second, time.Millisecond)
-	s.mu.Lock()
-	require.Equal(t, int64(40), s.bytes, "finished tasks give their weight back")
-	s.mu.Unlock()
-}
-
-// TestSchedulerLoneHeavyTaskIsAdmitted: a task heavier than the budget is
-// admitted when no weighed task is live (so that no request is refused
-// forever), and holds every other weighed task out while it lives.
-func TestSchedulerLoneHeavyTaskIsAdmitted(t *testing.T) {
-	s := newScheduler(16)
-	defer s.stop()
-	s.budget = 100
-	release := make(chan struct{})
-	heavy := setKeys("a")
-	heavy.weight = 1000
-	require.NoError(t, s.submitOn(heavy, func() { <-release }))
-	light := setKeys("b")
-	light.weight = 1
-	require.ErrorIs(t, s.submitOn(light, func() {}), errSystemBusy)
-	close(release)
-	require.Eventually(t, func() bool { return s.pending() == 0 }, 10*time.Second, time.Millisecond)
-	require.NoError(t, s.submitOn(light, func() {}))
 }
 
 // TestAttackRequestsPastTheHardCeilingsAreRefused: a 1001 of more distinct
@@ -147,7 +102,7 @@ func TestAttackRequestsPastTheHardCeilingsAreRefused(t *testing.T) {
 	t.Logf("1006 of %d bytes: code %d %q", len(names), resp.Code, resp.Remark)
 	require.Equal(t, codeInvalidRequest, resp.Code)
 	require.Contains(t, resp.Remark, "controllerMaxBrokerSets")
-	require.Zero(t, ctl.sched.pending())
+	require.Zero(t, ctl.sched.Pending())
 
 	resp = invoke(t, ctl.Addr(), remoting.ControllerGetSyncStateData, nil, []byte(`["a"]`))
 	require.Equal(t, codeSuccess, resp.Code, resp.Remark)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -130,13 +131,11 @@ func TestHeartbeatTableBoundedPerConn(t *testing.T) {
 			refused++
 		}
 	}
-	leader.hb.mu.RLock()
-	entries := len(leader.hb.live)
-	leader.hb.mu.RUnlock()
+	entries := leader.hb.Entries()
 	t.Logf("one connection, %d heartbeats of made-up broker sets: %d live entries of ~%d bytes each, %d refused",
 		beats, entries, nameLen, refused)
-	require.Equal(t, maxHeartbeatEntriesPerConn, entries, "the heartbeat table grows without bound")
-	require.Equal(t, beats-maxHeartbeatEntriesPerConn, refused)
+	require.Equal(t, liveness.MaxEntriesPerConn, entries, "the heartbeat table grows without bound")
+	require.Equal(t, beats-liveness.MaxEntriesPerConn, refused)
 }
 
 // TestLostMasterRetryLoopIsBoundedAndPaced (from the attack review's
@@ -206,7 +205,7 @@ func TestForeignHeartbeatDelaysFailoverAtMostTheCap(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, int64(60_000), info.TimeoutMillis, "the claimed hour is capped at 60 s")
 	require.NoError(t, b1.nc.Close()) // the real master dies
-	require.Eventually(t, func() bool { return connParts(leader.hb, "b", 1) == 1 }, 5*time.Second, 10*time.Millisecond,
+	require.Eventually(t, func() bool { return leader.hb.ConnCount("c", "b", 1) == 1 }, 5*time.Second, 10*time.Millisecond,
 		"the master's close drops its part of the entry")
 
 	isMaster := func() (ok bool) {
@@ -219,15 +218,4 @@ func TestForeignHeartbeatDelaysFailoverAtMostTheCap(t *testing.T) {
 		"a dead master stays master past the capped timeout of a foreign heartbeat")
 	t.Logf("once the foreign heartbeat's capped 60 s passed: broker 1 master=%v, epochs %v",
 		isMaster(), leader.MasterEpochs())
-}
-
-// connParts is the number of connections whose heartbeat for broker b/id
-// the table holds.
-func connParts(m *heartbeatManager, brokerName string, id int64) int {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	if e, ok := m.live[brokerIdentity{"c", brokerName, id}]; ok {
-		return e.parts
-	}
-	return 0
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -17,7 +18,7 @@ import (
 // even when the sync-state half is removed and later recreated (found by
 // TestSimulatedControllerSafety).
 
-func cleanIDs(f *testFSM, live liveness, ids string) error {
+func cleanIDs(f *testFSM, live liveness.Reader, ids string) error {
 	b := buildOn(f, func(s *state) (response, []event, error) {
 		return s.CleanBrokerData(wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: ids}, live)
 	})

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -68,11 +69,11 @@ func (s *state) applyBrokerID(req wire.ApplyBrokerIDRequest, lim stateLimits) (w
 // Ours: a brokerName that does not parse and names no stored set, or a
 // changed address that does not parse or would pass the state's bound, is
 // answered 2005 (registerBroker takes the node's limits).
-func (s *state) RegisterBroker(req wire.RegisterBrokerRequest, live liveness) (wire.RegisterBrokerResponse, []event, error) {
+func (s *state) RegisterBroker(req wire.RegisterBrokerRequest, live liveness.Reader) (wire.RegisterBrokerResponse, []event, error) {
 	return s.registerBroker(req, live, defaultLimits)
 }
 
-func (s *state) registerBroker(req wire.RegisterBrokerRequest, live liveness, lim stateLimits) (wire.RegisterBrokerResponse, []event, error) {
+func (s *state) registerBroker(req wire.RegisterBrokerRequest, live liveness.Reader, lim stateLimits) (wire.RegisterBrokerResponse, []event, error) {
 	if _, err := s.parseSetName(req.BrokerName, lim.NameLength); err != nil {
 		return wire.RegisterBrokerResponse{}, nil, err
 	}
@@ -126,7 +127,7 @@ func (s *state) GetReplicaInfo(req wire.GetReplicaInfoRequest) (wire.GetReplicaI
 
 // GetSyncStateData answers 1006 for the named sets; unknown names are left
 // out. An empty list is Java's "not set any response code" (code 1).
-func (s *state) GetSyncStateData(brokerNames []string, live liveness) (wire.GetSyncStateDataResponse, error) {
+func (s *state) GetSyncStateData(brokerNames []string, live liveness.Reader) (wire.GetSyncStateDataResponse, error) {
 	if len(brokerNames) == 0 {
 		return wire.GetSyncStateDataResponse{}, &domainError{Kind: errSystem, Remark: remarkNotSetAnyResponseCode}
 	}
@@ -139,7 +140,7 @@ func (s *state) GetSyncStateData(brokerNames []string, live liveness) (wire.GetS
 	return wire.GetSyncStateDataResponse{Info: out}, nil
 }
 
-func replicasInfo(r *replicaInfo, ss *syncStateInfo, live liveness) wire.ReplicasInfo {
+func replicasInfo(r *replicaInfo, ss *syncStateInfo, live liveness.Reader) wire.ReplicasInfo {
 	ri := wire.ReplicasInfo{MasterBrokerID: ss.masterPtr(), MasterEpoch: ss.MasterEpoch,
 		SyncStateSetEpoch: ss.SyncStateSetEpoch, InSyncReplicas: []wire.ReplicaIdentity{}, NotInSyncReplicas: []wire.ReplicaIdentity{}}
 	if ss.MasterBrokerID != wire.NoBrokerID {
@@ -160,7 +161,7 @@ func replicasInfo(r *replicaInfo, ss *syncStateInfo, live liveness) wire.Replica
 // CleanBrokerData handles 1011. Without isCleanLivingBroker it refuses a
 // blank id list while a master exists, a malformed list, and any listed id
 // that is alive; with it the id list is ignored and the whole set goes.
-func (s *state) CleanBrokerData(req wire.CleanBrokerDataRequest, live liveness) (wire.CleanBrokerDataResponse, []event, error) {
+func (s *state) CleanBrokerData(req wire.CleanBrokerDataRequest, live liveness.Reader) (wire.CleanBrokerDataResponse, []event, error) {
 	if _, err := s.parseSetName(req.BrokerName, hardLimits.NameLength); err != nil {
 		return wire.CleanBrokerDataResponse{}, nil, err
 	}
@@ -198,7 +199,7 @@ func registeredIDs(r *replicaInfo, ids []int64) []int64 {
 	return out
 }
 
-func (s *state) checkCleanable(req wire.CleanBrokerDataRequest, live liveness) ([]int64, error) {
+func (s *state) checkCleanable(req wire.CleanBrokerDataRequest, live liveness.Reader) ([]int64, error) {
 	if strings.TrimSpace(req.BrokerControllerIDsToClean) == "" {
 		if ss, ok := s.syncStates[req.BrokerName]; ok && ss.MasterBrokerID != wire.NoBrokerID {
 			return nil, newError(errInvalidCleanBrokerMetadata, "Broker %s is still alive, clean up failure", req.BrokerName)
@@ -264,7 +265,7 @@ func parseIDList(s string) ([]int64, error) {
 //
 // On success the reply carries the new epoch (current+1) in the header and
 // the new set in the body, and one AlterSyncStateSet event is returned.
-func (s *state) AlterSyncStateSet(req wire.AlterSyncStateSetRequest, live liveness) (wire.AlterSyncStateSetResponse, []event, error) {
+func (s *state) AlterSyncStateSet(req wire.AlterSyncStateSetRequest, live liveness.Reader) (wire.AlterSyncStateSetResponse, []event, error) {
 	if _, err := s.parseSetName(req.BrokerName, hardLimits.NameLength); err != nil {
 		return wire.AlterSyncStateSetResponse{}, nil, err
 	}
@@ -310,7 +311,7 @@ func checkAlterFencing(req wire.AlterSyncStateSetRequest, ss *syncStateInfo, new
 }
 
 // checkAlterReplicas runs checks 6-7. Liveness uses the stored cluster name.
-func checkAlterReplicas(r *replicaInfo, ss *syncStateInfo, newSet []int64, live liveness) error {
+func checkAlterReplicas(r *replicaInfo, ss *syncStateInfo, newSet []int64, live liveness.Reader) error {
 	for _, id := range newSet {
 		if _, ok := r.Brokers[id]; !ok {
 			return newError(errInvalidReplicas,

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -59,7 +60,7 @@ func isControllerTrigger(r wire.ElectMasterRequest) bool { return r.BrokerID == 
 //
 // Unlike Java, a set whose master or sync-state-set epoch has reached
 // MaxInt32 answers 2012 with no event instead of wrapping the epoch.
-func (s *state) ElectMaster(req wire.ElectMasterRequest, live liveness, opts electOptions) (wire.ElectMasterResponse, []event, error) {
+func (s *state) ElectMaster(req wire.ElectMasterRequest, live liveness.Reader, opts electOptions) (wire.ElectMasterResponse, []event, error) {
 	if _, err := s.parseSetName(req.BrokerName, hardLimits.NameLength); err != nil {
 		return wire.ElectMasterResponse{}, nil, err
 	}
@@ -90,7 +91,7 @@ func (s *state) ElectMaster(req wire.ElectMasterRequest, live liveness, opts ele
 }
 
 // chooseMaster returns the elected id or wire.NoBrokerID.
-func (s *state) chooseMaster(r *replicaInfo, ss *syncStateInfo, req wire.ElectMasterRequest, live liveness, opts electOptions) int64 {
+func (s *state) chooseMaster(r *replicaInfo, ss *syncStateInfo, req wire.ElectMasterRequest, live liveness.Reader, opts electOptions) int64 {
 	if ss.isFresh() && req.BrokerID != wire.NoBrokerID {
 		if _, registered := r.Brokers[req.BrokerID]; registered {
 			return req.BrokerID
@@ -133,7 +134,7 @@ func masterElected(r *replicaInfo, ss *syncStateInfo, id int64) (wire.ElectMaste
 
 // NeedsElectionOnInactive is the leader's check for an inactive event (T1):
 // only the loss of the current master triggers an election.
-func (s *state) NeedsElectionOnInactive(ev inactiveBroker) bool {
+func (s *state) NeedsElectionOnInactive(ev liveness.Inactive) bool {
 	return s.IsMaster(ev.BrokerName, ev.BrokerID)
 }
 
@@ -169,14 +170,14 @@ func newRoleChangeNotifyEntry(resp wire.ElectMasterResponse) (roleChangeNotifyEn
 		return roleChangeNotifyEntry{}, false
 	}
 	e := roleChangeNotifyEntry{Group: *resp.Body.BrokerMemberGroup, MasterBrokerID: *resp.MasterBrokerID,
-		MasterAddress: orDefault(resp.MasterAddress, ""), MasterEpoch: orDefault(resp.MasterEpoch, 0),
-		SyncStateSetEpoch: orDefault(resp.SyncStateSetEpoch, 0), SyncStateSet: wire.NormalizeIDs(resp.Body.SyncStateSet)}
+		MasterAddress: liveness.OrDefault(resp.MasterAddress, ""), MasterEpoch: liveness.OrDefault(resp.MasterEpoch, 0),
+		SyncStateSetEpoch: liveness.OrDefault(resp.SyncStateSetEpoch, 0), SyncStateSet: wire.NormalizeIDs(resp.Body.SyncStateSet)}
 	return e, true
 }
 
 // Targets returns the members whose heartbeat is active on this node,
 // ascending by id.
-func (e roleChangeNotifyEntry) Targets(live liveness) []notifyTarget {
+func (e roleChangeNotifyEntry) Targets(live liveness.Reader) []notifyTarget {
 	ids := make([]int64, 0, len(e.Group.BrokerAddrs))
 	for id := range e.Group.BrokerAddrs {
 		ids = append(ids, id)

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"slices"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -21,7 +22,7 @@ type electInput struct {
 
 // electPolicy chooses a master; NoBrokerID means nobody can be elected.
 type electPolicy interface {
-	Elect(in electInput, live liveness) int64
+	Elect(in electInput, live liveness.Reader) int64
 }
 
 // defaultElectPolicy is Java's DefaultElectPolicy wired to the heartbeat
@@ -38,7 +39,7 @@ type electPolicy interface {
 type defaultElectPolicy struct{}
 
 // Elect implements electPolicy.
-func (p defaultElectPolicy) Elect(in electInput, live liveness) int64 {
+func (p defaultElectPolicy) Elect(in electInput, live liveness.Reader) int64 {
 	if id := p.tryElect(in, in.SyncStateSet, live); id != wire.NoBrokerID {
 		return id
 	}
@@ -48,7 +49,7 @@ func (p defaultElectPolicy) Elect(in electInput, live liveness) int64 {
 	return wire.NoBrokerID
 }
 
-func (defaultElectPolicy) tryElect(in electInput, candidates []int64, live liveness) int64 {
+func (defaultElectPolicy) tryElect(in electInput, candidates []int64, live liveness.Reader) int64 {
 	alive := make([]int64, 0, len(candidates))
 	for _, id := range candidates {
 		if live.IsActive(in.ClusterName, in.BrokerName, id) {
@@ -73,12 +74,12 @@ func (defaultElectPolicy) tryElect(in electInput, candidates []int64, live liven
 
 type rankedCandidate struct {
 	id      int64
-	info    liveInfo
+	info    liveness.Info
 	hasInfo bool
 }
 
 // bestCandidate ranks alive ids by epoch desc, maxOffset desc, priority asc, id asc.
-func bestCandidate(in electInput, alive []int64, live liveness) int64 {
+func bestCandidate(in electInput, alive []int64, live liveness.Reader) int64 {
 	ranked := make([]rankedCandidate, 0, len(alive))
 	for _, id := range alive {
 		info, ok := live.LiveInfo(in.ClusterName, in.BrokerName, id)

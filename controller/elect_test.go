@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -29,7 +30,7 @@ func liveFrom(cands []cand) *fakeLive {
 		}
 		l.set("c", "b", c.id, c.epoch, c.offset, c.prio)
 		if c.noInfo {
-			delete(l.infos, brokerIdentity{"c", "b", c.id})
+			delete(l.infos, liveness.Identity{ClusterName: "c", BrokerName: "b", BrokerID: c.id})
 		}
 	}
 	return l
@@ -76,7 +77,7 @@ func TestDefaultElectPolicy(t *testing.T) {
 	}
 }
 
-func elect(f *testFSM, req wire.ElectMasterRequest, live liveness, opts electOptions) (wire.ElectMasterResponse, []event, error) {
+func elect(f *testFSM, req wire.ElectMasterRequest, live liveness.Reader, opts electOptions) (wire.ElectMasterResponse, []event, error) {
 	var resp wire.ElectMasterResponse
 	var evs []event
 	var err error
@@ -170,9 +171,9 @@ func TestReelectTriggers(t *testing.T) {
 	require.Equal(t, []string{"a", "b"}, st.BrokerSetsNeedingReelect(live))
 	live.kill("c", "a", 1)
 	require.Equal(t, []string{"b"}, st.BrokerSetsNeedingReelect(live), "a has nobody alive")
-	require.True(t, st.NeedsElectionOnInactive(inactiveBroker{brokerIdentity: brokerIdentity{"c", "b", 1}}))
-	require.False(t, st.NeedsElectionOnInactive(inactiveBroker{brokerIdentity: brokerIdentity{"c", "b", 2}}))
-	require.False(t, st.NeedsElectionOnInactive(inactiveBroker{brokerIdentity: brokerIdentity{"c", "x", 1}}))
+	require.True(t, st.NeedsElectionOnInactive(liveness.Inactive{Identity: liveness.Identity{ClusterName: "c", BrokerName: "b", BrokerID: 1}}))
+	require.False(t, st.NeedsElectionOnInactive(liveness.Inactive{Identity: liveness.Identity{ClusterName: "c", BrokerName: "b", BrokerID: 2}}))
+	require.False(t, st.NeedsElectionOnInactive(liveness.Inactive{Identity: liveness.Identity{ClusterName: "c", BrokerName: "x", BrokerID: 1}}))
 }
 
 func TestRoleChangeNotifyEntry(t *testing.T) {

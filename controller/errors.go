@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -41,7 +42,6 @@ const (
 const (
 	remarkNotLeader                   = "The controller is not in leader state"
 	remarkNotSetAnyResponseCode       = "not set any response code"
-	remarkHeartbeatEmptyBrokerID      = "Heart beat with empty brokerId"
 	remarkMetadataNotExist            = "Broker metadata is not existed"
 	remarkOverload                    = "[OVERLOAD]system busy, start flow control for a while"
 	remarkBlackList                   = "Can not update config in black list."
@@ -120,6 +120,7 @@ var codeTable = []struct {
 	{errBrokerLiveInfoNotExists, codeBrokerLiveInfoNotExists},
 	{errInvalidField, codeInvalidRequest},
 	{errStateBound, codeInvalidRequest},
+	{liveness.ErrRefused, codeInvalidRequest},
 	{wire.ErrBadRequest, codeSystemError}, // a header or body that does not decode
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/raftstore"
 )
 
@@ -43,25 +44,37 @@ var errRequestTimeout = &domainError{Kind: errSystem,
 // ready leader and waits at most timeout for its outcome (gate → 2007,
 // scheduler full → 2, timeout → 1). A timed-out task still runs to its end
 // on the scheduler, holding its keys.
-func (c *Controller) scheduleOn(keys taskKeys, build buildFunc, timeout time.Duration) outcome {
+func (c *Controller) scheduleOn(keys sched.Keys, build buildFunc, timeout time.Duration) outcome {
 	if !c.IsReadyLeader() {
 		return outcome{err: errNotLeader}
 	}
 	deadline := time.Now().Add(timeout)
 	ch := make(chan outcome, 1)
-	if err := c.sched.submitOn(keys, func() { ch <- c.execute(build, deadline) }); err != nil {
-		return outcome{err: err}
+	if err := c.sched.Submit(keys, func() { ch <- c.execute(build, deadline) }); err != nil {
+		return outcome{err: schedError(err)}
 	}
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
 	case out := <-ch:
 		return out
-	case <-c.sched.done:
+	case <-c.sched.Done():
 		return outcome{err: errNotLeader}
 	case <-timer.C:
 		return outcome{err: errRequestTimeout}
 	}
+}
+
+// schedError maps a refusal of the scheduler to the domain error answered:
+// stopped → errNotLeader, full → errSystemBusy.
+func schedError(err error) error {
+	switch {
+	case errors.Is(err, sched.ErrStopped):
+		return errNotLeader
+	case errors.Is(err, sched.ErrFull):
+		return errSystemBusy
+	}
+	return err
 }
 
 // execute runs as a scheduler task: build from the state, append the events

@@ -4,6 +4,8 @@ package controller
 
 import (
 	"context"
+	"github.com/rmqgo/nameserver/controller/liveness"
+	"github.com/rmqgo/nameserver/controller/sched"
 	"sync"
 	"sync/atomic"
 )
@@ -14,7 +16,7 @@ import (
 // each pass, so the bound is only reached while the worker is held up; an
 // event over it is dropped (the T2 scan still finds a master that is gone
 // while a replica beats).
-const maxPendingInactive = maxHeartbeatEntries
+const maxPendingInactive = liveness.MaxEntries
 
 // expiryQueue is the pending set of inactive brokers of one ready term
 // (docs/controller.md section 3.1, T1). Connection closes and heartbeat
@@ -24,7 +26,7 @@ const maxPendingInactive = maxHeartbeatEntries
 // was lost.
 type expiryQueue struct {
 	mu      sync.Mutex
-	pending map[brokerIdentity]inactiveBroker
+	pending map[liveness.Identity]liveness.Inactive
 	wake    chan struct{} // capacity 1: a pending wake-up stands for any number of adds
 
 	added   atomic.Uint64 // events accepted
@@ -33,21 +35,21 @@ type expiryQueue struct {
 }
 
 func newExpiryQueue() *expiryQueue {
-	return &expiryQueue{pending: map[brokerIdentity]inactiveBroker{}, wake: make(chan struct{}, 1)}
+	return &expiryQueue{pending: map[liveness.Identity]liveness.Inactive{}, wake: make(chan struct{}, 1)}
 }
 
 // add enqueues evs and wakes the worker. An event of a broker already
 // pending replaces it (the table removes an entry once; a newer event of
 // the same identity is a newer entry). It returns how many were dropped
 // because the queue was full.
-func (q *expiryQueue) add(evs []inactiveBroker) (dropped int) {
+func (q *expiryQueue) add(evs []liveness.Inactive) (dropped int) {
 	q.mu.Lock()
 	for _, ev := range evs {
-		if _, ok := q.pending[ev.brokerIdentity]; !ok && len(q.pending) >= maxPendingInactive {
+		if _, ok := q.pending[ev.Identity]; !ok && len(q.pending) >= maxPendingInactive {
 			dropped++
 			continue
 		}
-		q.pending[ev.brokerIdentity] = ev
+		q.pending[ev.Identity] = ev
 	}
 	q.mu.Unlock()
 	q.added.Add(uint64(len(evs) - dropped))
@@ -60,17 +62,17 @@ func (q *expiryQueue) add(evs []inactiveBroker) (dropped int) {
 }
 
 // take empties the pending set and returns its events sorted by identity.
-func (q *expiryQueue) take() []inactiveBroker {
+func (q *expiryQueue) take() []liveness.Inactive {
 	q.mu.Lock()
-	evs := make([]inactiveBroker, 0, len(q.pending))
+	evs := make([]liveness.Inactive, 0, len(q.pending))
 	for _, ev := range q.pending {
 		evs = append(evs, ev)
 	}
 	if len(q.pending) > 0 {
-		q.pending = map[brokerIdentity]inactiveBroker{} // a storm's map shrinks with it
+		q.pending = map[liveness.Identity]liveness.Inactive{} // a storm's map shrinks with it
 	}
 	q.mu.Unlock()
-	sortEvents(evs)
+	liveness.SortEvents(evs)
 	return evs
 }
 
@@ -97,11 +99,11 @@ func (c *Controller) runExpiry(ctx context.Context, q *expiryQueue) {
 // expiryPass handles one batch of inactive events: only the ready leader
 // acts, with one FSM read for the batch, and starts the election loop of
 // every set whose master is among them (goElect: one loop per set).
-func (c *Controller) expiryPass(q *expiryQueue, evs []inactiveBroker) {
+func (c *Controller) expiryPass(q *expiryQueue, evs []liveness.Inactive) {
 	if len(evs) == 0 || c.stopping.Load() || !c.IsReadyLeader() {
 		return
 	}
-	var masters, others []inactiveBroker
+	var masters, others []liveness.Inactive
 	c.fsm.read(func(s *state) { masters, others = inactiveMasters(s, evs), storedOthers(s, evs) })
 	q.passes.Add(1)
 	c.recheckInFlight(others)
@@ -109,9 +111,9 @@ func (c *Controller) expiryPass(q *expiryQueue, evs []inactiveBroker) {
 		return
 	}
 	c.logger.Info("masters inactive, electing new ones", "sets", len(masters), "inactive_brokers", len(evs),
-		"first", masters[0].brokerIdentity, "addr", masters[0].BrokerAddr, "reason", masters[0].Reason)
+		"first", masters[0].Identity, "addr", masters[0].BrokerAddr, "reason", masters[0].Reason)
 	for _, ev := range masters {
-		c.logger.Debug("master inactive, electing a new one", "broker", ev.brokerIdentity,
+		c.logger.Debug("master inactive, electing a new one", "broker", ev.Identity,
 			"addr", ev.BrokerAddr, "reason", ev.Reason)
 		c.goElect(ev.BrokerName, TriggerInactive)
 	}
@@ -120,8 +122,8 @@ func (c *Controller) expiryPass(q *expiryQueue, evs []inactiveBroker) {
 // inactiveMasters returns the events (sorted by identity) that report the
 // current master of their set, at most one per set (T1: only the loss of
 // the master triggers an election).
-func inactiveMasters(s *state, evs []inactiveBroker) []inactiveBroker {
-	var out []inactiveBroker
+func inactiveMasters(s *state, evs []liveness.Inactive) []liveness.Inactive {
+	var out []liveness.Inactive
 	seen := map[string]bool{}
 	for _, ev := range evs {
 		if !seen[ev.BrokerName] && s.NeedsElectionOnInactive(ev) {
@@ -134,8 +136,8 @@ func inactiveMasters(s *state, evs []inactiveBroker) []inactiveBroker {
 
 // storedOthers returns the events (one per set) of stored sets whose
 // master none of the set's events reports.
-func storedOthers(s *state, evs []inactiveBroker) []inactiveBroker {
-	var out []inactiveBroker
+func storedOthers(s *state, evs []liveness.Inactive) []liveness.Inactive {
+	var out []liveness.Inactive
 	seen := map[string]bool{}
 	for _, ev := range evs {
 		if s.NeedsElectionOnInactive(ev) {
@@ -159,34 +161,34 @@ func storedOthers(s *state, evs []inactiveBroker) []inactiveBroker {
 // election (taskKeys.own), and elects if the broker is then the master; at
 // most one check per set is pending. Java orders this check likewise:
 // onBrokerInactive asks the event scheduler (getReplicaInfo).
-func (c *Controller) recheckInFlight(others []inactiveBroker) {
+func (c *Controller) recheckInFlight(others []liveness.Inactive) {
 	for _, ev := range others {
-		if !c.sched.liveOn(ev.BrokerName) {
+		if !c.sched.LiveOn(ev.BrokerName) {
 			continue
 		}
 		if _, pending := c.rechecking.LoadOrStore(ev.BrokerName, struct{}{}); pending {
 			continue
 		}
-		err := c.sched.submitOn(ownElectionKeys(ev.BrokerName), func() {
+		err := c.sched.Submit(sched.OwnElectionKeys(ev.BrokerName), func() {
 			defer c.rechecking.Delete(ev.BrokerName)
 			c.recheckInactive(ev)
 		})
 		if err != nil {
 			c.rechecking.Delete(ev.BrokerName)
-			c.logger.Warn("inactive broker not checked again", "broker", ev.brokerIdentity, "error", err)
+			c.logger.Warn("inactive broker not checked again", "broker", ev.Identity, "error", err)
 		}
 	}
 }
 
 // recheckInactive elects in ev's set if ev's broker is its master now.
-func (c *Controller) recheckInactive(ev inactiveBroker) {
+func (c *Controller) recheckInactive(ev liveness.Inactive) {
 	if !c.IsReadyLeader() {
 		return
 	}
 	var need bool
 	c.fsm.read(func(s *state) { need = s.NeedsElectionOnInactive(ev) })
 	if need {
-		c.logger.Info("master inactive once its set's entry applied, electing a new one", "broker", ev.brokerIdentity)
+		c.logger.Info("master inactive once its set's entry applied, electing a new one", "broker", ev.Identity)
 		c.goElect(ev.BrokerName, TriggerInactive)
 	}
 }

@@ -13,25 +13,26 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-func inactive(name string, id int64, reason inactiveReason) inactiveBroker {
-	return inactiveBroker{brokerIdentity: brokerIdentity{"c", name, id}, Reason: reason}
+func inactive(name string, id int64, reason liveness.Reason) liveness.Inactive {
+	return liveness.Inactive{Identity: liveness.Identity{ClusterName: "c", BrokerName: name, BrokerID: id}, Reason: reason}
 }
 
 func TestExpiryQueueCoalescesAndBounds(t *testing.T) {
 	q := newExpiryQueue()
-	require.Zero(t, q.add([]inactiveBroker{inactive("b", 2, reasonTimeout), inactive("a", 1, reasonTimeout)}))
-	require.Zero(t, q.add([]inactiveBroker{inactive("b", 2, reasonConnClosed)}))
+	require.Zero(t, q.add([]liveness.Inactive{inactive("b", 2, liveness.ReasonTimeout), inactive("a", 1, liveness.ReasonTimeout)}))
+	require.Zero(t, q.add([]liveness.Inactive{inactive("b", 2, liveness.ReasonConnClosed)}))
 	require.Len(t, q.wake, 1, "any number of adds leaves one wake-up")
-	require.Equal(t, []inactiveBroker{inactive("a", 1, reasonTimeout), inactive("b", 2, reasonConnClosed)}, q.take(),
+	require.Equal(t, []liveness.Inactive{inactive("a", 1, liveness.ReasonTimeout), inactive("b", 2, liveness.ReasonConnClosed)}, q.take(),
 		"sorted; a later event of the same broker replaces the pending one")
 	require.Empty(t, q.take())
 
-	full := make([]inactiveBroker, maxPendingInactive+10)
+	full := make([]liveness.Inactive, maxPendingInactive+10)
 	for i := range full {
-		full[i] = inactive("s"+strconv.Itoa(i), 1, reasonConnClosed)
+		full[i] = inactive("s"+strconv.Itoa(i), 1, liveness.ReasonConnClosed)
 	}
 	require.Equal(t, 10, q.add(full))
 	require.Equal(t, maxPendingInactive, q.size())
@@ -46,10 +47,10 @@ func TestInactiveMastersOnePerSet(t *testing.T) {
 		registerSet(f, "c", name, 2)
 		f.apply(electMasterEvent{NewMasterElected: true, BrokerName: name, NewMasterBrokerID: 1})
 	}
-	evs := []inactiveBroker{inactive("a", 1, reasonTimeout), inactive("a", 2, reasonTimeout),
-		inactive("b", 2, reasonConnClosed), inactive("d", 1, reasonConnClosed), inactive("x", 1, reasonConnClosed)}
-	evs = append(evs, inactiveBroker{brokerIdentity: brokerIdentity{"other", "d", 1}, Reason: reasonTimeout})
-	sortEvents(evs)
+	evs := []liveness.Inactive{inactive("a", 1, liveness.ReasonTimeout), inactive("a", 2, liveness.ReasonTimeout),
+		inactive("b", 2, liveness.ReasonConnClosed), inactive("d", 1, liveness.ReasonConnClosed), inactive("x", 1, liveness.ReasonConnClosed)}
+	evs = append(evs, liveness.Inactive{Identity: liveness.Identity{ClusterName: "other", BrokerName: "d", BrokerID: 1}, Reason: liveness.ReasonTimeout})
+	liveness.SortEvents(evs)
 	var got []string
 	f.fsm.read(func(s *state) {
 		for _, ev := range inactiveMasters(s, evs) {
@@ -57,24 +58,6 @@ func TestInactiveMastersOnePerSet(t *testing.T) {
 		}
 	})
 	require.Equal(t, []string{"a", "d"}, got, "only masters, one event per set")
-}
-
-func TestHeartbeatScanReportsOneBatch(t *testing.T) {
-	var calls [][]inactiveBroker
-	clock := newFakeClock()
-	m := newHeartbeatManager(heartbeatOptions{Clock: clock, Logger: testLogger(t),
-		OnInactive: func(evs []inactiveBroker) { calls = append(calls, evs) }})
-	for i := range 50 {
-		req := beat(1, "a", 1, 1)
-		req.BrokerName = fmt.Sprintf("s%02d", i)
-		require.NoError(t, m.OnHeartbeat(req, ConnID(i+1)))
-	}
-	clock.Advance(3001 * time.Millisecond)
-	require.Len(t, m.Scan(), 50)
-	require.Len(t, calls, 1, "one scan, one batch")
-	require.Len(t, calls[0], 50)
-	require.Empty(t, m.Scan())
-	require.Len(t, calls, 1, "an empty scan reports nothing")
 }
 
 // stormFleet is sets of two brokers on one controller: each broker beats
@@ -201,10 +184,10 @@ func TestStrangerConnChurnGrowsNothing(t *testing.T) {
 		require.NoError(t, c.Close())
 	}
 	require.Eventually(t, func() bool {
-		return q.added.Load() == conns*perConn && q.size() == 0 && ctl.hb.tableSize() == 0 && connCount(ctl) == 0 &&
+		return q.added.Load() == conns*perConn && q.size() == 0 && ctl.hb.Size() == 0 && connCount(ctl) == 0 &&
 			runtime.NumGoroutine() <= goroutines+2
 	}, 20*time.Second, 5*time.Millisecond, "table %d, conns %d, queue %d, goroutines %d (were %d)",
-		ctl.hb.tableSize(), connCount(ctl), q.size(), runtime.NumGoroutine(), goroutines)
+		ctl.hb.Size(), connCount(ctl), q.size(), runtime.NumGoroutine(), goroutines)
 	elections, _ := ic.obs[ctl.Node().ID()].snapshot()
 	require.Empty(t, elections)
 	t.Logf("%d connections, %d ghost brokers: %d expiry passes", conns, conns*perConn, q.passes.Load())
@@ -251,16 +234,12 @@ func TestAttackCloseStormGoroutinesBounded(t *testing.T) {
 	var clients []*remoting.Client
 	for i := range conns {
 		var c *remoting.Client
-		for j := range maxHeartbeatEntriesPerConn {
+		for j := range liveness.MaxEntriesPerConn {
 			c = fleet.beat(t, c, fmt.Sprintf("ghost-%d-%d", i, j), 1, "10.9.9.9:1")
 		}
 		clients = append(clients, c)
 	}
-	tableLen := func() int {
-		ctl.hb.mu.RLock()
-		defer ctl.hb.mu.RUnlock()
-		return len(ctl.hb.live)
-	}
+	tableLen := ctl.hb.Entries
 	before := runtime.NumGoroutine()
 	ctl.fsm.mu.Lock()
 	for _, c := range clients {
@@ -269,6 +248,6 @@ func TestAttackCloseStormGoroutinesBounded(t *testing.T) {
 	require.Eventually(t, func() bool { return tableLen() == 0 }, 20*time.Second, time.Millisecond)
 	grown := runtime.NumGoroutine() - before
 	ctl.fsm.mu.Unlock()
-	t.Logf("%d brokers removed while the FSM was busy: %d more goroutines", conns*maxHeartbeatEntriesPerConn, grown)
+	t.Logf("%d brokers removed while the FSM was busy: %d more goroutines", conns*liveness.MaxEntriesPerConn, grown)
 	require.Less(t, grown, 16, "goroutines grew with the removed brokers")
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -52,13 +53,13 @@ func fenceFixture(t *testing.T) (*testFSM, *fakeLive, *invariantChecker) {
 	return f, live, inv
 }
 
-func adminElect(live liveness, id int64) buildFunc {
+func adminElect(live liveness.Reader, id int64) buildFunc {
 	return func(s *state) (response, []event, error) {
 		return s.ElectMaster(adminTriggerElect("c", "b", id), live, electOptions{})
 	}
 }
 
-func alterTo(live liveness, master int64, mEpoch, ssEpoch int32, set ...int64) buildFunc {
+func alterTo(live liveness.Reader, master int64, mEpoch, ssEpoch int32, set ...int64) buildFunc {
 	return func(s *state) (response, []event, error) {
 		return s.AlterSyncStateSet(wire.AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: master, MasterEpoch: mEpoch,
 			SyncStateSet: wire.SyncStateSet{SyncStateSet: set, SyncStateSetEpoch: ssEpoch}}, live)

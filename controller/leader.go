@@ -107,7 +107,7 @@ func (c *Controller) becomeReady(term uint64) {
 	c.spawn(func() { c.raiseClusterVersion(duties) })
 	c.spawn(c.resendRecentRoleChanges)
 	c.logger.Info("controller leader ready", "id", c.node.ID(), "term", term, "losses_seen_before", held,
-		"view_complete_in", c.hb.viewCompleteIn())
+		"view_complete_in", c.hb.ViewCompleteIn())
 	c.opts.observer.LeadershipChanged(true)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -25,10 +26,10 @@ import (
 var viewProps = []string{"scanInactiveMasterInterval=600000"}
 
 // oneTimeout is one default heartbeat timeout (Java brokers announce it).
-const oneTimeout = time.Duration(defaultHeartbeatTimeoutMillis) * time.Millisecond
+const oneTimeout = time.Duration(liveness.DefaultTimeoutMillis) * time.Millisecond
 
 // viewConn is the connection broker id beats on, to every node.
-func viewConn(id int64) ConnID { return ConnID(100 + id) }
+func viewConn(id int64) liveness.ConnID { return liveness.ConnID(100 + id) }
 
 // beatTo records one heartbeat of broker id of set b on ctls, announcing
 // timeout ms.

@@ -4,9 +4,8 @@ package controller
 
 import (
 	"context"
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"time"
-
-	"github.com/rmqgo/nameserver/internal/monotime"
 )
 
 // A node's view of liveness (docs/controller.md section 4.2). Brokers beat
@@ -21,28 +20,9 @@ import (
 // it sees as leader. The warm-up is a fixed length: no announced timeout
 // can stretch it.
 
-// viewWarmup is how long a node serves heartbeats before its table is a
-// complete view of liveness: the default heartbeat timeout (a Java broker
-// beats every second, to every controller it finds reachable, which it
-// re-checks every 3 s, and announces 10 s).
-const viewWarmup = time.Duration(defaultHeartbeatTimeoutMillis) * time.Millisecond
-
 // viewRecheck bounds the wait of a leader whose view is not complete yet
 // between two checks of its warm-up.
 const viewRecheck = 250 * time.Millisecond
-
-// startServing starts the warm-up now (New, and again when the remoting
-// server starts serving).
-func (m *heartbeatManager) startServing() { m.serving.Store(int64(m.now())) }
-
-// viewCompleteIn is how long until the table is a complete view of
-// liveness; 0 once it is.
-func (m *heartbeatManager) viewCompleteIn() time.Duration {
-	return max(viewWarmup-m.now().Sub(monotime.Mono(m.serving.Load())), 0)
-}
-
-// viewComplete reports whether the node has served for viewWarmup.
-func (m *heartbeatManager) viewComplete() bool { return m.viewCompleteIn() == 0 }
 
 // onBrokerInactive is the heartbeat manager's listener (T1). The ready
 // leader hands the batch of one close or scan to the term's expiry worker
@@ -50,7 +30,7 @@ func (m *heartbeatManager) viewComplete() bool { return m.viewCompleteIn() == 0 
 // whose master was lost. Any other node keeps the batch while its view is
 // not complete (holdLosses), so that it acts on it if it leads before its
 // view is. It waits only for handoverMu, held for a few map operations.
-func (c *Controller) onBrokerInactive(evs []inactiveBroker) {
+func (c *Controller) onBrokerInactive(evs []liveness.Inactive) {
 	if c.stopping.Load() {
 		return
 	}
@@ -73,8 +53,8 @@ func (c *Controller) onBrokerInactive(evs []inactiveBroker) {
 // kept loss once it is (the table itself then tells which masters are
 // gone). The kept set has the expiry queue's bound. Callers hold
 // handoverMu.
-func (c *Controller) holdLosses(evs []inactiveBroker) {
-	if c.hb.viewComplete() {
+func (c *Controller) holdLosses(evs []liveness.Inactive) {
+	if c.hb.ViewComplete() {
 		if c.held.size() > 0 {
 			c.held.take()
 		}
@@ -90,7 +70,7 @@ func (c *Controller) holdLosses(evs []inactiveBroker) {
 // liveness; false if ctx ends first.
 func (c *Controller) awaitViewComplete(ctx context.Context) bool {
 	for {
-		wait := c.hb.viewCompleteIn()
+		wait := c.hb.ViewCompleteIn()
 		if wait == 0 {
 			return true
 		}
@@ -125,10 +105,10 @@ func (c *Controller) handOver(term uint64, stop context.CancelFunc, q *expiryQue
 	defer c.handoverMu.Unlock()
 	c.gate.open(term, stop)
 	kept := c.held.take()
-	if c.hb.viewComplete() {
+	if c.hb.ViewComplete() {
 		return 0
 	}
-	var evs []inactiveBroker
+	var evs []liveness.Inactive
 	for _, ev := range kept {
 		if !c.hb.IsActive(ev.ClusterName, ev.BrokerName, ev.BrokerID) {
 			evs = append(evs, ev)

@@ -9,11 +9,18 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
+
+// ConnID identifies the connection a heartbeat arrived on (0: unknown).
+type ConnID = liveness.ConnID
+
+// Clock is the time source of liveness decisions (injectable in tests).
+type Clock = liveness.Clock
 
 // Timing of the leader-side machinery (docs/controller.md sections 1.1,
 // 3.1, 3.5 and 5).

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -115,7 +116,7 @@ func (c *Controller) electLoop(brokerName string, trigger ElectTrigger) {
 	var elected response
 	attempts := max(c.config().ElectMasterMaxRetryCount, 1)
 	for i := 0; i < attempts && !c.stopping.Load(); i++ {
-		out := c.scheduleOn(ownElectionKeys(brokerName), c.electBuild(controllerTriggerElect(brokerName)), electAttemptTimeout)
+		out := c.scheduleOn(sched.OwnElectionKeys(brokerName), c.electBuild(controllerTriggerElect(brokerName)), electAttemptTimeout)
 		if code, _ = responseCode(out.err); code == codeSuccess {
 			elected = out.resp
 			break

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -154,7 +155,7 @@ func inFlightApplyScenario(t *testing.T) bool {
 			return alter(s)
 		}, 10*time.Second)
 	}()
-	require.Eventually(t, func() bool { return built.Load() || leader.sched.pending() >= 2 || !leader.IsReadyLeader() },
+	require.Eventually(t, func() bool { return built.Load() || leader.sched.Pending() >= 2 || !leader.IsReadyLeader() },
 		5*time.Second, time.Millisecond, "the alter was never submitted")
 	if !leader.IsReadyLeader() {
 		return false
@@ -179,7 +180,7 @@ func inFlightApplyScenario(t *testing.T) bool {
 	require.Equal(t, int64(2), ss.MasterBrokerID)
 	require.Equal(t, []int64{2}, ss.SyncStateSet)
 	done2 := make(chan struct{})
-	require.NoError(t, leader.sched.submit(func() { close(done2) }))
+	require.NoError(t, leader.sched.Submit(sched.GlobalKeys(), func() { close(done2) }))
 	<-done2
 	require.False(t, lateBuilt.Load(), "a task past its deadline never runs")
 	return true
@@ -213,7 +214,7 @@ func perSetScenario(t *testing.T) bool {
 	elect := leader.electBuild(adminTriggerElect("c", "b", 2))
 	first, second := make(chan outcome, 1), make(chan outcome, 1)
 	go func() {
-		first <- leader.scheduleOn(setKeys("b"), func(s *state) (response, []event, error) {
+		first <- leader.scheduleOn(sched.SetKeys("b"), func(s *state) (response, []event, error) {
 			electBuilt.Store(true)
 			return elect(s)
 		}, 10*time.Second)
@@ -221,15 +222,15 @@ func perSetScenario(t *testing.T) bool {
 	require.Eventually(t, electBuilt.Load, 5*time.Second, time.Millisecond, "the election was never built")
 	alter := alterTo(leader.hb, 1, 1, 2, 1, 3)
 	go func() {
-		second <- leader.scheduleOn(setKeys("b"), func(s *state) (response, []event, error) {
+		second <- leader.scheduleOn(sched.SetKeys("b"), func(s *state) (response, []event, error) {
 			ss, _ := s.SyncState("b")
 			sawMaster.Store(ss.MasterBrokerID)
 			alterBuilt.Store(true)
 			return alter(s)
 		}, 10*time.Second)
 	}()
-	require.Eventually(t, func() bool { return leader.sched.pending() >= 2 }, 5*time.Second, time.Millisecond)
-	read := leader.scheduleOn(setKeys("o"), func(s *state) (response, []event, error) {
+	require.Eventually(t, func() bool { return leader.sched.Pending() >= 2 }, 5*time.Second, time.Millisecond)
+	read := leader.scheduleOn(sched.SetKeys("o"), func(s *state) (response, []event, error) {
 		readBuilt.Store(true)
 		resp, err := s.GetReplicaInfo(wire.GetReplicaInfoRequest{BrokerName: "o"})
 		return resp, nil, err
@@ -262,22 +263,22 @@ func TestKeyedTaskDeadlineAndPanic(t *testing.T) {
 	var once sync.Once
 	unblock := func() { once.Do(func() { close(release) }) }
 	t.Cleanup(unblock) // a failed check must not leave the task running at shutdown
-	require.NoError(t, leader.sched.submitOn(setKeys("b"), func() { <-release }))
+	require.NoError(t, leader.sched.Submit(sched.SetKeys("b"), func() { <-release }))
 	var lateBuilt atomic.Bool
-	late := leader.scheduleOn(setKeys("b"), func(*state) (response, []event, error) {
+	late := leader.scheduleOn(sched.SetKeys("b"), func(*state) (response, []event, error) {
 		lateBuilt.Store(true)
 		return nil, nil, nil
 	}, 50*time.Millisecond)
 	require.Equal(t, codeSystemError, codeOf(late.err), "a held set's caller gets code 1 at its deadline")
 
-	boom := leader.scheduleOn(setKeys("o"), func(*state) (response, []event, error) { panic("boom") }, requestTimeout)
+	boom := leader.scheduleOn(sched.SetKeys("o"), func(*state) (response, []event, error) { panic("boom") }, requestTimeout)
 	require.Equal(t, codeSystemError, codeOf(boom.err))
 	require.Contains(t, boom.err.Error(), "boom")
-	require.NoError(t, leader.scheduleOn(setKeys("o"), func(*state) (response, []event, error) { return nil, nil, nil },
+	require.NoError(t, leader.scheduleOn(sched.SetKeys("o"), func(*state) (response, []event, error) { return nil, nil, nil },
 		requestTimeout).err, "set o is free after the panic")
 
 	unblock()
-	require.NoError(t, leader.scheduleOn(setKeys("b"), func(*state) (response, []event, error) { return nil, nil, nil },
+	require.NoError(t, leader.scheduleOn(sched.SetKeys("b"), func(*state) (response, []event, error) { return nil, nil, nil },
 		requestTimeout).err)
 	require.False(t, lateBuilt.Load(), "a task past its deadline never runs")
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -200,14 +201,14 @@ func invoke(t *testing.T, addr string, code int32, ext map[string]string, body [
 type recordingObserver struct {
 	mu        sync.Mutex
 	elections []string
-	closed    map[ConnID]int
+	closed    map[liveness.ConnID]int
 	notified  []string
 	ready     []bool
 	beats     int
 }
 
 func newRecordingObserver() *recordingObserver {
-	return &recordingObserver{closed: map[ConnID]int{}}
+	return &recordingObserver{closed: map[liveness.ConnID]int{}}
 }
 
 func (o *recordingObserver) ElectionFinished(tr ElectTrigger, code int32, _ time.Duration) {
@@ -222,7 +223,7 @@ func (o *recordingObserver) LeadershipChanged(ready bool) {
 	o.ready = append(o.ready, ready)
 }
 
-func (o *recordingObserver) ConnClosed(id ConnID, evicted int) {
+func (o *recordingObserver) ConnClosed(id liveness.ConnID, evicted int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.closed[id] = evicted

@@ -15,6 +15,9 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
+	"github.com/rmqgo/nameserver/controller/sched"
+	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -201,17 +204,23 @@ func TestInvalidConfigIsRejected(t *testing.T) {
 	require.ErrorContains(t, err, "controllerDLegerSelfId (n9) is not an id of controllerDLegerPeers")
 }
 
-func TestSchedulerQueueAndStop(t *testing.T) {
-	s := newScheduler(1)
-	held := make(chan struct{})
-	require.NoError(t, s.submit(func() { <-held })) // live until the bound is checked
-	require.ErrorIs(t, s.submit(func() {}), errSystemBusy)
-	close(held)
-	s.stop()
-	require.ErrorIs(t, s.submit(func() {}), errNotLeader)
-	code, remark := responseCode(errSystemBusy)
+// TestSchedulerRefusalsAreAnswered: a stopped scheduler is answered 2007, a
+// full one 2 with Java's overload remark.
+func TestSchedulerRefusalsAreAnswered(t *testing.T) {
+	code, _ := responseCode(schedError(sched.ErrStopped))
+	require.Equal(t, codeNotLeader, code)
+	code, remark := responseCode(schedError(sched.ErrFull))
 	require.Equal(t, codeSystemBusy, code)
 	require.True(t, strings.HasPrefix(remark, "[OVERLOAD]"))
+}
+
+// TestHeartbeatRefusalsAreAnswered: a refused heartbeat is answered 2005
+// with the refusal as the remark.
+func TestHeartbeatRefusalsAreAnswered(t *testing.T) {
+	m := liveness.New(liveness.Options{Logger: testLogger(t)})
+	code, remark := responseCode(m.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b", BrokerAddr: "a"}, 1))
+	require.Equal(t, int32(2005), code)
+	require.Equal(t, "Heart beat with empty brokerId", remark)
 }
 
 func TestShutdownBeforeStartReleasesListeners(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -157,7 +158,7 @@ func (s *state) IsMaster(brokerName string, brokerID int64) bool {
 // BrokerSetsNeedingReelect is the T2 scan (scanNeedReelectBrokerSets): the
 // sorted names of existing sets whose master is set but inactive while at
 // least one registered replica is alive.
-func (s *state) BrokerSetsNeedingReelect(live liveness) []string {
+func (s *state) BrokerSetsNeedingReelect(live liveness.Reader) []string {
 	var out []string
 	for _, name := range s.BrokerNames() {
 		r, ss, ok := s.get(name)
@@ -174,7 +175,7 @@ func (s *state) BrokerSetsNeedingReelect(live liveness) []string {
 	return out
 }
 
-func anyAlive(live liveness, cluster, name string, ids []int64) bool {
+func anyAlive(live liveness.Reader, cluster, name string, ids []int64) bool {
 	for _, id := range ids {
 		if live.IsActive(cluster, name, id) {
 			return true

@@ -1,6 +1,6 @@
 //go:build embedded_controller
 
-package controller
+package sched
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ import (
 type schedProbe struct {
 	mu      sync.Mutex
 	started []string                 // names, in start order
-	running map[string]taskKeys      // name → keys, while running
+	running map[string]Keys          // name → keys, while running
 	release map[string]chan struct{} // name → closed to let it finish
 	startCh chan string              // every start, in order
 	clash   []string                 // two running tasks that shared a key
@@ -28,20 +28,20 @@ type schedProbe struct {
 }
 
 // newSchedProbe returns a scheduler of size and its probe.
-func newSchedProbe(size int) (*scheduler, *schedProbe) {
-	p := &schedProbe{running: map[string]taskKeys{}, release: map[string]chan struct{}{}, startCh: make(chan string, 1024)}
-	s := newScheduler(size)
+func newSchedProbe(size int) (*Scheduler, *schedProbe) {
+	p := &schedProbe{running: map[string]Keys{}, release: map[string]chan struct{}{}, startCh: make(chan string, 1024)}
+	s := newTestScheduler(size)
 	s.onStart = func(*task) { p.starts++ }
 	return s, p
 }
 
 // submit enqueues task name with keys; it runs until released.
-func (p *schedProbe) submit(s *scheduler, name string, keys taskKeys) error {
+func (p *schedProbe) submit(s *Scheduler, name string, keys Keys) error {
 	rel := make(chan struct{})
 	p.mu.Lock()
 	p.release[name] = rel
 	p.mu.Unlock()
-	return s.submitOn(keys, func() {
+	return s.Submit(keys, func() {
 		p.mu.Lock()
 		for other, k := range p.running {
 			if sharesKey(k, keys) {
@@ -75,14 +75,14 @@ func (p *schedProbe) next(t *testing.T) string {
 
 // quiet requires that no task has started beyond the ones received (a
 // start is counted under the scheduler's lock, before its goroutine runs).
-func (p *schedProbe) quiet(t *testing.T, s *scheduler) {
+func (p *schedProbe) quiet(t *testing.T, s *Scheduler) {
 	t.Helper()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	require.Equal(t, p.seen, p.starts, "a task started that must wait")
 }
 
-func sharesKey(a, b taskKeys) bool {
+func sharesKey(a, b Keys) bool {
 	if a.global || b.global {
 		return true
 	}
@@ -100,10 +100,10 @@ func sharesKey(a, b taskKeys) bool {
 // another set runs meanwhile.
 func TestSchedulerOrdersPerKey(t *testing.T) {
 	s, p := newSchedProbe(16)
-	require.NoError(t, p.submit(s, "a1", setKeys("a")))
-	require.NoError(t, p.submit(s, "a2", setKeys("a")))
-	require.NoError(t, p.submit(s, "b1", setKeys("b")))
-	require.NoError(t, p.submit(s, "ab", setKeys("a", "b", "a")))
+	require.NoError(t, p.submit(s, "a1", SetKeys("a")))
+	require.NoError(t, p.submit(s, "a2", SetKeys("a")))
+	require.NoError(t, p.submit(s, "b1", SetKeys("b")))
+	require.NoError(t, p.submit(s, "ab", SetKeys("a", "b", "a")))
 	require.ElementsMatch(t, []string{"a1", "b1"}, []string{p.next(t), p.next(t)}, "a1 and b1 run together")
 	p.quiet(t, s) // a2 waits for a1, ab for both
 	p.finish("b1")
@@ -119,10 +119,10 @@ func TestSchedulerOrdersPerKey(t *testing.T) {
 // A global task waits for every live task and holds back every later one.
 func TestSchedulerGlobalTask(t *testing.T) {
 	s, p := newSchedProbe(16)
-	require.NoError(t, p.submit(s, "a", setKeys("a")))
-	require.NoError(t, p.submit(s, "b", setKeys("b")))
-	require.NoError(t, p.submit(s, "g", globalKeys()))
-	require.NoError(t, p.submit(s, "c", setKeys("c")))
+	require.NoError(t, p.submit(s, "a", SetKeys("a")))
+	require.NoError(t, p.submit(s, "b", SetKeys("b")))
+	require.NoError(t, p.submit(s, "g", GlobalKeys()))
+	require.NoError(t, p.submit(s, "c", SetKeys("c")))
 	require.ElementsMatch(t, []string{"a", "b"}, []string{p.next(t), p.next(t)})
 	p.finish("a")
 	p.quiet(t, s)
@@ -139,8 +139,8 @@ func TestSchedulerGlobalTask(t *testing.T) {
 // together (their growth is reserved by their builders, reserve.go).
 func TestSchedulerGrowingTasksOfSetsRunTogether(t *testing.T) {
 	s, p := newSchedProbe(16)
-	require.NoError(t, p.submit(s, "grow-a", setKeys("a")))
-	require.NoError(t, p.submit(s, "grow-b", setKeys("b")))
+	require.NoError(t, p.submit(s, "grow-a", SetKeys("a")))
+	require.NoError(t, p.submit(s, "grow-b", SetKeys("b")))
 	require.ElementsMatch(t, []string{"grow-a", "grow-b"}, []string{p.next(t), p.next(t)})
 	p.finish("grow-a")
 	p.finish("grow-b")
@@ -153,14 +153,14 @@ func TestSchedulerGrowingTasksOfSetsRunTogether(t *testing.T) {
 // later task of the set follows them all.
 func TestSchedulerOwnElectionGoesAheadOfWaitingTasks(t *testing.T) {
 	s, p := newSchedProbe(16)
-	require.NoError(t, p.submit(s, "running", setKeys("a")))
+	require.NoError(t, p.submit(s, "running", SetKeys("a")))
 	require.Equal(t, "running", p.next(t))
 	for _, n := range []string{"w1", "w2", "w3"} {
-		require.NoError(t, p.submit(s, n, setKeys("a")))
+		require.NoError(t, p.submit(s, n, SetKeys("a")))
 	}
-	require.NoError(t, p.submit(s, "own1", ownElectionKeys("a")))
-	require.NoError(t, p.submit(s, "own2", ownElectionKeys("a")))
-	require.NoError(t, p.submit(s, "later", setKeys("a")))
+	require.NoError(t, p.submit(s, "own1", OwnElectionKeys("a")))
+	require.NoError(t, p.submit(s, "own2", OwnElectionKeys("a")))
+	require.NoError(t, p.submit(s, "later", SetKeys("a")))
 	p.quiet(t, s)
 	p.finish("running")
 	for _, want := range []string{"own1", "own2", "w1", "w2", "w3", "later"} {
@@ -168,21 +168,21 @@ func TestSchedulerOwnElectionGoesAheadOfWaitingTasks(t *testing.T) {
 		p.quiet(t, s)
 		p.finish(want)
 	}
-	require.NoError(t, p.submit(s, "alone", ownElectionKeys("a")))
+	require.NoError(t, p.submit(s, "alone", OwnElectionKeys("a")))
 	require.Equal(t, "alone", p.next(t), "nothing live on the set: it starts at once")
 	p.finish("alone")
 	require.Empty(t, p.clash)
-	require.Eventually(t, func() bool { return s.pending() == 0 }, 10*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return s.Pending() == 0 }, 10*time.Second, time.Millisecond)
 }
 
 // An own election does not go ahead of a live global task: it waits for
 // it, as every task does.
 func TestSchedulerOwnElectionWaitsForGlobal(t *testing.T) {
 	s, p := newSchedProbe(16)
-	require.NoError(t, p.submit(s, "a", setKeys("a")))
+	require.NoError(t, p.submit(s, "a", SetKeys("a")))
 	require.Equal(t, "a", p.next(t))
-	require.NoError(t, p.submit(s, "g", globalKeys()))
-	require.NoError(t, p.submit(s, "own", ownElectionKeys("b")))
+	require.NoError(t, p.submit(s, "g", GlobalKeys()))
+	require.NoError(t, p.submit(s, "own", OwnElectionKeys("b")))
 	p.quiet(t, s)
 	p.finish("a")
 	require.Equal(t, "g", p.next(t))
@@ -193,20 +193,19 @@ func TestSchedulerOwnElectionWaitsForGlobal(t *testing.T) {
 	require.Empty(t, p.clash)
 }
 
-// The bound counts live tasks, waiting or running: full → errSystemBusy,
+// The bound counts live tasks, waiting or running: full → errFull,
 // and a finished task frees its place.
 func TestSchedulerBound(t *testing.T) {
 	s, p := newSchedProbe(3)
-	require.NoError(t, p.submit(s, "a1", setKeys("a")))
-	require.NoError(t, p.submit(s, "a2", setKeys("a")))
-	require.NoError(t, p.submit(s, "b1", setKeys("b")))
-	require.ErrorIs(t, p.submit(s, "c1", setKeys("c")), errSystemBusy)
-	require.Equal(t, codeSystemBusy, codeOf(errSystemBusy))
+	require.NoError(t, p.submit(s, "a1", SetKeys("a")))
+	require.NoError(t, p.submit(s, "a2", SetKeys("a")))
+	require.NoError(t, p.submit(s, "b1", SetKeys("b")))
+	require.ErrorIs(t, p.submit(s, "c1", SetKeys("c")), ErrFull)
 	first := []string{p.next(t), p.next(t)}
 	require.ElementsMatch(t, []string{"a1", "b1"}, first)
 	p.finish("b1")
-	require.Eventually(t, func() bool { return s.pending() == 2 }, requestTimeout, time.Millisecond, "b1 never finished")
-	require.NoError(t, p.submit(s, "c2", setKeys("c")))
+	require.Eventually(t, func() bool { return s.Pending() == 2 }, 10*time.Second, time.Millisecond, "b1 never finished")
+	require.NoError(t, p.submit(s, "c2", SetKeys("c")))
 	require.Equal(t, "c2", p.next(t))
 	p.finish("a1")
 	require.Equal(t, "a2", p.next(t))
@@ -214,21 +213,21 @@ func TestSchedulerBound(t *testing.T) {
 	p.finish("c2")
 }
 
-// After stop nothing is submitted (errNotLeader) and no waiting task
+// After stop nothing is submitted (errStopped) and no waiting task
 // starts; run returns once the running ones finished.
 func TestSchedulerStop(t *testing.T) {
 	s, p := newSchedProbe(8)
-	require.NoError(t, p.submit(s, "a1", setKeys("a")))
-	require.NoError(t, p.submit(s, "a2", setKeys("a")))
+	require.NoError(t, p.submit(s, "a1", SetKeys("a")))
+	require.NoError(t, p.submit(s, "a2", SetKeys("a")))
 	require.Equal(t, "a1", p.next(t))
 	ran := make(chan struct{})
 	go func() {
-		s.run()
+		s.Run()
 		close(ran)
 	}()
-	s.stop()
-	s.stop() // idempotent
-	require.ErrorIs(t, p.submit(s, "b", setKeys("b")), errNotLeader)
+	s.Stop()
+	s.Stop() // idempotent
+	require.ErrorIs(t, p.submit(s, "b", SetKeys("b")), ErrStopped)
 	select {
 	case <-ran:
 		t.Fatal("run returned while a1 was running")
@@ -262,7 +261,7 @@ func randomScheduleRound(t *testing.T, rng *rand.Rand, round int) {
 	s, p := newSchedProbe(1024)
 	order := map[schedKey][]string{} // submission order per key
 	n := 20 + rng.IntN(40)
-	all := make([]taskKeys, n)
+	all := make([]Keys, n)
 	for i := range n {
 		name := fmt.Sprintf("t%d", i)
 		all[i] = randomKeys(rng)
@@ -305,20 +304,20 @@ func index(name string) int {
 
 // randomKeys: mostly one or two of five sets, sometimes an own election
 // (which may go ahead of its set's waiting tasks) or global.
-func randomKeys(rng *rand.Rand) taskKeys {
+func randomKeys(rng *rand.Rand) Keys {
 	switch rng.IntN(10) {
 	case 0:
-		return globalKeys()
+		return GlobalKeys()
 	case 1:
-		return ownElectionKeys(fmt.Sprint("s", rng.IntN(5)))
+		return OwnElectionKeys(fmt.Sprint("s", rng.IntN(5)))
 	case 2:
-		return setKeys(fmt.Sprint("s", rng.IntN(5)), fmt.Sprint("s", rng.IntN(5)))
+		return SetKeys(fmt.Sprint("s", rng.IntN(5)), fmt.Sprint("s", rng.IntN(5)))
 	}
-	return setKeys(fmt.Sprint("s", rng.IntN(5)))
+	return SetKeys(fmt.Sprint("s", rng.IntN(5)))
 }
 
 // keysOrAll lists a task's keys, a global task under every key.
-func keysOrAll(k taskKeys) []schedKey {
+func keysOrAll(k Keys) []schedKey {
 	if !k.global {
 		return k.keys
 	}
@@ -329,14 +328,14 @@ func keysOrAll(k taskKeys) []schedKey {
 	return out
 }
 
-// setKeys deduplicates; no name or more than maxTaskKeys is global.
+// SetKeys deduplicates; no name or more than maxTaskKeys is global.
 func TestSetKeys(t *testing.T) {
-	require.Equal(t, taskKeys{keys: []schedKey{{name: "a"}, {name: "b"}}}, setKeys("a", "b", "a"))
-	require.True(t, setKeys().global)
+	require.Equal(t, Keys{keys: []schedKey{{name: "a"}, {name: "b"}}}, SetKeys("a", "b", "a"))
+	require.True(t, SetKeys().global)
 	names := make([]string, maxTaskKeys+1)
 	for i := range names {
 		names[i] = fmt.Sprint(i)
 	}
-	require.True(t, setKeys(names...).global)
-	require.False(t, setKeys(names[:maxTaskKeys]...).global)
+	require.True(t, SetKeys(names...).global)
+	require.False(t, SetKeys(names[:maxTaskKeys]...).global)
 }

@@ -1,6 +1,6 @@
 //go:build embedded_controller
 
-package controller
+package liveness
 
 import (
 	"fmt"
@@ -44,8 +44,8 @@ func TestAttackHeartbeatTimeoutExtremesExpireOnTime(t *testing.T) {
 				e.clock.Advance(time.Nanosecond)
 				require.False(t, e.m.IsActive("c", "b", 1), "expired past its timeout")
 				require.Len(t, e.m.Scan(), 1)
-				e.clock.Advance(max(viewWarmup-c.expiry-time.Nanosecond, 0))
-				require.True(t, e.m.viewComplete(), "the warm-up is 10 s whatever the timeout")
+				e.clock.Advance(max(ViewWarmup-c.expiry-time.Nanosecond, 0))
+				require.True(t, e.m.ViewComplete(), "the warm-up is 10 s whatever the timeout")
 			})
 		}
 	}

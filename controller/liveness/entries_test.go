@@ -1,6 +1,6 @@
 //go:build embedded_controller
 
-package controller
+package liveness
 
 import (
 	"testing"
@@ -38,10 +38,10 @@ func TestHeartbeatConnPartsExpireByTheirOwnTimeout(t *testing.T) {
 	long := beat(1, "a", 0, 0)
 	long.HeartbeatTimeoutMillis = ptr(int64(3_600_000))
 	require.NoError(t, e.m.OnHeartbeat(long, 2)) // capped to 60 s
-	require.Equal(t, 2, connParts(e.m, "b", 1))
+	require.Equal(t, 2, e.m.ConnCount("c", "b", 1))
 	e.clock.Advance(3*time.Second + time.Millisecond)
 	require.Empty(t, e.m.Scan())
-	require.Equal(t, 1, connParts(e.m, "b", 1), "the broker's own 3 s part expired")
+	require.Equal(t, 1, e.m.ConnCount("c", "b", 1), "the broker's own 3 s part expired")
 	require.Empty(t, e.m.OnConnClose(1), "its part is already gone")
 	e.clock.Advance(60*time.Second - 3001*time.Millisecond)
 	require.True(t, e.m.IsActive("c", "b", 1))
@@ -55,21 +55,19 @@ func TestHeartbeatConnPartsExpireByTheirOwnTimeout(t *testing.T) {
 // a close frees the connection's share.
 func TestHeartbeatTableBounds(t *testing.T) {
 	e := newHBEnv(t)
-	for id := range int64(maxHeartbeatEntriesPerConn) {
+	for id := range int64(MaxEntriesPerConn) {
 		require.NoError(t, e.m.OnHeartbeat(beat(id, "a", 0, 0), 1))
 	}
-	code, _ := responseCode(e.m.OnHeartbeat(beat(maxHeartbeatEntriesPerConn, "a", 0, 0), 1))
-	require.Equal(t, codeInvalidRequest, code)
+	require.ErrorIs(t, e.m.OnHeartbeat(beat(MaxEntriesPerConn, "a", 0, 0), 1), ErrRefused)
 	require.NoError(t, e.m.OnHeartbeat(beat(0, "a", 0, 0), 1), "a broker it already beats for")
-	require.NoError(t, e.m.OnHeartbeat(beat(maxHeartbeatEntriesPerConn, "a", 0, 0), 2))
-	require.Len(t, e.m.OnConnClose(1), maxHeartbeatEntriesPerConn)
+	require.NoError(t, e.m.OnHeartbeat(beat(MaxEntriesPerConn, "a", 0, 0), 2))
+	require.Len(t, e.m.OnConnClose(1), MaxEntriesPerConn)
 	require.NoError(t, e.m.OnHeartbeat(beat(0, "a", 0, 0), 1), "freed by the close")
 
-	for id := int64(maxHeartbeatEntriesPerConn + 1); len(e.m.live) < maxHeartbeatEntries; id++ {
-		require.NoError(t, e.m.OnHeartbeat(beat(id, "a", 0, 0), ConnID(1000+id/maxHeartbeatEntriesPerConn)))
+	for id := int64(MaxEntriesPerConn + 1); len(e.m.live) < MaxEntries; id++ {
+		require.NoError(t, e.m.OnHeartbeat(beat(id, "a", 0, 0), ConnID(1000+id/MaxEntriesPerConn)))
 	}
-	code, _ = responseCode(e.m.OnHeartbeat(beat(-5, "a", 0, 0), 9))
-	require.Equal(t, codeInvalidRequest, code, "table full")
+	require.ErrorIs(t, e.m.OnHeartbeat(beat(-5, "a", 0, 0), 9), ErrRefused, "table full")
 	require.NoError(t, e.m.OnHeartbeat(beat(0, "a", 0, 0), 9), "a known broker on a new connection")
 }
 

@@ -1,6 +1,6 @@
 //go:build embedded_controller
 
-package controller
+package sched
 
 import "slices"
 
@@ -17,7 +17,7 @@ import "slices"
 //     revives.
 //
 // None of them takes a key: a task holds its set's key alone. The bounds
-// are kept exact by reservations instead (reserve.go): a builder that
+// are kept exact by reservations instead (the controller's reservations): a builder that
 // grows the state reserves the growth with its check, and the
 // reservation is counted by every other check until the entry is applied
 // or lost; a request that grows nothing reserves nothing. A tombstone is
@@ -34,27 +34,27 @@ type schedKey struct {
 	name string
 }
 
-// taskKeys are the keys of one task; global means every key. own marks
-// the controller's own election of a set (reelect.go): at most one runs
+// Keys are the keys of one task; global means every key. own marks
+// the controller's own election of a set: at most one runs
 // per stored set, so it is admitted past the bound of live tasks, which a
 // stranger's requests can fill.
-type taskKeys struct {
+type Keys struct {
 	keys   []schedKey
 	global bool
 	own    bool
 	read   bool     // a read of names: it waits for them and holds no task back
-	names  []string // a read's set names, sorted, without duplicates
-	weight int64    // bytes the task holds, counted against maxTaskBytes
+	Names  []string // a read's set names, sorted, without duplicates
+	Weight int64    // bytes the task holds, counted against the budget
 }
 
-// globalKeys is a task ordered with every other task.
-func globalKeys() taskKeys { return taskKeys{global: true} }
+// GlobalKeys is a task ordered with every other task.
+func GlobalKeys() Keys { return Keys{global: true} }
 
-// setKeys are the keys of a task that reads or changes the named sets,
+// SetKeys are the keys of a task that reads or changes the named sets,
 // deduplicated; no name, or more than maxTaskKeys, make it global.
-func setKeys(names ...string) taskKeys {
+func SetKeys(names ...string) Keys {
 	if len(names) == 0 || len(names) > maxTaskKeys {
-		return globalKeys()
+		return GlobalKeys()
 	}
 	keys := make([]schedKey, 0, len(names))
 	seen := make(map[string]struct{}, len(names))
@@ -64,26 +64,26 @@ func setKeys(names ...string) taskKeys {
 			keys = append(keys, schedKey{name: n})
 		}
 	}
-	return taskKeys{keys: keys}
+	return Keys{keys: keys}
 }
 
-// ownElectionKeys are the keys of the controller's own election of set
+// OwnElectionKeys are the keys of the controller's own election of set
 // name: its set, admitted past the bound and ahead of the set's waiting
-// tasks (taskKeys.own).
-func ownElectionKeys(name string) taskKeys {
-	k := setKeys(name)
+// tasks (Keys.own).
+func OwnElectionKeys(name string) Keys {
+	k := SetKeys(name)
 	k.own = true
 	return k
 }
 
-// readKeys are the keys of a read of the named sets (1006), however many:
+// ReadKeys are the keys of a read of the named sets (1006), however many:
 // the read waits for the live tasks of those sets (and the last global
 // task) but is no key's tail, so no later task waits for it. It appends
 // nothing that changes a set, so a later task need not follow it; no name
 // waits for nothing but the last global task. names are sorted and
 // deduplicated in place (a 1006 reply does not depend on their order) and
 // kept only until the task is linked: a task holds no per-name key.
-func readKeys(names []string) taskKeys {
+func ReadKeys(names []string) Keys {
 	slices.Sort(names)
-	return taskKeys{names: slices.Compact(names), read: true}
+	return Keys{Names: slices.Compact(names), read: true}
 }

@@ -1,6 +1,6 @@
 //go:build embedded_controller
 
-package controller
+package liveness
 
 import (
 	"fmt"
@@ -13,11 +13,11 @@ import (
 // keeps an entry for any broker identity anyone beats for). A real broker
 // beats for itself on its own connection, one entry per connection.
 const (
-	// maxHeartbeatEntriesPerConn bounds the brokers one connection may beat
+	// MaxEntriesPerConn bounds the brokers one connection may beat
 	// for at a time.
-	maxHeartbeatEntriesPerConn = 64
-	// maxHeartbeatEntries bounds the whole table.
-	maxHeartbeatEntries = 100_000
+	MaxEntriesPerConn = 64
+	// MaxEntries bounds the whole table.
+	MaxEntries = 100_000
 )
 
 // connBeat is one connection's part of an entry's liveness: its last
@@ -37,7 +37,7 @@ func (b connBeat) alive(now monotime.Mono) bool { return now.Sub(b.last) <= b.ti
 // usual case: the heartbeat scan then walks no map per entry); any other
 // connection's goes to more.
 type hbEntry struct {
-	info  liveInfo
+	info  Info
 	conn  ConnID   // the inline part's connection, when has
 	beat  connBeat // the inline part
 	has   bool
@@ -93,7 +93,7 @@ func (e *hbEntry) dropPart(conn ConnID) bool {
 
 // dropDead removes every part whose heartbeat timed out, unbinding it.
 // Callers hold m.mu.
-func (e *hbEntry) dropDead(m *heartbeatManager, key brokerIdentity, now monotime.Mono) {
+func (e *hbEntry) dropDead(m *Table, key Identity, now monotime.Mono) {
 	if e.has && !e.beat.alive(now) {
 		m.unbind(e.conn, key)
 		e.dropPart(e.conn)
@@ -119,25 +119,25 @@ func (e *hbEntry) alive(now monotime.Mono) bool {
 }
 
 // admit returns the entry for a heartbeat of key on conn, creating it,
-// or refuses it when conn already beats for maxHeartbeatEntriesPerConn
-// other brokers or the table holds maxHeartbeatEntries. Callers hold mu.
-func (m *heartbeatManager) admit(key brokerIdentity, conn ConnID) (*hbEntry, error) {
+// or refuses it when conn already beats for MaxEntriesPerConn
+// other brokers or the table holds MaxEntries. Callers hold mu.
+func (m *Table) admit(key Identity, conn ConnID) (*hbEntry, error) {
 	e, ok := m.live[key]
 	if ok {
 		if _, known := e.part(conn); known {
 			return e, nil
 		}
 	}
-	if conn != 0 && len(m.byConn[conn]) >= maxHeartbeatEntriesPerConn {
-		return nil, &domainError{Kind: errInvalidRequest, Remark: fmt.Sprintf(
-			"one connection may beat for at most %d brokers", maxHeartbeatEntriesPerConn)}
+	if conn != 0 && len(m.byConn[conn]) >= MaxEntriesPerConn {
+		return nil, &refusal{remark: fmt.Sprintf(
+			"one connection may beat for at most %d brokers", MaxEntriesPerConn)}
 	}
 	if ok {
 		return e, nil
 	}
-	if len(m.live) >= maxHeartbeatEntries {
-		return nil, &domainError{Kind: errInvalidRequest, Remark: fmt.Sprintf(
-			"the heartbeat table is full (%d brokers)", maxHeartbeatEntries)}
+	if len(m.live) >= MaxEntries {
+		return nil, &refusal{remark: fmt.Sprintf(
+			"the heartbeat table is full (%d brokers)", MaxEntries)}
 	}
 	e = &hbEntry{}
 	m.live[key] = e
@@ -146,16 +146,16 @@ func (m *heartbeatManager) admit(key brokerIdentity, conn ConnID) (*hbEntry, err
 
 // bind and unbind keep byConn in step with the entries' beats. Callers
 // hold mu.
-func (m *heartbeatManager) bind(conn ConnID, key brokerIdentity) {
+func (m *Table) bind(conn ConnID, key Identity) {
 	set, ok := m.byConn[conn]
 	if !ok {
-		set = map[brokerIdentity]struct{}{}
+		set = map[Identity]struct{}{}
 		m.byConn[conn] = set
 	}
 	set[key] = struct{}{}
 }
 
-func (m *heartbeatManager) unbind(conn ConnID, key brokerIdentity) {
+func (m *Table) unbind(conn ConnID, key Identity) {
 	set := m.byConn[conn]
 	delete(set, key)
 	if len(set) == 0 {
@@ -166,21 +166,21 @@ func (m *heartbeatManager) unbind(conn ConnID, key brokerIdentity) {
 // Scan drops every connection's part whose heartbeat timed out (now - last
 // > timeout), removes the entries left with none, reports them (sorted by
 // identity) to OnInactive and returns them.
-func (m *heartbeatManager) Scan() []inactiveBroker {
-	now := m.now()
+func (m *Table) Scan() []Inactive {
+	now := m.Now()
 	m.mu.Lock()
-	var events []inactiveBroker
+	var events []Inactive
 	for key, e := range m.live {
 		e.dropDead(m, key, now)
 		if e.parts == 0 {
 			delete(m.live, key)
-			events = append(events, inactiveEvent(&e.info, reasonTimeout))
+			events = append(events, inactiveEvent(&e.info, ReasonTimeout))
 		}
 	}
 	m.mu.Unlock()
-	sortEvents(events)
+	SortEvents(events)
 	for _, ev := range events {
-		m.opts.Logger.Warn("broker heartbeat expired", "broker", ev.brokerIdentity, "addr", ev.BrokerAddr)
+		m.opts.Logger.Warn("broker heartbeat expired", "broker", ev.Identity, "addr", ev.BrokerAddr)
 		if m.opts.CloseConn != nil && ev.Conn != 0 {
 			m.opts.CloseConn(ev.Conn)
 		}
@@ -193,12 +193,12 @@ func (m *heartbeatManager) Scan() []inactiveBroker {
 // connection's part of every entry it beat for; the entries left with no
 // connection are removed and reported. A broker that still beats on
 // another connection keeps its entry.
-func (m *heartbeatManager) OnConnClose(conn ConnID) []inactiveBroker {
+func (m *Table) OnConnClose(conn ConnID) []Inactive {
 	if conn == 0 {
 		return nil
 	}
 	m.mu.Lock()
-	var events []inactiveBroker
+	var events []Inactive
 	for key := range m.byConn[conn] {
 		e, ok := m.live[key]
 		if !ok {
@@ -207,24 +207,42 @@ func (m *heartbeatManager) OnConnClose(conn ConnID) []inactiveBroker {
 		e.dropPart(conn)
 		if e.parts == 0 {
 			delete(m.live, key)
-			ev := inactiveEvent(&e.info, reasonConnClosed)
+			ev := inactiveEvent(&e.info, ReasonConnClosed)
 			ev.Conn = conn
 			events = append(events, ev)
 		}
 	}
 	delete(m.byConn, conn)
 	m.mu.Unlock()
-	sortEvents(events)
+	SortEvents(events)
 	for _, ev := range events {
-		m.opts.Logger.Info("broker connection closed", "broker", ev.brokerIdentity, "addr", ev.BrokerAddr)
+		m.opts.Logger.Info("broker connection closed", "broker", ev.Identity, "addr", ev.BrokerAddr)
 	}
 	m.notify(events)
 	return events
 }
 
-// tableSize is the number of entries plus the connections bound to them.
-func (m *heartbeatManager) tableSize() int {
+// Size is the number of entries plus the connections bound to them.
+func (m *Table) Size() int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	return len(m.live) + len(m.byConn)
+}
+
+// Entries is the number of brokers in the table.
+func (m *Table) Entries() int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return len(m.live)
+}
+
+// ConnCount is the number of connections whose heartbeat keeps broker
+// clusterName/brokerName/id alive (0 when it is not in the table).
+func (m *Table) ConnCount(clusterName, brokerName string, id int64) int {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	if e, ok := m.live[Identity{clusterName, brokerName, id}]; ok {
+		return e.parts
+	}
+	return 0
 }

@@ -1,10 +1,11 @@
 //go:build embedded_controller
 
-package controller
+package liveness
 
 import (
 	"cmp"
 	"context"
+	"errors"
 	"math"
 	"slices"
 	"sync"
@@ -20,8 +21,8 @@ import (
 // Defaults for absent BROKER_HEARTBEAT header fields
 // (DefaultBrokerHeartbeatManager, docs/controller.md section 4.1).
 const (
-	defaultHeartbeatTimeoutMillis int64 = 10000
-	defaultElectionPriority       int32 = math.MaxInt32
+	DefaultTimeoutMillis    int64 = 10000
+	defaultElectionPriority int32 = math.MaxInt32
 )
 
 // maxHeartbeatTimeoutMillis caps a broker-supplied heartbeatTimeoutMills
@@ -32,11 +33,28 @@ const (
 // master alive for as long as it claims.
 const maxHeartbeatTimeoutMillis int64 = 60_000
 
-// liveness is what command builders and the elect policy need from the
-// heartbeat table. heartbeatManager implements it; tests may fake it.
-type liveness interface {
+// ErrRefused is the kind of every refused heartbeat: the
+// controller answers it 2005 with the refusal's text as the remark.
+var ErrRefused = errors.New("heartbeat refused")
+
+// remarkHeartbeatEmptyBrokerID is Java's remark for a heartbeat without
+// a broker id.
+const remarkHeartbeatEmptyBrokerID = "Heart beat with empty brokerId"
+
+// refusal is a refused heartbeat: its text is the remark answered.
+type refusal struct{ remark string }
+
+// Error returns the remark.
+func (r *refusal) Error() string { return r.remark }
+
+// Unwrap returns ErrRefused.
+func (r *refusal) Unwrap() error { return ErrRefused }
+
+// Reader is what command builders and the elect policy need from the
+// heartbeat table. Table implements it; tests may fake it.
+type Reader interface {
 	IsActive(clusterName, brokerName string, brokerID int64) bool
-	LiveInfo(clusterName, brokerName string, brokerID int64) (liveInfo, bool)
+	LiveInfo(clusterName, brokerName string, brokerID int64) (Info, bool)
 }
 
 // ConnID identifies the connection a heartbeat arrived on. 0 means unknown
@@ -44,21 +62,21 @@ type liveness interface {
 type ConnID uint64
 
 // Clock is the time source of the heartbeat manager (injectable in tests).
-// Liveness and the node's warm-up (liveview.go) are decided on its monotonic
+// Liveness and the node's warm-up (warmup.go) are decided on its monotonic
 // reading, so a wall-clock step changes nothing; its wall reading only
 // stamps LastUpdateMillis for display.
 type Clock = monotime.Clock
 
-// brokerIdentity is the heartbeat key (cluster, broker set, id).
-type brokerIdentity struct {
+// Identity is the heartbeat key (cluster, broker set, id).
+type Identity struct {
 	ClusterName string
 	BrokerName  string
 	BrokerID    int64
 }
 
-// liveInfo is the last heartbeat state of one broker on this node.
-type liveInfo struct {
-	brokerIdentity
+// Info is the last heartbeat state of one broker on this node.
+type Info struct {
+	Identity
 	BrokerAddr       string
 	LastUpdateMillis int64 // wall clock, for display only: no decision reads it
 	TimeoutMillis    int64
@@ -70,53 +88,53 @@ type liveInfo struct {
 	ElectionPriority int32
 }
 
-// inactiveReason says why a broker was reported inactive.
-type inactiveReason int
+// Reason says why a broker was reported inactive.
+type Reason int
 
 // Inactive reasons.
 const (
-	reasonTimeout inactiveReason = iota + 1
-	reasonConnClosed
+	ReasonTimeout Reason = iota + 1
+	ReasonConnClosed
 )
 
-// inactiveBroker reports a broker removed from the heartbeat table. The
+// Inactive reports a broker removed from the heartbeat table. The
 // leader turns it into an election when the broker was the master (T1).
-type inactiveBroker struct {
-	brokerIdentity
+type Inactive struct {
+	Identity
 	BrokerAddr string
 	Conn       ConnID
 	Generation uint64
-	Reason     inactiveReason
+	Reason     Reason
 }
 
-// heartbeatOptions configure a heartbeatManager.
-type heartbeatOptions struct {
+// Options configure a Table.
+type Options struct {
 	Clock  Clock        // nil = monotime.System
 	Logger hclog.Logger // nil = discard
 	// OnInactive, if set, is called (outside the lock) once per scan or
 	// close with every inactive event it produced, sorted by identity. It
 	// should only enqueue work.
-	OnInactive func([]inactiveBroker)
+	OnInactive func([]Inactive)
 	// CloseConn, if set, is called for the connection of an expired entry
 	// (Java closes the channel).
 	CloseConn func(ConnID)
 }
 
-// heartbeatManager is the per-node broker live table (DefaultBrokerHeartbeatManager).
+// Table is the per-node broker live table (DefaultBrokerHeartbeatManager).
 // It is never replicated: brokers beat to every controller.
-type heartbeatManager struct {
+type Table struct {
 	mu      sync.RWMutex
-	live    map[brokerIdentity]*hbEntry
-	byConn  map[ConnID]map[brokerIdentity]struct{} // the entries each connection beat for
+	live    map[Identity]*hbEntry
+	byConn  map[ConnID]map[Identity]struct{} // the entries each connection beat for
 	nextGen uint64
-	opts    heartbeatOptions
-	serving atomic.Int64 // monotime.Mono since which it serves heartbeats (liveview.go)
+	opts    Options
+	serving atomic.Int64 // monotime.Mono since which it serves heartbeats (warmup.go)
 }
 
-var _ liveness = (*heartbeatManager)(nil)
+var _ Reader = (*Table)(nil)
 
-// newHeartbeatManager returns an empty manager.
-func newHeartbeatManager(opts heartbeatOptions) *heartbeatManager {
+// New returns an empty manager.
+func New(opts Options) *Table {
 	if opts.Clock == nil {
 		opts.Clock = monotime.System
 	}
@@ -124,21 +142,21 @@ func newHeartbeatManager(opts heartbeatOptions) *heartbeatManager {
 		opts.Logger = hclog.NewNullLogger()
 	}
 	opts.Logger = opts.Logger.Named("heartbeat")
-	m := &heartbeatManager{live: map[brokerIdentity]*hbEntry{}, byConn: map[ConnID]map[brokerIdentity]struct{}{},
+	m := &Table{live: map[Identity]*hbEntry{}, byConn: map[ConnID]map[Identity]struct{}{},
 		opts: opts}
-	m.startServing()
+	m.StartServing()
 	return m
 }
 
-// now is the monotonic reading every liveness decision uses.
-func (m *heartbeatManager) now() monotime.Mono { return m.opts.Clock.Mono() }
+// Now is the monotonic reading every liveness decision uses.
+func (m *Table) Now() monotime.Mono { return m.opts.Clock.Mono() }
 
 // wallMillis stamps LastUpdateMillis (display only).
-func (m *heartbeatManager) wallMillis() int64 { return m.opts.Clock.Now().UnixMilli() }
+func (m *Table) wallMillis() int64 { return m.opts.Clock.Now().UnixMilli() }
 
 // OnHeartbeat records a BROKER_HEARTBEAT received on conn. It fails with
 // 2005 when the broker id is absent, or when the table is full for conn
-// (see maxHeartbeatEntriesPerConn and maxHeartbeatEntries).
+// (see MaxEntriesPerConn and MaxEntries).
 //
 // Unlike Java's DefaultBrokerHeartbeatManager, which keeps an entry's
 // first channel, the entry remembers every connection that beat for it
@@ -150,21 +168,21 @@ func (m *heartbeatManager) wallMillis() int64 { return m.opts.Clock.Now().UnixMi
 // heartbeat; one on a different connection than the previous starts a new
 // generation. Java also never copies the confirm offset into a new entry;
 // we do.
-func (m *heartbeatManager) OnHeartbeat(req wire.BrokerHeartbeatRequest, conn ConnID) error {
-	_, err := m.onHeartbeat(req, conn)
+func (m *Table) OnHeartbeat(req wire.BrokerHeartbeatRequest, conn ConnID) error {
+	_, err := m.Beat(req, conn)
 	return err
 }
 
-// onHeartbeat is OnHeartbeat that also reports whether conn's part of the
+// Beat is OnHeartbeat that also reports whether conn's part of the
 // entry is new (the connection's first heartbeat for that broker).
-func (m *heartbeatManager) onHeartbeat(req wire.BrokerHeartbeatRequest, conn ConnID) (newPart bool, err error) {
+func (m *Table) Beat(req wire.BrokerHeartbeatRequest, conn ConnID) (newPart bool, err error) {
 	if req.BrokerID == nil {
-		return false, &domainError{Kind: errInvalidRequest, Remark: remarkHeartbeatEmptyBrokerID}
+		return false, &refusal{remark: remarkHeartbeatEmptyBrokerID}
 	}
 	hb := liveInfoOf(req)
 	hb.TimeoutMillis = clampHeartbeatTimeout(hb.TimeoutMillis)
-	key := brokerIdentity{ClusterName: req.ClusterName, BrokerName: req.BrokerName, BrokerID: *req.BrokerID}
-	now := m.now()
+	key := Identity{ClusterName: req.ClusterName, BrokerName: req.BrokerName, BrokerID: *req.BrokerID}
+	now := m.Now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e, err := m.admit(key, conn)
@@ -183,11 +201,11 @@ func (m *heartbeatManager) onHeartbeat(req wire.BrokerHeartbeatRequest, conn Con
 
 // record updates the entry's state from one heartbeat; wall stamps
 // LastUpdateMillis.
-func (m *heartbeatManager) record(e *hbEntry, key brokerIdentity, hb liveInfo, conn ConnID, wall int64) {
+func (m *Table) record(e *hbEntry, key Identity, hb Info, conn ConnID, wall int64) {
 	prev := &e.info
 	if prev.Generation == 0 || (conn != 0 && conn != prev.Conn) {
 		m.nextGen++
-		hb.brokerIdentity, hb.LastUpdateMillis, hb.Conn, hb.Generation = key, wall, conn, m.nextGen
+		hb.Identity, hb.LastUpdateMillis, hb.Conn, hb.Generation = key, wall, conn, m.nextGen
 		e.info = hb
 		m.opts.Logger.Debug("broker heartbeat entry created", "broker", key, "addr", hb.BrokerAddr, "conn", conn)
 		return
@@ -200,11 +218,11 @@ func (m *heartbeatManager) record(e *hbEntry, key brokerIdentity, hb liveInfo, c
 
 // IsActive reports whether one connection's heartbeat for the broker is
 // within its timeout.
-func (m *heartbeatManager) IsActive(clusterName, brokerName string, brokerID int64) bool {
-	now := m.now()
+func (m *Table) IsActive(clusterName, brokerName string, brokerID int64) bool {
+	now := m.Now()
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	e, ok := m.live[brokerIdentity{clusterName, brokerName, brokerID}]
+	e, ok := m.live[Identity{clusterName, brokerName, brokerID}]
 	return ok && e.alive(now)
 }
 
@@ -212,25 +230,25 @@ func (m *heartbeatManager) IsActive(clusterName, brokerName string, brokerID int
 // [1, maxHeartbeatTimeoutMillis]; non-positive means the default.
 func clampHeartbeatTimeout(ms int64) int64 {
 	if ms <= 0 {
-		return defaultHeartbeatTimeoutMillis
+		return DefaultTimeoutMillis
 	}
 	return min(ms, maxHeartbeatTimeoutMillis)
 }
 
 // LiveInfo returns a copy of the broker's entry (its latest heartbeat).
-func (m *heartbeatManager) LiveInfo(clusterName, brokerName string, brokerID int64) (liveInfo, bool) {
+func (m *Table) LiveInfo(clusterName, brokerName string, brokerID int64) (Info, bool) {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
-	e, ok := m.live[brokerIdentity{clusterName, brokerName, brokerID}]
+	e, ok := m.live[Identity{clusterName, brokerName, brokerID}]
 	if !ok {
-		return liveInfo{}, false
+		return Info{}, false
 	}
 	return e.info, true
 }
 
 // Run scans every interval after initialDelay until ctx is done
 // (Java: first after 2000 ms, then every scanNotActiveBrokerInterval).
-func (m *heartbeatManager) Run(ctx context.Context, initialDelay, interval time.Duration) {
+func (m *Table) Run(ctx context.Context, initialDelay, interval time.Duration) {
 	timer := time.NewTimer(initialDelay)
 	defer timer.Stop()
 	for {
@@ -244,39 +262,39 @@ func (m *heartbeatManager) Run(ctx context.Context, initialDelay, interval time.
 	}
 }
 
-func (m *heartbeatManager) notify(events []inactiveBroker) {
+func (m *Table) notify(events []Inactive) {
 	if m.opts.OnInactive == nil || len(events) == 0 {
 		return
 	}
 	m.opts.OnInactive(events)
 }
 
-func inactiveEvent(info *liveInfo, reason inactiveReason) inactiveBroker {
-	return inactiveBroker{brokerIdentity: info.brokerIdentity, BrokerAddr: info.BrokerAddr,
+func inactiveEvent(info *Info, reason Reason) Inactive {
+	return Inactive{Identity: info.Identity, BrokerAddr: info.BrokerAddr,
 		Conn: info.Conn, Generation: info.Generation, Reason: reason}
 }
 
-func sortEvents(events []inactiveBroker) {
-	slices.SortFunc(events, func(a, b inactiveBroker) int {
+func SortEvents(events []Inactive) {
+	slices.SortFunc(events, func(a, b Inactive) int {
 		return cmp.Or(cmp.Compare(a.ClusterName, b.ClusterName), cmp.Compare(a.BrokerName, b.BrokerName),
 			cmp.Compare(a.BrokerID, b.BrokerID))
 	})
 }
 
-// liveInfoOf fills a liveInfo from a 904 request, using Java's defaults for
+// liveInfoOf fills a Info from a 904 request, using Java's defaults for
 // absent fields (timeout 10000, epoch/offsets -1, priority MaxInt32).
-func liveInfoOf(r wire.BrokerHeartbeatRequest) liveInfo {
-	return liveInfo{
+func liveInfoOf(r wire.BrokerHeartbeatRequest) Info {
+	return Info{
 		BrokerAddr:       r.BrokerAddr,
-		TimeoutMillis:    orDefault(r.HeartbeatTimeoutMillis, defaultHeartbeatTimeoutMillis),
-		Epoch:            orDefault(r.Epoch, -1),
-		MaxOffset:        orDefault(r.MaxOffset, -1),
-		ConfirmOffset:    orDefault(r.ConfirmOffset, -1),
-		ElectionPriority: orDefault(r.ElectionPriority, defaultElectionPriority),
+		TimeoutMillis:    OrDefault(r.HeartbeatTimeoutMillis, DefaultTimeoutMillis),
+		Epoch:            OrDefault(r.Epoch, -1),
+		MaxOffset:        OrDefault(r.MaxOffset, -1),
+		ConfirmOffset:    OrDefault(r.ConfirmOffset, -1),
+		ElectionPriority: OrDefault(r.ElectionPriority, defaultElectionPriority),
 	}
 }
 
-func orDefault[T any](p *T, def T) T {
+func OrDefault[T any](p *T, def T) T {
 	if p == nil {
 		return def
 	}

@@ -1,15 +1,16 @@
 //go:build embedded_controller
 
-package controller
+package sched
 
 import (
+	"errors"
 	"slices"
 	"sync"
 )
 
-// scheduler orders the leader's work per broker set (docs/controller.md
+// Scheduler orders the leader's work per broker set (docs/controller.md
 // section 5.2). Every leader-gated request and every triggered election is
-// a task with keys (taskKeys, schedkeys.go): the broker sets it reads or
+// a task with keys (Keys, schedkeys.go): the broker sets it reads or
 // changes, or global for a task that may touch anything. A task waits for
 // every earlier live task that shares a key with it (and for the last
 // global task; a global task waits for every live task but the reads),
@@ -20,7 +21,7 @@ import (
 // of other sets run meanwhile, so their entries share Raft's batches and
 // fsyncs.
 //
-// The controller's own election of a set (taskKeys.own) waits only for
+// The controller's own election of a set (Keys.own) waits only for
 // the set's task that has started (the one whose entry may be in flight)
 // and for the own tasks before it: it goes ahead of the set's tasks still
 // waiting, which then wait for it (linkOwn). However many requests a
@@ -31,17 +32,18 @@ import (
 // a later own election, which waits only for started tasks and own
 // elections: there is no cycle. The
 // number of live tasks (waiting or running) is bounded: a full scheduler
-// answers errSystemBusy, and so does one whose request would take the
-// live tasks' weight past budget (maxTaskBytes). The controller's own
-// elections (one loop per stored set, reelect.go) have a bound of their
-// own, maxOwnElections, so that a stranger who fills the scheduler cannot
+// answers errFull, and so does one whose request would take the
+// live tasks' weight past budget. The controller's own
+// elections (one loop per stored set) have a bound of their
+// own, maxOwn, so that a stranger who fills the scheduler cannot
 // hold a failover back.
-type scheduler struct {
+type Scheduler struct {
 	mu      sync.Mutex
 	size    int                  // bound of live tasks
+	maxOwn  int                  // bound of live own elections
 	live    map[*task]struct{}   // submitted and not finished
 	counted int                  // live tasks held to size (all but own elections)
-	owned   int                  // live own elections (held to maxOwnElections)
+	owned   int                  // live own elections (held to maxOwn)
 	budget  int64                // bound of the live tasks' weight
 	bytes   int64                // weight of the live tasks
 	chains  map[schedKey][]*task // live tasks per key in the order they run; the last is the key's tail
@@ -57,42 +59,50 @@ type task struct {
 	keys    []schedKey
 	global  bool
 	own     bool
-	read    bool  // waits for its sets' tails and is no tail itself (taskKeys.read)
+	read    bool  // waits for its sets' tails and is no tail itself (Keys.read)
 	started bool  // handed to its goroutine (under mu)
-	weight  int64 // taskKeys.weight (0 for own elections)
+	weight  int64 // Keys.Weight (0 for own elections)
 	fn      func()
 	waiting int     // unfinished tasks it waits for
 	next    []*task // tasks waiting for it
 }
 
-func newScheduler(size int) *scheduler {
-	return &scheduler{size: size, budget: maxTaskBytes, live: map[*task]struct{}{}, chains: map[schedKey][]*task{}, done: make(chan struct{})}
+// Errors of Submit.
+var (
+	ErrStopped = errors.New("scheduler stopped")
+	ErrFull    = errors.New("scheduler full")
+)
+
+// New returns a scheduler of at most size live request tasks
+// weighing budget bytes together, and of at most maxOwn own elections.
+func New(size, maxOwn int, budget int64) *Scheduler {
+	return &Scheduler{size: size, maxOwn: maxOwn, budget: budget, live: map[*task]struct{}{}, chains: map[schedKey][]*task{}, done: make(chan struct{})}
 }
 
-// run blocks until stop, then until every started task has finished (so
+// Run blocks until stop, then until every started task has finished (so
 // that Shutdown closes the Raft node only after them).
-func (s *scheduler) run() {
+func (s *Scheduler) Run() {
 	<-s.done
 	s.running.Wait()
 }
 
-// submitOn enqueues fn with keys without blocking: errNotLeader once
-// stopped, errSystemBusy when the bound of live tasks is reached or keys'
+// Submit enqueues fn with keys without blocking: errStopped once
+// stopped, errFull when the bound of live tasks is reached or keys'
 // weight does not fit the budget (an own election is held to neither).
-func (s *scheduler) submitOn(keys taskKeys, fn func()) error {
+func (s *Scheduler) Submit(keys Keys, fn func()) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped {
-		return errNotLeader
+		return ErrStopped
 	}
 	if !s.admits(keys) {
-		return errSystemBusy
+		return ErrFull
 	}
 	t := &task{keys: keys.keys, global: keys.global, own: keys.own, read: keys.read, fn: fn} // a read keeps no names
 	if !t.own {
-		t.weight = keys.weight
+		t.weight = keys.Weight
 	}
-	s.link(t, keys.names)
+	s.link(t, keys.Names)
 	s.live[t] = struct{}{}
 	s.count(t, 1)
 	if t.waiting == 0 {
@@ -105,16 +115,16 @@ func (s *scheduler) submitOn(keys taskKeys, fn func()) error {
 // own election the maxOwnElections live ones; any other task the size
 // live ones and the budget of bytes, which a task alone may pass (no
 // request is refused forever; the bound is max(budget, one request)).
-func (s *scheduler) admits(keys taskKeys) bool {
+func (s *Scheduler) admits(keys Keys) bool {
 	if keys.own {
-		return s.owned < maxOwnElections
+		return s.owned < s.maxOwn
 	}
-	return s.counted < s.size && (s.bytes == 0 || s.bytes+keys.weight <= s.budget)
+	return s.counted < s.size && (s.bytes == 0 || s.bytes+keys.Weight <= s.budget)
 }
 
 // count adds d to the live tasks of t's bound and d × its weight to the
 // live bytes (under mu).
-func (s *scheduler) count(t *task, d int) {
+func (s *Scheduler) count(t *task, d int) {
 	if t.own {
 		s.owned += d
 	} else {
@@ -130,7 +140,7 @@ func (s *scheduler) count(t *task, d int) {
 // that waits for those waits for every live task but the reads, with one
 // edge per key. A read waits like a keyed task but records nothing: it
 // changes no set, so nothing needs to follow it.
-func (s *scheduler) link(t *task, readNames []string) {
+func (s *Scheduler) link(t *task, readNames []string) {
 	if s.global != nil {
 		s.after(t, s.global)
 	}
@@ -164,7 +174,7 @@ func (s *scheduler) link(t *task, readNames []string) {
 // task that is waiting: no cycle. Every later task of the key waits for
 // the one t goes ahead of, so for t too: the chain's order is still the
 // order its tasks run and finish in.
-func (s *scheduler) linkOwn(t *task) {
+func (s *Scheduler) linkOwn(t *task) {
 	k := t.keys[0]
 	c := s.chains[k]
 	i := 0
@@ -185,7 +195,7 @@ func (s *scheduler) linkOwn(t *task) {
 // waits for a read. It looks up the smaller side, the names in the tails
 // or the tails in the names, so a read of millions of names holds the
 // lock no longer than the live tasks' keys take.
-func (s *scheduler) readAfter(t *task, names []string) {
+func (s *Scheduler) readAfter(t *task, names []string) {
 	var seen map[*task]bool
 	visit := func(p *task) {
 		if p == nil || seen[p] {
@@ -213,7 +223,7 @@ func (s *scheduler) readAfter(t *task, names []string) {
 }
 
 // after makes t wait for p, once.
-func (s *scheduler) after(t, p *task) {
+func (s *Scheduler) after(t, p *task) {
 	if n := len(p.next); n > 0 && p.next[n-1] == t {
 		return // t's edges are added together: a repeat is the last one
 	}
@@ -222,7 +232,7 @@ func (s *scheduler) after(t, p *task) {
 }
 
 // start runs t on its own goroutine (under mu).
-func (s *scheduler) start(t *task) {
+func (s *Scheduler) start(t *task) {
 	if s.onStart != nil {
 		s.onStart(t)
 	}
@@ -237,7 +247,7 @@ func (s *scheduler) start(t *task) {
 
 // finish releases t's keys and starts the tasks left with nothing to wait
 // for; after stop none starts.
-func (s *scheduler) finish(t *task) {
+func (s *Scheduler) finish(t *task) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.live, t)
@@ -257,7 +267,7 @@ func (s *scheduler) finish(t *task) {
 }
 
 // unchain removes finished t from k's chain, where it is first (under mu).
-func (s *scheduler) unchain(k schedKey, t *task) {
+func (s *Scheduler) unchain(k schedKey, t *task) {
 	c := s.chains[k]
 	if i := slices.Index(c, t); i >= 0 {
 		c = slices.Delete(c, i, i+1)
@@ -269,9 +279,9 @@ func (s *scheduler) unchain(k schedKey, t *task) {
 	s.chains[k] = c
 }
 
-// stop starts no task any more: the waiting ones are dropped (their
+// Stop starts no task any more: the waiting ones are dropped (their
 // callers see done), the running ones finish.
-func (s *scheduler) stop() {
+func (s *Scheduler) Stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.stopped {
@@ -280,16 +290,19 @@ func (s *scheduler) stop() {
 	}
 }
 
-// liveOn reports whether a task that changes set name (or a global task)
+// Done is closed by Stop.
+func (s *Scheduler) Done() <-chan struct{} { return s.done }
+
+// LiveOn reports whether a task that changes set name (or a global task)
 // is live: an entry of name may be in flight.
-func (s *scheduler) liveOn(name string) bool {
+func (s *Scheduler) LiveOn(name string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.global != nil || len(s.chains[schedKey{name: name}]) > 0
 }
 
-// pending is the number of live tasks (waiting or running).
-func (s *scheduler) pending() int {
+// Pending is the number of live tasks (waiting or running).
+func (s *Scheduler) Pending() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.live)

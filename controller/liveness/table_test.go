@@ -1,6 +1,6 @@
 //go:build embedded_controller
 
-package controller
+package liveness
 
 import (
 	"context"
@@ -15,25 +15,25 @@ import (
 )
 
 type hbEnv struct {
-	m      *heartbeatManager
+	m      *Table
 	clock  *fakeClock
 	mu     sync.Mutex
-	events []inactiveBroker
+	events []Inactive
 	closed []ConnID
 }
 
 func newHBEnv(t *testing.T) *hbEnv {
 	e := &hbEnv{clock: newFakeClock()}
-	e.m = newHeartbeatManager(heartbeatOptions{Clock: e.clock, Logger: testLogger(t),
-		OnInactive: func(evs []inactiveBroker) { e.mu.Lock(); e.events = append(e.events, evs...); e.mu.Unlock() },
+	e.m = New(Options{Clock: e.clock, Logger: testLogger(t),
+		OnInactive: func(evs []Inactive) { e.mu.Lock(); e.events = append(e.events, evs...); e.mu.Unlock() },
 		CloseConn:  func(c ConnID) { e.mu.Lock(); e.closed = append(e.closed, c); e.mu.Unlock() }})
 	return e
 }
 
-func (e *hbEnv) reported() []inactiveBroker {
+func (e *hbEnv) reported() []Inactive {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]inactiveBroker(nil), e.events...)
+	return append([]Inactive(nil), e.events...)
 }
 
 func beat(id int64, addr string, epoch int32, maxOffset int64) wire.BrokerHeartbeatRequest {
@@ -45,14 +45,13 @@ func beat(id int64, addr string, epoch int32, maxOffset int64) wire.BrokerHeartb
 func TestHeartbeatDefaultsAndMonotonicOffsets(t *testing.T) {
 	e := newHBEnv(t)
 	err := e.m.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b", BrokerAddr: "a"}, 1)
-	code, remark := responseCode(err)
-	require.Equal(t, int32(2005), code)
-	require.Equal(t, "Heart beat with empty brokerId", remark)
+	require.ErrorIs(t, err, ErrRefused)
+	require.Equal(t, "Heart beat with empty brokerId", err.Error())
 
 	require.NoError(t, e.m.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b", BrokerAddr: "a", BrokerID: ptr(int64(1))}, 1))
 	info, ok := e.m.LiveInfo("c", "b", 1)
 	require.True(t, ok)
-	require.Equal(t, liveInfo{brokerIdentity: brokerIdentity{"c", "b", 1}, BrokerAddr: "a",
+	require.Equal(t, Info{Identity: Identity{"c", "b", 1}, BrokerAddr: "a",
 		LastUpdateMillis: e.clock.Now().UnixMilli(), TimeoutMillis: 10000, Conn: 1, Generation: 1,
 		Epoch: -1, MaxOffset: -1, ConfirmOffset: -1, ElectionPriority: 2147483647}, info)
 
@@ -96,8 +95,8 @@ func TestHeartbeatExpiryScan(t *testing.T) {
 	require.True(t, e.m.IsActive("c", "b", 2))
 	require.False(t, e.m.IsActive("other", "b", 2), "cluster is part of the key")
 	evs := e.m.Scan()
-	require.Equal(t, []inactiveBroker{{brokerIdentity: brokerIdentity{"c", "b", 1}, BrokerAddr: "a1", Conn: 11,
-		Generation: 2, Reason: reasonTimeout}}, evs)
+	require.Equal(t, []Inactive{{Identity: Identity{"c", "b", 1}, BrokerAddr: "a1", Conn: 11,
+		Generation: 2, Reason: ReasonTimeout}}, evs)
 	require.Equal(t, evs, e.reported())
 	require.Equal(t, []ConnID{11}, e.closed)
 	_, ok := e.m.LiveInfo("c", "b", 1)
@@ -123,8 +122,8 @@ func TestStaleConnCloseDoesNotEvictReconnectedBroker(t *testing.T) {
 	require.Empty(t, e.reported())
 
 	evs := e.m.OnConnClose(200)
-	require.Equal(t, []inactiveBroker{{brokerIdentity: brokerIdentity{"c", "b", 1}, BrokerAddr: "new:1", Conn: 200,
-		Generation: 2, Reason: reasonConnClosed}}, evs)
+	require.Equal(t, []Inactive{{Identity: Identity{"c", "b", 1}, BrokerAddr: "new:1", Conn: 200,
+		Generation: 2, Reason: ReasonConnClosed}}, evs)
 	require.False(t, e.m.IsActive("c", "b", 1))
 	require.Empty(t, e.closed, "a closed connection is not closed again")
 	require.Empty(t, e.m.OnConnClose(0))
@@ -175,9 +174,9 @@ func TestHeartbeatTimeoutBounds(t *testing.T) {
 	}{
 		{"max int64", math.MaxInt64, maxHeartbeatTimeoutMillis},
 		{"max int64 - now", math.MaxInt64 - 1_700_000_000_000, maxHeartbeatTimeoutMillis},
-		{"min int64", math.MinInt64, defaultHeartbeatTimeoutMillis},
-		{"minus one", -1, defaultHeartbeatTimeoutMillis},
-		{"zero", 0, defaultHeartbeatTimeoutMillis},
+		{"min int64", math.MinInt64, DefaultTimeoutMillis},
+		{"minus one", -1, DefaultTimeoutMillis},
+		{"zero", 0, DefaultTimeoutMillis},
 		{"in range", 2500, 2500},
 	}
 	for _, c := range cases {
