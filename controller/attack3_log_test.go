@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/internal/testlog"
-	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -22,15 +22,15 @@ import (
 func newLoggedController(t *testing.T, props ...string) (*Controller, *testlog.Lines) {
 	t.Helper()
 	logger, lines := testlog.Capture(t, "ctl", hclog.Info)
-	var fsm *FSM
-	cluster := raftstore.NewInmemCluster(t, 1, func(id string) raft.FSM {
-		fsm = NewFSM(logger.Named(id))
-		return fsm
+	var machine *FSM
+	cluster := raftstoretest.NewInmemCluster(t, 1, func(id string) raft.FSM {
+		machine = NewFSM(logger.Named(id))
+		return machine
 	})
 	id := cluster.IDs()[0]
 	lns, peers := listenPeers(t, cluster.IDs())
 	cfg := testControllerConfig(t, id, peers, fakeRaftPeers(cluster.IDs()), props...)
-	ctl, err := New(cfg, logger.Named(id), WithListener(lns[0]), WithRaftNode(cluster.Node(id), fsm))
+	ctl, err := New(cfg, logger.Named(id), WithListener(lns[0]), WithRaftNode(cluster.Node(id), machine))
 	require.NoError(t, err)
 	require.NoError(t, ctl.Start())
 	t.Cleanup(func() { require.NoError(t, ctl.Shutdown(context.Background())) })

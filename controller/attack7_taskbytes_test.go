@@ -94,13 +94,13 @@ func TestAttackRequestsPastTheHardCeilingsAreRefused(t *testing.T) {
 	ext := map[string]string{"brokerName": "a", "masterBrokerId": "1", "masterEpoch": "1"}
 	resp := invoke(t, ctl.Addr(), remoting.ControllerAlterSyncStateSet, ext, ids.Bytes())
 	t.Logf("1001 of %d ids: code %d %q", hardLimits.BrokersPerSet+1, resp.Code, resp.Remark)
-	require.Equal(t, codeInvalidRequest, resp.Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, resp.Code)
 	require.Contains(t, resp.Remark, "controllerMaxBrokersPerSet")
 
 	names := tinyNamesBody(600 << 10) // about 120,000 names
 	resp = invoke(t, ctl.Addr(), remoting.ControllerGetSyncStateData, nil, names)
 	t.Logf("1006 of %d bytes: code %d %q", len(names), resp.Code, resp.Remark)
-	require.Equal(t, codeInvalidRequest, resp.Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, resp.Code)
 	require.Contains(t, resp.Remark, "controllerMaxBrokerSets")
 	require.Zero(t, ctl.sched.Pending())
 

@@ -127,7 +127,7 @@ func TestHeartbeatTableBoundedPerConn(t *testing.T) {
 	go func() { _, _ = a.nc.Write(frames) }()
 	refused := 0
 	for range beats {
-		if readResponse(t, a.nc, a.r).Code == codeInvalidRequest {
+		if readResponse(t, a.nc, a.r).Code == remoting.ControllerInvalidRequest {
 			refused++
 		}
 	}

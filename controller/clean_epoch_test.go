@@ -11,6 +11,7 @@ import (
 
 	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // Cleaning ids out of a broker set must keep the set's invariants: the
@@ -80,7 +81,7 @@ func TestRetiredSetSurvivesSnapshotAndKeepsNextID(t *testing.T) {
 	require.False(t, hasR)
 	require.Equal(t, int64(3), nextID(f, "b"), "a cleaned set never hands out its old ids again")
 	_, err := applyID(f, "b", 1, "10.0.0.1:10911;9")
-	require.Equal(t, codeBrokerIDInvalid, codeOf(err), "old id 1 is refused")
+	require.Equal(t, remoting.ControllerBrokerIDInvalid, codeOf(err), "old id 1 is refused")
 
 	restored := NewFSM(nil)
 	require.NoError(t, restored.Restore(io.NopCloser(bytes.NewReader(snapshotBytes(t, f.fsm)))))

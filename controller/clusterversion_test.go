@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -49,7 +50,7 @@ type versionGroup struct {
 }
 
 func newVersionGroup(t *testing.T) *versionGroup {
-	return newVersionGroupLogged(t, raftstore.TestLogger(t, "ctl"), nil)
+	return newVersionGroupLogged(t, raftstoretest.TestLogger(t, "ctl"), nil)
 }
 
 // newVersionGroupLogged is newVersionGroup logging to logger, with props

@@ -329,3 +329,15 @@ func checkAlterReplicas(r *replicaInfo, ss *syncStateInfo, newSet []int64, live 
 	}
 	return nil
 }
+
+// response is what a command builder hands the processor: the custom
+// header as ext fields (nil = no custom header at all) and the body (nil =
+// none). The wire package's response types implement it.
+type response interface {
+	ExtFields() map[string]string
+	BodyBytes() []byte
+}
+
+// buildFunc computes a leader-side command from the current state: the
+// response, the events to append and the domain error (if any).
+type buildFunc func(s *state) (response, []event, error)

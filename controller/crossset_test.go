@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // TestTombstoneFoldCouplesBrokerSets shows the one place where an entry of
@@ -53,7 +54,7 @@ func TestTombstoneFoldCouplesBrokerSets(t *testing.T) {
 	require.Len(t, f.state().retired, 1, "folded into the floor")
 	before := f.state()
 	err := applyBuilt(t, f, concurrent)
-	require.Equal(t, codeBrokerIDInvalid, codeOf(err), "A's first id, built before the fold, is stale: %v", err)
+	require.Equal(t, remoting.ControllerBrokerIDInvalid, codeOf(err), "A's first id, built before the fold, is stale: %v", err)
 	require.Equal(t, before, f.state(), "the rejected entry changed nothing")
 
 	after := buildOn(f, applyA(f.state()))

@@ -17,18 +17,6 @@ import (
 // as one entry, answer from the applied result (docs/controller.md
 // sections 2.4 and 5.2). The scheduler (scheduler.go) decides when.
 
-// response is what a command builder hands the processor: the custom
-// header as ext fields (nil = no custom header at all) and the body (nil =
-// none). The wire package's response types implement it.
-type response interface {
-	ExtFields() map[string]string
-	BodyBytes() []byte
-}
-
-// buildFunc computes a leader-side command from the current state: the
-// response, the events to append and the domain error (if any).
-type buildFunc func(s *state) (response, []event, error)
-
 // outcome is a scheduled command's result. resp is nil when the command
 // did not run or its events could not be appended.
 type outcome struct {

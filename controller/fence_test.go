@@ -9,6 +9,7 @@ import (
 
 	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // A request built on a state that a later-applied entry has moved past must
@@ -84,7 +85,7 @@ func TestFencedAlterAfterElection(t *testing.T) {
 	inv.observeState(f.state())
 	inv.observeElectReply("b", elect.resp.(wire.ElectMasterResponse), nil)
 	err := applyBuilt(t, f, alter)
-	require.Equal(t, codeFencedMasterEpoch, codeOf(err), "alter built on master epoch 1 after the election: %v", err)
+	require.Equal(t, remoting.ControllerFencedMasterEpoch, codeOf(err), "alter built on master epoch 1 after the election: %v", err)
 	inv.observeState(f.state())
 	ss := syncStateOf(t, f)
 	require.Equal(t, int64(2), ss.MasterBrokerID)
@@ -101,7 +102,7 @@ func TestFencedElectionAfterAlter(t *testing.T) {
 	require.NoError(t, applyBuilt(t, f, alter))
 	inv.observeState(f.state())
 	err := applyBuilt(t, f, elect)
-	require.Equal(t, codeFencedSyncStateSetEpoch, codeOf(err), "election built on the old set: %v", err)
+	require.Equal(t, remoting.ControllerFencedSyncStateSetEpoch, codeOf(err), "election built on the old set: %v", err)
 	if err == nil {
 		inv.observeElectReply("b", elect.resp.(wire.ElectMasterResponse), nil)
 	}
@@ -136,10 +137,10 @@ func TestFencedNoMasterAfterElection(t *testing.T) {
 	noMaster := buildOn(f, func(s *state) (response, []event, error) {
 		return s.ElectMaster(controllerTriggerElect("b"), dead, electOptions{})
 	})
-	require.Equal(t, codeMasterNotAvailable, codeOf(noMaster.err))
+	require.Equal(t, remoting.ControllerMasterNotAvailable, codeOf(noMaster.err))
 	require.NoError(t, applyBuilt(t, f, buildOn(f, adminElect(live, 3))))
 	err := applyBuilt(t, f, noMaster)
-	require.Equal(t, codeFencedMasterEpoch, codeOf(err))
+	require.Equal(t, remoting.ControllerFencedMasterEpoch, codeOf(err))
 	inv.observeState(f.state())
 	require.Equal(t, int64(3), syncStateOf(t, f).MasterBrokerID)
 }
@@ -158,7 +159,7 @@ func TestFencedCleanAfterElection(t *testing.T) {
 		return s.ElectMaster(brokerTriggerElect("c", "b", 1), live, electOptions{})
 	})))
 	err := applyBuilt(t, f, clean)
-	require.Equal(t, codeFencedMasterEpoch, codeOf(err))
+	require.Equal(t, remoting.ControllerFencedMasterEpoch, codeOf(err))
 	require.Equal(t, int64(1), syncStateOf(t, f).MasterBrokerID)
 }
 
@@ -175,7 +176,7 @@ func TestFencedApplyBrokerIDTwice(t *testing.T) {
 	a, b := apply("a:1;1"), apply("b:1;1")
 	require.NoError(t, applyBuilt(t, f, a))
 	err := applyBuilt(t, f, b)
-	require.Equal(t, codeBrokerIDInvalid, codeOf(err))
+	require.Equal(t, remoting.ControllerBrokerIDInvalid, codeOf(err))
 	r, _ := f.state().Replicas("b")
 	require.Equal(t, "a:1;1", r.Brokers[1].RegisterCheckCode)
 	// An idempotent retry of the winner is still accepted.
@@ -189,7 +190,7 @@ func TestFencedBatchIsAllOrNothing(t *testing.T) {
 	elect := buildOn(f, adminElect(live, 2))
 	before := f.state()
 	res := f.apply(append(append([]event{}, elect.events...), alter.events...)...)
-	require.Equal(t, codeFencedMasterEpoch, codeOf(res.Err))
+	require.Equal(t, remoting.ControllerFencedMasterEpoch, codeOf(res.Err))
 	require.Equal(t, before, f.state(), "a rejected batch changes nothing")
 }
 
@@ -258,7 +259,7 @@ func TestApplyBrokerIDKeepsReplicasOfHalfRemovedSet(t *testing.T) {
 	require.Equal(t, []int64{2, 3}, r.sortedIDs(), "live broker 2 is kept")
 	require.Equal(t, int64(4), nextID(f, "b"), "NextAssignBrokerID never goes down")
 	_, err = applyID(f, "b", 2, "10.0.0.8:10911;6")
-	require.Equal(t, codeBrokerIDInvalid, codeOf(err), "id 2 is still taken")
+	require.Equal(t, remoting.ControllerBrokerIDInvalid, codeOf(err), "id 2 is still taken")
 	_, hasSS = f.state().SyncState("b")
 	require.True(t, hasSS, "the set exists again")
 }

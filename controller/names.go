@@ -125,6 +125,10 @@ func checkCodeRule(raw string) string {
 	return ""
 }
 
+// raiseNoCeiling is the raise value of a name past its ceiling: no key
+// lets it pass.
+const raiseNoCeiling = "none: 255 bytes is the ceiling"
+
 // invalidField is the 2005 rejection of one field.
 func invalidField(field, rule string) error {
 	e := newError(errInvalidField, "%s %s", field, rule)

@@ -97,8 +97,8 @@ func WithRaftTransport(t raft.Transport) Option { return func(o *options) { o.tr
 // WithRaftNode runs the controller on an already open Raft node whose FSM
 // is fsm (e.g. a raftstore.NewInmemCluster member). The caller keeps
 // ownership of the node: Shutdown does not close it.
-func WithRaftNode(n *raftstore.Node, fsm *FSM) Option {
-	return func(o *options) { o.node, o.fsm = n, fsm }
+func WithRaftNode(n *raftstore.Node, f *FSM) Option {
+	return func(o *options) { o.node, o.fsm = n, f }
 }
 
 // WithRaftConfig lets fn adjust the raftstore.Config before the node is

@@ -14,7 +14,7 @@ import (
 
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/internal/testlog"
-	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 )
 
 const openRaftWarning = "aclEnable=true does not protect the raft port"
@@ -69,12 +69,12 @@ func TestAttackOpenRaftPortWithACLWarns(t *testing.T) {
 // transport) and shuts it down at the end of the test.
 func newOnInmemRaft(t *testing.T, logger hclog.Logger, raftPeers string, props ...string) {
 	t.Helper()
-	fsm := NewFSM(logger)
-	cluster := raftstore.NewInmemCluster(t, 1, func(string) raft.FSM { return fsm })
+	machine := NewFSM(logger)
+	cluster := raftstoretest.NewInmemCluster(t, 1, func(string) raft.FSM { return machine })
 	id := cluster.IDs()[0]
 	lns, peers := listenPeers(t, []string{id})
 	cfg := testControllerConfig(t, id, peers, raftPeers, props...)
-	ctl, err := New(cfg, logger, WithListener(lns[0]), WithRaftNode(cluster.Node(id), fsm))
+	ctl, err := New(cfg, logger, WithListener(lns[0]), WithRaftNode(cluster.Node(id), machine))
 	require.NoError(t, err)
 	require.NoError(t, ctl.Start())
 	t.Cleanup(func() { require.NoError(t, ctl.Shutdown(context.Background())) })

@@ -112,7 +112,7 @@ func (c *Controller) triggerElect(brokerName string, trigger ElectTrigger) {
 // handleElect does), so a broker that has its 1008 finds it counted.
 func (c *Controller) electLoop(brokerName string, trigger ElectTrigger) {
 	start := time.Now()
-	code := codeNotLeader
+	code := remoting.ControllerNotLeader
 	var elected response
 	attempts := max(c.config().ElectMasterMaxRetryCount, 1)
 	for i := 0; i < attempts && !c.stopping.Load(); i++ {
@@ -123,7 +123,7 @@ func (c *Controller) electLoop(brokerName string, trigger ElectTrigger) {
 		}
 		c.logger.Warn("controller-triggered election failed", "broker", brokerName,
 			"attempt", i+1, "of", attempts, "error", out.err)
-		if code == codeNotLeader || !c.pauseBeforeRetry(i+1 < attempts) {
+		if code == remoting.ControllerNotLeader || !c.pauseBeforeRetry(i+1 < attempts) {
 			break
 		}
 	}

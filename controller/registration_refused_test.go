@@ -50,7 +50,7 @@ func TestJavaBrokerWithLongNameRegisters(t *testing.T) {
 		require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 	}
 	resp := invoke(t, ctl.Addr(), remoting.ControllerApplyBrokerID, applyIDFields(kubeName(254), "10.0.0.1:10911"), nil)
-	require.Equal(t, codeInvalidRequest, resp.Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, resp.Code)
 	require.Equal(t, "brokerName must be at most 253 bytes (got 254)", resp.Remark)
 
 	restored := NewFSM(nil)
@@ -79,12 +79,12 @@ func TestBrokerRegistrationRefusalIsVisible(t *testing.T) {
 		return invoke(t, ctl.Addr(), code, ext, nil)
 	}
 
-	require.Equal(t, codeInvalidRequest, call(remoting.ControllerApplyBrokerID, applyIDFields(kubeName(254), "10.7.0.1:10911")).Code)
-	require.Equal(t, codeInvalidRequest, call(remoting.ControllerApplyBrokerID, applyIDFields(kubeName(300), "10.7.0.2:10911")).Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, call(remoting.ControllerApplyBrokerID, applyIDFields(kubeName(254), "10.7.0.1:10911")).Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, call(remoting.ControllerApplyBrokerID, applyIDFields(kubeName(300), "10.7.0.2:10911")).Code)
 	require.Equal(t, codeSuccess, call(remoting.ControllerApplyBrokerID, applyIDFields("broker-a", "10.7.0.3:10911")).Code)
-	require.Equal(t, codeInvalidRequest, call(remoting.ControllerApplyBrokerID, applyIDFields("broker-b", "10.7.0.4:10911")).Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, call(remoting.ControllerApplyBrokerID, applyIDFields("broker-b", "10.7.0.4:10911")).Code)
 	register := map[string]string{"clusterName": "c", "brokerName": "broker-a", "brokerId": "1", "brokerAddress": "10.7.0.3:bad"}
-	require.Equal(t, codeInvalidRequest, call(remoting.ControllerRegisterBroker, register).Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, call(remoting.ControllerRegisterBroker, register).Code)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // gatedFSM holds back the application of command entries while a gate is
@@ -106,7 +107,7 @@ func TestReplyComesFromAppliedResult(t *testing.T) {
 		resp := wire.ElectMasterResponse{MasterBrokerID: ptr(int64(9)), MasterEpoch: ptr(int32(1))}
 		return resp, []event{electMasterEvent{NewMasterElected: true, BrokerName: "nope", NewMasterBrokerID: 9}}, nil
 	}, requestTimeout)
-	require.Equal(t, codeBrokerMetadataNotExist, codeOf(out.err), "reply code: %v", out.err)
+	require.Equal(t, remoting.ControllerBrokerMetadataNotExist, codeOf(out.err), "reply code: %v", out.err)
 	require.Nil(t, out.resp, "no optimistic header or body")
 }
 
@@ -173,7 +174,7 @@ func inFlightApplyScenario(t *testing.T) bool {
 	}
 
 	require.Equal(t, int64(2), sawMaster.Load(), "the alter was built before the election was applied")
-	require.Equal(t, codeInvalidMaster, codeOf(second.err), "alter reply: %v", second.err)
+	require.Equal(t, remoting.ControllerInvalidMaster, codeOf(second.err), "alter reply: %v", second.err)
 	leader.fsm.read(inv.observeState)
 	var ss syncStateInfo
 	leader.fsm.read(func(s *state) { ss, _ = s.SyncState("b") })
@@ -239,7 +240,7 @@ func perSetScenario(t *testing.T) bool {
 		return false
 	}
 	require.True(t, readBuilt.Load(), "set o waited for set b: %v", read.err)
-	require.Equal(t, codeBrokerMetadataNotExist, codeOf(read.err))
+	require.Equal(t, remoting.ControllerBrokerMetadataNotExist, codeOf(read.err))
 	require.False(t, alterBuilt.Load(), "b's alter was built while b's election was in flight")
 
 	g.release()
@@ -249,7 +250,7 @@ func perSetScenario(t *testing.T) bool {
 	}
 	require.NoError(t, out1.err)
 	require.Equal(t, int64(2), sawMaster.Load(), "the alter was built before the election was applied")
-	require.Equal(t, codeInvalidMaster, codeOf(out2.err), "alter reply: %v", out2.err)
+	require.Equal(t, remoting.ControllerInvalidMaster, codeOf(out2.err), "alter reply: %v", out2.err)
 	return true
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -49,7 +50,7 @@ func newWrappedControllers(t *testing.T, n int, wrap func(id string, f *FSM) raf
 // controller (e.g. WithClock).
 func newControllersWith(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option, props ...string) *inmemControllers {
 	t.Helper()
-	return newControllersFull(t, n, wrap, extra, raftstore.TestLogger(t, "ctl"), nil, props...)
+	return newControllersFull(t, n, wrap, extra, raftstoretest.TestLogger(t, "ctl"), nil, props...)
 }
 
 // newControllersLogged is newControllersWith logging to logger (e.g. a
@@ -75,7 +76,7 @@ func steadyRaft(cfg *raftstore.Config) {
 func newTunedControllers(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option,
 	tune func(*raftstore.Config), props ...string) *inmemControllers {
 	t.Helper()
-	return newControllersFull(t, n, wrap, extra, raftstore.TestLogger(t, "ctl"), tune, props...)
+	return newControllersFull(t, n, wrap, extra, raftstoretest.TestLogger(t, "ctl"), tune, props...)
 }
 
 // newControllersFull builds the in-memory cluster of the helpers above.
@@ -88,7 +89,7 @@ func newControllersFull(t *testing.T, n int, wrap func(id string, f *FSM) raft.F
 	if tune != nil {
 		opts = append(opts, tune)
 	}
-	cluster := raftstore.NewInmemCluster(t, n, func(id string) raft.FSM {
+	cluster := raftstoretest.NewInmemCluster(t, n, func(id string) raft.FSM {
 		mu.Lock()
 		defer mu.Unlock()
 		fsms[id] = NewFSM(logger.Named(id))

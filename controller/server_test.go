@@ -18,7 +18,7 @@ import (
 	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/controller/wire"
-	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -44,7 +44,7 @@ func TestFollowerAnswersNotLeader(t *testing.T) {
 			body = []byte(`{"syncStateSet":[1],"syncStateSetEpoch":0}`)
 		}
 		resp := invoke(t, follower.Addr(), code, ext, body)
-		require.Equal(t, codeNotLeader, resp.Code, "code %d", code)
+		require.Equal(t, remoting.ControllerNotLeader, resp.Code, "code %d", code)
 		require.Equal(t, "The controller is not in leader state", resp.Remark, "code %d", code)
 		require.Nil(t, resp.ExtFields, "code %d: 2007 carries no header", code)
 		require.Empty(t, resp.Body, "code %d", code)
@@ -119,7 +119,7 @@ func TestLeaderLossClosesGate(t *testing.T) {
 	require.NotSame(t, old, next)
 	require.Eventually(t, func() bool { return !old.IsReadyLeader() }, 5*time.Second, 5*time.Millisecond)
 	ext := gatedCodes[remoting.ControllerGetNextBrokerID]
-	require.Equal(t, codeNotLeader, invoke(t, old.Addr(), remoting.ControllerGetNextBrokerID, ext, nil).Code)
+	require.Equal(t, remoting.ControllerNotLeader, invoke(t, old.Addr(), remoting.ControllerGetNextBrokerID, ext, nil).Code)
 	require.Equal(t, codeSuccess, invoke(t, next.Addr(), remoting.ControllerGetNextBrokerID, ext, nil).Code)
 	require.Eventually(t, func() bool {
 		_, ready := ic.obs[old.Node().ID()].snapshot()
@@ -208,7 +208,7 @@ func TestInvalidConfigIsRejected(t *testing.T) {
 // full one 2 with Java's overload remark.
 func TestSchedulerRefusalsAreAnswered(t *testing.T) {
 	code, _ := responseCode(schedError(sched.ErrStopped))
-	require.Equal(t, codeNotLeader, code)
+	require.Equal(t, remoting.ControllerNotLeader, code)
 	code, remark := responseCode(schedError(sched.ErrFull))
 	require.Equal(t, codeSystemBusy, code)
 	require.True(t, strings.HasPrefix(remark, "[OVERLOAD]"))
@@ -262,7 +262,7 @@ func TestNotifierDeliversOnewayRoleChange(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	obs := newRecordingObserver()
-	n := newNotifier(ctx, raftstore.TestLogger(t, "notify"), obs, 0)
+	n := newNotifier(ctx, raftstoretest.TestLogger(t, "notify"), obs, 0)
 	entry := roleChangeNotifyEntry{MasterAddress: "10.0.0.2:10911", MasterBrokerID: 2, MasterEpoch: 3,
 		SyncStateSetEpoch: 4, SyncStateSet: []int64{2}}
 	n.send(addr, entry)
@@ -289,7 +289,7 @@ func TestNotifierReportsUnreachableBroker(t *testing.T) {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 	obs := newRecordingObserver()
-	n := newNotifier(context.Background(), raftstore.TestLogger(t, "notify"), obs, 0)
+	n := newNotifier(context.Background(), raftstoretest.TestLogger(t, "notify"), obs, 0)
 	n.send(addr, roleChangeNotifyEntry{MasterBrokerID: 1, MasterEpoch: 1})
 	n.wait()
 	require.Len(t, obs.notified, 1)

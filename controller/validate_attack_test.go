@@ -34,7 +34,7 @@ func (ic *inmemControllers) callLeader(t *testing.T, st remoting.SerializeType, 
 	t.Helper()
 	for try := 0; ; try++ {
 		resp := dialAttack(t, ic.leader(t).Addr()).callAs(t, st, code, ext)
-		if resp.Code != codeNotLeader || try == 20 {
+		if resp.Code != remoting.ControllerNotLeader || try == 20 {
 			return resp
 		}
 	}
@@ -82,7 +82,7 @@ func TestAttackApplyBrokerIDNamesRefused(t *testing.T) {
 	}
 	t.Logf("stored: %.200q", ic.storedNames())
 	for i, tc := range cases {
-		require.Equal(t, codeInvalidRequest, resps[i].Code, "%s: %s", tc.what, resps[i].Remark)
+		require.Equal(t, remoting.ControllerInvalidRequest, resps[i].Code, "%s: %s", tc.what, resps[i].Remark)
 		require.Contains(t, resps[i].Remark, tc.field)
 	}
 	for id, names := range ic.storedNames() {
@@ -105,7 +105,7 @@ func TestAttackInvalidUTF8NamesDoNotShareASet(t *testing.T) {
 		codes = append(codes, resp.Code)
 	}
 	t.Logf("1013 for b\\xff then b\\xfe, id 1 each: codes %v, stored %q", codes, ic.storedNames())
-	require.Equal(t, []int32{codeInvalidRequest, codeInvalidRequest}, codes)
+	require.Equal(t, []int32{remoting.ControllerInvalidRequest, remoting.ControllerInvalidRequest}, codes)
 	resp := a.callAs(t, remoting.SerializeRocketMQ, remoting.ControllerApplyBrokerID,
 		applyIDExt("DefaultCluster", "broker-a", "1", "127.0.0.1:10911;1"))
 	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
@@ -127,7 +127,7 @@ func TestAttackHeartbeatNamesBounded(t *testing.T) {
 		name := fmt.Sprintf("%02d%s", i, strings.Repeat("h", 1<<20))
 		resp := a.call(t, remoting.BrokerHeartbeat, map[string]string{"clusterName": name, "brokerName": name,
 			"brokerAddr": "127.0.0.1:10911", "brokerId": "1", "heartbeatTimeoutMills": "60000"})
-		if resp.Code == codeInvalidRequest {
+		if resp.Code == remoting.ControllerInvalidRequest {
 			refused++
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // applyRaw applies raw entry bytes through FSM.Apply.
@@ -89,13 +90,13 @@ func TestCheckedEntryBreakingTheRulesIsRejectedByApply(t *testing.T) {
 	}
 	for _, ev := range bad {
 		res := f.apply(ev)
-		require.Equal(t, codeInvalidRequest, codeOf(res.Err), "%v", res.Err)
+		require.Equal(t, remoting.ControllerInvalidRequest, codeOf(res.Err), "%v", res.Err)
 	}
 	require.Empty(t, f.state().BrokerNames())
 	registerSet(f, "c", "b", 1)
 	res := f.apply(updateBrokerAddressEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "no-port", BrokerID: 1,
 		Checked: true})
-	require.Equal(t, codeInvalidRequest, codeOf(res.Err))
+	require.Equal(t, remoting.ControllerInvalidRequest, codeOf(res.Err))
 	r, _ := f.state().Replicas("b")
 	require.Equal(t, addrOf(1), r.Brokers[1].Address)
 	requireSizeExact(t, f)

@@ -19,9 +19,9 @@ func TestAttackFailedBindLeavesTheBudget(t *testing.T) {
 	b := connlimit.NewBudget(10)
 	in := Inbound{Budget: b}
 	for range 50 {
-		_, err := newTCPStreamLayer("0.0.0.0:0", nil, in, TestLogger(t, "l"))
+		_, err := newTCPStreamLayer("0.0.0.0:0", nil, in, testLogger(t, "l"))
 		require.Error(t, err)
-		_, err = NewTLSStreamLayer("127.0.0.1:0", "0.0.0.0:1", &tls.Config{}, &tls.Config{}, in, TestLogger(t, "l"))
+		_, err = NewTLSStreamLayer("127.0.0.1:0", "0.0.0.0:1", &tls.Config{}, &tls.Config{}, in, testLogger(t, "l"))
 		require.Error(t, err)
 	}
 	require.Zero(t, b.Listeners(), "listeners left in the budget")

@@ -23,7 +23,7 @@ import (
 func TestAttackInboundHandshakeLogBounded(t *testing.T) {
 	ca := testcerts.NewCA(t, "raft-ca")
 	files := ca.Issue(t, testcerts.LeafOptions{}).WriteFiles(t, t.TempDir(), "server", ca)
-	rl, err := certreload.New(files.Cert, files.Key, files.CA, TestLogger(t, "rl"))
+	rl, err := certreload.New(files.Cert, files.Key, files.CA, testLogger(t, "rl"))
 	require.NoError(t, err)
 	logger, logs := testlog.Capture(t, "server", hclog.Warn)
 	budget := connlimit.NewBudget(1000)

@@ -63,21 +63,21 @@ func TestAttackStrangersLockPeersOutOfRaftInbound(t *testing.T) {
 	ca := testcerts.NewCA(t, "raft-ca")
 	for name, setup := range map[string]func(t *testing.T, in Inbound) (srv, peer, peer2 *raft.NetworkTransport, first []byte){
 		"plain": func(t *testing.T, in Inbound) (*raft.NetworkTransport, *raft.NetworkTransport, *raft.NetworkTransport, []byte) {
-			srv, err := NewBoundedTCPTransport("127.0.0.1:0", "", in, TestLogger(t, "server"))
+			srv, err := NewBoundedTCPTransport("127.0.0.1:0", "", in, testLogger(t, "server"))
 			require.NoError(t, err)
-			peer, err := NewTCPTransport("127.0.0.1:0", "", TestLogger(t, "peer"))
+			peer, err := NewTCPTransport("127.0.0.1:0", "", testLogger(t, "peer"))
 			require.NoError(t, err)
-			peer2, err := NewTCPTransport("127.0.0.1:0", "", TestLogger(t, "peer2"))
+			peer2, err := NewTCPTransport("127.0.0.1:0", "", testLogger(t, "peer2"))
 			require.NoError(t, err)
 			return srv, peer, peer2, []byte{0} // rpcAppendEntries
 		},
 		"tls": func(t *testing.T, in Inbound) (*raft.NetworkTransport, *raft.NetworkTransport, *raft.NetworkTransport, []byte) {
 			files := ca.Issue(t, testcerts.LeafOptions{}).WriteFiles(t, t.TempDir(), "server", ca)
-			rl, err := certreload.New(files.Cert, files.Key, files.CA, TestLogger(t, "rl"))
+			rl, err := certreload.New(files.Cert, files.Key, files.CA, testLogger(t, "rl"))
 			require.NoError(t, err)
-			layer, err := NewTLSStreamLayer("127.0.0.1:0", "", rl.ServerConfig(), rl.ClientConfig(), in, TestLogger(t, "server"))
+			layer, err := NewTLSStreamLayer("127.0.0.1:0", "", rl.ServerConfig(), rl.ClientConfig(), in, testLogger(t, "server"))
 			require.NoError(t, err)
-			return layer.Transport(TestLogger(t, "server")), newTLSMember(t, ca, ca, testcerts.LeafOptions{}, "peer").trans,
+			return layer.Transport(testLogger(t, "server")), newTLSMember(t, ca, ca, testcerts.LeafOptions{}, "peer").trans,
 				newTLSMember(t, ca, ca, testcerts.LeafOptions{}, "peer2").trans, nil
 		},
 	} {

@@ -25,7 +25,7 @@ func TestAttackTransportGarbageLogIsBounded(t *testing.T) {
 	t.Cleanup(func() { _ = plain.Close() })
 	ca := testcerts.NewCA(t, "raft-ca")
 	files := ca.Issue(t, testcerts.LeafOptions{CommonName: "n0"}).WriteFiles(t, t.TempDir(), "n0", ca)
-	rl, err := certreload.New(files.Cert, files.Key, files.CA, TestLogger(t, "n0"))
+	rl, err := certreload.New(files.Cert, files.Key, files.CA, testLogger(t, "n0"))
 	require.NoError(t, err)
 	tlsTrans, err := NewTLSTransport("127.0.0.1:0", "", rl.ServerConfig(), rl.ClientConfig(), Inbound{}, logger.Named("tls"))
 	require.NoError(t, err)

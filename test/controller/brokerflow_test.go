@@ -14,7 +14,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/namesrv"
-	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/test/brokerflow"
 )
 
@@ -51,7 +51,7 @@ func startNameServers(t testing.TB, n int) []string {
 		cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
 		cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
 		cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
-		srv, err := namesrv.New(cfg, raftstore.TestLogger(t, fmt.Sprintf("ns%d", i)))
+		srv, err := namesrv.New(cfg, raftstoretest.TestLogger(t, fmt.Sprintf("ns%d", i)))
 		require.NoError(t, err)
 		require.NoError(t, srv.Start())
 		t.Cleanup(func() {

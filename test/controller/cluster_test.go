@@ -20,6 +20,7 @@ import (
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 )
 
 // waitLimit bounds every poll of these tests.
@@ -52,7 +53,7 @@ type cluster struct {
 // startCluster starts n nodes with the given extra properties.
 func startCluster(t testing.TB, n int, props []string, opts ...controller.Option) *cluster {
 	t.Helper()
-	c := &cluster{t: t, logger: raftstore.TestLogger(t, "cluster"), opts: opts}
+	c := &cluster{t: t, logger: raftstoretest.TestLogger(t, "cluster"), opts: opts}
 	lns := make([]net.Listener, n)
 	trans := make([]raft.Transport, n)
 	var peers, raftPeers []string

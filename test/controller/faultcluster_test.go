@@ -17,6 +17,7 @@ import (
 
 	"github.com/rmqgo/nameserver/controller"
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 )
 
 // faultSet is the broker set of the fault tests.
@@ -57,7 +58,7 @@ func (o *triggerCounter) ElectionFinished(tr controller.ElectTrigger, _ int32, _
 // startFaultCluster starts three nodes with fastProps plus props.
 func startFaultCluster(t testing.TB, proxied bool, props ...string) *faultCluster {
 	t.Helper()
-	return startFaultClusterWith(t, proxied, raftstore.TestLogger(t, "fault"), nil, props...)
+	return startFaultClusterWith(t, proxied, raftstoretest.TestLogger(t, "fault"), nil, props...)
 }
 
 // startFaultClusterWith is startFaultCluster with the nodes logging to

@@ -17,6 +17,7 @@ import (
 	"github.com/rmqgo/nameserver/internal/certreload"
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 )
 
 // startTLSCluster starts one controller per leaf signer in signers, each
@@ -25,7 +26,7 @@ import (
 // node's files, as the controller binds it from its keys (that path:
 // controller's TestRaftTransportUsesTLSWhenEnabled), so no port races.
 func startTLSCluster(t *testing.T, trust *testcerts.CA, signers ...*testcerts.CA) *cluster {
-	c := &cluster{t: t, logger: raftstore.TestLogger(t, "cluster")}
+	c := &cluster{t: t, logger: raftstoretest.TestLogger(t, "cluster")}
 	lns := make([]net.Listener, len(signers))
 	trans := make([]raft.Transport, len(signers))
 	files := make([]testcerts.Files, len(signers))

@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -174,7 +175,7 @@ func requireConverged(t *testing.T, fc *faultCluster, old *node, final map[strin
 // average 11 to 23, -race) made leaders lose their lease again and again,
 // so failed sets stayed without a master for minutes.
 func startStormCluster(t *testing.T, factor time.Duration) *faultCluster {
-	logger := raftstore.TestLogger(t, "fault")
+	logger := raftstoretest.TestLogger(t, "fault")
 	logger.SetLevel(hclog.Info)
 	return startFaultClusterWith(t, false, logger, func(rc *raftstore.Config) {
 		rc.HeartbeatTimeout = factor * raftstore.DefaultHeartbeatTimeout

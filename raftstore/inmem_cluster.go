@@ -3,19 +3,16 @@
 package raftstore
 
 import (
-	"github.com/rmqgo/nameserver/internal/testlog"
-
 	"fmt"
 	"io"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 )
 
-// Timeouts used by NewInmemCluster: short, for fast in-memory elections.
+// Timeouts used by StartInmemCluster: short, for fast in-memory elections.
 const (
 	inmemHeartbeat   = 100 * time.Millisecond
 	inmemLease       = 50 * time.Millisecond
@@ -24,9 +21,15 @@ const (
 	leaderPollPeriod = 10 * time.Millisecond
 )
 
-// TestLogger returns a debug-level hclog.Logger that writes to t.Log
-// (testlog.New).
-func TestLogger(t testing.TB, name string) hclog.Logger { return testlog.New(t, name) }
+// TB is the part of TB the in-memory cluster uses: this package
+// does not import testing, so that no binary links it
+// (raftstoretest.NewInmemCluster passes a *testing.T).
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Errorf(format string, args ...any)
+	Cleanup(f func())
+}
 
 // TestCluster is an in-memory Raft cluster (raft.InmemTransport,
 // InmemStore, InmemSnapshotStore) for unit tests. Nodes are named n0..nN-1.
@@ -52,12 +55,13 @@ type member struct {
 	isolated bool
 }
 
-// NewInmemCluster starts n connected nodes, each with newFSM(id), bootstraps
-// them and waits for a leader. opts adjust each node's Config (e.g.
-// SnapshotThreshold) after the in-memory defaults are set.
-func NewInmemCluster(t testing.TB, n int, newFSM func(id string) raft.FSM, opts ...func(*Config)) *TestCluster {
+// StartInmemCluster starts n connected nodes, each with newFSM(id),
+// bootstraps them and waits for a leader; the nodes log to logger. opts
+// adjust each node's Config (e.g. SnapshotThreshold) after the in-memory
+// defaults are set. Tests call it through raftstoretest.NewInmemCluster.
+func StartInmemCluster(t TB, logger hclog.Logger, n int, newFSM func(id string) raft.FSM, opts ...func(*Config)) *TestCluster {
 	t.Helper()
-	c := &TestCluster{newFSM: newFSM, opts: opts, logger: TestLogger(t, "cluster")}
+	c := &TestCluster{newFSM: newFSM, opts: opts, logger: logger}
 	for i := range n {
 		addr, trans := raft.NewInmemTransport("")
 		m := &member{id: fmt.Sprintf("n%d", i), addr: addr, trans: trans,
@@ -77,7 +81,7 @@ func NewInmemCluster(t testing.TB, n int, newFSM func(id string) raft.FSM, opts 
 }
 
 // startLocked opens m's node on its retained stores with a fresh FSM.
-func (c *TestCluster) startLocked(t testing.TB, m *member) {
+func (c *TestCluster) startLocked(t TB, m *member) {
 	t.Helper()
 	cfg := Config{SelfID: m.id, Peers: c.peers, Transport: m.trans, InMemory: true,
 		Logger: c.logger.Named(m.id), HeartbeatTimeout: inmemHeartbeat,
@@ -124,7 +128,7 @@ func (c *TestCluster) disconnect(m *member) {
 	}
 }
 
-func (c *TestCluster) member(t testing.TB, id string) *member {
+func (c *TestCluster) member(t TB, id string) *member {
 	t.Helper()
 	for _, m := range c.members {
 		if m.id == id {
@@ -170,7 +174,7 @@ func (c *TestCluster) FSM(id string) raft.FSM {
 
 // Leader waits until exactly one running, non-partitioned node is leader
 // and all of them agree on it, and returns it; it fails t after 10 s.
-func (c *TestCluster) Leader(t testing.TB) *Node {
+func (c *TestCluster) Leader(t TB) *Node {
 	t.Helper()
 	return waitLeader(t, c.reachableNodes)
 }
@@ -189,13 +193,13 @@ func (c *TestCluster) reachableNodes() []*Node {
 
 // WaitForLeader waits until exactly one of nodes is leader and all of
 // them name it as leader, and returns it; it fails t after 10 s. Use it
-// for clusters built with Open rather than NewInmemCluster.
-func WaitForLeader(t testing.TB, nodes ...*Node) *Node {
+// for clusters built with Open rather than StartInmemCluster.
+func WaitForLeader(t TB, nodes ...*Node) *Node {
 	t.Helper()
 	return waitLeader(t, func() []*Node { return nodes })
 }
 
-func waitLeader(t testing.TB, nodes func() []*Node) *Node {
+func waitLeader(t TB, nodes func() []*Node) *Node {
 	t.Helper()
 	var why string
 	for deadline := time.Now().Add(leaderWaitLimit); time.Now().Before(deadline); {
@@ -233,7 +237,7 @@ func stableLeader(nodes []*Node) (*Node, string) {
 
 // Followers waits for a stable leader and returns the other running,
 // non-partitioned nodes.
-func (c *TestCluster) Followers(t testing.TB) []*Node {
+func (c *TestCluster) Followers(t TB) []*Node {
 	t.Helper()
 	leader := c.Leader(t)
 	var out []*Node
@@ -268,7 +272,7 @@ func (c *TestCluster) Heal() {
 }
 
 // Kill closes id's node and disconnects it; its stores are kept.
-func (c *TestCluster) Kill(t testing.TB, id string) {
+func (c *TestCluster) Kill(t TB, id string) {
 	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -285,7 +289,7 @@ func (c *TestCluster) Kill(t testing.TB, id string) {
 
 // Restart starts a killed node again on its retained stores with a fresh
 // FSM from newFSM, reconnects it (unless partitioned) and returns it.
-func (c *TestCluster) Restart(t testing.TB, id string) *Node {
+func (c *TestCluster) Restart(t TB, id string) *Node {
 	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -299,7 +303,7 @@ func (c *TestCluster) Restart(t testing.TB, id string) *Node {
 	return m.node
 }
 
-func (c *TestCluster) closeAll(t testing.TB) {
+func (c *TestCluster) closeAll(t TB) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, m := range c.members {
