@@ -53,7 +53,7 @@ func TestRecreatedSyncStateKeepsEpochs(t *testing.T) {
 	live := newFakeLive().set("c", "b", 1, 1, 0, 0).set("c", "b", 2, 1, 0, 0)
 	inv := newInvariantChecker(t)
 	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
-		return s.ElectMaster(brokerTriggerElect("c", "b", 1), live, electOptions{})
+		return s.ElectMaster(brokerElectRequest("c", "b", 1), live, electOptions{})
 	})))
 	inv.observeState(f.state()) // master 1, epoch 1
 	live.kill("c", "b", 1)
@@ -64,7 +64,7 @@ func TestRecreatedSyncStateKeepsEpochs(t *testing.T) {
 	require.GreaterOrEqual(t, ss.MasterEpoch, int32(1), "a recreated sync-state half continues the epochs")
 
 	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
-		return s.ElectMaster(brokerTriggerElect("c", "b", 2), live, electOptions{})
+		return s.ElectMaster(brokerElectRequest("c", "b", 2), live, electOptions{})
 	})), "the first broker to ask wins, as for a new set")
 	ss = syncStateOf(t, f)
 	inv.observeState(f.state())

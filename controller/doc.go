@@ -16,8 +16,8 @@
 //     heartbeat liveness that validate a request and return the response and
 //     the events to append (apply broker id, register, elect master with
 //     defaultElectPolicy, alter sync-state set, clean broker data, reads);
-//   - the validation boundary of the replicated state (names.go, parsed.go):
-//     names, addresses and check codes are parsed into types only names.go
+//   - the validation boundary of the replicated state (field_rules.go, validated_commands.go):
+//     names, addresses and check codes are parsed into types only field_rules.go
 //     makes, by the builders with the configured bounds and again by Apply
 //     with hard ceilings; the accounted state size kept incrementally
 //     (statesize.go);
@@ -38,11 +38,11 @@
 //   - processor.go registers Java's 12 codes: leader-gated codes are
 //     decoded, then answered 2007 unless this node is the ready leader;
 //     904, 1005, 1009 and 1010 are answered by any node;
-//   - scheduler.go orders the leader-side work per broker set (Java's
+//   - package sched orders the leader-side work per broker set (Java's
 //     EventScheduler runs it all on one thread): each task carries keys
-//     (schedkeys.go: its broker sets, plus one growth key for the tasks
+//     (sched.Keys: its broker sets, plus one growth key for the tasks
 //     that can grow the state or touch tombstones; global past 64 names)
-//     and waits only for the earlier live tasks sharing a key; execute.go
+//     and waits only for the earlier live tasks sharing a key; run_command.go
 //     builds from the FSM, raft.Applies one entry, answers from the
 //     applied result (5 s bound, else code 1), and holds the task's keys
 //     until that entry is applied or lost, so concurrent sets share Raft's
@@ -54,7 +54,7 @@
 //     reconcile (WARN, metric, 1005 field);
 //   - leader.go opens the leader gate after a Barrier in the current term,
 //     closes it on loss, and runs the inactive-master scan (T2);
-//   - reelect.go turns inactive masters (heartbeat expiry, connection
+//   - election_loop.go turns inactive masters (heartbeat expiry, connection
 //     close) into controller-triggered elections with Java's retry loop;
 //   - notifier.go sends NOTIFY_BROKER_ROLE_CHANGED to brokers' own ports;
 //   - options.go holds the options (pre-made listeners, transports or Raft

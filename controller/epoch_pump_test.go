@@ -31,7 +31,7 @@ func TestAttackAnonymousNoMasterElectionsDoNotPumpTheEpoch(t *testing.T) {
 		}
 		return b.err
 	}
-	require.NoError(t, elect(brokerTriggerElect("c", "b", 1)))
+	require.NoError(t, elect(brokerElectRequest("c", "b", 1)))
 	live.kill("c", "b", 1)
 
 	anonymous := wire.ElectMasterRequest{BrokerName: "b", BrokerID: wire.NoBrokerID}

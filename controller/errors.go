@@ -66,7 +66,7 @@ var (
 	errJRaftInternal              = errors.New("jraft internal error (never produced here)")        // 2015
 	errBrokerLiveInfoNotExists    = errors.New("broker live info not exists (never produced here)") // 2016
 	// errInvalidField: a name, address, check code or id that breaks the
-	// rules of the replicated state (names.go); 2005.
+	// rules of the replicated state (field_rules.go); 2005.
 	errInvalidField = errors.New("invalid request field")
 	// errStateBound: the change would pass a bound of the replicated state
 	// (statesize.go, config.StateBounds); 2005.

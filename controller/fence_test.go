@@ -56,7 +56,7 @@ func fenceFixture(t *testing.T) (*testFSM, *fakeLive, *invariantChecker) {
 
 func adminElect(live liveness.Reader, id int64) buildFunc {
 	return func(s *state) (response, []event, error) {
-		return s.ElectMaster(adminTriggerElect("c", "b", id), live, electOptions{})
+		return s.ElectMaster(adminElectRequest("c", "b", id), live, electOptions{})
 	}
 }
 
@@ -135,7 +135,7 @@ func TestFencedNoMasterAfterElection(t *testing.T) {
 	f, live, inv := fenceFixture(t)
 	dead := newFakeLive()
 	noMaster := buildOn(f, func(s *state) (response, []event, error) {
-		return s.ElectMaster(controllerTriggerElect("b"), dead, electOptions{})
+		return s.ElectMaster(controllerElectRequest("b"), dead, electOptions{})
 	})
 	require.Equal(t, remoting.ControllerMasterNotAvailable, codeOf(noMaster.err))
 	require.NoError(t, applyBuilt(t, f, buildOn(f, adminElect(live, 3))))
@@ -156,7 +156,7 @@ func TestFencedCleanAfterElection(t *testing.T) {
 	})
 	require.NoError(t, clean.err)
 	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
-		return s.ElectMaster(brokerTriggerElect("c", "b", 1), live, electOptions{})
+		return s.ElectMaster(brokerElectRequest("c", "b", 1), live, electOptions{})
 	})))
 	err := applyBuilt(t, f, clean)
 	require.Equal(t, remoting.ControllerFencedMasterEpoch, codeOf(err))
@@ -241,7 +241,7 @@ func TestApplyBrokerIDKeepsReplicasOfHalfRemovedSet(t *testing.T) {
 	registerSet(f, "c", "b", 2)
 	live := newFakeLive().set("c", "b", 1, 1, 0, 0).set("c", "b", 2, 1, 0, 0)
 	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
-		return s.ElectMaster(brokerTriggerElect("c", "b", 1), live, electOptions{})
+		return s.ElectMaster(brokerElectRequest("c", "b", 1), live, electOptions{})
 	})))
 	live.kill("c", "b", 1)
 	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {

@@ -21,7 +21,7 @@ import (
 // scheduler; 904, 1005, 1009 and 1010 are answered by any node.
 
 // prepareFunc decodes a request into the command to schedule and the
-// scheduler keys it runs under (schedkeys.go).
+// scheduler keys it runs under (sched.Keys).
 type prepareFunc func(req *remoting.Command) (sched.Keys, buildFunc, error)
 
 func (c *Controller) registerProcessors() {
@@ -39,7 +39,7 @@ func (c *Controller) registerProcessors() {
 	for code, prepare := range gated {
 		c.srv.RegisterAsync(code, c.leaderHandler(prepare))
 	}
-	c.srv.RegisterAsync(remoting.ControllerElectMaster, c.handleElect)
+	c.srv.RegisterAsync(remoting.ControllerElectMaster, c.handleElectMaster)
 	c.srv.RegisterTransient(remoting.BrokerHeartbeat, c.handleHeartbeat) // keeps nothing of the request
 	c.srv.Register(remoting.ControllerGetMetadataInfo, c.handleMetadata)
 	c.srv.Register(remoting.UpdateControllerConfig, c.handleUpdateConfig)
@@ -188,9 +188,9 @@ func (c *Controller) limits() stateLimits {
 	return l
 }
 
-// handleElect serves 1002 from brokers and admins; after a code-0 reply
+// handleElectMaster serves 1002 from brokers and admins; after a code-0 reply
 // the members are notified of the new master.
-func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (c *Controller) handleElectMaster(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	r, err := wire.DecodeElectMasterRequest(req.ExtFields)
 	if err != nil {
 		return c.respond(req, outcome{err: err}), nil
@@ -202,7 +202,7 @@ func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remo
 	start := time.Now()
 	keys := sched.SetKeys(r.BrokerName)
 	keys.Weight = requestBytes(req)
-	out := c.scheduleOn(keys, c.electBuild(r), requestTimeout)
+	out := c.scheduleOn(keys, c.electionBuilder(r), requestTimeout)
 	code, _ := responseCode(out.err)
 	c.opts.observer.ElectionFinished(trigger, code, time.Since(start))
 	if code == codeSuccess {
@@ -211,8 +211,8 @@ func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remo
 	return c.respond(req, out), nil
 }
 
-// electBuild elects with the election options read at use time.
-func (c *Controller) electBuild(r wire.ElectMasterRequest) buildFunc {
+// electionBuilder elects with the election options read at use time.
+func (c *Controller) electionBuilder(r wire.ElectMasterRequest) buildFunc {
 	return func(s *state) (response, []event, error) {
 		opts := electOptions{EnableElectUncleanMaster: c.config().EnableElectUncleanMaster}
 		return s.ElectMaster(r, c.hb, opts)

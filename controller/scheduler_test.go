@@ -93,7 +93,7 @@ func setupSet(t *testing.T, c *Controller) {
 				RegisterCheckCode: addrOf(id) + ";1"})
 		})
 	}
-	mustSchedule(t, c, c.electBuild(brokerTriggerElect("c", "b", 1)))
+	mustSchedule(t, c, c.electionBuilder(brokerElectRequest("c", "b", 1)))
 	mustSchedule(t, c, alterTo(c.hb, 1, 1, 1, 1, 2, 3))
 }
 
@@ -138,7 +138,7 @@ func inFlightApplyScenario(t *testing.T) bool {
 	g := gated[leader.Node().ID()]
 	g.arm()
 	defer g.release()
-	first := leader.schedule(leader.electBuild(adminTriggerElect("c", "b", 2)), 2*time.Second) // time to be built and appended on a loaded machine; the gate holds its apply
+	first := leader.schedule(leader.electionBuilder(adminElectRequest("c", "b", 2)), 2*time.Second) // time to be built and appended on a loaded machine; the gate holds its apply
 	if !leader.IsReadyLeader() {
 		return false
 	}
@@ -212,7 +212,7 @@ func perSetScenario(t *testing.T) bool {
 
 	var electBuilt, alterBuilt, readBuilt atomic.Bool
 	var sawMaster atomic.Int64
-	elect := leader.electBuild(adminTriggerElect("c", "b", 2))
+	elect := leader.electionBuilder(adminElectRequest("c", "b", 2))
 	first, second := make(chan outcome, 1), make(chan outcome, 1)
 	go func() {
 		first <- leader.scheduleOn(sched.SetKeys("b"), func(s *state) (response, []event, error) {

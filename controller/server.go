@@ -50,14 +50,14 @@ type Controller struct {
 	sched      *sched.Scheduler
 	notifier   *notifier
 	gate       leaderGate
-	conns      sync.Map   // ConnID → *remoting.Conn that carried heartbeats
-	loops      electLoops // the sets whose triggered election loop runs (reelect.go)
-	rechecking sync.Map   // brokerName → struct{}: an inactive broker is checked again (expiry.go)
+	conns      sync.Map      // ConnID → *remoting.Conn that carried heartbeats
+	loops      electionLoops // the sets whose triggered election loop runs (election_loop.go)
+	rechecking sync.Map      // brokerName → struct{}: an inactive broker is checked again (election_inactive.go)
 
-	expiry atomic.Pointer[expiryQueue] // the ready term's inactive brokers (expiry.go)
+	inactive atomic.Pointer[inactiveQueue] // the ready term's inactive brokers (election_inactive.go)
 	// held are the losses seen while not the ready leader during the
-	// warm-up; handoverMu orders them with the gate's opening (liveview.go).
-	held       *expiryQueue
+	// warm-up; handoverMu orders them with the gate's opening (election_trigger.go).
+	held       *inactiveQueue
 	handoverMu sync.Mutex
 	recent     recentElections // when this node applied each set's last election (resend.go)
 
@@ -129,7 +129,7 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	c.srv.OnConnClose(c.onConnClose)
 	c.registerProcessors()
 	c.sched = sched.New(schedulerQueueSize, maxOwnElections, maxTaskBytes)
-	c.held = newExpiryQueue()
+	c.held = newInactiveQueue()
 	c.notifier = newNotifier(c.ctx, c.logger, o.observer, o.version)
 	c.notifier.tls = o.tls.Client
 	return c, nil

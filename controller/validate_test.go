@@ -124,7 +124,7 @@ func TestNameRulesAcceptRealNames(t *testing.T) {
 	require.NotEmpty(t, checkCodeRule("127.0.0.1:10911;x"))
 }
 
-// TestValidatedTypesBuiltOnlyByParse: outside names.go, no source file of
+// TestValidatedTypesBuiltOnlyByParse: outside field_rules.go, no source file of
 // the package converts a string into a validated type.
 func TestValidatedTypesBuiltOnlyByParse(t *testing.T) {
 	validated := map[string]bool{"clusterName": true, "brokerName": true, "brokerAddr": true, "checkCode": true}
@@ -132,7 +132,7 @@ func TestValidatedTypesBuiltOnlyByParse(t *testing.T) {
 	require.NoError(t, err)
 	fset := token.NewFileSet()
 	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") || path == "names.go" {
+		if strings.HasSuffix(path, "_test.go") || path == "field_rules.go" {
 			continue
 		}
 		file, err := parser.ParseFile(fset, path, nil, 0)
@@ -140,7 +140,7 @@ func TestValidatedTypesBuiltOnlyByParse(t *testing.T) {
 		ast.Inspect(file, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok {
 				if id, ok := call.Fun.(*ast.Ident); ok && validated[id.Name] {
-					t.Errorf("%s converts to %s: only names.go's parse functions may", fset.Position(call.Pos()), id.Name)
+					t.Errorf("%s converts to %s: only field_rules.go's parse functions may", fset.Position(call.Pos()), id.Name)
 				}
 			}
 			return true

@@ -4,13 +4,13 @@ package sched
 
 import "slices"
 
-// Keys of the scheduler's tasks (scheduler.go, docs/controller.md section
+// Keys of the scheduler's tasks (docs/controller.md section
 // 5.2). A broker set's state is independent of every other set's, except
 // for three things that are global:
 //   - the bounds controllerMaxBrokerSets and controllerMaxStateBytes, which
 //     builders check against the leader's config (statesize.go checkRoom)
 //     and Apply cannot check again deterministically;
-//   - the tombstone floor (retire.go): a clean that leaves more than
+//   - the tombstone floor (tombstone.go): a clean that leaves more than
 //     maxRetiredSets tombstones folds them into a floor that every set
 //     without a replica half hands out its first id from (firstBrokerID);
 //   - the tombstone of a name, which a clean creates and APPLY_BROKER_ID

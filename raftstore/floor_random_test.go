@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackRandomFloorsStayLive: nodes of an existing cluster restart
+// TestRandomFloorsStayLive: nodes of an existing cluster restart
 // with vote floors above raft's term (0 to 300, any of them, as a node
 // that stopped between recording its floor and adopting it leaves
 // them), in a random order with random timeouts and one of them
@@ -20,7 +20,7 @@ import (
 // elects a leader (liveness), no term has two leaders, and no node leads
 // a term up to its floor. Seeds are printed; RMQ_WIPE_SEED=<seed>
 // replays one; RMQ_TEST_LONG=1 runs 40 rounds instead of 3.
-func TestAttackRandomFloorsStayLive(t *testing.T) {
+func TestRandomFloorsStayLive(t *testing.T) {
 	for _, seed := range randomSeeds(t) {
 		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			t.Logf("seed %d (replay: RMQ_WIPE_SEED=%d)", seed, seed)

@@ -68,7 +68,7 @@ func floodTombstones(t *testing.T, f *testFSM, lim stateLimits, n int) []string 
 
 // TestAttackTombstonesLockNewSetsOut (issue 15, bounds): a stranger who may
 // create and clean sets (ACL off) filled controllerMaxStateBytes with the
-// tombstones retire.go keeps for every cleaned set. No request removes a
+// tombstones tombstone.go keeps for every cleaned set. No request removes a
 // tombstone, so no new broker set could ever be registered again, even with
 // no set stored at all. The tombstones are now folded into one when a new
 // set needs their room, keeping what they exist for: a recreated set

@@ -70,10 +70,10 @@ func richSnapshots(t testing.TB) ([]byte, []byte) {
 	return richBytes, richV1
 }
 
-// TestAttackFoldedStateRoundTrip: the folded floor, the tombstones after
+// TestFoldedStateRoundTrip: the folded floor, the tombstones after
 // it and the accounted size survive a snapshot, and a snapshot of the
 // restored state is the same bytes (passed: no defect).
-func TestAttackFoldedStateRoundTrip(t *testing.T) {
+func TestFoldedStateRoundTrip(t *testing.T) {
 	f := richState(t)
 	st := f.state()
 	_, ok := st.retired[floorName]
@@ -106,9 +106,9 @@ func TestAttackFoldedStateRoundTrip(t *testing.T) {
 	requireRoundTrip(t, h)
 }
 
-// TestAttackSnapshotDeterministic: equal states built in different orders
+// TestSnapshotDeterministic: equal states built in different orders
 // (different map histories) give equal bytes (passed: no defect).
-func TestAttackSnapshotDeterministic(t *testing.T) {
+func TestSnapshotDeterministic(t *testing.T) {
 	names := []string{"\xff", "\u00e9", "\uffff", "\U0001F600", "a", "a\x00", "", "\x00folded", "B", "b"}
 	build := func(order []int) []byte {
 		f := &testFSM{t: t, fsm: NewFSM(nil)}

@@ -36,7 +36,7 @@ func TestAttackExpiryMissesMasterElectedInFlight(t *testing.T) {
 				RegisterCheckCode: addrOf(id) + ";1"})
 		})
 	}
-	mustSchedule(t, leader, leader.electBuild(brokerTriggerElect("c", "b", 1)))
+	mustSchedule(t, leader, leader.electionBuilder(brokerElectRequest("c", "b", 1)))
 	mustSchedule(t, leader, alterTo(leader.hb, 1, 1, 1, 1, 2, 3))
 
 	g := gated[leader.Node().ID()]
@@ -44,7 +44,7 @@ func TestAttackExpiryMissesMasterElectedInFlight(t *testing.T) {
 	defer g.release()
 	built := make(chan struct{})
 	first := make(chan outcome, 1)
-	elect := leader.electBuild(adminTriggerElect("c", "b", 2))
+	elect := leader.electionBuilder(adminElectRequest("c", "b", 2))
 	go func() {
 		first <- leader.scheduleOn(sched.SetKeys("b"), func(s *state) (response, []event, error) {
 			defer close(built)
@@ -52,7 +52,7 @@ func TestAttackExpiryMissesMasterElectedInFlight(t *testing.T) {
 		}, 10*time.Second)
 	}()
 	<-built
-	q := leader.expiry.Load()
+	q := leader.inactive.Load()
 	passes := q.passes.Load()
 	require.Len(t, leader.hb.OnConnClose(liveness.ConnID(102)), 1, "broker 2 goes")
 	require.Eventually(t, func() bool { return q.passes.Load() > passes }, 5*time.Second, time.Millisecond)
@@ -127,7 +127,7 @@ func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
 				RegisterCheckCode: addrOf(id) + ";1"})
 		})
 	}
-	mustSchedule(t, leader, leader.electBuild(brokerTriggerElect("c", "b", 1)))
+	mustSchedule(t, leader, leader.electionBuilder(brokerElectRequest("c", "b", 1)))
 	mustSchedule(t, leader, alterTo(leader.hb, 1, 1, 1, 1, 2, 3))
 
 	require.Len(t, leader.hb.OnConnClose(liveness.ConnID(101)), 1, "master 1 goes")
@@ -140,7 +140,7 @@ func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
 	leader.fsm.read(func(s *state) { ss, _ = s.SyncState("b") })
 	require.Contains(t, []int64{2, 3}, ss.MasterBrokerID)
 	gone := ss.MasterBrokerID
-	q := leader.expiry.Load()
+	q := leader.inactive.Load()
 	passes := q.passes.Load()
 	require.Len(t, leader.hb.OnConnClose(liveness.ConnID(100+gone)), 1, "the new master goes too")
 	require.Eventually(t, func() bool { return q.passes.Load() > passes }, 5*time.Second, time.Millisecond)
@@ -162,11 +162,11 @@ func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
 	}
 }
 
-// TestAttackLeadershipLossEndsLoopsAndTasks: the leader runs an election
+// TestLeadershipLossEndsLoopsAndTasks: the leader runs an election
 // loop for a set without candidates (marked to run again) and holds a
 // re-check behind a live task of the set when it hands its leadership
 // over; afterwards none of its loops, re-checks or tasks is left.
-func TestAttackLeadershipLossEndsLoopsAndTasks(t *testing.T) {
+func TestLeadershipLossEndsLoopsAndTasks(t *testing.T) {
 	ic := newInmemControllers(t, 3)
 	leader := ic.leader(t)
 	for id := int64(1); id <= 2; id++ {
@@ -177,7 +177,7 @@ func TestAttackLeadershipLossEndsLoopsAndTasks(t *testing.T) {
 				RegisterCheckCode: addrOf(id) + ";1"})
 		})
 	}
-	mustSchedule(t, leader, leader.electBuild(brokerTriggerElect("c", "b", 1)))
+	mustSchedule(t, leader, leader.electionBuilder(brokerElectRequest("c", "b", 1)))
 	release := make(chan struct{})
 	require.NoError(t, leader.sched.Submit(sched.SetKeys("b"), func() { <-release }))
 	leader.hb.OnConnClose(liveness.ConnID(102))

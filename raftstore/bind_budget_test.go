@@ -11,11 +11,11 @@ import (
 	"github.com/rmqgo/nameserver/internal/connlimit"
 )
 
-// TestAttackFailedBindLeavesTheBudget: a stream layer that fails after
+// TestFailedBindLeavesTheBudget: a stream layer that fails after
 // it bound (an address that cannot be advertised) leaves the side budget
 // it joined; the controller retries its bind, and the budget is the
 // process's.
-func TestAttackFailedBindLeavesTheBudget(t *testing.T) {
+func TestFailedBindLeavesTheBudget(t *testing.T) {
 	b := connlimit.NewBudget(10)
 	in := Inbound{Budget: b}
 	for range 50 {

@@ -36,7 +36,7 @@ func (s *state) GetNextBrokerID(req wire.GetNextBrokerIDRequest) wire.GetNextBro
 // sentinel: an empty registerCheckCode is rejected with 2005, and a negative
 // id (-1 means "controller trigger" in elections) with 2014.
 //
-// Ours: the names and the check code must parse (names.go) and the id must
+// Ours: the names and the check code must parse (field_rules.go) and the id must
 // fit the bounds of the state (statesize.go), else 2005 naming the field
 // or the key; the default limits apply (applyBrokerID takes the node's).
 func (s *state) ApplyBrokerID(req wire.ApplyBrokerIDRequest) (wire.ApplyBrokerIDResponse, []event, error) {

@@ -31,27 +31,27 @@ func (c *Controller) closeConn(id ConnID) {
 	}
 }
 
-// goElect runs triggerElect on a tracked goroutine, unless the set's
-// election loop is already running (triggerElect would drop it anyway; this
+// startElection runs runElection on a tracked goroutine, unless the set's
+// election loop is already running (runElection would drop it anyway; this
 // spares the goroutine).
-func (c *Controller) goElect(brokerName string, trigger ElectTrigger) {
+func (c *Controller) startElection(brokerName string, trigger ElectTrigger) {
 	if c.loops.markRunning(brokerName) {
 		return
 	}
-	c.spawn(func() { c.triggerElect(brokerName, trigger) })
+	c.spawn(func() { c.runElection(brokerName, trigger) })
 }
 
-// electLoops are the sets whose election loop runs. A trigger that arrives
+// electionLoops are the sets whose election loop runs. A trigger that arrives
 // while its set's loop runs is not dropped but marks the loop, which then
 // runs once more: its last election may have been built before the
 // trigger's cause (a master it has just made went).
-type electLoops struct {
+type electionLoops struct {
 	mu    sync.Mutex
 	again map[string]bool // running set → a trigger arrived meanwhile
 }
 
 // markRunning marks name's loop if it runs and reports whether it does.
-func (l *electLoops) markRunning(name string) bool {
+func (l *electionLoops) markRunning(name string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, running := l.again[name]; running {
@@ -62,7 +62,7 @@ func (l *electLoops) markRunning(name string) bool {
 }
 
 // start registers name's loop; false (and the loop marked) if it runs.
-func (l *electLoops) start(name string) bool {
+func (l *electionLoops) start(name string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, running := l.again[name]; running {
@@ -78,7 +78,7 @@ func (l *electLoops) start(name string) bool {
 
 // finish ends name's loop unless it was marked: then it clears the mark
 // and reports that the loop must run once more.
-func (l *electLoops) finish(name string, stopping bool) (more bool) {
+func (l *electionLoops) finish(name string, stopping bool) (more bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.again[name] && !stopping {
@@ -89,34 +89,34 @@ func (l *electLoops) finish(name string, stopping bool) (more bool) {
 	return false
 }
 
-// triggerElect is Java's triggerElectMaster: up to electMasterMaxRetryCount
+// runElection is Java's triggerElectMaster: up to electMasterMaxRetryCount
 // controller-trigger attempts (≤ 3 s each) until one answers code 0. Any
 // other result is retried, so a set without candidates records up to that
 // many "no master" entries, each bumping masterEpoch (docs/controller.md
 // sections 3.1 and 3.4). One loop per broker set runs at a time; a
-// concurrent trigger makes it run once more (electLoops). Unlike Java,
+// concurrent trigger makes it run once more (electionLoops). Unlike Java,
 // which retries at once, the loop pauses electRetryPause between attempts,
 // so that a set without candidates cannot make the leader append "no
 // master" entries as fast as Raft commits them.
-func (c *Controller) triggerElect(brokerName string, trigger ElectTrigger) {
+func (c *Controller) runElection(brokerName string, trigger ElectTrigger) {
 	if !c.loops.start(brokerName) {
 		return
 	}
 	for more := true; more; more = c.loops.finish(brokerName, c.stopping.Load()) {
-		c.electLoop(brokerName, trigger)
+		c.electionAttempts(brokerName, trigger)
 	}
 }
 
-// electLoop is one run of triggerElect's attempts. The election is
+// electionAttempts is one run of runElection's attempts. The election is
 // reported to the Observer before its notifications are sent (as
-// handleElect does), so a broker that has its 1008 finds it counted.
-func (c *Controller) electLoop(brokerName string, trigger ElectTrigger) {
+// handleElectMaster does), so a broker that has its 1008 finds it counted.
+func (c *Controller) electionAttempts(brokerName string, trigger ElectTrigger) {
 	start := time.Now()
 	code := remoting.ControllerNotLeader
 	var elected response
 	attempts := max(c.config().ElectMasterMaxRetryCount, 1)
 	for i := 0; i < attempts && !c.stopping.Load(); i++ {
-		out := c.scheduleOn(sched.OwnElectionKeys(brokerName), c.electBuild(controllerTriggerElect(brokerName)), electAttemptTimeout)
+		out := c.scheduleOn(sched.OwnElectionKeys(brokerName), c.electionBuilder(controllerElectRequest(brokerName)), electAttemptTimeout)
 		if code, _ = responseCode(out.err); code == codeSuccess {
 			elected = out.resp
 			break
@@ -136,7 +136,7 @@ func (c *Controller) electLoop(brokerName string, trigger ElectTrigger) {
 	}
 }
 
-// electRetryPause is the pause between two attempts of triggerElect.
+// electRetryPause is the pause between two attempts of runElection.
 const electRetryPause = 500 * time.Millisecond
 
 // pauseBeforeRetry waits electRetryPause when another attempt follows; it

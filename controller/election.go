@@ -21,19 +21,19 @@ type electOptions struct {
 	Policy electPolicy
 }
 
-// brokerTriggerElect is the request a broker sends for itself (ofBrokerTrigger).
-func brokerTriggerElect(clusterName, brokerName string, brokerID int64) wire.ElectMasterRequest {
+// brokerElectRequest is the request a broker sends for itself (ofBrokerTrigger).
+func brokerElectRequest(clusterName, brokerName string, brokerID int64) wire.ElectMasterRequest {
 	return wire.ElectMasterRequest{ClusterName: clusterName, BrokerName: brokerName, BrokerID: brokerID}
 }
 
-// adminTriggerElect is mqadmin electMaster designating brokerID (ofAdminTrigger).
-func adminTriggerElect(clusterName, brokerName string, brokerID int64) wire.ElectMasterRequest {
+// adminElectRequest is mqadmin electMaster designating brokerID (ofAdminTrigger).
+func adminElectRequest(clusterName, brokerName string, brokerID int64) wire.ElectMasterRequest {
 	return wire.ElectMasterRequest{ClusterName: clusterName, BrokerName: brokerName, BrokerID: brokerID, DesignateElect: true}
 }
 
-// controllerTriggerElect is the in-process request of the leader after a
+// controllerElectRequest is the in-process request of the leader after a
 // master became inactive or the T2 scan found one (ofControllerTrigger).
-func controllerTriggerElect(brokerName string) wire.ElectMasterRequest {
+func controllerElectRequest(brokerName string) wire.ElectMasterRequest {
 	return wire.ElectMasterRequest{BrokerName: brokerName, BrokerID: wire.NoBrokerID}
 }
 

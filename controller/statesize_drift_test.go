@@ -19,7 +19,7 @@ import (
 )
 
 // sizeRun is one randomized run of builders and legacy entries against an
-// FSM, for TestAttackStateSizeNeverDrifts.
+// FSM, for TestStateSizeNeverDrifts.
 type sizeRun struct {
 	t    *testing.T
 	rng  *rand.Rand
@@ -69,7 +69,7 @@ func (r *sizeRun) request() {
 		case 3:
 			_, evs, err = s.ElectMaster(wire.ElectMasterRequest{ClusterName: "c", BrokerName: name, BrokerID: id}, r.live, electOptions{})
 		case 4:
-			_, evs, err = s.ElectMaster(controllerTriggerElect(name), r.live, electOptions{})
+			_, evs, err = s.ElectMaster(controllerElectRequest(name), r.live, electOptions{})
 		case 5:
 			ids := ""
 			if r.rng.IntN(2) == 0 {
@@ -87,13 +87,13 @@ func (r *sizeRun) request() {
 	})
 }
 
-// TestAttackStateSizeNeverDrifts: random requests of every writing code
+// TestStateSizeNeverDrifts: random requests of every writing code
 // (through the builders, with random bounds), legacy entries with names
 // and values that break today's rules, elections and cleans: after every
 // Apply the incrementally kept size equals a full recount; every 50 steps
 // a snapshot restored into a fresh FSM (a new leader) counts the same size.
 // Replay with RMQ_SEED=<seed>.
-func TestAttackStateSizeNeverDrifts(t *testing.T) {
+func TestStateSizeNeverDrifts(t *testing.T) {
 	seed := uint64(time.Now().UnixNano())
 	if s := os.Getenv("RMQ_SEED"); s != "" {
 		var err error

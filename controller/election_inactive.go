@@ -18,13 +18,13 @@ import (
 // while a replica beats).
 const maxPendingInactive = liveness.MaxEntries
 
-// expiryQueue is the pending set of inactive brokers of one ready term
+// inactiveQueue is the pending set of inactive brokers of one ready term
 // (docs/controller.md section 3.1, T1). Connection closes and heartbeat
-// scans add to it; one worker (runExpiry) drains it, so a storm of
+// scans add to it; one worker (runInactiveQueue) drains it, so a storm of
 // thousands of closes within a few milliseconds costs one pass: one FSM
 // read for the whole batch, then one election loop per set whose master
 // was lost.
-type expiryQueue struct {
+type inactiveQueue struct {
 	mu      sync.Mutex
 	pending map[liveness.Identity]liveness.Inactive
 	wake    chan struct{} // capacity 1: a pending wake-up stands for any number of adds
@@ -34,15 +34,15 @@ type expiryQueue struct {
 	passes  atomic.Uint64 // drains that read the FSM
 }
 
-func newExpiryQueue() *expiryQueue {
-	return &expiryQueue{pending: map[liveness.Identity]liveness.Inactive{}, wake: make(chan struct{}, 1)}
+func newInactiveQueue() *inactiveQueue {
+	return &inactiveQueue{pending: map[liveness.Identity]liveness.Inactive{}, wake: make(chan struct{}, 1)}
 }
 
 // add enqueues evs and wakes the worker. An event of a broker already
 // pending replaces it (the table removes an entry once; a newer event of
 // the same identity is a newer entry). It returns how many were dropped
 // because the queue was full.
-func (q *expiryQueue) add(evs []liveness.Inactive) (dropped int) {
+func (q *inactiveQueue) add(evs []liveness.Inactive) (dropped int) {
 	q.mu.Lock()
 	for _, ev := range evs {
 		if _, ok := q.pending[ev.Identity]; !ok && len(q.pending) >= maxPendingInactive {
@@ -62,7 +62,7 @@ func (q *expiryQueue) add(evs []liveness.Inactive) (dropped int) {
 }
 
 // take empties the pending set and returns its events sorted by identity.
-func (q *expiryQueue) take() []liveness.Inactive {
+func (q *inactiveQueue) take() []liveness.Inactive {
 	q.mu.Lock()
 	evs := make([]liveness.Inactive, 0, len(q.pending))
 	for _, ev := range q.pending {
@@ -77,29 +77,29 @@ func (q *expiryQueue) take() []liveness.Inactive {
 }
 
 // size is the number of pending events.
-func (q *expiryQueue) size() int {
+func (q *inactiveQueue) size() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	return len(q.pending)
 }
 
-// runExpiry is the expiry worker of one ready term: it drains q at every
+// runInactiveQueue is the expiry worker of one ready term: it drains q at every
 // wake-up until ctx (the term's duties) is done.
-func (c *Controller) runExpiry(ctx context.Context, q *expiryQueue) {
+func (c *Controller) runInactiveQueue(ctx context.Context, q *inactiveQueue) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-q.wake:
 		}
-		c.expiryPass(q, q.take())
+		c.inactivePass(q, q.take())
 	}
 }
 
-// expiryPass handles one batch of inactive events: only the ready leader
+// inactivePass handles one batch of inactive events: only the ready leader
 // acts, with one FSM read for the batch, and starts the election loop of
-// every set whose master is among them (goElect: one loop per set).
-func (c *Controller) expiryPass(q *expiryQueue, evs []liveness.Inactive) {
+// every set whose master is among them (startElection: one loop per set).
+func (c *Controller) inactivePass(q *inactiveQueue, evs []liveness.Inactive) {
 	if len(evs) == 0 || c.stopping.Load() || !c.IsReadyLeader() {
 		return
 	}
@@ -115,7 +115,7 @@ func (c *Controller) expiryPass(q *expiryQueue, evs []liveness.Inactive) {
 	for _, ev := range masters {
 		c.logger.Debug("master inactive, electing a new one", "broker", ev.Identity,
 			"addr", ev.BrokerAddr, "reason", ev.Reason)
-		c.goElect(ev.BrokerName, TriggerInactive)
+		c.startElection(ev.BrokerName, TriggerInactive)
 	}
 }
 
@@ -189,6 +189,6 @@ func (c *Controller) recheckInactive(ev liveness.Inactive) {
 	c.fsm.read(func(s *state) { need = s.NeedsElectionOnInactive(ev) })
 	if need {
 		c.logger.Info("master inactive once its set's entry applied, electing a new one", "broker", ev.Identity)
-		c.goElect(ev.BrokerName, TriggerInactive)
+		c.startElection(ev.BrokerName, TriggerInactive)
 	}
 }

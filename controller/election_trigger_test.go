@@ -74,7 +74,7 @@ func electOneWithTwo(t *testing.T, leader *Controller, all []*Controller) {
 				RegisterCheckCode: addrOf(id) + ";1"})
 		})
 	}
-	mustSchedule(t, leader, leader.electBuild(brokerTriggerElect("c", "b", 1)))
+	mustSchedule(t, leader, leader.electionBuilder(brokerElectRequest("c", "b", 1)))
 	mustSchedule(t, leader, alterTo(leader.hb, 1, 1, 1, 1, 2))
 	require.Eventually(t, func() bool {
 		for _, c := range all {

@@ -61,7 +61,7 @@ func (s slowWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
-// TestAttackElectionCountedBeforeNotified: a controller-triggered
+// TestElectionCountedBeforeNotified: a controller-triggered
 // election sent its 1008 before it reported the election to the Observer
 // (metrics, and the tests' counts), so a broker that had its 1008, or a
 // test that waited for it (TestBrokerScriptAndFailoverOnConnClose reads
@@ -69,7 +69,7 @@ func (s slowWriter) Write(p []byte) (int, error) {
 // counted yet. A slow log line between the two made every notification
 // come first; the election must be counted before any of its
 // notifications is sent.
-func TestAttackElectionCountedBeforeNotified(t *testing.T) {
+func TestElectionCountedBeforeNotified(t *testing.T) {
 	obs := &orderObserver{epoch: 2} // the controller's election, after the broker's (epoch 1)
 	logger := hclog.New(&hclog.LoggerOptions{Name: "ctl", Level: hclog.Info,
 		Output: slowWriter{w: io.Discard, slow: "controller-triggered election finished"}})

@@ -15,7 +15,7 @@ import (
 
 // Running a leader-side command: build it from the FSM, append its events
 // as one entry, answer from the applied result (docs/controller.md
-// sections 2.4 and 5.2). The scheduler (scheduler.go) decides when.
+// sections 2.4 and 5.2). The scheduler (package sched) decides when.
 
 // outcome is a scheduled command's result. resp is nil when the command
 // did not run or its events could not be appended.

@@ -26,7 +26,7 @@ const viewRecheck = 250 * time.Millisecond
 
 // onBrokerInactive is the heartbeat manager's listener (T1). The ready
 // leader hands the batch of one close or scan to the term's expiry worker
-// (expiry.go), which reads the FSM once per batch and elects in each set
+// (election_inactive.go), which reads the FSM once per batch and elects in each set
 // whose master was lost. Any other node keeps the batch while its view is
 // not complete (holdLosses), so that it acts on it if it leads before its
 // view is. It waits only for handoverMu, held for a few map operations.
@@ -40,7 +40,7 @@ func (c *Controller) onBrokerInactive(evs []liveness.Inactive) {
 		c.holdLosses(evs)
 		return
 	}
-	q := c.expiry.Load()
+	q := c.inactive.Load()
 	if q == nil {
 		return
 	}
@@ -100,7 +100,7 @@ func (c *Controller) forgetHeldLosses() {
 // before the gate opens or to q after. A kept loss whose broker beats
 // again is dropped; all are dropped when the view is complete (the first
 // scan, at once, finds every master gone). It returns how many it handed.
-func (c *Controller) handOver(term uint64, stop context.CancelFunc, q *expiryQueue) int {
+func (c *Controller) handOver(term uint64, stop context.CancelFunc, q *inactiveQueue) int {
 	c.handoverMu.Lock()
 	defer c.handoverMu.Unlock()
 	c.gate.open(term, stop)

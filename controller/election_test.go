@@ -90,25 +90,25 @@ func TestElectMasterTriggers(t *testing.T) {
 	registerSet(f, "c", "b", 3)
 	live := newFakeLive().set("c", "b", 1, 0, 10, 0).set("c", "b", 2, 0, 20, 0).set("c", "b", 3, 0, 30, 0)
 
-	_, _, err := elect(f, brokerTriggerElect("c", "nope", 1), live, electOptions{})
+	_, _, err := elect(f, brokerElectRequest("c", "nope", 1), live, electOptions{})
 	require.Equal(t, int32(2010), codeOf(err))
 
 	// First election: the requester wins even though 3 has more data.
-	resp, evs, err := elect(f, brokerTriggerElect("c", "b", 1), live, electOptions{})
+	resp, evs, err := elect(f, brokerElectRequest("c", "b", 1), live, electOptions{})
 	require.NoError(t, err)
 	require.Equal(t, map[string]string{"masterBrokerId": "1", "masterAddress": addrOf(1), "masterEpoch": "1",
 		"syncStateSetEpoch": "1"}, resp.ExtFields())
 	f.apply(evs...)
 
 	// Master alive: broker trigger gets 2011 with the current state.
-	resp, evs, err = elect(f, brokerTriggerElect("c", "b", 2), live, electOptions{})
+	resp, evs, err = elect(f, brokerElectRequest("c", "b", 2), live, electOptions{})
 	require.Equal(t, int32(2011), codeOf(err))
 	require.Empty(t, evs)
 	require.Equal(t, `{"syncStateSet":[1]}`, string(resp.BodyBytes()))
 
 	// Master dies: the controller elects from ss {1} → nobody → 2004 + event.
 	live.kill("c", "b", 1)
-	resp, evs, err = elect(f, controllerTriggerElect("b"), live, electOptions{})
+	resp, evs, err = elect(f, controllerElectRequest("b"), live, electOptions{})
 	require.Equal(t, int32(2004), codeOf(err))
 	require.Empty(t, resp.ExtFields())
 	require.Len(t, evs, 1)
@@ -118,12 +118,12 @@ func TestElectMasterTriggers(t *testing.T) {
 		SyncStateSet: []int64{1}, MasterBrokerID: wire.NoBrokerID}, ss)
 
 	// A broker trigger with nobody electable: 2012, no event.
-	_, evs, err = elect(f, brokerTriggerElect("c", "b", 2), live, electOptions{})
+	_, evs, err = elect(f, brokerElectRequest("c", "b", 2), live, electOptions{})
 	require.Equal(t, int32(2012), codeOf(err))
 	require.Empty(t, evs)
 
 	// Unclean election picks the best of all replicas (3).
-	resp, evs, err = elect(f, controllerTriggerElect("b"), live, electOptions{EnableElectUncleanMaster: true})
+	resp, evs, err = elect(f, controllerElectRequest("b"), live, electOptions{EnableElectUncleanMaster: true})
 	require.NoError(t, err)
 	require.Equal(t, int64(3), *resp.MasterBrokerID)
 	require.Equal(t, int32(3), *resp.MasterEpoch)
@@ -131,9 +131,9 @@ func TestElectMasterTriggers(t *testing.T) {
 	f.apply(evs...)
 
 	// Admin designates 2 (alive, outside ss {3}): refused when clean, elected when unclean.
-	_, _, err = elect(f, adminTriggerElect("c", "b", 2), live, electOptions{})
+	_, _, err = elect(f, adminElectRequest("c", "b", 2), live, electOptions{})
 	require.Equal(t, int32(2012), codeOf(err))
-	resp, evs, err = elect(f, adminTriggerElect("c", "b", 2), live, electOptions{EnableElectUncleanMaster: true})
+	resp, evs, err = elect(f, adminElectRequest("c", "b", 2), live, electOptions{EnableElectUncleanMaster: true})
 	require.NoError(t, err)
 	f.apply(evs...)
 	ss, _ = f.state().SyncState("b")
@@ -148,14 +148,14 @@ func TestFirstElectionOfUnregisteredIDUsesPolicy(t *testing.T) {
 	registerSet(f, "c", "b", 2)
 	live := newFakeLive().set("c", "b", 2, 0, 0, 0)
 	// Java would make 9 master without an address; we fall back to the policy.
-	_, _, err := elect(f, adminTriggerElect("c", "b", 9), live, electOptions{})
+	_, _, err := elect(f, adminElectRequest("c", "b", 9), live, electOptions{})
 	require.Equal(t, int32(2012), codeOf(err))
 	// The controller trigger on a never-elected set with an empty ss: 2004,
 	// and no "no master" entry: there is no master to clear (ours).
-	_, evs, err := elect(f, controllerTriggerElect("b"), live, electOptions{})
+	_, evs, err := elect(f, controllerElectRequest("b"), live, electOptions{})
 	require.Equal(t, int32(2004), codeOf(err))
 	require.Empty(t, evs)
-	resp, _, err := elect(f, controllerTriggerElect("b"), live, electOptions{EnableElectUncleanMaster: true})
+	resp, _, err := elect(f, controllerElectRequest("b"), live, electOptions{EnableElectUncleanMaster: true})
 	require.NoError(t, err)
 	require.Equal(t, int64(2), *resp.MasterBrokerID)
 }
@@ -180,7 +180,7 @@ func TestRoleChangeNotifyEntry(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 3)
 	live := newFakeLive().set("c", "b", 1, 0, 0, 0).set("c", "b", 3, 0, 0, 0)
-	resp, _, err := elect(f, brokerTriggerElect("c", "b", 3), live, electOptions{})
+	resp, _, err := elect(f, brokerElectRequest("c", "b", 3), live, electOptions{})
 	require.NoError(t, err)
 	e, ok := newRoleChangeNotifyEntry(resp)
 	require.True(t, ok)
@@ -206,7 +206,7 @@ func TestElectRefusesEpochPastMaxInt32(t *testing.T) {
 	f.fsm.mu.Unlock()
 
 	live := newFakeLive().set("c", "b", 2, 0, 0, 0)
-	_, evs, err := elect(f, controllerTriggerElect("b"), live, electOptions{})
+	_, evs, err := elect(f, controllerElectRequest("b"), live, electOptions{})
 	require.Equal(t, int32(2012), codeOf(err))
 	require.Empty(t, evs)
 	res := f.apply(electMasterEvent{NewMasterElected: false, BrokerName: "b", NewMasterBrokerID: wire.NoBrokerID})

@@ -46,12 +46,12 @@ func (s *failingSink) Write(p []byte) (int, error) {
 func (s *failingSink) Cancel() error { s.cancelled = true; return s.SnapshotSink.Cancel() }
 func (s *failingSink) Close() error  { s.closed = true; return s.SnapshotSink.Close() }
 
-// TestAttackPersistFailsMidway: a snapshot whose sink fails after part of
+// TestPersistFailsMidway: a snapshot whose sink fails after part of
 // the state was written (at several points of a multi-buffer snapshot) is
 // cancelled, never closed, leaves no snapshot in raft's file store and no
 // goroutine behind; the next snapshot is whole and restores (passed: no
 // defect).
-func TestAttackPersistFailsMidway(t *testing.T) {
+func TestPersistFailsMidway(t *testing.T) {
 	f := &testFSM{t: t, fsm: NewFSM(nil)}
 	for i := range 800 {
 		registerSet(f, "c", fmt.Sprintf("broker-%04d-%0200d", i, i), 3)
@@ -94,12 +94,12 @@ func TestAttackPersistFailsMidway(t *testing.T) {
 	require.Equal(t, want, snapshotBytes(t, g))
 }
 
-// TestAttackPersistWhileApplying: as hashicorp/raft does, Snapshot runs
+// TestPersistWhileApplying: as hashicorp/raft does, Snapshot runs
 // between two Applies and Persist runs while Applies go on; every
 // persisted snapshot is the state at its Snapshot call (run with -race:
 // no shared map or slice between the copy and the live state). RMQ_SEED
 // replays (passed: no defect).
-func TestAttackPersistWhileApplying(t *testing.T) {
+func TestPersistWhileApplying(t *testing.T) {
 	seed := uint64(rand.Int64())
 	if s := os.Getenv("RMQ_SEED"); s != "" {
 		var err error

@@ -22,7 +22,7 @@ func inactive(name string, id int64, reason liveness.Reason) liveness.Inactive {
 }
 
 func TestExpiryQueueCoalescesAndBounds(t *testing.T) {
-	q := newExpiryQueue()
+	q := newInactiveQueue()
 	require.Zero(t, q.add([]liveness.Inactive{inactive("b", 2, liveness.ReasonTimeout), inactive("a", 1, liveness.ReasonTimeout)}))
 	require.Zero(t, q.add([]liveness.Inactive{inactive("b", 2, liveness.ReasonConnClosed)}))
 	require.Len(t, q.wake, 1, "any number of adds leaves one wake-up")
@@ -131,7 +131,7 @@ func TestCloseStormIsOnePass(t *testing.T) {
 	fleet := newStormFleet(t, ctl, sets)
 	twice := fmt.Sprintf("set-%03d", failed) // live: its master beats on two connections
 	fleet.beat(t, nil, twice, 1, "10.1.40.1:10911")
-	q := ctl.expiry.Load()
+	q := ctl.inactive.Load()
 	require.NotNil(t, q)
 	passes0 := q.passes.Load()
 
@@ -173,7 +173,7 @@ func TestStrangerConnChurnGrowsNothing(t *testing.T) {
 	ic := newInmemControllers(t, 1)
 	ctl := ic.leader(t)
 	fleet := &stormFleet{ctl: ctl}
-	q := ctl.expiry.Load()
+	q := ctl.inactive.Load()
 	goroutines := runtime.NumGoroutine()
 	const conns, perConn = 200, 8
 	for i := range conns {

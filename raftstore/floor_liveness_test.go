@@ -13,7 +13,7 @@ import (
 // attackFloor is a vote floor far above the terms a test cluster reaches.
 const attackFloor = 200
 
-// TestAttackFloorAboveRaftTermStillElects: a node whose persisted vote
+// TestFloorAboveRaftTermStillElects: a node whose persisted vote
 // floor is above raft's term (it stopped after bootstrap recorded the
 // floor and before adoptTerm raised the term; or it joined after an
 // ErrCantBootstrap with the silent-peer margin and was then caught up
@@ -22,7 +22,7 @@ const attackFloor = 200
 // own pre-votes are at most its floor) nor a peer whose pre-votes it
 // refuses with its low term would ever campaign above the floor. With
 // n2 down, n0 needs n1's vote.
-func TestAttackFloorAboveRaftTermStillElects(t *testing.T) {
+func TestFloorAboveRaftTermStillElects(t *testing.T) {
 	c := newProbeCluster(t, 3, 20*time.Millisecond)
 	c.bootstrapStores()
 	require.NoError(t, c.stores["n1"].SetUint64(keyGuardMode, modeVoting))
@@ -50,11 +50,11 @@ func (c *probeCluster) leaderOf() *Node {
 	return nil
 }
 
-// TestAttackLeadershipTransferToANodeUnderItsFloor: a leader hands its
+// TestLeadershipTransferToANodeUnderItsFloor: a leader hands its
 // leadership (TimeoutNow, no pre-vote) to a node whose floor is above
 // the cluster's term. The node must not win a term up to its floor, and
 // the cluster must elect again.
-func TestAttackLeadershipTransferToANodeUnderItsFloor(t *testing.T) {
+func TestLeadershipTransferToANodeUnderItsFloor(t *testing.T) {
 	c := newProbeCluster(t, 3, 20*time.Millisecond)
 	c.bootstrapStores()
 	require.NoError(t, c.stores["n1"].SetUint64(keyVoteFloor, attackFloor))
@@ -87,12 +87,12 @@ func TestAttackLeadershipTransferToANodeUnderItsFloor(t *testing.T) {
 	}
 }
 
-// TestAttackFloorRefusalDoesNotBlockShutdown: raft's shutdown waits for
+// TestFloorRefusalDoesNotBlockShutdown: raft's shutdown waits for
 // its own goroutines (the ones sending (pre-)votes among them) before it
 // closes the transport, which stops the guard. A (pre-)vote refused for
 // the floor once raft's main loop has exited must therefore return at
 // once, not wait for raft to take the term it is handed.
-func TestAttackFloorRefusalDoesNotBlockShutdown(t *testing.T) {
+func TestFloorRefusalDoesNotBlockShutdown(t *testing.T) {
 	c := newProbeCluster(t, 3, 20*time.Millisecond)
 	c.bootstrapStores()
 	require.NoError(t, c.stores["n1"].SetUint64(keyVoteFloor, attackFloor))
@@ -113,14 +113,14 @@ func TestAttackFloorRefusalDoesNotBlockShutdown(t *testing.T) {
 	}
 }
 
-// TestAttackCatchingUpNodeReportsItsFloor: n0 and n2 form a cluster (n1
+// TestCatchingUpNodeReportsItsFloor: n0 and n2 form a cluster (n1
 // down) and elect in term T; n2 is wiped and rejoins (catching up, floor
 // T, as join records it) but the leader is wiped too before it caught n2
 // up, and n1 starts. Two of three lost their state (beyond what the
 // probe can save), but n2 still knows that term T had a leader: the new
 // cluster must not elect in a term up to T again. n2's probe answer has
 // to carry its floor, not raft's term 0.
-func TestAttackCatchingUpNodeReportsItsFloor(t *testing.T) {
+func TestCatchingUpNodeReportsItsFloor(t *testing.T) {
 	c := newProbeCluster(t, 3, 20*time.Millisecond)
 	c.start("n0")
 	c.start("n2")

@@ -140,7 +140,7 @@ func TestHeartbeatTableBoundedPerConn(t *testing.T) {
 
 // TestLostMasterRetryLoopIsBoundedAndPaced (from the attack review's
 // TestAttackRetryCountSpinsTheLog): electMasterMaxRetryCount was updatable
-// by UPDATE_CONTROLLER_CONFIG with any positive value and triggerElect
+// by UPDATE_CONTROLLER_CONFIG with any positive value and runElection
 // retried without pause; each attempt on a set with no live candidate
 // appends a "no master" entry that bumps the master epoch, so one lost
 // master made the leader spin the log and the int32 epoch. Now the key is

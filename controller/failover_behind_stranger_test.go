@@ -38,7 +38,7 @@ func fillScheduler(t *testing.T, ctl *Controller, key string, release <-chan str
 // request: three attempts, then nothing until the T2 scan, which is refused
 // the same way; the set stayed without a master for as long as the stranger
 // kept the queue full. The controller's own elections are at most one per
-// stored set (reelect.go), so they are admitted past the bound.
+// stored set (election_loop.go), so they are admitted past the bound.
 func TestAttackFullQueueLocksOutFailover(t *testing.T) {
 	ic := newInmemControllers(t, 1, "scanInactiveMasterInterval=1000")
 	ctl := ic.leader(t)
