@@ -91,7 +91,7 @@ unit-controller:
 ## run prints its seeds.
 LONG_TIMEOUT ?= 180m
 test-long:
-	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -tags $(TAGS_CTRL) ./controller/ ./test/controller/ ./raftstore/
+	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -tags $(TAGS_CTRL) ./controller/ ./test/controllertest/ ./raftstore/
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) ./namesrv/route/
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'WritesSurviveKill9' ./test/integration/
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'TestSoak' ./test/soak/
@@ -105,7 +105,7 @@ bench:
 	mkdir -p $(BIN)
 	$(GO) run ./tools/loadgen -workload all -out $(BIN)/loadgen.json
 	$(GO) run ./tools/loadgen -workload tls -duration 6s -rounds 3 -warmup 1s -out $(BIN)/loadgen-tls.json
-	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -bench . -benchtime 5x -timeout 10m ./test/controller/
+	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -bench . -benchtime 5x -timeout 10m ./test/controllertest/
 	$(GO) run -tags $(TAGS_CTRL) ./tools/loadgen -workload ctlstorm -sets 300 -ctl-phases ops,hb,storm -ops-duration 3s -hb-window 3s -out $(BIN)/loadgen-ctlstorm.json
 	$(GO) run -tags $(TAGS_CTRL) ./tools/loadgen -workload ctlstorm -sets 200 -mode silence -out $(BIN)/loadgen-ctlstorm-silence.json
 

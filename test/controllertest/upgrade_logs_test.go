@@ -19,7 +19,7 @@ import (
 )
 
 // clusterVersionEntry is the type byte of the cluster version entry
-// (controller/version.go), format 2.
+// (controller/entry_format.go), format 2.
 const clusterVersionEntry = 66
 
 // entryTypes counts the cluster version entries in each stopped node's
