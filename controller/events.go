@@ -68,7 +68,7 @@ type applyBrokerIDEvent struct {
 	Fenced            bool   `json:"fenced,omitempty"` // false in entries of the previous version
 	// Checked marks an event built by a leader that parsed its fields
 	// (field_rules.go); Apply checks them again. False in entries of older
-	// versions, which apply as before (validated_commands.go legacyEntries).
+	// versions, which apply as before (legacy.go legacyEntries).
 	Checked bool `json:"checked,omitempty"`
 }
 

@@ -34,7 +34,7 @@ type FSM struct {
 	mu     sync.RWMutex
 	state  *state
 	logger hclog.Logger
-	legacy legacyEntries // unchecked events that break today's rules (validated_commands.go)
+	legacy legacyEntries // unchecked events that break today's rules (legacy.go)
 	held   *reservations // growth of the leader's entries in flight (reserve.go)
 	format atomic.Int32  // newest format read; 0: this binary's (entry_format.go)
 	// elected, if set, is told the set of every applied election that

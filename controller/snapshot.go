@@ -39,7 +39,7 @@ import (
 // bytes is a uvarint length then the bytes; varint is zig-zag (signed).
 // Version 3 is version 2 with uvarint clusterVersion after the version,
 // written only once the cluster version is 2 or more (entry_format.go); version 2
-// is written before. Version 1 (JSON, snapshot_v1.go) is still read, never
+// is written before. Version 1 (JSON, legacy.go) is still read, never
 // written.
 const (
 	snapshotVersion = 2

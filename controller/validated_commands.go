@@ -3,11 +3,7 @@
 package controller
 
 import (
-	"fmt"
 	"strconv"
-	"sync/atomic"
-
-	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/controller/wire"
 )
@@ -94,52 +90,6 @@ func (s *state) roomForAddr(name string, id int64, addr brokerAddr, lim stateLim
 		old = r.Brokers[id].Address
 	}
 	return s.checkRoom(lim, name, false, nil, int64(len(addr)-len(old)))
-}
-
-// legacyProblem returns the rule an unchecked event (written by an older
-// version, whose leader did not check it) breaks, or "".
-func legacyProblem(ev event) string {
-	switch e := ev.(type) {
-	case applyBrokerIDEvent:
-		if !e.Checked {
-			return firstProblem(e.ClusterName, e.BrokerName, e.RegisterCheckCode, e.BrokerAddress)
-		}
-	case updateBrokerAddressEvent:
-		if p := addrRule(e.BrokerAddress); !e.Checked && p != "" {
-			return "brokerAddress " + p
-		}
-	}
-	return ""
-}
-
-func firstProblem(cluster, name, code, addr string) string {
-	checks := []struct{ field, problem string }{{"clusterName", nameRule(cluster, hardLimits.NameLength)},
-		{"brokerName", nameRule(name, hardLimits.NameLength)}, {"registerCheckCode", checkCodeRule(code)},
-		{"brokerAddress", addrRule(addr)}}
-	for _, c := range checks {
-		if c.problem != "" {
-			return c.field + " " + c.problem
-		}
-	}
-	return ""
-}
-
-// legacyEntries counts the unchecked events an FSM applied although they
-// break today's rules.
-type legacyEntries struct{ n atomic.Uint64 }
-
-// note logs and counts each such event of the entry at index. They are
-// applied as before (docs/controller.md section 2.7): every node, of this
-// version or an older one, replaying the log or a snapshot, then holds the
-// same state.
-func (l *legacyEntries) note(logger hclog.Logger, index uint64, events []event) {
-	for _, ev := range events {
-		if p := legacyProblem(ev); p != "" {
-			l.n.Add(1)
-			logger.Warn("log entry of an older version breaks the rules of the replicated state; applied as before",
-				"index", index, "type", fmt.Sprint(ev.Type()), "rule", p)
-		}
-	}
 }
 
 // stats adds the accounted state size and the count of legacy entries that

@@ -7,9 +7,20 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/rmqgo/nameserver/controller/wire"
 )
+
+// This file holds every path that exists only to read what earlier
+// versions wrote and no node writes any more: version 1 (JSON) snapshots,
+// and log entries whose leader did not check their fields (unchecked
+// events that may break today's rules: applied as before, logged and
+// counted). Dropping that support is deleting this file and its callers'
+// branches (the version 1 case of readSnapshotUpTo in snapshot.go, the FSM's
+// legacy field and its count in stats).
 
 // Version 1 snapshots are JSON, written by earlier versions and still read:
 //
@@ -174,5 +185,51 @@ func (d *v1Decoder) restoreSet(set snapshotSet) {
 		st.syncStates[set.BrokerName] = &syncStateInfo{ClusterName: ss.ClusterName, BrokerName: set.BrokerName,
 			MasterEpoch: ss.MasterEpoch, SyncStateSetEpoch: ss.SyncStateSetEpoch,
 			SyncStateSet: wire.NormalizeIDs(ss.SyncStateSet), MasterBrokerID: ss.MasterBrokerID}
+	}
+}
+
+// legacyProblem returns the rule an unchecked event (written by an older
+// version, whose leader did not check it) breaks, or "".
+func legacyProblem(ev event) string {
+	switch e := ev.(type) {
+	case applyBrokerIDEvent:
+		if !e.Checked {
+			return firstProblem(e.ClusterName, e.BrokerName, e.RegisterCheckCode, e.BrokerAddress)
+		}
+	case updateBrokerAddressEvent:
+		if p := addrRule(e.BrokerAddress); !e.Checked && p != "" {
+			return "brokerAddress " + p
+		}
+	}
+	return ""
+}
+
+func firstProblem(cluster, name, code, addr string) string {
+	checks := []struct{ field, problem string }{{"clusterName", nameRule(cluster, hardLimits.NameLength)},
+		{"brokerName", nameRule(name, hardLimits.NameLength)}, {"registerCheckCode", checkCodeRule(code)},
+		{"brokerAddress", addrRule(addr)}}
+	for _, c := range checks {
+		if c.problem != "" {
+			return c.field + " " + c.problem
+		}
+	}
+	return ""
+}
+
+// legacyEntries counts the unchecked events an FSM applied although they
+// break today's rules.
+type legacyEntries struct{ n atomic.Uint64 }
+
+// note logs and counts each such event of the entry at index. They are
+// applied as before (docs/controller.md section 2.7): every node, of this
+// version or an older one, replaying the log or a snapshot, then holds the
+// same state.
+func (l *legacyEntries) note(logger hclog.Logger, index uint64, events []event) {
+	for _, ev := range events {
+		if p := legacyProblem(ev); p != "" {
+			l.n.Add(1)
+			logger.Warn("log entry of an older version breaks the rules of the replicated state; applied as before",
+				"index", index, "type", fmt.Sprint(ev.Type()), "rule", p)
+		}
 	}
 }
