@@ -229,8 +229,8 @@ func (c *Controller) handleHeartbeat(conn *remoting.Conn, req *remoting.Command)
 	}
 	if err == nil {
 		id := ConnID(conn.ID())
-		var newPart bool
-		if newPart, err = c.hb.Beat(r, id); newPart {
+		var newConn bool
+		if newConn, err = c.hb.Beat(r, id); newConn {
 			c.conns.LoadOrStore(id, conn)
 		}
 	}

@@ -4,8 +4,8 @@
 //
 // It owns, per node and never replicated (brokers beat to every
 // controller): the table of brokers' last heartbeats (Table: entries per
-// broker identity, each kept alive by the parts of the connections that
-// beat for it, each part for its own capped timeout), its bounds (entries
+// broker identity, each kept alive by the beats of the connections that
+// beat for it, each beat for its own capped timeout), its bounds (entries
 // per connection and in all, refused with ErrRefused), the expiry scan
 // and connection close that report Inactive brokers, and the warm-up
 // after which the table is a complete view of liveness (warmup.go). Every

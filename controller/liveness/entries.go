@@ -20,7 +20,7 @@ const (
 	MaxEntries = 100_000
 )
 
-// connBeat is one connection's part of an entry's liveness: its last
+// connBeat is one connection's beat of an entry's liveness: its last
 // heartbeat (monotonic) and the timeout that heartbeat announced.
 type connBeat struct {
 	last    monotime.Mono
@@ -32,21 +32,21 @@ type connBeat struct {
 func (b connBeat) alive(now monotime.Mono) bool { return now.Sub(b.last) <= b.timeout }
 
 // hbEntry is one broker's row: the state of its latest heartbeat and the
-// part each connection that beat for it contributes to its liveness. The
-// first connection's part is held inline (one connection per broker is the
+// beat each connection that beat for it contributes to its liveness. The
+// first connection's beat is held inline (one connection per broker is the
 // usual case: the heartbeat scan then walks no map per entry); any other
 // connection's goes to more.
 type hbEntry struct {
 	info  Info
-	conn  ConnID   // the inline part's connection, when has
-	beat  connBeat // the inline part
+	conn  ConnID   // the inline beat's connection, when has
+	beat  connBeat // the inline beat
 	has   bool
-	parts int                 // has + len(more)
+	beats int                 // has + len(more)
 	more  map[ConnID]connBeat // nil until a second connection beats
 }
 
-// part returns conn's part.
-func (e *hbEntry) part(conn ConnID) (connBeat, bool) {
+// beatOf returns conn's beat.
+func (e *hbEntry) beatOf(conn ConnID) (connBeat, bool) {
 	if e.has && e.conn == conn {
 		return e.beat, true
 	}
@@ -54,8 +54,8 @@ func (e *hbEntry) part(conn ConnID) (connBeat, bool) {
 	return b, ok
 }
 
-// setPart records conn's part.
-func (e *hbEntry) setPart(conn ConnID, b connBeat) {
+// setBeat records conn's beat.
+func (e *hbEntry) setBeat(conn ConnID, b connBeat) {
 	if e.has && e.conn == conn {
 		e.beat = b
 		return
@@ -64,7 +64,7 @@ func (e *hbEntry) setPart(conn ConnID, b connBeat) {
 		e.more[conn] = b
 		return
 	}
-	e.parts++
+	e.beats++
 	if !e.has {
 		e.conn, e.beat, e.has = conn, b, true
 		return
@@ -75,8 +75,8 @@ func (e *hbEntry) setPart(conn ConnID, b connBeat) {
 	e.more[conn] = b
 }
 
-// dropPart removes conn's part; it reports whether there was one.
-func (e *hbEntry) dropPart(conn ConnID) bool {
+// dropBeat removes conn's beat; it reports whether there was one.
+func (e *hbEntry) dropBeat(conn ConnID) bool {
 	if e.has && e.conn == conn {
 		e.has, e.beat, e.conn = false, connBeat{}, 0
 	} else if _, ok := e.more[conn]; ok {
@@ -84,24 +84,24 @@ func (e *hbEntry) dropPart(conn ConnID) bool {
 	} else {
 		return false
 	}
-	e.parts--
+	e.beats--
 	if len(e.more) == 0 {
 		e.more = nil
 	}
 	return true
 }
 
-// dropDead removes every part whose heartbeat timed out, unbinding it.
+// dropDead removes every beat whose heartbeat timed out, unbinding it.
 // Callers hold m.mu.
 func (e *hbEntry) dropDead(m *Table, key Identity, now monotime.Mono) {
 	if e.has && !e.beat.alive(now) {
 		m.unbind(e.conn, key)
-		e.dropPart(e.conn)
+		e.dropBeat(e.conn)
 	}
 	for conn, b := range e.more {
 		if !b.alive(now) {
 			m.unbind(conn, key)
-			e.dropPart(conn)
+			e.dropBeat(conn)
 		}
 	}
 }
@@ -124,7 +124,7 @@ func (e *hbEntry) alive(now monotime.Mono) bool {
 func (m *Table) admit(key Identity, conn ConnID) (*hbEntry, error) {
 	e, ok := m.live[key]
 	if ok {
-		if _, known := e.part(conn); known {
+		if _, known := e.beatOf(conn); known {
 			return e, nil
 		}
 	}
@@ -163,7 +163,7 @@ func (m *Table) unbind(conn ConnID, key Identity) {
 	}
 }
 
-// Scan drops every connection's part whose heartbeat timed out (now - last
+// Scan drops every connection's beat whose heartbeat timed out (now - last
 // > timeout), removes the entries left with none, reports them (sorted by
 // identity) to OnInactive and returns them.
 func (m *Table) Scan() []Inactive {
@@ -172,7 +172,7 @@ func (m *Table) Scan() []Inactive {
 	var events []Inactive
 	for key, e := range m.live {
 		e.dropDead(m, key, now)
-		if e.parts == 0 {
+		if e.beats == 0 {
 			delete(m.live, key)
 			events = append(events, inactiveEvent(&e.info, ReasonTimeout))
 		}
@@ -190,7 +190,7 @@ func (m *Table) Scan() []Inactive {
 }
 
 // OnConnClose handles a closed, failed or idle connection: it drops that
-// connection's part of every entry it beat for; the entries left with no
+// connection's beat of every entry it beat for; the entries left with no
 // connection are removed and reported. A broker that still beats on
 // another connection keeps its entry.
 func (m *Table) OnConnClose(conn ConnID) []Inactive {
@@ -204,8 +204,8 @@ func (m *Table) OnConnClose(conn ConnID) []Inactive {
 		if !ok {
 			continue
 		}
-		e.dropPart(conn)
-		if e.parts == 0 {
+		e.dropBeat(conn)
+		if e.beats == 0 {
 			delete(m.live, key)
 			ev := inactiveEvent(&e.info, ReasonConnClosed)
 			ev.Conn = conn
@@ -242,7 +242,7 @@ func (m *Table) ConnCount(clusterName, brokerName string, id int64) int {
 	m.mu.RLock()
 	defer m.mu.RUnlock()
 	if e, ok := m.live[Identity{clusterName, brokerName, id}]; ok {
-		return e.parts
+		return e.beats
 	}
 	return 0
 }

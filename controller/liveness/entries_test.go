@@ -12,8 +12,8 @@ import (
 )
 
 // A broker is alive while one connection's heartbeat is; a close removes
-// only that connection's part, whichever connection beat last.
-func TestHeartbeatConnPartsOutliveForeignClose(t *testing.T) {
+// only that connection's beat, whichever connection beat last.
+func TestHeartbeatConnBeatsOutliveForeignClose(t *testing.T) {
 	e := newHBEnv(t)
 	require.NoError(t, e.m.OnHeartbeat(beat(1, "a", 0, 0), 1)) // the broker
 	require.NoError(t, e.m.OnHeartbeat(beat(1, "a", 0, 0), 2)) // anyone else
@@ -29,10 +29,10 @@ func TestHeartbeatConnPartsOutliveForeignClose(t *testing.T) {
 	require.Empty(t, e.m.OnConnClose(1), "closed twice")
 }
 
-// Each connection's part lives by its own timeout: a foreign heartbeat's
-// longer timeout does not extend the broker's own part, and the scan
-// drops expired parts one by one.
-func TestHeartbeatConnPartsExpireByTheirOwnTimeout(t *testing.T) {
+// Each connection's beat lives by its own timeout: a foreign heartbeat's
+// longer timeout does not extend the broker's own beat, and the scan
+// drops expired beats one by one.
+func TestHeartbeatConnBeatsExpireByTheirOwnTimeout(t *testing.T) {
 	e := newHBEnv(t)
 	require.NoError(t, e.m.OnHeartbeat(beat(1, "a", 0, 0), 1)) // 3 s
 	long := beat(1, "a", 0, 0)
@@ -41,8 +41,8 @@ func TestHeartbeatConnPartsExpireByTheirOwnTimeout(t *testing.T) {
 	require.Equal(t, 2, e.m.ConnCount("c", "b", 1))
 	e.clock.Advance(3*time.Second + time.Millisecond)
 	require.Empty(t, e.m.Scan())
-	require.Equal(t, 1, e.m.ConnCount("c", "b", 1), "the broker's own 3 s part expired")
-	require.Empty(t, e.m.OnConnClose(1), "its part is already gone")
+	require.Equal(t, 1, e.m.ConnCount("c", "b", 1), "the broker's own 3 s beat expired")
+	require.Empty(t, e.m.OnConnClose(1), "its beat is already gone")
 	e.clock.Advance(60*time.Second - 3001*time.Millisecond)
 	require.True(t, e.m.IsActive("c", "b", 1))
 	e.clock.Advance(time.Millisecond)
@@ -71,27 +71,27 @@ func TestHeartbeatTableBounds(t *testing.T) {
 	require.NoError(t, e.m.OnHeartbeat(beat(0, "a", 0, 0), 9), "a known broker on a new connection")
 }
 
-// TestEntryPartsInlineAndMore: the inline part and the map of the others
-// stay one part per connection whichever order connections come and go.
-func TestEntryPartsInlineAndMore(t *testing.T) {
+// TestEntryBeatsInlineAndMore: the inline beat and the map of the others
+// stay one beat per connection whichever order connections come and go.
+func TestEntryBeatsInlineAndMore(t *testing.T) {
 	var e hbEntry
 	b := func(ms int64) connBeat { return connBeat{last: monotime.Mono(ms), timeout: time.Second} }
-	e.setPart(1, b(1))
-	e.setPart(2, b(2))
-	e.setPart(3, b(3))
-	require.Equal(t, 3, e.parts)
-	require.True(t, e.dropPart(1))
-	require.False(t, e.dropPart(1))
-	e.setPart(2, b(20)) // in more while the inline slot is free: updated, not duplicated
-	e.setPart(4, b(4))  // takes the inline slot
-	require.Equal(t, 3, e.parts)
-	got, ok := e.part(2)
+	e.setBeat(1, b(1))
+	e.setBeat(2, b(2))
+	e.setBeat(3, b(3))
+	require.Equal(t, 3, e.beats)
+	require.True(t, e.dropBeat(1))
+	require.False(t, e.dropBeat(1))
+	e.setBeat(2, b(20)) // in more while the inline slot is free: updated, not duplicated
+	e.setBeat(4, b(4))  // takes the inline slot
+	require.Equal(t, 3, e.beats)
+	got, ok := e.beatOf(2)
 	require.True(t, ok)
 	require.Equal(t, b(20), got)
 	for _, c := range []ConnID{2, 3, 4} {
-		require.True(t, e.dropPart(c), "conn %d", c)
+		require.True(t, e.dropBeat(c), "conn %d", c)
 	}
-	require.Zero(t, e.parts)
+	require.Zero(t, e.beats)
 	require.Nil(t, e.more)
 	require.False(t, e.has)
 }

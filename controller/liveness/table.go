@@ -161,7 +161,7 @@ func (m *Table) wallMillis() int64 { return m.opts.Clock.Now().UnixMilli() }
 // Unlike Java's DefaultBrokerHeartbeatManager, which keeps an entry's
 // first channel, the entry remembers every connection that beat for it
 // and each connection's own deadline: a broker is alive while one of them
-// is, and a close removes only that connection's part (so neither a late
+// is, and a close removes only that connection's beat (so neither a late
 // close of a reconnected broker's old connection, apache/rocketmq#11045,
 // nor a foreign connection's close evicts a broker that still beats). The
 // entry's state (address, offsets, priority) follows the latest
@@ -173,9 +173,9 @@ func (m *Table) OnHeartbeat(req wire.BrokerHeartbeatRequest, conn ConnID) error 
 	return err
 }
 
-// Beat is OnHeartbeat that also reports whether conn's part of the
+// Beat is OnHeartbeat that also reports whether conn's beat of the
 // entry is new (the connection's first heartbeat for that broker).
-func (m *Table) Beat(req wire.BrokerHeartbeatRequest, conn ConnID) (newPart bool, err error) {
+func (m *Table) Beat(req wire.BrokerHeartbeatRequest, conn ConnID) (newConn bool, err error) {
 	if req.BrokerID == nil {
 		return false, &refusal{remark: remarkHeartbeatEmptyBrokerID}
 	}
@@ -191,12 +191,12 @@ func (m *Table) Beat(req wire.BrokerHeartbeatRequest, conn ConnID) (newPart bool
 		return false, err
 	}
 	m.record(e, key, hb, conn, m.wallMillis())
-	if _, known := e.part(conn); !known {
+	if _, known := e.beatOf(conn); !known {
 		m.bind(conn, key)
-		newPart = true
+		newConn = true
 	}
-	e.setPart(conn, connBeat{last: now, timeout: time.Duration(hb.TimeoutMillis) * time.Millisecond})
-	return newPart, nil
+	e.setBeat(conn, connBeat{last: now, timeout: time.Duration(hb.TimeoutMillis) * time.Millisecond})
+	return newConn, nil
 }
 
 // record updates the entry's state from one heartbeat; wall stamps
