@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/controller/wire"
@@ -212,6 +213,14 @@ func TestSchedulerRefusalsAreAnswered(t *testing.T) {
 	code, remark := responseCode(schedError(sched.ErrFull))
 	require.Equal(t, codeSystemBusy, code)
 	require.True(t, strings.HasPrefix(remark, "[OVERLOAD]"))
+}
+
+// TestOwnElectionBoundIsTheSetBound: the leader admits one own election
+// per broker set there may be (one loop runs per stored set), past the
+// bound of request tasks.
+func TestOwnElectionBoundIsTheSetBound(t *testing.T) {
+	require.Equal(t, config.MaxControllerBrokerSets, maxOwnElections)
+	require.Greater(t, maxOwnElections, schedulerQueueSize)
 }
 
 // TestHeartbeatRefusalsAreAnswered: a refused heartbeat is answered 2005

@@ -12,21 +12,23 @@ import (
 
 // TestSchedulerOwnElectionsHaveTheirOwnBound: a full scheduler admits an
 // own election, which does not count against the requests' bound, and own
-// elections are held to config.MaxControllerBrokerSets.
+// elections are held to their own bound (the controller's is
+// config.MaxControllerBrokerSets: TestOwnElectionBoundIsTheSetBound).
 func TestSchedulerOwnElectionsHaveTheirOwnBound(t *testing.T) {
-	s := newTestScheduler(2)
+	const maxOwn = 64
+	s := New(2, maxOwn, 64<<20)
 	release := make(chan struct{})
 	defer close(release)
 	block := func() { <-release }
 	require.NoError(t, s.Submit(SetKeys("a"), block))
 	require.NoError(t, s.Submit(SetKeys("b"), block))
 	require.ErrorIs(t, s.Submit(SetKeys("c"), block), ErrFull)
-	for range config.MaxControllerBrokerSets { // one chain: one goroutine
+	for range maxOwn { // one chain: one goroutine
 		require.NoError(t, s.Submit(OwnElectionKeys("o"), block))
 	}
 	require.ErrorIs(t, s.Submit(OwnElectionKeys("x"), block), ErrFull)
 	require.ErrorIs(t, s.Submit(SetKeys("c"), block), ErrFull)
-	require.Equal(t, 2+config.MaxControllerBrokerSets, s.Pending())
+	require.Equal(t, 2+maxOwn, s.Pending())
 	s.Stop()
 }
 
