@@ -40,7 +40,7 @@ func readResponse(t *testing.T, nc net.Conn, r *bufio.Reader) *remoting.Command 
 // same connection; the heartbeat is answered and recorded while the write
 // still waits, and the write is answered once it can run.
 func TestBlockedGatedWriteDoesNotDelayHeartbeatOnSameConnection(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	leader := ic.leader(t)
 	release := make(chan struct{})
 	released := false

@@ -27,7 +27,7 @@ import (
 // write, with its checksum in the header; a follower answers 2007 naming
 // the leader.
 func TestBackupServedByTheReadyLeaderOnly(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	leader := ic.leader(t)
 	for i := range 5 {
 		resp := invoke(t, leader.Addr(), remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c",

@@ -26,7 +26,7 @@ func TestWallStepFailsNoMasterOverAndADeadOneOnTime(t *testing.T) {
 	for _, step := range wallSteps {
 		t.Run(fmt.Sprint(step), func(t *testing.T) {
 			clock := newFakeClock()
-			ic := newControllersWith(t, 1, nil, []Option{WithClock(clock)})
+			ic := newCluster(t, 1, withOptions(WithClock(clock)))
 			leader := ic.leader(t)
 			b1 := dialAttack(t, leader.Addr())
 			resp := b1.call(t, remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c",

@@ -65,7 +65,7 @@ func newVersionGroupLogged(t *testing.T, logger hclog.Logger, tune func(*raftsto
 		g.recs[id] = &typeRecorder{FSM: f}
 		return g.recs[id]
 	}
-	g.ic = newControllersFull(t, 3, wrap, []Option{withVersionPoll(10 * time.Millisecond)}, logger, tune, props...)
+	g.ic = newCluster(t, 3, wrapFSM(wrap), withOptions(withVersionPoll(10*time.Millisecond)), withLogger(logger), tuneRaft(tune), withProps(props...))
 	return g
 }
 

@@ -126,7 +126,7 @@ func countPrefix(items []string, prefix string) int {
 // connection, which keeps its entry when the first closes.
 func TestCloseStormIsOnePass(t *testing.T) {
 	const sets, failed = 48, 40
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	ctl := ic.leader(t)
 	fleet := newStormFleet(t, ctl, sets)
 	twice := fmt.Sprintf("set-%03d", failed) // live: its master beats on two connections
@@ -170,7 +170,7 @@ func TestCloseStormIsOnePass(t *testing.T) {
 // afterwards the heartbeat table, the connection map, the expiry queue and
 // the goroutines are back where they were.
 func TestStrangerConnChurnGrowsNothing(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	ctl := ic.leader(t)
 	fleet := &stormFleet{ctl: ctl}
 	q := ctl.inactive.Load()
@@ -203,7 +203,7 @@ func connCount(c *Controller) int {
 // brokers beat) is recorded and answers nothing; a synchronous one still
 // gets its reply on the same connection.
 func TestOnewayHeartbeatIsRecordedAndUnanswered(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	ctl := ic.leader(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -228,7 +228,7 @@ func TestOnewayHeartbeatIsRecordedAndUnanswered(t *testing.T) {
 // they wait in the pending set of one worker.
 func TestAttackCloseStormGoroutinesBounded(t *testing.T) {
 	const conns = 20
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	ctl := ic.leader(t)
 	fleet := &stormFleet{ctl: ctl}
 	var clients []*remoting.Client

@@ -110,7 +110,7 @@ func (o *holdingObserver) ElectionFinished(tr ElectTrigger, code int32, d time.D
 // arrives while the loop runs makes it run once more.
 func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
 	obs := &holdingObserver{recordingObserver: newRecordingObserver(), held: make(chan struct{}), release: make(chan struct{})}
-	ic := newControllersWith(t, 1, nil, []Option{WithObserver(obs)})
+	ic := newCluster(t, 1, withOptions(WithObserver(obs)))
 	leader := ic.leader(t)
 	defer func() {
 		select {
@@ -167,7 +167,7 @@ func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
 // re-check behind a live task of the set when it hands its leadership
 // over; afterwards none of its loops, re-checks or tasks is left.
 func TestLeadershipLossEndsLoopsAndTasks(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	leader := ic.leader(t)
 	for id := int64(1); id <= 2; id++ {
 		require.NoError(t, leader.hb.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b",

@@ -55,7 +55,7 @@ func strangerBeats(t *testing.T, ctls ...*Controller) {
 // returns them with the clock and every controller as a slice.
 func viewCluster(t *testing.T) (*inmemControllers, *fakeClock, []*Controller) {
 	clock := newFakeClock()
-	ic := newTunedControllers(t, 3, nil, []Option{WithClock(clock)}, steadyRaft, viewProps...)
+	ic := newCluster(t, 3, withOptions(WithClock(clock)), tuneRaft(steadyRaft), withProps(viewProps...))
 	var all []*Controller
 	for _, c := range ic.ctls {
 		all = append(all, c)

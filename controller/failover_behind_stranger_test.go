@@ -40,7 +40,7 @@ func fillScheduler(t *testing.T, ctl *Controller, key string, release <-chan str
 // kept the queue full. The controller's own elections are at most one per
 // stored set (election_loop.go), so they are admitted past the bound.
 func TestAttackFullQueueLocksOutFailover(t *testing.T) {
-	ic := newInmemControllers(t, 1, "scanInactiveMasterInterval=1000")
+	ic := newCluster(t, 1, withProps("scanInactiveMasterInterval=1000"))
 	ctl := ic.leader(t)
 	fleet := newStormFleet(t, ctl, 2)
 	release := make(chan struct{})
@@ -73,7 +73,7 @@ func TestAttackFullQueueLocksOutFailover(t *testing.T) {
 // that changes a set, so it waits for the tails of the sets it names and
 // holds no later task back.
 func TestAttackGlobalReadHoldsFailoverBack(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	ctl := ic.leader(t)
 	fleet := newStormFleet(t, ctl, 2)
 	release := make(chan struct{})

@@ -30,8 +30,7 @@ const (
 func slowDiskLeader(t *testing.T) (*inmemControllers, *Controller, *stormFleet) {
 	t.Helper()
 	disk := &raftstore.DiskFaults{}
-	ic := newTunedControllers(t, 1, nil, nil, func(cfg *raftstore.Config) { cfg.DiskFaults = disk },
-		"scanInactiveMasterInterval=1000")
+	ic := newCluster(t, 1, tuneRaft(func(cfg *raftstore.Config) { cfg.DiskFaults = disk }), withProps("scanInactiveMasterInterval=1000"))
 	ctl := ic.leader(t)
 	fleet := newStormFleet(t, ctl, 2)
 	disk.SetDelay(floodWriteDelay)

@@ -66,7 +66,7 @@ func (a *attackConn) beat(id string) bool {
 // connection, keeps its role (the set has only the master in its
 // sync-state set, so a failover would record "no master").
 func TestForeignConnCloseKeepsLiveMaster(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	leader := ic.leader(t)
 	b1 := dialAttack(t, leader.Addr())
 	resp := b1.call(t, remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c", "brokerName": "b",
@@ -112,7 +112,7 @@ func TestForeignConnCloseKeepsLiveMaster(t *testing.T) {
 // the excess is answered 2005.
 func TestHeartbeatTableBoundedPerConn(t *testing.T) {
 	const beats, nameLen = 1000, 250 // the longest name a heartbeat may carry (255 bytes)
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	leader := ic.leader(t)
 	a := dialAttack(t, leader.Addr())
 	pad := strings.Repeat("n", nameLen)
@@ -147,7 +147,7 @@ func TestHeartbeatTableBoundedPerConn(t *testing.T) {
 // bounded (1..100) and the loop pauses between attempts: even at the
 // largest accepted count the epoch grows by a few within 3 s.
 func TestLostMasterRetryLoopIsBoundedAndPaced(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	leader := ic.leader(t)
 	resp := invoke(t, leader.Addr(), remoting.UpdateControllerConfig, nil, []byte("electMasterMaxRetryCount=2147483647"))
 	t.Logf("1009 electMasterMaxRetryCount=2147483647 answered code %d %q", resp.Code, resp.Remark)
@@ -186,7 +186,7 @@ func TestLostMasterRetryLoopIsBoundedAndPaced(t *testing.T) {
 // fake clock past the cap.
 func TestForeignHeartbeatDelaysFailoverAtMostTheCap(t *testing.T) {
 	clock := newFakeClock()
-	ic := newControllersWith(t, 1, nil, []Option{WithClock(clock)})
+	ic := newCluster(t, 1, withOptions(WithClock(clock)))
 	leader := ic.leader(t)
 	b1 := dialAttack(t, leader.Addr())
 	resp := b1.call(t, remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c", "brokerName": "b",

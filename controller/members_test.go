@@ -22,7 +22,7 @@ import (
 // refuses removing itself or an unknown id, and while a non-voter it
 // added is pending refuses any other change until that one is removed.
 func TestMemberRequestsServedByLeaderOnly(t *testing.T) {
-	ic := newTunedControllers(t, 3, nil, nil, steadyRaft) // one leader throughout
+	ic := newCluster(t, 3, tuneRaft(steadyRaft)) // one leader throughout
 	leader := ic.leader(t)
 	f := ic.follower(t)
 	for _, code := range []int32{wire.CodeListControllerMembers, wire.CodeAddControllerMember,
@@ -90,7 +90,7 @@ func listMembers(t *testing.T, addr string) wire.MembersBody {
 func TestMemberChangesNeedAdminWithACL(t *testing.T) {
 	yml := filepath.Join(t.TempDir(), "plain_acl.yml")
 	writeAccounts(t, yml, pollerAccount, adminAccount)
-	ic := newTunedControllers(t, 3, nil, nil, steadyRaft, "aclEnable=true", "aclAnonymousRead=true", "aclConfigPath="+yml)
+	ic := newCluster(t, 3, tuneRaft(steadyRaft), withProps("aclEnable=true", "aclAnonymousRead=true", "aclConfigPath="+yml))
 	leader := ic.leader(t)
 	add := map[string]string{"id": "n9", "raftAddr": "127.0.0.9:1"}
 	for _, code := range []int32{wire.CodeListControllerMembers, wire.CodeAddControllerMember, wire.CodeRemoveControllerMember} {

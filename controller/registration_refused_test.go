@@ -39,7 +39,7 @@ func applyIDFields(name, addr string) map[string]string {
 // the longest Kubernetes name, 253 bytes; such a set is elected for,
 // survives a snapshot and restore, and 254 bytes are still refused.
 func TestJavaBrokerWithLongNameRegisters(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	ctl := ic.leader(t)
 	for _, n := range []int{133, 253} {
 		name := kubeName(n)
@@ -73,7 +73,7 @@ func TestBrokerRegistrationRefusalIsVisible(t *testing.T) {
 	logger, lines := testlog.Capture(t, "ctl", hclog.Warn)
 	reg := metrics.NewProcessRegistry()
 	m := metrics.NewController(reg)
-	ic := newControllersLogged(t, 1, nil, []Option{WithMetrics(m)}, logger, "controllerMaxBrokerSets=1")
+	ic := newCluster(t, 1, withOptions(WithMetrics(m)), withLogger(logger), withProps("controllerMaxBrokerSets=1"))
 	ctl := ic.leader(t)
 	call := func(code int32, ext map[string]string) *remoting.Command {
 		return invoke(t, ctl.Addr(), code, ext, nil)

@@ -141,7 +141,7 @@ func TestConcurrentGrowthKeepsBoundsExact(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			disk := &raftstore.DiskFaults{}
-			ic := newTunedControllers(t, 1, nil, nil, func(cfg *raftstore.Config) { cfg.DiskFaults = disk }, tc.props...)
+			ic := newCluster(t, 1, tuneRaft(func(cfg *raftstore.Config) { cfg.DiskFaults = disk }), withProps(tc.props...))
 			ctl := ic.leader(t)
 			disk.SetDelay(floodWriteDelay)
 			name := func(i int) string { return fmt.Sprintf("%s-%04d", strings.Repeat("n", 100), i) }
@@ -189,14 +189,14 @@ func TestConcurrentGrowthKeepsBoundsExact(t *testing.T) {
 func TestReservationOfAnEntryLostWithTheLeadership(t *testing.T) {
 	var mu sync.Mutex
 	disks := map[string]*raftstore.DiskFaults{}
-	ic := newTunedControllers(t, 3, nil, nil, func(cfg *raftstore.Config) {
+	ic := newCluster(t, 3, tuneRaft(func(cfg *raftstore.Config) {
 		mu.Lock()
 		defer mu.Unlock()
 		if disks[cfg.SelfID] == nil {
 			disks[cfg.SelfID] = &raftstore.DiskFaults{}
 		}
 		cfg.DiskFaults = disks[cfg.SelfID]
-	}, "controllerMaxBrokerSets=1")
+	}), withProps("controllerMaxBrokerSets=1"))
 	ctl := ic.leader(t)
 	id := ctl.Node().ID()
 	mu.Lock()

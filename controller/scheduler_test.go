@@ -58,12 +58,12 @@ func (g *gatedFSM) release() {
 func gatedControllers(t *testing.T) (*inmemControllers, map[string]*gatedFSM) {
 	gated := map[string]*gatedFSM{}
 	var mu sync.Mutex
-	ic := newTunedControllers(t, 3, func(id string, f *FSM) raft.FSM {
+	ic := newCluster(t, 3, wrapFSM(func(id string, f *FSM) raft.FSM {
 		mu.Lock()
 		defer mu.Unlock()
 		gated[id] = &gatedFSM{FSM: f}
 		return gated[id]
-	}, nil, steadyRaft)
+	}), tuneRaft(steadyRaft))
 	t.Cleanup(func() {
 		mu.Lock()
 		defer mu.Unlock()
@@ -101,7 +101,7 @@ func setupSet(t *testing.T, c *Controller) {
 // the builder's optimistic response (docs/controller.md sections 2.4 and
 // 5.2).
 func TestReplyComesFromAppliedResult(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	leader := ic.leader(t)
 	out := leader.schedule(func(*state) (response, []event, error) {
 		resp := wire.ElectMasterResponse{MasterBrokerID: ptr(int64(9)), MasterEpoch: ptr(int32(1))}
@@ -258,7 +258,7 @@ func perSetScenario(t *testing.T) bool {
 // code 1 without running; a panicking task of another set is answered
 // code 1 and frees its set; the held set serves again once released.
 func TestKeyedTaskDeadlineAndPanic(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	leader := ic.leader(t)
 	release := make(chan struct{})
 	var once sync.Once

@@ -37,7 +37,7 @@ var gatedCodes = map[int32]map[string]string{
 }
 
 func TestFollowerAnswersNotLeader(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	leader, follower := ic.leader(t), ic.follower(t)
 	for code, ext := range gatedCodes {
 		var body []byte
@@ -56,7 +56,7 @@ func TestFollowerAnswersNotLeader(t *testing.T) {
 }
 
 func TestDecodeErrorWinsOverLeaderGate(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	resp := invoke(t, ic.follower(t).Addr(), remoting.ControllerElectMaster,
 		map[string]string{"clusterName": "c", "brokerName": "b", "brokerId": "1"}, nil)
 	require.Equal(t, codeSystemError, resp.Code)
@@ -70,7 +70,7 @@ func TestDecodeErrorWinsOverLeaderGate(t *testing.T) {
 // round that disagrees is asked again for up to 10 s; a wrong answer that
 // persists still fails.
 func TestMetadataFromAnyNodePointsAtLeaderRemotingAddress(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	var peers string
 	for _, id := range ic.cluster.IDs() {
 		peers += id + ":" + ic.ctls[id].Addr() + ";"
@@ -113,7 +113,7 @@ func metadataRound(t *testing.T, ic *inmemControllers, peers string) (want, got 
 }
 
 func TestLeaderLossClosesGate(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	old := ic.leader(t)
 	ic.cluster.Partition(old.Node().ID())
 	next := ic.leader(t)
@@ -130,7 +130,7 @@ func TestLeaderLossClosesGate(t *testing.T) {
 }
 
 func TestConfigUpdateAndGetOnAnyNode(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	follower := ic.follower(t)
 	resp := invoke(t, follower.Addr(), remoting.UpdateControllerConfig, nil, []byte("notifyBrokerRoleChanged=false\n"))
 	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
@@ -159,7 +159,7 @@ func TestConfigUpdateAndGetOnAnyNode(t *testing.T) {
 }
 
 func TestUnregisteredCodesAreNotSupported(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	for _, code := range []int32{remoting.BrokerCloseChannelRequest, remoting.RaftBrokerHeartBeatEventRequest,
 		remoting.GetBrokerEpochCache, remoting.NotifyBrokerRoleChanged} {
 		resp := invoke(t, ic.leader(t).Addr(), code, nil, nil)
@@ -168,7 +168,7 @@ func TestUnregisteredCodesAreNotSupported(t *testing.T) {
 }
 
 func TestProcessReadEventAppendsBarrier(t *testing.T) {
-	ic := newInmemControllers(t, 3, "processReadEvent=true")
+	ic := newCluster(t, 3, withProps("processReadEvent=true"))
 	leader := ic.leader(t)
 	before := leader.Node().Raft().LastIndex()
 	resp := invoke(t, leader.Addr(), remoting.ControllerGetNextBrokerID, gatedCodes[remoting.ControllerGetNextBrokerID], nil)
@@ -306,7 +306,7 @@ func TestNotifierReportsUnreachableBroker(t *testing.T) {
 }
 
 func TestMetricsSources(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	leader := ic.leader(t)
 	apply := gatedCodes[remoting.ControllerApplyBrokerID]
 	require.Equal(t, codeSuccess, invoke(t, leader.Addr(), remoting.ControllerApplyBrokerID, apply, nil).Code)

@@ -17,7 +17,7 @@ import (
 // in the key, several keys at once), or to empty the black list first.
 // Every one is refused and the node's limits stay the configured ones.
 func TestAttackConfigUpdateCannotRaiseStateBounds(t *testing.T) {
-	ic := newInmemControllers(t, 1, "configBlackList=", "controllerMaxStateBytes=65536")
+	ic := newCluster(t, 1, withProps("configBlackList=", "controllerMaxStateBytes=65536"))
 	n := ic.leader(t)
 	before := n.limits()
 	for _, body := range []string{"controllerMaxStateBytes=67108864", "controllerMaxBrokerSets=100000",

@@ -76,7 +76,7 @@ func flood(t *testing.T, a *attackConn, reqs []map[string]string) int {
 // sets and ids as will be taken) now grows the heap by less than 64 MB; the
 // heap here also holds the in-memory Raft log of every entry.
 func TestAttackReplicatedStateGrowthBounded(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	leader := ic.leader(t)
 	a := dialAttack(t, leader.Addr())
 	heap0, rss0 := heapInUse(), rssBytes()

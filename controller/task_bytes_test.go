@@ -45,7 +45,7 @@ func heapAlloc() int64 {
 // scheduler's count bound (1,024 live tasks) let them hold about 1,024 ×
 // 4 × the frame size. The live tasks' bytes are held to maxTaskBytes.
 func TestAttackTaskBytesHeldByWaitingReads(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	ctl := ic.leader(t)
 	release := make(chan struct{})
 	defer close(release)
@@ -80,7 +80,7 @@ func TestAttackTaskBytesHeldByWaitingReads(t *testing.T) {
 // ids than any set may hold and a 1006 of more names than sets may exist
 // are answered 2005 naming the limit, and queue no task.
 func TestAttackRequestsPastTheHardCeilingsAreRefused(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	ctl := ic.leader(t)
 	var ids bytes.Buffer
 	ids.WriteString(`{"syncStateSet":[`)

@@ -60,7 +60,7 @@ func applyIDExt(cluster, broker, id, checkCode string) map[string]string {
 // Each is now answered 2005 with a remark naming the field and the rule,
 // and no node stores anything.
 func TestAttackApplyBrokerIDNamesRefused(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	huge := strings.Repeat("b", 1<<20)
 	cases := []struct {
 		what, cluster, broker, field string
@@ -95,7 +95,7 @@ func TestAttackApplyBrokerIDNamesRefused(t *testing.T) {
 // saw two unknown sets) and the FSM (one set) disagreed and two brokers
 // were told they hold id 1. Both are refused now; a valid name still works.
 func TestAttackInvalidUTF8NamesDoNotShareASet(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	leader := ic.leader(t)
 	a := dialAttack(t, leader.Addr())
 	var codes []int32
@@ -118,7 +118,7 @@ func TestAttackInvalidUTF8NamesDoNotShareASet(t *testing.T) {
 // could hold that each). Heartbeats whose names or address break the rules
 // of the replicated state (with its hard ceilings) are answered 2005.
 func TestAttackHeartbeatNamesBounded(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	leader := ic.leader(t)
 	a := dialAttack(t, leader.Addr())
 	heap0 := heapInUse()
