@@ -62,7 +62,7 @@ test-browser:
 		echo "test-browser: skipped: $(CHROMIUM) not found (apt-get install chromium)"; exit 0; fi; \
 	mkdir -p $(ARTIFACTS); export RMQ_TEST_BROWSER=1 RMQ_ARTIFACTS=$(abspath $(ARTIFACTS)) CHROMIUM=$(CHROMIUM); \
 	$(GO) test $(BROWSER_TESTS) -run 'InBrowser' ./cmd/namesrv/ >$(ARTIFACTS)/browser-default.log 2>&1; a=$$?; \
-	$(GO) test $(BROWSER_TESTS) -tags $(TAGS_CTRL) -run 'InBrowser.*Controller' ./cmd/namesrv/ ./test/controller/ >$(ARTIFACTS)/browser-controller.log 2>&1; b=$$?; \
+	$(GO) test $(BROWSER_TESTS) -tags $(TAGS_CTRL) -run 'InBrowser.*Controller' ./cmd/namesrv/ ./test/controllertest/ >$(ARTIFACTS)/browser-controller.log 2>&1; b=$$?; \
 	$(BROWSER_SHOW) $(ARTIFACTS)/browser-default.log $(ARTIFACTS)/browser-controller.log; \
 	if [ $$a -ne 0 ] || [ $$b -ne 0 ]; then echo "test-browser: FAIL (logs in $(ARTIFACTS))"; exit 1; fi
 
@@ -112,7 +112,7 @@ unit-controller:
 ## run prints its seeds.
 LONG_TIMEOUT ?= 180m
 test-long:
-	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -tags $(TAGS_CTRL) ./controller/ ./test/controller/ ./raftstore/
+	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -tags $(TAGS_CTRL) ./controller/ ./test/controllertest/ ./raftstore/
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) ./namesrv/route/
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'WritesSurviveKill9' ./test/integration/
 	RMQ_TEST_LONG=1 $(GO) test -count=1 -timeout $(LONG_TIMEOUT) -run 'TestSoak' ./test/soak/
@@ -126,7 +126,7 @@ bench:
 	mkdir -p $(BIN)
 	$(GO) run ./tools/loadgen -workload all -out $(BIN)/loadgen.json
 	$(GO) run ./tools/loadgen -workload tls -duration 6s -rounds 3 -warmup 1s -out $(BIN)/loadgen-tls.json
-	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -bench . -benchtime 5x -timeout 10m ./test/controller/
+	$(GO) test -tags $(TAGS_CTRL) -run '^$$' -bench . -benchtime 5x -timeout 10m ./test/controllertest/
 	$(GO) run -tags $(TAGS_CTRL) ./tools/loadgen -workload ctlstorm -sets 300 -ctl-phases ops,hb,storm -ops-duration 3s -hb-window 3s -out $(BIN)/loadgen-ctlstorm.json
 	$(GO) run -tags $(TAGS_CTRL) ./tools/loadgen -workload ctlstorm -sets 200 -mode silence -out $(BIN)/loadgen-ctlstorm-silence.json
 

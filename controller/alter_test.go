@@ -100,7 +100,7 @@ func TestAlterAfterReelectionIsFenced(t *testing.T) {
 	// Master 1 dies; controller elects 2 (masterEpoch 2, ss {2}, ssEpoch 3).
 	live.kill("c", "b", 1)
 	var evs []event
-	f.fsm.read(func(s *state) { _, evs, _ = s.ElectMaster(controllerTriggerElect("b"), live, electOptions{}) })
+	f.fsm.read(func(s *state) { _, evs, _ = s.ElectMaster(controllerElectRequest("b"), live, electOptions{}) })
 	f.apply(evs...)
 	live.set("c", "b", 1, 1, 0, 0)
 	// The old master comes back and tries its stale view.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -39,7 +40,7 @@ func readResponse(t *testing.T, nc net.Conn, r *bufio.Reader) *remoting.Command 
 // same connection; the heartbeat is answered and recorded while the write
 // still waits, and the write is answered once it can run.
 func TestBlockedGatedWriteDoesNotDelayHeartbeatOnSameConnection(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	leader := ic.leader(t)
 	release := make(chan struct{})
 	released := false
@@ -50,7 +51,7 @@ func TestBlockedGatedWriteDoesNotDelayHeartbeatOnSameConnection(t *testing.T) {
 		}
 	}
 	t.Cleanup(unblock)
-	require.NoError(t, leader.sched.submit(func() { <-release }))
+	require.NoError(t, leader.sched.Submit(sched.GlobalKeys(), func() { <-release }))
 
 	nc, err := net.Dial("tcp", leader.Addr())
 	require.NoError(t, err)

@@ -27,7 +27,7 @@ import (
 // write, with its checksum in the header; a follower answers 2007 naming
 // the leader.
 func TestBackupServedByTheReadyLeaderOnly(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	leader := ic.leader(t)
 	for i := range 5 {
 		resp := invoke(t, leader.Addr(), remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c",
@@ -45,7 +45,7 @@ func TestBackupServedByTheReadyLeaderOnly(t *testing.T) {
 
 	follower := ic.follower(t)
 	resp = invoke(t, follower.Addr(), remoting.ControllerBackup, nil, nil)
-	require.Equal(t, codeNotLeader, resp.Code)
+	require.Equal(t, remoting.ControllerNotLeader, resp.Code)
 	require.Equal(t, leader.Node().ID(), resp.ExtFields["controllerLeaderId"])
 	require.Empty(t, resp.Body)
 }
@@ -92,11 +92,11 @@ func requireRestoredNode(t *testing.T, b *backupfile.Backup, want *FSM) {
 	require.NoError(t, err)
 	require.NotEmpty(t, group)
 	for round := range 2 {
-		fsm := NewFSM(testLogger(t))
+		machine := NewFSM(testLogger(t))
 		node, err := raftstore.Open(raftstore.Config{SelfID: "n0", Peers: []raftstore.Peer{{ID: "n0", RaftAddr: raftAddr}},
-			Dir: cfg.ControllerStorePath, Transport: trans, Logger: testLogger(t), CheckSnapshot: fsm.checkSnapshot}, fsm)
+			Dir: cfg.ControllerStorePath, Transport: trans, Logger: testLogger(t), CheckSnapshot: machine.checkSnapshot}, machine)
 		require.NoError(t, err)
-		requireSameState(t, want, fsm)
+		requireSameState(t, want, machine)
 		raftstore.WaitForLeader(t, node)
 		own, err := node.Backup(context.Background(), maxBackupBytes)
 		require.NoError(t, err)

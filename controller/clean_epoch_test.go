@@ -9,7 +9,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // Cleaning ids out of a broker set must keep the set's invariants: the
@@ -17,7 +19,7 @@ import (
 // even when the sync-state half is removed and later recreated (found by
 // TestSimulatedControllerSafety).
 
-func cleanIDs(f *testFSM, live liveness, ids string) error {
+func cleanIDs(f *testFSM, live liveness.Reader, ids string) error {
 	b := buildOn(f, func(s *state) (response, []event, error) {
 		return s.CleanBrokerData(wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b", BrokerControllerIDsToClean: ids}, live)
 	})
@@ -51,7 +53,7 @@ func TestRecreatedSyncStateKeepsEpochs(t *testing.T) {
 	live := newFakeLive().set("c", "b", 1, 1, 0, 0).set("c", "b", 2, 1, 0, 0)
 	inv := newInvariantChecker(t)
 	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
-		return s.ElectMaster(brokerTriggerElect("c", "b", 1), live, electOptions{})
+		return s.ElectMaster(brokerElectRequest("c", "b", 1), live, electOptions{})
 	})))
 	inv.observeState(f.state()) // master 1, epoch 1
 	live.kill("c", "b", 1)
@@ -62,7 +64,7 @@ func TestRecreatedSyncStateKeepsEpochs(t *testing.T) {
 	require.GreaterOrEqual(t, ss.MasterEpoch, int32(1), "a recreated sync-state half continues the epochs")
 
 	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
-		return s.ElectMaster(brokerTriggerElect("c", "b", 2), live, electOptions{})
+		return s.ElectMaster(brokerElectRequest("c", "b", 2), live, electOptions{})
 	})), "the first broker to ask wins, as for a new set")
 	ss = syncStateOf(t, f)
 	inv.observeState(f.state())
@@ -79,7 +81,7 @@ func TestRetiredSetSurvivesSnapshotAndKeepsNextID(t *testing.T) {
 	require.False(t, hasR)
 	require.Equal(t, int64(3), nextID(f, "b"), "a cleaned set never hands out its old ids again")
 	_, err := applyID(f, "b", 1, "10.0.0.1:10911;9")
-	require.Equal(t, codeBrokerIDInvalid, codeOf(err), "old id 1 is refused")
+	require.Equal(t, remoting.ControllerBrokerIDInvalid, codeOf(err), "old id 1 is refused")
 
 	restored := NewFSM(nil)
 	require.NoError(t, restored.Restore(io.NopCloser(bytes.NewReader(snapshotBytes(t, f.fsm)))))

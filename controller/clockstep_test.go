@@ -9,54 +9,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
 // wallSteps are the wall-clock steps every clock-step test applies: NTP
 // stepping a clock ten minutes either way (a VM resume, a bad RTC).
 var wallSteps = []time.Duration{10 * time.Minute, -10 * time.Minute}
-
-// TestWallStepKeepsHeartbeatsAndExpiresOnTime steps the wall clock of the
-// heartbeat table ±10 min a second after a broker's last beat: it stays
-// active and no scan reports it, and, beating no more, it expires once
-// its timeout has passed, step or not.
-func TestWallStepKeepsHeartbeatsAndExpiresOnTime(t *testing.T) {
-	for _, step := range wallSteps {
-		t.Run(fmt.Sprint(step), func(t *testing.T) {
-			e := newHBEnv(t)
-			require.NoError(t, e.m.OnHeartbeat(beat(1, "a1", 1, 10), 1)) // 3000 ms timeout
-			e.clock.Advance(time.Second)
-			e.clock.StepWall(step)
-			require.True(t, e.m.IsActive("c", "b", 1), "a wall step of %s made a beating broker inactive", step)
-			require.Empty(t, e.m.Scan(), "a wall step of %s expired a beating broker", step)
-
-			e.clock.Advance(2 * time.Second) // 3 s since its last beat, before the step
-			require.True(t, e.m.IsActive("c", "b", 1), "still within its timeout")
-			require.Empty(t, e.m.Scan())
-			e.clock.Advance(time.Millisecond)
-			require.False(t, e.m.IsActive("c", "b", 1), "a wall step of %s kept a silent broker alive", step)
-			require.Len(t, e.m.Scan(), 1, "a silent broker expires on time after a wall step of %s", step)
-		})
-	}
-}
-
-// TestWallStepKeepsViewWarmup steps the wall clock ±10 min inside a
-// node's warm-up: it neither ends early (a new leader would fail over
-// masters not heard from yet) nor lasts longer.
-func TestWallStepKeepsViewWarmup(t *testing.T) {
-	for _, step := range wallSteps {
-		t.Run(fmt.Sprint(step), func(t *testing.T) {
-			e := newHBEnv(t)
-			e.clock.Advance(time.Second)
-			e.clock.StepWall(step)
-			require.False(t, e.m.viewComplete(), "a wall step of %s ended the warm-up", step)
-			e.clock.Advance(viewWarmup - 2*time.Second)
-			require.False(t, e.m.viewComplete())
-			e.clock.Advance(time.Second)
-			require.True(t, e.m.viewComplete(), "a wall step of %s made the warm-up longer", step)
-		})
-	}
-}
 
 // TestWallStepFailsNoMasterOverAndADeadOneOnTime runs a one-node
 // Controller on a fake clock: master b/1 beats, the leader's wall clock
@@ -67,7 +26,7 @@ func TestWallStepFailsNoMasterOverAndADeadOneOnTime(t *testing.T) {
 	for _, step := range wallSteps {
 		t.Run(fmt.Sprint(step), func(t *testing.T) {
 			clock := newFakeClock()
-			ic := newControllersWith(t, 1, nil, []Option{WithClock(clock)})
+			ic := newCluster(t, 1, withOptions(WithClock(clock)))
 			leader := ic.leader(t)
 			b1 := dialAttack(t, leader.Addr())
 			resp := b1.call(t, remoting.ControllerApplyBrokerID, map[string]string{"clusterName": "c",
@@ -92,7 +51,7 @@ func TestWallStepFailsNoMasterOverAndADeadOneOnTime(t *testing.T) {
 			require.True(t, isMaster(), "a wall step of %s failed the master over", step)
 
 			// broker 1 dies: its last beat was before the step
-			clock.Advance(time.Duration(defaultHeartbeatTimeoutMillis)*time.Millisecond - time.Second)
+			clock.Advance(time.Duration(liveness.DefaultTimeoutMillis)*time.Millisecond - time.Second)
 			require.Empty(t, leader.hb.Scan(), "within its timeout")
 			clock.Advance(time.Millisecond)
 			require.Len(t, leader.hb.Scan(), 1, "a dead master is found after a wall step of %s", step)

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -49,7 +50,7 @@ type versionGroup struct {
 }
 
 func newVersionGroup(t *testing.T) *versionGroup {
-	return newVersionGroupLogged(t, raftstore.TestLogger(t, "ctl"), nil)
+	return newVersionGroupLogged(t, raftstoretest.TestLogger(t, "ctl"), nil)
 }
 
 // newVersionGroupLogged is newVersionGroup logging to logger, with props
@@ -64,7 +65,7 @@ func newVersionGroupLogged(t *testing.T, logger hclog.Logger, tune func(*raftsto
 		g.recs[id] = &typeRecorder{FSM: f}
 		return g.recs[id]
 	}
-	g.ic = newControllersFull(t, 3, wrap, []Option{withVersionPoll(10 * time.Millisecond)}, logger, tune, props...)
+	g.ic = newCluster(t, 3, wrapFSM(wrap), withOptions(withVersionPoll(10*time.Millisecond)), withLogger(logger), tuneRaft(tune), withProps(props...))
 	return g
 }
 

@@ -14,7 +14,7 @@ import (
 // (id, peers, addresses, sizes), whatever configBlackList says; an
 // unparsable value is refused naming it, and nothing changes.
 func TestConfigUpdateRefusesIdentity(t *testing.T) {
-	ic := newInmemControllers(t, 1, "configBlackList=")
+	ic := newCluster(t, 1, withProps("configBlackList="))
 	n := ic.leader(t)
 	for _, body := range []string{"controllerDLegerSelfId=n1", "controllerRaftPeers=n0-127.0.0.1:1",
 		"controllerDLegerPeers=n0-127.0.0.1:1", "listenPort=1", "bindAddress=10.9.9.9", "controllerDLegerGroup=x"} {

@@ -9,12 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // TestTombstoneFoldCouplesBrokerSets shows the one place where an entry of
 // one broker set changes what another set's entry was built on (issue 16,
 // ordering per broker set): a clean that leaves more than maxRetiredSets
-// tombstones folds them into the floor (retire.go), which raises the first
+// tombstones folds them into the floor (tombstone.go), which raises the first
 // id of every set without a replica half. An APPLY_BROKER_ID that creates
 // set A, built while set B's folding clean is in flight (per-set order
 // lets them run together unless both hold a common key), is then rejected
@@ -53,7 +54,7 @@ func TestTombstoneFoldCouplesBrokerSets(t *testing.T) {
 	require.Len(t, f.state().retired, 1, "folded into the floor")
 	before := f.state()
 	err := applyBuilt(t, f, concurrent)
-	require.Equal(t, codeBrokerIDInvalid, codeOf(err), "A's first id, built before the fold, is stale: %v", err)
+	require.Equal(t, remoting.ControllerBrokerIDInvalid, codeOf(err), "A's first id, built before the fold, is stale: %v", err)
 	require.Equal(t, before, f.state(), "the rejected entry changed nothing")
 
 	after := buildOn(f, applyA(f.state()))

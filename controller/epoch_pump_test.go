@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // TestAttackAnonymousNoMasterElectionsDoNotPumpTheEpoch: a 1002 with
@@ -30,18 +31,18 @@ func TestAttackAnonymousNoMasterElectionsDoNotPumpTheEpoch(t *testing.T) {
 		}
 		return b.err
 	}
-	require.NoError(t, elect(brokerTriggerElect("c", "b", 1)))
+	require.NoError(t, elect(brokerElectRequest("c", "b", 1)))
 	live.kill("c", "b", 1)
 
 	anonymous := wire.ElectMasterRequest{BrokerName: "b", BrokerID: wire.NoBrokerID}
-	require.Equal(t, codeMasterNotAvailable, codeOf(elect(anonymous)), "the lost master is cleared")
+	require.Equal(t, remoting.ControllerMasterNotAvailable, codeOf(elect(anonymous)), "the lost master is cleared")
 	ss, _ := f.state().SyncState("b")
 	require.Equal(t, int32(2), ss.MasterEpoch)
 	require.Equal(t, wire.NoBrokerID, ss.MasterBrokerID)
 
 	for range 1000 {
 		b := buildOn(f, func(s *state) (response, []event, error) { return s.ElectMaster(anonymous, live, electOptions{}) })
-		require.Equal(t, codeMasterNotAvailable, codeOf(b.err))
+		require.Equal(t, remoting.ControllerMasterNotAvailable, codeOf(b.err))
 		require.Empty(t, b.events, "a set without a master: nothing to record")
 	}
 	ss, _ = f.state().SyncState("b")

@@ -6,42 +6,26 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
-// Response codes of RocketMQ (ResponseCode.java /
-// RemotingSysResponseCode.java) that the controller answers with
-// (responseCode, docs/controller.md section 1.3).
+// Response codes of RocketMQ (RemotingSysResponseCode.java) that the
+// controller answers with (responseCode, docs/controller.md section 1.3);
+// the controller's own, 2000-2016 (ResponseCode.java), are remoting's.
 const (
-	codeSuccess                    int32 = 0
-	codeSystemError                int32 = 1
-	codeSystemBusy                 int32 = 2
-	codeRequestCodeNotSupported    int32 = 3
-	codeNoPermission               int32 = 16
-	codeFencedMasterEpoch          int32 = 2000
-	codeFencedSyncStateSetEpoch    int32 = 2001
-	codeInvalidMaster              int32 = 2002
-	codeInvalidReplicas            int32 = 2003
-	codeMasterNotAvailable         int32 = 2004
-	codeInvalidRequest             int32 = 2005
-	codeBrokerNotAlive             int32 = 2006
-	codeNotLeader                  int32 = 2007
-	codeBrokerMetadataNotExist     int32 = 2008
-	codeInvalidCleanBrokerMetadata int32 = 2009
-	codeBrokerNeedToBeRegistered   int32 = 2010
-	codeMasterStillExist           int32 = 2011
-	codeElectMasterFailed          int32 = 2012
-	codeAlterSyncStateSetFailed    int32 = 2013
-	codeBrokerIDInvalid            int32 = 2014
-	codeJRaftInternalError         int32 = 2015
-	codeBrokerLiveInfoNotExists    int32 = 2016
+	codeSuccess                 int32 = 0
+	codeSystemError             int32 = 1
+	codeSystemBusy              int32 = 2
+	codeRequestCodeNotSupported int32 = 3
+	codeNoPermission            int32 = 16
 )
 
 // Fixed Java remarks.
 const (
 	remarkNotLeader                   = "The controller is not in leader state"
 	remarkNotSetAnyResponseCode       = "not set any response code"
-	remarkHeartbeatEmptyBrokerID      = "Heart beat with empty brokerId"
 	remarkMetadataNotExist            = "Broker metadata is not existed"
 	remarkOverload                    = "[OVERLOAD]system busy, start flow control for a while"
 	remarkBlackList                   = "Can not update config in black list."
@@ -82,7 +66,7 @@ var (
 	errJRaftInternal              = errors.New("jraft internal error (never produced here)")        // 2015
 	errBrokerLiveInfoNotExists    = errors.New("broker live info not exists (never produced here)") // 2016
 	// errInvalidField: a name, address, check code or id that breaks the
-	// rules of the replicated state (names.go); 2005.
+	// rules of the replicated state (field_rules.go); 2005.
 	errInvalidField = errors.New("invalid request field")
 	// errStateBound: the change would pass a bound of the replicated state
 	// (statesize.go, config.StateBounds); 2005.
@@ -101,25 +85,26 @@ var codeTable = []struct {
 	{errSystemBusy, codeSystemBusy},
 	{errRequestCodeNotSupported, codeRequestCodeNotSupported},
 	{errNoPermission, codeNoPermission},
-	{errFencedMasterEpoch, codeFencedMasterEpoch},
-	{errFencedSyncStateSetEpoch, codeFencedSyncStateSetEpoch},
-	{errInvalidMaster, codeInvalidMaster},
-	{errInvalidReplicas, codeInvalidReplicas},
-	{errMasterNotAvailable, codeMasterNotAvailable},
-	{errInvalidRequest, codeInvalidRequest},
-	{errBrokerNotAlive, codeBrokerNotAlive},
-	{errNotLeader, codeNotLeader},
-	{errBrokerMetadataNotExist, codeBrokerMetadataNotExist},
-	{errInvalidCleanBrokerMetadata, codeInvalidCleanBrokerMetadata},
-	{errBrokerNeedToBeRegistered, codeBrokerNeedToBeRegistered},
-	{errMasterStillExist, codeMasterStillExist},
-	{errElectMasterFailed, codeElectMasterFailed},
-	{errAlterSyncStateSetFailed, codeAlterSyncStateSetFailed},
-	{errBrokerIDInvalid, codeBrokerIDInvalid},
-	{errJRaftInternal, codeJRaftInternalError},
-	{errBrokerLiveInfoNotExists, codeBrokerLiveInfoNotExists},
-	{errInvalidField, codeInvalidRequest},
-	{errStateBound, codeInvalidRequest},
+	{errFencedMasterEpoch, remoting.ControllerFencedMasterEpoch},
+	{errFencedSyncStateSetEpoch, remoting.ControllerFencedSyncStateSetEpoch},
+	{errInvalidMaster, remoting.ControllerInvalidMaster},
+	{errInvalidReplicas, remoting.ControllerInvalidReplicas},
+	{errMasterNotAvailable, remoting.ControllerMasterNotAvailable},
+	{errInvalidRequest, remoting.ControllerInvalidRequest},
+	{errBrokerNotAlive, remoting.ControllerBrokerNotAlive},
+	{errNotLeader, remoting.ControllerNotLeader},
+	{errBrokerMetadataNotExist, remoting.ControllerBrokerMetadataNotExist},
+	{errInvalidCleanBrokerMetadata, remoting.ControllerInvalidCleanBrokerMetadata},
+	{errBrokerNeedToBeRegistered, remoting.ControllerBrokerNeedToBeRegistered},
+	{errMasterStillExist, remoting.ControllerMasterStillExist},
+	{errElectMasterFailed, remoting.ControllerElectMasterFailed},
+	{errAlterSyncStateSetFailed, remoting.ControllerAlterSyncStateSetFailed},
+	{errBrokerIDInvalid, remoting.ControllerBrokerIDInvalid},
+	{errJRaftInternal, remoting.ControllerJRaftInternalError},
+	{errBrokerLiveInfoNotExists, remoting.ControllerBrokerLiveInfoNotExists},
+	{errInvalidField, remoting.ControllerInvalidRequest},
+	{errStateBound, remoting.ControllerInvalidRequest},
+	{liveness.ErrRefused, remoting.ControllerInvalidRequest},
 	{wire.ErrBadRequest, codeSystemError}, // a header or body that does not decode
 }
 

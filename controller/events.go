@@ -67,8 +67,8 @@ type applyBrokerIDEvent struct {
 	RegisterCheckCode string `json:"registerCheckCode"`
 	Fenced            bool   `json:"fenced,omitempty"` // false in entries of the previous version
 	// Checked marks an event built by a leader that parsed its fields
-	// (names.go); Apply checks them again. False in entries of older
-	// versions, which apply as before (parsed.go legacyEntries).
+	// (field_rules.go); Apply checks them again. False in entries of older
+	// versions, which apply as before (legacy.go legacyEntries).
 	Checked bool `json:"checked,omitempty"`
 }
 
@@ -250,7 +250,7 @@ func (e cleanBrokerDataEvent) apply(s *state) error {
 }
 
 // dropIDs removes ids from both halves of a set and removes a half left
-// empty; keep (fenced entries, retire.go) first records the tombstone of a
+// empty; keep (fenced entries, tombstone.go) first records the tombstone of a
 // removed half.
 func (s *state) dropIDs(name string, r *replicaInfo, ss *syncStateInfo, ids []int64, keep bool) {
 	for _, id := range ids {

@@ -30,8 +30,7 @@ const (
 func slowDiskLeader(t *testing.T) (*inmemControllers, *Controller, *stormFleet) {
 	t.Helper()
 	disk := &raftstore.DiskFaults{}
-	ic := newTunedControllers(t, 1, nil, nil, func(cfg *raftstore.Config) { cfg.DiskFaults = disk },
-		"scanInactiveMasterInterval=1000")
+	ic := newCluster(t, 1, tuneRaft(func(cfg *raftstore.Config) { cfg.DiskFaults = disk }), withProps("scanInactiveMasterInterval=1000"))
 	ctl := ic.leader(t)
 	fleet := newStormFleet(t, ctl, 2)
 	disk.SetDelay(floodWriteDelay)
@@ -193,11 +192,11 @@ func TestAttackGrowthChainHoldsFailoverBack(t *testing.T) {
 		return remoting.NewRequest(remoting.ControllerRegisterBroker, map[string]string{"clusterName": "c",
 			"brokerName": "set-000", "brokerAddress": "10.1.0.1:10911", "brokerId": "1"}, nil)
 	})
-	require.Eventually(t, func() bool { return ctl.sched.pending() >= floodWorkers/2 }, 20*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return ctl.sched.Pending() >= floodWorkers/2 }, 20*time.Second, time.Millisecond)
 	time.Sleep(time.Second) // the victim's 1003 is queued
 
 	got := failoverTimes(t, ctl, fleet, electAttemptTimeout, "set-000", "set-001")
-	live := ctl.sched.pending()
+	live := ctl.sched.Pending()
 	chain.halt()
 	noop.halt()
 	t.Logf("write delay %v, stranger's live tasks %d: control set failed over %s, victim set %s",
@@ -218,11 +217,11 @@ func TestAttackQueuedSetTasksHoldFailoverBack(t *testing.T) {
 			"brokerName": "set-000", "brokerId": "2",
 			"brokerAddress": "10.1.0.2:" + strconv.Itoa(20000+(w*7+i)%1000)}, nil)
 	})
-	require.Eventually(t, func() bool { return ctl.sched.pending() >= floodWorkers/2 }, 20*time.Second, time.Millisecond)
+	require.Eventually(t, func() bool { return ctl.sched.Pending() >= floodWorkers/2 }, 20*time.Second, time.Millisecond)
 
 	got := failoverTimes(t, ctl, fleet, electAttemptTimeout, "set-000", "set-001")
 	t.Logf("write delay %v, stranger's live tasks on the victim set %d: control set failed over %s, victim set %s",
-		floodWriteDelay, ctl.sched.pending(), failedOver(got, "set-001"), failedOver(got, "set-000"))
+		floodWriteDelay, ctl.sched.Pending(), failedOver(got, "set-001"), failedOver(got, "set-000"))
 	require.Contains(t, got, "set-001", "the control set failed over")
 	require.Contains(t, got, "set-000", "the victim set failed over within one election attempt")
 }

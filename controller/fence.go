@@ -83,7 +83,7 @@ func checkRegistered(r *replicaInfo, ids []int64, what string) error {
 // brokerIDApplicable is the one membership check of APPLY_BROKER_ID, run
 // by the builder (state.ApplyBrokerID) and again by Apply of a fenced
 // applyBrokerIDEvent: a set without a replica entry accepts only id 1 (or
-// the next id of its retired replica half, retire.go); a
+// the next id of its retired replica half, tombstone.go); a
 // known set accepts an unused id >= 0, or an id already held with the same
 // registerCheckCode (an idempotent retry).
 func (s *state) brokerIDApplicable(brokerName string, id int64, checkCode string) error {

@@ -203,11 +203,11 @@ func randomCommand(rng *rand.Rand, st *state, name string, live *fakeLive) (resp
 	id := 1 + rng.Int64N(4)
 	switch rng.IntN(5) {
 	case 0:
-		return st.ElectMaster(adminTriggerElect("c", name, id), live, electOptions{})
+		return st.ElectMaster(adminElectRequest("c", name, id), live, electOptions{})
 	case 1:
-		return st.ElectMaster(controllerTriggerElect(name), live, electOptions{EnableElectUncleanMaster: rng.IntN(2) == 0})
+		return st.ElectMaster(controllerElectRequest(name), live, electOptions{EnableElectUncleanMaster: rng.IntN(2) == 0})
 	case 2:
-		return st.ElectMaster(brokerTriggerElect("c", name, id), live, electOptions{})
+		return st.ElectMaster(brokerElectRequest("c", name, id), live, electOptions{})
 	case 3:
 		return cleanOrReapply(rng, st, name, id, live)
 	}

@@ -7,7 +7,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // A request built on a state that a later-applied entry has moved past must
@@ -52,13 +54,13 @@ func fenceFixture(t *testing.T) (*testFSM, *fakeLive, *invariantChecker) {
 	return f, live, inv
 }
 
-func adminElect(live liveness, id int64) buildFunc {
+func adminElect(live liveness.Reader, id int64) buildFunc {
 	return func(s *state) (response, []event, error) {
-		return s.ElectMaster(adminTriggerElect("c", "b", id), live, electOptions{})
+		return s.ElectMaster(adminElectRequest("c", "b", id), live, electOptions{})
 	}
 }
 
-func alterTo(live liveness, master int64, mEpoch, ssEpoch int32, set ...int64) buildFunc {
+func alterTo(live liveness.Reader, master int64, mEpoch, ssEpoch int32, set ...int64) buildFunc {
 	return func(s *state) (response, []event, error) {
 		return s.AlterSyncStateSet(wire.AlterSyncStateSetRequest{BrokerName: "b", MasterBrokerID: master, MasterEpoch: mEpoch,
 			SyncStateSet: wire.SyncStateSet{SyncStateSet: set, SyncStateSetEpoch: ssEpoch}}, live)
@@ -83,7 +85,7 @@ func TestFencedAlterAfterElection(t *testing.T) {
 	inv.observeState(f.state())
 	inv.observeElectReply("b", elect.resp.(wire.ElectMasterResponse), nil)
 	err := applyBuilt(t, f, alter)
-	require.Equal(t, codeFencedMasterEpoch, codeOf(err), "alter built on master epoch 1 after the election: %v", err)
+	require.Equal(t, remoting.ControllerFencedMasterEpoch, codeOf(err), "alter built on master epoch 1 after the election: %v", err)
 	inv.observeState(f.state())
 	ss := syncStateOf(t, f)
 	require.Equal(t, int64(2), ss.MasterBrokerID)
@@ -100,7 +102,7 @@ func TestFencedElectionAfterAlter(t *testing.T) {
 	require.NoError(t, applyBuilt(t, f, alter))
 	inv.observeState(f.state())
 	err := applyBuilt(t, f, elect)
-	require.Equal(t, codeFencedSyncStateSetEpoch, codeOf(err), "election built on the old set: %v", err)
+	require.Equal(t, remoting.ControllerFencedSyncStateSetEpoch, codeOf(err), "election built on the old set: %v", err)
 	if err == nil {
 		inv.observeElectReply("b", elect.resp.(wire.ElectMasterResponse), nil)
 	}
@@ -133,12 +135,12 @@ func TestFencedNoMasterAfterElection(t *testing.T) {
 	f, live, inv := fenceFixture(t)
 	dead := newFakeLive()
 	noMaster := buildOn(f, func(s *state) (response, []event, error) {
-		return s.ElectMaster(controllerTriggerElect("b"), dead, electOptions{})
+		return s.ElectMaster(controllerElectRequest("b"), dead, electOptions{})
 	})
-	require.Equal(t, codeMasterNotAvailable, codeOf(noMaster.err))
+	require.Equal(t, remoting.ControllerMasterNotAvailable, codeOf(noMaster.err))
 	require.NoError(t, applyBuilt(t, f, buildOn(f, adminElect(live, 3))))
 	err := applyBuilt(t, f, noMaster)
-	require.Equal(t, codeFencedMasterEpoch, codeOf(err))
+	require.Equal(t, remoting.ControllerFencedMasterEpoch, codeOf(err))
 	inv.observeState(f.state())
 	require.Equal(t, int64(3), syncStateOf(t, f).MasterBrokerID)
 }
@@ -154,10 +156,10 @@ func TestFencedCleanAfterElection(t *testing.T) {
 	})
 	require.NoError(t, clean.err)
 	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
-		return s.ElectMaster(brokerTriggerElect("c", "b", 1), live, electOptions{})
+		return s.ElectMaster(brokerElectRequest("c", "b", 1), live, electOptions{})
 	})))
 	err := applyBuilt(t, f, clean)
-	require.Equal(t, codeFencedMasterEpoch, codeOf(err))
+	require.Equal(t, remoting.ControllerFencedMasterEpoch, codeOf(err))
 	require.Equal(t, int64(1), syncStateOf(t, f).MasterBrokerID)
 }
 
@@ -174,7 +176,7 @@ func TestFencedApplyBrokerIDTwice(t *testing.T) {
 	a, b := apply("a:1;1"), apply("b:1;1")
 	require.NoError(t, applyBuilt(t, f, a))
 	err := applyBuilt(t, f, b)
-	require.Equal(t, codeBrokerIDInvalid, codeOf(err))
+	require.Equal(t, remoting.ControllerBrokerIDInvalid, codeOf(err))
 	r, _ := f.state().Replicas("b")
 	require.Equal(t, "a:1;1", r.Brokers[1].RegisterCheckCode)
 	// An idempotent retry of the winner is still accepted.
@@ -188,7 +190,7 @@ func TestFencedBatchIsAllOrNothing(t *testing.T) {
 	elect := buildOn(f, adminElect(live, 2))
 	before := f.state()
 	res := f.apply(append(append([]event{}, elect.events...), alter.events...)...)
-	require.Equal(t, codeFencedMasterEpoch, codeOf(res.Err))
+	require.Equal(t, remoting.ControllerFencedMasterEpoch, codeOf(res.Err))
 	require.Equal(t, before, f.state(), "a rejected batch changes nothing")
 }
 
@@ -239,7 +241,7 @@ func TestApplyBrokerIDKeepsReplicasOfHalfRemovedSet(t *testing.T) {
 	registerSet(f, "c", "b", 2)
 	live := newFakeLive().set("c", "b", 1, 1, 0, 0).set("c", "b", 2, 1, 0, 0)
 	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
-		return s.ElectMaster(brokerTriggerElect("c", "b", 1), live, electOptions{})
+		return s.ElectMaster(brokerElectRequest("c", "b", 1), live, electOptions{})
 	})))
 	live.kill("c", "b", 1)
 	require.NoError(t, applyBuilt(t, f, buildOn(f, func(s *state) (response, []event, error) {
@@ -257,7 +259,7 @@ func TestApplyBrokerIDKeepsReplicasOfHalfRemovedSet(t *testing.T) {
 	require.Equal(t, []int64{2, 3}, r.sortedIDs(), "live broker 2 is kept")
 	require.Equal(t, int64(4), nextID(f, "b"), "NextAssignBrokerID never goes down")
 	_, err = applyID(f, "b", 2, "10.0.0.8:10911;6")
-	require.Equal(t, codeBrokerIDInvalid, codeOf(err), "id 2 is still taken")
+	require.Equal(t, remoting.ControllerBrokerIDInvalid, codeOf(err), "id 2 is still taken")
 	_, hasSS = f.state().SyncState("b")
 	require.True(t, hasSS, "the set exists again")
 }

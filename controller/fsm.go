@@ -34,9 +34,9 @@ type FSM struct {
 	mu     sync.RWMutex
 	state  *state
 	logger hclog.Logger
-	legacy legacyEntries // unchecked events that break today's rules (parsed.go)
+	legacy legacyEntries // unchecked events that break today's rules (legacy.go)
 	held   *reservations // growth of the leader's entries in flight (reserve.go)
-	format atomic.Int32  // newest format read; 0: this binary's (version.go)
+	format atomic.Int32  // newest format read; 0: this binary's (entry_format.go)
 	// elected, if set, is told the set of every applied election that
 	// made a master (resend.go). It must not touch the FSM.
 	elected atomic.Pointer[func(brokerName string)]

@@ -35,7 +35,7 @@ func scriptedLog(t *testing.T) *testFSM {
 			live.set("c", name, id, 1, 100*id, 5)
 		}
 		var evs []event
-		f.fsm.read(func(s *state) { _, evs, _ = s.ElectMaster(brokerTriggerElect("c", name, 2), live, electOptions{}) })
+		f.fsm.read(func(s *state) { _, evs, _ = s.ElectMaster(brokerElectRequest("c", name, 2), live, electOptions{}) })
 		run(evs, nil)
 		f.fsm.read(func(s *state) {
 			_, evs, _ = s.AlterSyncStateSet(wire.AlterSyncStateSetRequest{BrokerName: name, MasterBrokerID: 2, MasterEpoch: 1,
@@ -45,7 +45,7 @@ func scriptedLog(t *testing.T) *testFSM {
 	}
 	live.kill("c", "b-m", 1).kill("c", "b-m", 2).kill("c", "b-m", 3)
 	var evs []event
-	f.fsm.read(func(s *state) { _, evs, _ = s.ElectMaster(controllerTriggerElect("b-m"), live, electOptions{}) })
+	f.fsm.read(func(s *state) { _, evs, _ = s.ElectMaster(controllerElectRequest("b-m"), live, electOptions{}) })
 	run(evs, nil)
 	f.fsm.read(func(s *state) {
 		_, evs, _ = s.CleanBrokerData(wire.CleanBrokerDataRequest{ClusterName: "c", BrokerName: "b-z",

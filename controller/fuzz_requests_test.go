@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -106,7 +107,7 @@ func fuzzBuild(s *state, live *fakeLive, which uint8, ext map[string]string, bod
 	}
 	req, err := wire.DecodeBrokerHeartbeatRequest(ext)
 	if err == nil {
-		_ = newHeartbeatManager(heartbeatOptions{}).OnHeartbeat(req, 1)
+		_ = liveness.New(liveness.Options{}).OnHeartbeat(req, 1)
 	}
 	return nil, nil
 }

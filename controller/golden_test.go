@@ -3,6 +3,7 @@
 package controller
 
 import (
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/internal/goldenfile"
 
@@ -32,7 +33,7 @@ type goldenReply struct {
 // goldenLeader plays the leader's domain part: build, append, apply, reply.
 type goldenLeader struct {
 	f  *testFSM
-	hb *heartbeatManager
+	hb *liveness.Table
 }
 
 func (g *goldenLeader) reply(resp response, events []event, err error) goldenReply {
@@ -103,7 +104,7 @@ func readGolden(t *testing.T) []goldenLine {
 }
 
 func TestGoldenControllerExchanges(t *testing.T) {
-	g := &goldenLeader{f: newTestFSM(t), hb: newHeartbeatManager(heartbeatOptions{Clock: newFakeClock(), Logger: testLogger(t)})}
+	g := &goldenLeader{f: newTestFSM(t), hb: liveness.New(liveness.Options{Clock: newFakeClock(), Logger: testLogger(t)})}
 	replayed := 0
 	for _, l := range readGolden(t) {
 		var req, want goldenHeader

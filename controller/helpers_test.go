@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/internal/monotime"
 	"github.com/rmqgo/nameserver/internal/testlog"
 )
@@ -30,31 +31,33 @@ func newFakeClock() *fakeClock {
 
 // fakeLive is a Liveness with explicit alive ids and live infos.
 type fakeLive struct {
-	alive map[brokerIdentity]bool
-	infos map[brokerIdentity]liveInfo
+	alive map[liveness.Identity]bool
+	infos map[liveness.Identity]liveness.Info
 }
 
 func newFakeLive() *fakeLive {
-	return &fakeLive{alive: map[brokerIdentity]bool{}, infos: map[brokerIdentity]liveInfo{}}
+	return &fakeLive{alive: map[liveness.Identity]bool{}, infos: map[liveness.Identity]liveness.Info{}}
 }
 
 // set marks (cluster, name, id) alive with the given epoch, offset and priority.
 func (f *fakeLive) set(cluster, name string, id int64, epoch int32, maxOffset int64, prio int32) *fakeLive {
-	key := brokerIdentity{cluster, name, id}
+	key := liveness.Identity{ClusterName: cluster, BrokerName: name, BrokerID: id}
 	f.alive[key] = true
-	f.infos[key] = liveInfo{brokerIdentity: key, Epoch: epoch, MaxOffset: maxOffset, ElectionPriority: prio}
+	f.infos[key] = liveness.Info{Identity: key, Epoch: epoch, MaxOffset: maxOffset, ElectionPriority: prio}
 	return f
 }
 
 func (f *fakeLive) kill(cluster, name string, id int64) *fakeLive {
-	f.alive[brokerIdentity{cluster, name, id}] = false
+	f.alive[liveness.Identity{ClusterName: cluster, BrokerName: name, BrokerID: id}] = false
 	return f
 }
 
-func (f *fakeLive) IsActive(c, n string, id int64) bool { return f.alive[brokerIdentity{c, n, id}] }
+func (f *fakeLive) IsActive(c, n string, id int64) bool {
+	return f.alive[liveness.Identity{ClusterName: c, BrokerName: n, BrokerID: id}]
+}
 
-func (f *fakeLive) LiveInfo(c, n string, id int64) (liveInfo, bool) {
-	info, ok := f.infos[brokerIdentity{c, n, id}]
+func (f *fakeLive) LiveInfo(c, n string, id int64) (liveness.Info, bool) {
+	info, ok := f.infos[liveness.Identity{ClusterName: c, BrokerName: n, BrokerID: id}]
 	return info, ok
 }
 

@@ -82,7 +82,7 @@ func (c *Controller) reconcileLeadership() {
 }
 
 // becomeReady applies a barrier so the FSM holds every committed entry,
-// then opens the gate and starts the term's expiry worker (T1, expiry.go),
+// then opens the gate and starts the term's expiry worker (T1, election_inactive.go),
 // inactive-master scan (T2) and cluster-version poll. The losses this node
 // saw before it led are handed to the expiry worker (handOver). A failed
 // barrier is retried on the next reconcile.
@@ -98,50 +98,15 @@ func (c *Controller) becomeReady(term uint64) {
 		return
 	}
 	duties, stop := context.WithCancel(c.ctx)
-	q := newExpiryQueue()
-	c.expiry.Store(q)
+	q := newInactiveQueue()
+	c.inactive.Store(q)
 	held := c.handOver(term, stop, q)
 	interval := time.Duration(c.config().ScanInactiveMasterInterval) * time.Millisecond
-	c.spawn(func() { c.runExpiry(duties, q) })
+	c.spawn(func() { c.runInactiveQueue(duties, q) })
 	c.spawn(func() { c.scanInactiveMasters(duties, interval) })
 	c.spawn(func() { c.raiseClusterVersion(duties) })
 	c.spawn(c.resendRecentRoleChanges)
 	c.logger.Info("controller leader ready", "id", c.node.ID(), "term", term, "losses_seen_before", held,
-		"view_complete_in", c.hb.viewCompleteIn())
+		"view_complete_in", c.hb.ViewCompleteIn())
 	c.opts.observer.LeadershipChanged(true)
-}
-
-// scanInactiveMasters is the leader's T2 loop: elect anew in each set whose
-// master is inactive while a replica is alive. The first scan runs as soon
-// as this node's heartbeat table is a complete view of liveness (at once
-// on a node serving for viewWarmup), then one every interval.
-func (c *Controller) scanInactiveMasters(ctx context.Context, interval time.Duration) {
-	if !c.awaitViewComplete(ctx) {
-		return
-	}
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		if c.IsReadyLeader() {
-			c.scanOnce()
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-	}
-}
-
-// scanOnce starts the election loop of every set whose master is
-// inactive here while one of its brokers is alive.
-func (c *Controller) scanOnce() {
-	var names []string
-	c.fsm.read(func(s *state) { names = s.BrokerSetsNeedingReelect(c.hb) })
-	if len(names) > 0 {
-		c.logger.Info("inactive masters found by scan", "sets", len(names), "first", names[0])
-	}
-	for _, name := range names {
-		c.goElect(name, TriggerScan)
-	}
 }

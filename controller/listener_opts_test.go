@@ -17,7 +17,7 @@ import (
 // With enableProxyProtocol the controller's listener refuses a header from
 // outside proxyProtocolTrustedSources and serves plain requests.
 func TestControllerProxyProtocolRefusesUntrustedHeader(t *testing.T) {
-	ic := newInmemControllers(t, 1, "enableProxyProtocol=true", "proxyProtocolTrustedSources=10.0.0.0/8")
+	ic := newCluster(t, 1, withProps("enableProxyProtocol=true", "proxyProtocolTrustedSources=10.0.0.0/8"))
 	ctl := ic.leader(t)
 	addr := ctl.Addr()
 	nc, err := net.Dial("tcp", addr)
@@ -36,7 +36,7 @@ func TestControllerProxyProtocolRefusesUntrustedHeader(t *testing.T) {
 // enableShutdownGracefully gives the controller no GO_AWAY phase: a
 // connected 5.3.3 peer does not hold Shutdown for shutdownWaitTimeSeconds.
 func TestControllerShutdownIgnoresGracefulFlag(t *testing.T) {
-	ic := newInmemControllers(t, 1, "enableShutdownGracefully=true", "shutdownWaitTimeSeconds=600")
+	ic := newCluster(t, 1, withProps("enableShutdownGracefully=true", "shutdownWaitTimeSeconds=600"))
 	ctl := ic.leader(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

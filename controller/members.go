@@ -95,7 +95,7 @@ func (c *Controller) notLeaderReply(req *remoting.Command) *remoting.Command {
 		return c.respond(req, outcome{err: errNotLeader})
 	}
 	addr := c.remotingAddrOf(id)
-	resp := c.newResponse(req, codeNotLeader, fmt.Sprintf("%s; the leader is %s at %s", remarkNotLeader, id, orUnknown(addr)))
+	resp := c.newResponse(req, remoting.ControllerNotLeader, fmt.Sprintf("%s; the leader is %s at %s", remarkNotLeader, id, orUnknown(addr)))
 	resp.ExtFields = map[string]string{"controllerLeaderId": id}
 	if addr != "" {
 		resp.ExtFields["controllerLeaderAddress"] = addr

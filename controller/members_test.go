@@ -22,7 +22,7 @@ import (
 // refuses removing itself or an unknown id, and while a non-voter it
 // added is pending refuses any other change until that one is removed.
 func TestMemberRequestsServedByLeaderOnly(t *testing.T) {
-	ic := newTunedControllers(t, 3, nil, nil, steadyRaft) // one leader throughout
+	ic := newCluster(t, 3, tuneRaft(steadyRaft)) // one leader throughout
 	leader := ic.leader(t)
 	f := ic.follower(t)
 	for _, code := range []int32{wire.CodeListControllerMembers, wire.CodeAddControllerMember,
@@ -32,7 +32,7 @@ func TestMemberRequestsServedByLeaderOnly(t *testing.T) {
 			ext["raftAddr"] = "127.0.0.9:1"
 		}
 		resp := invoke(t, f.Addr(), code, ext, nil)
-		require.Equal(t, codeNotLeader, resp.Code, "code %d: %s", code, resp.Remark)
+		require.Equal(t, remoting.ControllerNotLeader, resp.Code, "code %d: %s", code, resp.Remark)
 		require.Contains(t, resp.Remark, "the leader is "+leader.node.ID()+" at "+leader.Addr())
 		require.Equal(t, leader.Addr(), resp.ExtFields["controllerLeaderAddress"])
 	}
@@ -50,12 +50,12 @@ func TestMemberRequestsServedByLeaderOnly(t *testing.T) {
 		{"id": "n9", "raftAddr": strings.Repeat("h", 300) + ":1"}, {"id": "n\x00", "raftAddr": "127.0.0.1:1"},
 	} {
 		resp := invoke(t, leader.Addr(), wire.CodeAddControllerMember, bad, nil)
-		require.Equal(t, codeInvalidRequest, resp.Code, "%q: %s", bad, resp.Remark)
+		require.Equal(t, remoting.ControllerInvalidRequest, resp.Code, "%q: %s", bad, resp.Remark)
 	}
 	resp := invoke(t, leader.Addr(), wire.CodeRemoveControllerMember, map[string]string{"id": "n1", "raftAddr": "x:1"}, nil)
-	require.Equal(t, codeInvalidRequest, resp.Code, resp.Remark)
+	require.Equal(t, remoting.ControllerInvalidRequest, resp.Code, resp.Remark)
 	resp = invoke(t, leader.Addr(), wire.CodeRemoveControllerMember, map[string]string{"id": leader.node.ID()}, nil)
-	require.Equal(t, codeInvalidRequest, resp.Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, resp.Code)
 	require.Contains(t, resp.Remark, "is the leader")
 	resp = invoke(t, leader.Addr(), wire.CodeRemoveControllerMember, map[string]string{"id": "n9"}, nil)
 	require.Contains(t, resp.Remark, "n9 is not a member")
@@ -64,7 +64,7 @@ func TestMemberRequestsServedByLeaderOnly(t *testing.T) {
 	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 	require.NotEmpty(t, resp.ExtFields["index"])
 	resp = invoke(t, leader.Addr(), wire.CodeAddControllerMember, map[string]string{"id": "n8", "raftAddr": "127.0.0.8:1"}, nil)
-	require.Equal(t, codeInvalidRequest, resp.Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, resp.Code)
 	require.Contains(t, resp.Remark, "non-voter n9 is not promoted yet")
 	resp = invoke(t, leader.Addr(), wire.CodeRemoveControllerMember, map[string]string{"id": f.node.ID()}, nil)
 	require.Contains(t, resp.Remark, "non-voter n9 is not promoted yet")
@@ -90,7 +90,7 @@ func listMembers(t *testing.T, addr string) wire.MembersBody {
 func TestMemberChangesNeedAdminWithACL(t *testing.T) {
 	yml := filepath.Join(t.TempDir(), "plain_acl.yml")
 	writeAccounts(t, yml, pollerAccount, adminAccount)
-	ic := newTunedControllers(t, 3, nil, nil, steadyRaft, "aclEnable=true", "aclAnonymousRead=true", "aclConfigPath="+yml)
+	ic := newCluster(t, 3, tuneRaft(steadyRaft), withProps("aclEnable=true", "aclAnonymousRead=true", "aclConfigPath="+yml))
 	leader := ic.leader(t)
 	add := map[string]string{"id": "n9", "raftAddr": "127.0.0.9:1"}
 	for _, code := range []int32{wire.CodeListControllerMembers, wire.CodeAddControllerMember, wire.CodeRemoveControllerMember} {
@@ -105,7 +105,7 @@ func TestMemberChangesNeedAdminWithACL(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, m.Members, 3, "nothing changed")
 	resp = invokeCodeSigned(t, leader.Addr(), wire.CodeRemoveControllerMember, map[string]string{"id": "n9"}, "rocketmqAdmin", "admin-secret")
-	require.Equal(t, codeInvalidRequest, resp.Code, "served: %s", resp.Remark)
+	require.Equal(t, remoting.ControllerInvalidRequest, resp.Code, "served: %s", resp.Remark)
 }
 
 // invokeCodeSigned sends one request signed with accessKey and secret.

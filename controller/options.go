@@ -9,11 +9,18 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
+
+// ConnID identifies the connection a heartbeat arrived on (0: unknown).
+type ConnID = liveness.ConnID
+
+// Clock is the time source of liveness decisions (injectable in tests).
+type Clock = liveness.Clock
 
 // Timing of the leader-side machinery (docs/controller.md sections 1.1,
 // 3.1, 3.5 and 5).
@@ -90,8 +97,8 @@ func WithRaftTransport(t raft.Transport) Option { return func(o *options) { o.tr
 // WithRaftNode runs the controller on an already open Raft node whose FSM
 // is fsm (e.g. a raftstore.NewInmemCluster member). The caller keeps
 // ownership of the node: Shutdown does not close it.
-func WithRaftNode(n *raftstore.Node, fsm *FSM) Option {
-	return func(o *options) { o.node, o.fsm = n, fsm }
+func WithRaftNode(n *raftstore.Node, f *FSM) Option {
+	return func(o *options) { o.node, o.fsm = n, f }
 }
 
 // WithRaftConfig lets fn adjust the raftstore.Config before the node is

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/controller/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -20,8 +21,8 @@ import (
 // scheduler; 904, 1005, 1009 and 1010 are answered by any node.
 
 // prepareFunc decodes a request into the command to schedule and the
-// scheduler keys it runs under (schedkeys.go).
-type prepareFunc func(req *remoting.Command) (taskKeys, buildFunc, error)
+// scheduler keys it runs under (sched.Keys).
+type prepareFunc func(req *remoting.Command) (sched.Keys, buildFunc, error)
 
 func (c *Controller) registerProcessors() {
 	gated := map[int32]prepareFunc{
@@ -38,7 +39,7 @@ func (c *Controller) registerProcessors() {
 	for code, prepare := range gated {
 		c.srv.RegisterAsync(code, c.leaderHandler(prepare))
 	}
-	c.srv.RegisterAsync(remoting.ControllerElectMaster, c.handleElect)
+	c.srv.RegisterAsync(remoting.ControllerElectMaster, c.handleElectMaster)
 	c.srv.RegisterTransient(remoting.BrokerHeartbeat, c.handleHeartbeat) // keeps nothing of the request
 	c.srv.Register(remoting.ControllerGetMetadataInfo, c.handleMetadata)
 	c.srv.Register(remoting.UpdateControllerConfig, c.handleUpdateConfig)
@@ -55,7 +56,7 @@ func (c *Controller) leaderHandler(prepare prepareFunc) remoting.HandlerFunc {
 		if err != nil {
 			return c.respond(req, outcome{err: err}), nil
 		}
-		keys.weight = max(keys.weight, requestBytes(req))
+		keys.Weight = max(keys.Weight, requestBytes(req))
 		out := c.scheduleOn(keys, build, requestTimeout)
 		c.noteRefused(conn, req, out.err)
 		return c.respond(req, out), nil
@@ -108,26 +109,26 @@ func namesBytes(names []string) int64 {
 // prepareAlter refuses a set of more distinct ids than any set may hold
 // (the hard ceiling of controllerMaxBrokersPerSet) with 2005 before its
 // task is queued.
-func (c *Controller) prepareAlter(req *remoting.Command) (taskKeys, buildFunc, error) {
+func (c *Controller) prepareAlter(req *remoting.Command) (sched.Keys, buildFunc, error) {
 	r, err := wire.DecodeAlterSyncStateSetRequest(req.ExtFields, req.Body)
 	if n := len(r.SyncStateSet.SyncStateSet); err == nil && n > hardLimits.BrokersPerSet {
 		err = invalidField("syncStateSet", fmt.Sprintf("must hold at most %d broker ids, the ceiling of %s (got %d)",
 			hardLimits.BrokersPerSet, "controllerMaxBrokersPerSet", n))
 	}
-	return setKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.AlterSyncStateSet(r, c.hb) }, err
+	return sched.SetKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.AlterSyncStateSet(r, c.hb) }, err
 }
 
 // prepareRegister: an address change may grow the state (its builder
 // reserves the growth, reserve.go).
-func (c *Controller) prepareRegister(req *remoting.Command) (taskKeys, buildFunc, error) {
+func (c *Controller) prepareRegister(req *remoting.Command) (sched.Keys, buildFunc, error) {
 	r, err := wire.DecodeRegisterBrokerRequest(req.ExtFields)
-	return setKeys(r.BrokerName),
+	return sched.SetKeys(r.BrokerName),
 		func(s *state) (response, []event, error) { return s.registerBroker(r, c.hb, c.limits()) }, err
 }
 
-func (c *Controller) prepareReplicaInfo(req *remoting.Command) (taskKeys, buildFunc, error) {
+func (c *Controller) prepareReplicaInfo(req *remoting.Command) (sched.Keys, buildFunc, error) {
 	r, err := wire.DecodeGetReplicaInfoRequest(req.ExtFields)
-	return setKeys(r.BrokerName), func(s *state) (response, []event, error) {
+	return sched.SetKeys(r.BrokerName), func(s *state) (response, []event, error) {
 		resp, err := s.GetReplicaInfo(r)
 		return resp, nil, err
 	}, err
@@ -139,7 +140,7 @@ func (c *Controller) prepareReplicaInfo(req *remoting.Command) (taskKeys, buildF
 // hold every set's work back. More names than sets may exist (the hard
 // ceiling of controllerMaxBrokerSets) are refused with 2005 before the
 // task is queued; the task weighs its decoded names (namesBytes).
-func (c *Controller) prepareSyncStateData(req *remoting.Command) (taskKeys, buildFunc, error) {
+func (c *Controller) prepareSyncStateData(req *remoting.Command) (sched.Keys, buildFunc, error) {
 	var names []string
 	var err error
 	if len(req.Body) > 0 {
@@ -151,31 +152,31 @@ func (c *Controller) prepareSyncStateData(req *remoting.Command) (taskKeys, buil
 		names, err = nil, invalidField("brokerNames", fmt.Sprintf("must list at most %d names, the ceiling of %s (got %d)",
 			hardLimits.BrokerSets, "controllerMaxBrokerSets", n))
 	}
-	keys := readKeys(names)
-	keys.weight = namesBytes(keys.names)
+	keys := sched.ReadKeys(names)
+	keys.Weight = namesBytes(keys.Names)
 	return keys, func(s *state) (response, []event, error) {
-		resp, err := s.GetSyncStateData(keys.names, c.hb)
+		resp, err := s.GetSyncStateData(keys.Names, c.hb)
 		return resp, nil, err
 	}, err
 }
 
 // prepareClean: a clean adds tombstones of its set and may fold them.
-func (c *Controller) prepareClean(req *remoting.Command) (taskKeys, buildFunc, error) {
+func (c *Controller) prepareClean(req *remoting.Command) (sched.Keys, buildFunc, error) {
 	r, err := wire.DecodeCleanBrokerDataRequest(req.ExtFields)
-	return setKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.CleanBrokerData(r, c.hb) }, err
+	return sched.SetKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.CleanBrokerData(r, c.hb) }, err
 }
 
 // prepareNextID: the first id of a set reads its tombstone and the floor.
-func (c *Controller) prepareNextID(req *remoting.Command) (taskKeys, buildFunc, error) {
+func (c *Controller) prepareNextID(req *remoting.Command) (sched.Keys, buildFunc, error) {
 	r, err := wire.DecodeGetNextBrokerIDRequest(req.ExtFields)
-	return setKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.GetNextBrokerID(r), nil, nil }, err
+	return sched.SetKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.GetNextBrokerID(r), nil, nil }, err
 }
 
 // prepareApplyID: a new id or set grows the state (its builder reserves
 // the growth, reserve.go).
-func (c *Controller) prepareApplyID(req *remoting.Command) (taskKeys, buildFunc, error) {
+func (c *Controller) prepareApplyID(req *remoting.Command) (sched.Keys, buildFunc, error) {
 	r, err := wire.DecodeApplyBrokerIDRequest(req.ExtFields)
-	return setKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.applyBrokerID(r, c.limits()) }, err
+	return sched.SetKeys(r.BrokerName), func(s *state) (response, []event, error) { return s.applyBrokerID(r, c.limits()) }, err
 }
 
 // limits are the bounds of the replicated state this node's builders
@@ -187,9 +188,9 @@ func (c *Controller) limits() stateLimits {
 	return l
 }
 
-// handleElect serves 1002 from brokers and admins; after a code-0 reply
+// handleElectMaster serves 1002 from brokers and admins; after a code-0 reply
 // the members are notified of the new master.
-func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
+func (c *Controller) handleElectMaster(_ *remoting.Conn, req *remoting.Command) (*remoting.Command, error) {
 	r, err := wire.DecodeElectMasterRequest(req.ExtFields)
 	if err != nil {
 		return c.respond(req, outcome{err: err}), nil
@@ -199,9 +200,9 @@ func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remo
 		trigger = TriggerAdmin
 	}
 	start := time.Now()
-	keys := setKeys(r.BrokerName)
-	keys.weight = requestBytes(req)
-	out := c.scheduleOn(keys, c.electBuild(r), requestTimeout)
+	keys := sched.SetKeys(r.BrokerName)
+	keys.Weight = requestBytes(req)
+	out := c.scheduleOn(keys, c.electionBuilder(r), requestTimeout)
 	code, _ := responseCode(out.err)
 	c.opts.observer.ElectionFinished(trigger, code, time.Since(start))
 	if code == codeSuccess {
@@ -210,8 +211,8 @@ func (c *Controller) handleElect(_ *remoting.Conn, req *remoting.Command) (*remo
 	return c.respond(req, out), nil
 }
 
-// electBuild elects with the election options read at use time.
-func (c *Controller) electBuild(r wire.ElectMasterRequest) buildFunc {
+// electionBuilder elects with the election options read at use time.
+func (c *Controller) electionBuilder(r wire.ElectMasterRequest) buildFunc {
 	return func(s *state) (response, []event, error) {
 		opts := electOptions{EnableElectUncleanMaster: c.config().EnableElectUncleanMaster}
 		return s.ElectMaster(r, c.hb, opts)
@@ -228,8 +229,8 @@ func (c *Controller) handleHeartbeat(conn *remoting.Conn, req *remoting.Command)
 	}
 	if err == nil {
 		id := ConnID(conn.ID())
-		var newPart bool
-		if newPart, err = c.hb.onHeartbeat(r, id); newPart {
+		var newConn bool
+		if newConn, err = c.hb.Beat(r, id); newConn {
 			c.conns.LoadOrStore(id, conn)
 		}
 	}

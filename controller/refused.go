@@ -28,8 +28,7 @@ var registrationRequests = map[int32]string{
 
 // Raise values of a refusal that no key lets pass.
 const (
-	raiseNoRule    = "none: a rule, not a bound"
-	raiseNoCeiling = "none: 255 bytes is the ceiling"
+	raiseNoRule = "none: a rule, not a bound"
 )
 
 // noteRefused reports err if it refuses req, a broker's registration, for

@@ -39,7 +39,7 @@ func applyIDFields(name, addr string) map[string]string {
 // the longest Kubernetes name, 253 bytes; such a set is elected for,
 // survives a snapshot and restore, and 254 bytes are still refused.
 func TestJavaBrokerWithLongNameRegisters(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	ctl := ic.leader(t)
 	for _, n := range []int{133, 253} {
 		name := kubeName(n)
@@ -50,7 +50,7 @@ func TestJavaBrokerWithLongNameRegisters(t *testing.T) {
 		require.Equal(t, codeSuccess, resp.Code, resp.Remark)
 	}
 	resp := invoke(t, ctl.Addr(), remoting.ControllerApplyBrokerID, applyIDFields(kubeName(254), "10.0.0.1:10911"), nil)
-	require.Equal(t, codeInvalidRequest, resp.Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, resp.Code)
 	require.Equal(t, "brokerName must be at most 253 bytes (got 254)", resp.Remark)
 
 	restored := NewFSM(nil)
@@ -73,18 +73,18 @@ func TestBrokerRegistrationRefusalIsVisible(t *testing.T) {
 	logger, lines := testlog.Capture(t, "ctl", hclog.Warn)
 	reg := metrics.NewProcessRegistry()
 	m := metrics.NewController(reg)
-	ic := newControllersLogged(t, 1, nil, []Option{WithMetrics(m)}, logger, "controllerMaxBrokerSets=1")
+	ic := newCluster(t, 1, withOptions(WithMetrics(m)), withLogger(logger), withProps("controllerMaxBrokerSets=1"))
 	ctl := ic.leader(t)
 	call := func(code int32, ext map[string]string) *remoting.Command {
 		return invoke(t, ctl.Addr(), code, ext, nil)
 	}
 
-	require.Equal(t, codeInvalidRequest, call(remoting.ControllerApplyBrokerID, applyIDFields(kubeName(254), "10.7.0.1:10911")).Code)
-	require.Equal(t, codeInvalidRequest, call(remoting.ControllerApplyBrokerID, applyIDFields(kubeName(300), "10.7.0.2:10911")).Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, call(remoting.ControllerApplyBrokerID, applyIDFields(kubeName(254), "10.7.0.1:10911")).Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, call(remoting.ControllerApplyBrokerID, applyIDFields(kubeName(300), "10.7.0.2:10911")).Code)
 	require.Equal(t, codeSuccess, call(remoting.ControllerApplyBrokerID, applyIDFields("broker-a", "10.7.0.3:10911")).Code)
-	require.Equal(t, codeInvalidRequest, call(remoting.ControllerApplyBrokerID, applyIDFields("broker-b", "10.7.0.4:10911")).Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, call(remoting.ControllerApplyBrokerID, applyIDFields("broker-b", "10.7.0.4:10911")).Code)
 	register := map[string]string{"clusterName": "c", "brokerName": "broker-a", "brokerId": "1", "brokerAddress": "10.7.0.3:bad"}
-	require.Equal(t, codeInvalidRequest, call(remoting.ControllerRegisterBroker, register).Code)
+	require.Equal(t, remoting.ControllerInvalidRequest, call(remoting.ControllerRegisterBroker, register).Code)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

@@ -64,7 +64,7 @@ func (r *recentElections) since(now monotime.Mono) []string {
 }
 
 // noteElected is the FSM's hook for an applied election that made a master.
-func (c *Controller) noteElected(brokerName string) { c.recent.note(brokerName, c.hb.now()) }
+func (c *Controller) noteElected(brokerName string) { c.recent.note(brokerName, c.hb.Now()) }
 
 // resendRecentRoleChanges is run once by a new ready leader: for every set
 // this node saw elect a master within resendRecent, it sends the set's
@@ -76,7 +76,7 @@ func (c *Controller) resendRecentRoleChanges() {
 	if !c.config().NotifyBrokerRoleChanged {
 		return
 	}
-	names := c.recent.since(c.hb.now())
+	names := c.recent.since(c.hb.Now())
 	var entries []roleChangeNotifyEntry
 	c.fsm.read(func(s *state) {
 		for _, name := range names {

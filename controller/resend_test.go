@@ -26,7 +26,7 @@ func notifiedOn(ic *inmemControllers, c *Controller) []string {
 // (master epoch 2) once it is ready, where without it broker 2 would learn
 // it only from its next 1004 poll.
 func TestNewLeaderResendsRoleChangeLostWithOldLeader(t *testing.T) {
-	ic := newTunedControllers(t, 3, nil, nil, steadyRaft, viewProps...)
+	ic := newCluster(t, 3, tuneRaft(steadyRaft), withProps(viewProps...))
 	var all []*Controller
 	for _, c := range ic.ctls {
 		all = append(all, c)

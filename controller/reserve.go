@@ -19,7 +19,7 @@ import "sync"
 // obsolete once a check of a later term runs, and it drops them. A
 // request that grows nothing reserves nothing.
 //
-// A set has at most one entry in flight (its key, scheduler.go), so the
+// A set has at most one entry in flight (its key, package sched), so the
 // reservations are kept per set name and bounded by the live tasks.
 
 // growth is what one entry may add to the counted state.

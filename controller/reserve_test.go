@@ -39,7 +39,7 @@ func TestReservationsCountOtherSetsInFlight(t *testing.T) {
 	a := buildOn(f, applyNewSet("a", lim))
 	require.NoError(t, a.err)
 	b := buildOn(f, applyNewSet("b", lim))
-	require.Equal(t, codeInvalidRequest, codeOf(b.err), "set a's entry in flight holds the last set: %v", b.err)
+	require.Equal(t, remoting.ControllerInvalidRequest, codeOf(b.err), "set a's entry in flight holds the last set: %v", b.err)
 	require.Contains(t, b.err.Error(), "controllerMaxBrokerSets")
 	_, held, n := f.fsm.held.reserved()
 	require.Equal(t, 1, n)
@@ -98,7 +98,7 @@ func TestReservationsOfALostTermAreDropped(t *testing.T) {
 
 	closed := lim
 	closed.term = 0
-	require.Equal(t, codeNotLeader, codeOf(buildOn(f, applyNewSet("b", closed)).err))
+	require.Equal(t, remoting.ControllerNotLeader, codeOf(buildOn(f, applyNewSet("b", closed)).err))
 
 	lim.term = 8
 	b := buildOn(f, applyNewSet("b", lim))
@@ -141,7 +141,7 @@ func TestConcurrentGrowthKeepsBoundsExact(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			disk := &raftstore.DiskFaults{}
-			ic := newTunedControllers(t, 1, nil, nil, func(cfg *raftstore.Config) { cfg.DiskFaults = disk }, tc.props...)
+			ic := newCluster(t, 1, tuneRaft(func(cfg *raftstore.Config) { cfg.DiskFaults = disk }), withProps(tc.props...))
 			ctl := ic.leader(t)
 			disk.SetDelay(floodWriteDelay)
 			name := func(i int) string { return fmt.Sprintf("%s-%04d", strings.Repeat("n", 100), i) }
@@ -164,7 +164,7 @@ func TestConcurrentGrowthKeepsBoundsExact(t *testing.T) {
 				if c == codeSuccess {
 					accepted++
 				} else {
-					require.Equal(t, codeInvalidRequest, c)
+					require.Equal(t, remoting.ControllerInvalidRequest, c)
 				}
 			}
 			var sets int
@@ -189,14 +189,14 @@ func TestConcurrentGrowthKeepsBoundsExact(t *testing.T) {
 func TestReservationOfAnEntryLostWithTheLeadership(t *testing.T) {
 	var mu sync.Mutex
 	disks := map[string]*raftstore.DiskFaults{}
-	ic := newTunedControllers(t, 3, nil, nil, func(cfg *raftstore.Config) {
+	ic := newCluster(t, 3, tuneRaft(func(cfg *raftstore.Config) {
 		mu.Lock()
 		defer mu.Unlock()
 		if disks[cfg.SelfID] == nil {
 			disks[cfg.SelfID] = &raftstore.DiskFaults{}
 		}
 		cfg.DiskFaults = disks[cfg.SelfID]
-	}, "controllerMaxBrokerSets=1")
+	}), withProps("controllerMaxBrokerSets=1"))
 	ctl := ic.leader(t)
 	id := ctl.Node().ID()
 	mu.Lock()
@@ -212,7 +212,7 @@ func TestReservationOfAnEntryLostWithTheLeadership(t *testing.T) {
 	go func() { lost <- apply("a") }()
 	require.Eventually(t, func() bool { _, _, n := ctl.fsm.held.reserved(); return n == 1 }, 10*time.Second, time.Millisecond)
 	resp := apply("b")
-	require.Equal(t, codeInvalidRequest, resp.Code, "a's entry in flight holds the last set: %s", resp.Remark)
+	require.Equal(t, remoting.ControllerInvalidRequest, resp.Code, "a's entry in flight holds the last set: %s", resp.Remark)
 	require.Contains(t, resp.Remark, "controllerMaxBrokerSets")
 
 	disk.Fail()

@@ -12,7 +12,9 @@ import (
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // gatedFSM holds back the application of command entries while a gate is
@@ -56,12 +58,12 @@ func (g *gatedFSM) release() {
 func gatedControllers(t *testing.T) (*inmemControllers, map[string]*gatedFSM) {
 	gated := map[string]*gatedFSM{}
 	var mu sync.Mutex
-	ic := newTunedControllers(t, 3, func(id string, f *FSM) raft.FSM {
+	ic := newCluster(t, 3, wrapFSM(func(id string, f *FSM) raft.FSM {
 		mu.Lock()
 		defer mu.Unlock()
 		gated[id] = &gatedFSM{FSM: f}
 		return gated[id]
-	}, nil, steadyRaft)
+	}), tuneRaft(steadyRaft))
 	t.Cleanup(func() {
 		mu.Lock()
 		defer mu.Unlock()
@@ -91,7 +93,7 @@ func setupSet(t *testing.T, c *Controller) {
 				RegisterCheckCode: addrOf(id) + ";1"})
 		})
 	}
-	mustSchedule(t, c, c.electBuild(brokerTriggerElect("c", "b", 1)))
+	mustSchedule(t, c, c.electionBuilder(brokerElectRequest("c", "b", 1)))
 	mustSchedule(t, c, alterTo(c.hb, 1, 1, 1, 1, 2, 3))
 }
 
@@ -99,13 +101,13 @@ func setupSet(t *testing.T, c *Controller) {
 // the builder's optimistic response (docs/controller.md sections 2.4 and
 // 5.2).
 func TestReplyComesFromAppliedResult(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	leader := ic.leader(t)
 	out := leader.schedule(func(*state) (response, []event, error) {
 		resp := wire.ElectMasterResponse{MasterBrokerID: ptr(int64(9)), MasterEpoch: ptr(int32(1))}
 		return resp, []event{electMasterEvent{NewMasterElected: true, BrokerName: "nope", NewMasterBrokerID: 9}}, nil
 	}, requestTimeout)
-	require.Equal(t, codeBrokerMetadataNotExist, codeOf(out.err), "reply code: %v", out.err)
+	require.Equal(t, remoting.ControllerBrokerMetadataNotExist, codeOf(out.err), "reply code: %v", out.err)
 	require.Nil(t, out.resp, "no optimistic header or body")
 }
 
@@ -136,7 +138,7 @@ func inFlightApplyScenario(t *testing.T) bool {
 	g := gated[leader.Node().ID()]
 	g.arm()
 	defer g.release()
-	first := leader.schedule(leader.electBuild(adminTriggerElect("c", "b", 2)), 2*time.Second) // time to be built and appended on a loaded machine; the gate holds its apply
+	first := leader.schedule(leader.electionBuilder(adminElectRequest("c", "b", 2)), 2*time.Second) // time to be built and appended on a loaded machine; the gate holds its apply
 	if !leader.IsReadyLeader() {
 		return false
 	}
@@ -154,7 +156,7 @@ func inFlightApplyScenario(t *testing.T) bool {
 			return alter(s)
 		}, 10*time.Second)
 	}()
-	require.Eventually(t, func() bool { return built.Load() || leader.sched.pending() >= 2 || !leader.IsReadyLeader() },
+	require.Eventually(t, func() bool { return built.Load() || leader.sched.Pending() >= 2 || !leader.IsReadyLeader() },
 		5*time.Second, time.Millisecond, "the alter was never submitted")
 	if !leader.IsReadyLeader() {
 		return false
@@ -172,14 +174,14 @@ func inFlightApplyScenario(t *testing.T) bool {
 	}
 
 	require.Equal(t, int64(2), sawMaster.Load(), "the alter was built before the election was applied")
-	require.Equal(t, codeInvalidMaster, codeOf(second.err), "alter reply: %v", second.err)
+	require.Equal(t, remoting.ControllerInvalidMaster, codeOf(second.err), "alter reply: %v", second.err)
 	leader.fsm.read(inv.observeState)
 	var ss syncStateInfo
 	leader.fsm.read(func(s *state) { ss, _ = s.SyncState("b") })
 	require.Equal(t, int64(2), ss.MasterBrokerID)
 	require.Equal(t, []int64{2}, ss.SyncStateSet)
 	done2 := make(chan struct{})
-	require.NoError(t, leader.sched.submit(func() { close(done2) }))
+	require.NoError(t, leader.sched.Submit(sched.GlobalKeys(), func() { close(done2) }))
 	<-done2
 	require.False(t, lateBuilt.Load(), "a task past its deadline never runs")
 	return true
@@ -210,10 +212,10 @@ func perSetScenario(t *testing.T) bool {
 
 	var electBuilt, alterBuilt, readBuilt atomic.Bool
 	var sawMaster atomic.Int64
-	elect := leader.electBuild(adminTriggerElect("c", "b", 2))
+	elect := leader.electionBuilder(adminElectRequest("c", "b", 2))
 	first, second := make(chan outcome, 1), make(chan outcome, 1)
 	go func() {
-		first <- leader.scheduleOn(setKeys("b"), func(s *state) (response, []event, error) {
+		first <- leader.scheduleOn(sched.SetKeys("b"), func(s *state) (response, []event, error) {
 			electBuilt.Store(true)
 			return elect(s)
 		}, 10*time.Second)
@@ -221,15 +223,15 @@ func perSetScenario(t *testing.T) bool {
 	require.Eventually(t, electBuilt.Load, 5*time.Second, time.Millisecond, "the election was never built")
 	alter := alterTo(leader.hb, 1, 1, 2, 1, 3)
 	go func() {
-		second <- leader.scheduleOn(setKeys("b"), func(s *state) (response, []event, error) {
+		second <- leader.scheduleOn(sched.SetKeys("b"), func(s *state) (response, []event, error) {
 			ss, _ := s.SyncState("b")
 			sawMaster.Store(ss.MasterBrokerID)
 			alterBuilt.Store(true)
 			return alter(s)
 		}, 10*time.Second)
 	}()
-	require.Eventually(t, func() bool { return leader.sched.pending() >= 2 }, 5*time.Second, time.Millisecond)
-	read := leader.scheduleOn(setKeys("o"), func(s *state) (response, []event, error) {
+	require.Eventually(t, func() bool { return leader.sched.Pending() >= 2 }, 5*time.Second, time.Millisecond)
+	read := leader.scheduleOn(sched.SetKeys("o"), func(s *state) (response, []event, error) {
 		readBuilt.Store(true)
 		resp, err := s.GetReplicaInfo(wire.GetReplicaInfoRequest{BrokerName: "o"})
 		return resp, nil, err
@@ -238,7 +240,7 @@ func perSetScenario(t *testing.T) bool {
 		return false
 	}
 	require.True(t, readBuilt.Load(), "set o waited for set b: %v", read.err)
-	require.Equal(t, codeBrokerMetadataNotExist, codeOf(read.err))
+	require.Equal(t, remoting.ControllerBrokerMetadataNotExist, codeOf(read.err))
 	require.False(t, alterBuilt.Load(), "b's alter was built while b's election was in flight")
 
 	g.release()
@@ -248,7 +250,7 @@ func perSetScenario(t *testing.T) bool {
 	}
 	require.NoError(t, out1.err)
 	require.Equal(t, int64(2), sawMaster.Load(), "the alter was built before the election was applied")
-	require.Equal(t, codeInvalidMaster, codeOf(out2.err), "alter reply: %v", out2.err)
+	require.Equal(t, remoting.ControllerInvalidMaster, codeOf(out2.err), "alter reply: %v", out2.err)
 	return true
 }
 
@@ -256,28 +258,28 @@ func perSetScenario(t *testing.T) bool {
 // code 1 without running; a panicking task of another set is answered
 // code 1 and frees its set; the held set serves again once released.
 func TestKeyedTaskDeadlineAndPanic(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	leader := ic.leader(t)
 	release := make(chan struct{})
 	var once sync.Once
 	unblock := func() { once.Do(func() { close(release) }) }
 	t.Cleanup(unblock) // a failed check must not leave the task running at shutdown
-	require.NoError(t, leader.sched.submitOn(setKeys("b"), func() { <-release }))
+	require.NoError(t, leader.sched.Submit(sched.SetKeys("b"), func() { <-release }))
 	var lateBuilt atomic.Bool
-	late := leader.scheduleOn(setKeys("b"), func(*state) (response, []event, error) {
+	late := leader.scheduleOn(sched.SetKeys("b"), func(*state) (response, []event, error) {
 		lateBuilt.Store(true)
 		return nil, nil, nil
 	}, 50*time.Millisecond)
 	require.Equal(t, codeSystemError, codeOf(late.err), "a held set's caller gets code 1 at its deadline")
 
-	boom := leader.scheduleOn(setKeys("o"), func(*state) (response, []event, error) { panic("boom") }, requestTimeout)
+	boom := leader.scheduleOn(sched.SetKeys("o"), func(*state) (response, []event, error) { panic("boom") }, requestTimeout)
 	require.Equal(t, codeSystemError, codeOf(boom.err))
 	require.Contains(t, boom.err.Error(), "boom")
-	require.NoError(t, leader.scheduleOn(setKeys("o"), func(*state) (response, []event, error) { return nil, nil, nil },
+	require.NoError(t, leader.scheduleOn(sched.SetKeys("o"), func(*state) (response, []event, error) { return nil, nil, nil },
 		requestTimeout).err, "set o is free after the panic")
 
 	unblock()
-	require.NoError(t, leader.scheduleOn(setKeys("b"), func(*state) (response, []event, error) { return nil, nil, nil },
+	require.NoError(t, leader.scheduleOn(sched.SetKeys("b"), func(*state) (response, []event, error) { return nil, nil, nil },
 		requestTimeout).err)
 	require.False(t, lateBuilt.Load(), "a task past its deadline never runs")
 }

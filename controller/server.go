@@ -17,6 +17,8 @@ import (
 
 	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/controller/liveness"
+	"github.com/rmqgo/nameserver/controller/sched"
 	"github.com/rmqgo/nameserver/internal/lograte"
 	"github.com/rmqgo/nameserver/internal/version"
 	"github.com/rmqgo/nameserver/proxyproto"
@@ -40,22 +42,22 @@ type Controller struct {
 	peers                  []config.Peer // remoting addresses, config order
 
 	fsm        *FSM
-	hb         *heartbeatManager
+	hb         *liveness.Table
 	node       *raftstore.Node
 	srv        *remoting.Server
 	ln         net.Listener
 	trans      raft.Transport // until Start hands it to raftstore.Open
-	sched      *scheduler
+	sched      *sched.Scheduler
 	notifier   *notifier
 	gate       leaderGate
-	conns      sync.Map   // ConnID → *remoting.Conn that carried heartbeats
-	loops      electLoops // the sets whose triggered election loop runs (reelect.go)
-	rechecking sync.Map   // brokerName → struct{}: an inactive broker is checked again (expiry.go)
+	conns      sync.Map      // ConnID → *remoting.Conn that carried heartbeats
+	loops      electionLoops // the sets whose triggered election loop runs (election_loop.go)
+	rechecking sync.Map      // brokerName → struct{}: an inactive broker is checked again (election_inactive.go)
 
-	expiry atomic.Pointer[expiryQueue] // the ready term's inactive brokers (expiry.go)
+	inactive atomic.Pointer[inactiveQueue] // the ready term's inactive brokers (election_inactive.go)
 	// held are the losses seen while not the ready leader during the
-	// warm-up; handoverMu orders them with the gate's opening (liveview.go).
-	held       *expiryQueue
+	// warm-up; handoverMu orders them with the gate's opening (election_trigger.go).
+	held       *inactiveQueue
 	handoverMu sync.Mutex
 	recent     recentElections // when this node applied each set's last election (resend.go)
 
@@ -112,7 +114,7 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	if c.fsm == nil {
 		c.fsm = NewFSM(c.logger)
 	}
-	c.hb = newHeartbeatManager(heartbeatOptions{Clock: o.clock, Logger: c.logger,
+	c.hb = liveness.New(liveness.Options{Clock: o.clock, Logger: c.logger,
 		OnInactive: c.onBrokerInactive, CloseConn: c.closeConn})
 	c.fsm.onElected(c.noteElected)
 	c.srv = remoting.NewServer(remoting.ServerConfig{Logger: c.logger.Named("remoting"), Observer: o.remoting,
@@ -126,8 +128,8 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 		ConnHooks: append(proxyproto.ConnHooks(&cfg.ProxyProtocol, c.logger), o.connHooks()...)})
 	c.srv.OnConnClose(c.onConnClose)
 	c.registerProcessors()
-	c.sched = newScheduler(schedulerQueueSize)
-	c.held = newExpiryQueue()
+	c.sched = sched.New(schedulerQueueSize, maxOwnElections, maxTaskBytes)
+	c.held = newInactiveQueue()
 	c.notifier = newNotifier(c.ctx, c.logger, o.observer, o.version)
 	c.notifier.tls = o.tls.Client
 	return c, nil
@@ -193,8 +195,8 @@ func (c *Controller) Start() error {
 		return err
 	}
 	cfg := c.config()
-	c.spawn(c.sched.run)
-	c.hb.startServing() // its warm-up counts from the first heartbeat it can read
+	c.spawn(c.sched.Run)
+	c.hb.StartServing() // its warm-up counts from the first heartbeat it can read
 	c.spawn(c.serve)
 	c.checkDrift()
 	c.spawn(c.watchLeadership)
@@ -276,7 +278,7 @@ func (c *Controller) shutdown(ctx context.Context) error {
 	c.closed = true
 	c.mu.Unlock()
 	c.cancel()
-	c.sched.stop()
+	c.sched.Stop()
 	c.wg.Wait()
 	c.notifier.wait()
 	c.closeACL()

@@ -18,7 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -30,33 +32,41 @@ type inmemControllers struct {
 	obs     map[string]*recordingObserver
 }
 
-// newInmemControllers starts n controllers on raftstore.NewInmemCluster.
-// props adds properties to every node's config.
-func newInmemControllers(t *testing.T, n int, props ...string) *inmemControllers {
-	t.Helper()
-	return newWrappedControllers(t, n, nil, props...)
+// clusterOptions configure newCluster.
+type clusterOptions struct {
+	wrap   func(id string, f *FSM) raft.FSM // Raft drives wrap(id, fsm) instead of each node's FSM
+	extra  []Option                         // options for every controller (e.g. WithClock)
+	logger hclog.Logger                     // nil: raftstoretest.TestLogger(t, "ctl")
+	tune   func(*raftstore.Config)          // adjusts each node's Raft config (e.g. steadyRaft)
+	props  []string                         // properties added to every node's config
 }
 
-// newWrappedControllers is newInmemControllers where Raft drives
-// wrap(id, fsm) instead of each node's FSM (nil wrap: the FSM itself).
-func newWrappedControllers(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, props ...string) *inmemControllers {
-	t.Helper()
-	return newControllersWith(t, n, wrap, nil, props...)
+// clusterOpt is one option of newCluster.
+type clusterOpt func(*clusterOptions)
+
+// wrapFSM makes Raft drive wrap(id, fsm) instead of each node's FSM.
+func wrapFSM(wrap func(id string, f *FSM) raft.FSM) clusterOpt {
+	return func(o *clusterOptions) { o.wrap = wrap }
 }
 
-// newControllersWith is newWrappedControllers with extra options for every
-// controller (e.g. WithClock).
-func newControllersWith(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option, props ...string) *inmemControllers {
-	t.Helper()
-	return newControllersFull(t, n, wrap, extra, raftstore.TestLogger(t, "ctl"), nil, props...)
+// withOptions adds options for every controller.
+func withOptions(extra ...Option) clusterOpt {
+	return func(o *clusterOptions) { o.extra = append(o.extra, extra...) }
 }
 
-// newControllersLogged is newControllersWith logging to logger (e.g. a
-// testlog.Capture logger).
-func newControllersLogged(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option,
-	logger hclog.Logger, props ...string) *inmemControllers {
-	t.Helper()
-	return newControllersFull(t, n, wrap, extra, logger, nil, props...)
+// withLogger logs every node to logger (e.g. a testlog.Capture logger).
+func withLogger(logger hclog.Logger) clusterOpt {
+	return func(o *clusterOptions) { o.logger = logger }
+}
+
+// tuneRaft adjusts each node's Raft config.
+func tuneRaft(tune func(*raftstore.Config)) clusterOpt {
+	return func(o *clusterOptions) { o.tune = tune }
+}
+
+// withProps adds properties to every node's config.
+func withProps(props ...string) clusterOpt {
+	return func(o *clusterOptions) { o.props = append(o.props, props...) }
 }
 
 // steadyRaft gives an in-memory cluster the production Raft timeouts
@@ -69,25 +79,26 @@ func steadyRaft(cfg *raftstore.Config) {
 	cfg.LeaderLeaseTimeout = raftstore.DefaultLeaderLeaseTimeout
 }
 
-// newTunedControllers is newControllersWith where tune (if not nil)
-// adjusts each node's Raft config (e.g. steadyRaft).
-func newTunedControllers(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option,
-	tune func(*raftstore.Config), props ...string) *inmemControllers {
+// newCluster starts n controllers on raftstoretest.NewInmemCluster, each
+// serving remoting on its own loopback port (hashicorp/raft's
+// MakeClusterOpts style: one builder, options for what differs).
+func newCluster(t *testing.T, n int, with ...clusterOpt) *inmemControllers {
 	t.Helper()
-	return newControllersFull(t, n, wrap, extra, raftstore.TestLogger(t, "ctl"), tune, props...)
-}
-
-// newControllersFull builds the in-memory cluster of the helpers above.
-func newControllersFull(t *testing.T, n int, wrap func(id string, f *FSM) raft.FSM, extra []Option,
-	logger hclog.Logger, tune func(*raftstore.Config), props ...string) *inmemControllers {
-	t.Helper()
+	o := clusterOptions{}
+	for _, opt := range with {
+		opt(&o)
+	}
+	if o.logger == nil {
+		o.logger = raftstoretest.TestLogger(t, "ctl")
+	}
+	wrap, extra, logger, tune, props := o.wrap, o.extra, o.logger, o.tune, o.props
 	fsms := map[string]*FSM{}
 	var mu sync.Mutex
 	var opts []func(*raftstore.Config)
 	if tune != nil {
 		opts = append(opts, tune)
 	}
-	cluster := raftstore.NewInmemCluster(t, n, func(id string) raft.FSM {
+	cluster := raftstoretest.NewInmemCluster(t, n, func(id string) raft.FSM {
 		mu.Lock()
 		defer mu.Unlock()
 		fsms[id] = NewFSM(logger.Named(id))
@@ -200,14 +211,14 @@ func invoke(t *testing.T, addr string, code int32, ext map[string]string, body [
 type recordingObserver struct {
 	mu        sync.Mutex
 	elections []string
-	closed    map[ConnID]int
+	closed    map[liveness.ConnID]int
 	notified  []string
 	ready     []bool
 	beats     int
 }
 
 func newRecordingObserver() *recordingObserver {
-	return &recordingObserver{closed: map[ConnID]int{}}
+	return &recordingObserver{closed: map[liveness.ConnID]int{}}
 }
 
 func (o *recordingObserver) ElectionFinished(tr ElectTrigger, code int32, _ time.Duration) {
@@ -222,7 +233,7 @@ func (o *recordingObserver) LeadershipChanged(ready bool) {
 	o.ready = append(o.ready, ready)
 }
 
-func (o *recordingObserver) ConnClosed(id ConnID, evicted int) {
+func (o *recordingObserver) ConnClosed(id liveness.ConnID, evicted int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.closed[id] = evicted

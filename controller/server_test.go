@@ -15,7 +15,11 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/controller/liveness"
+	"github.com/rmqgo/nameserver/controller/sched"
+	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -33,7 +37,7 @@ var gatedCodes = map[int32]map[string]string{
 }
 
 func TestFollowerAnswersNotLeader(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	leader, follower := ic.leader(t), ic.follower(t)
 	for code, ext := range gatedCodes {
 		var body []byte
@@ -41,7 +45,7 @@ func TestFollowerAnswersNotLeader(t *testing.T) {
 			body = []byte(`{"syncStateSet":[1],"syncStateSetEpoch":0}`)
 		}
 		resp := invoke(t, follower.Addr(), code, ext, body)
-		require.Equal(t, codeNotLeader, resp.Code, "code %d", code)
+		require.Equal(t, remoting.ControllerNotLeader, resp.Code, "code %d", code)
 		require.Equal(t, "The controller is not in leader state", resp.Remark, "code %d", code)
 		require.Nil(t, resp.ExtFields, "code %d: 2007 carries no header", code)
 		require.Empty(t, resp.Body, "code %d", code)
@@ -52,7 +56,7 @@ func TestFollowerAnswersNotLeader(t *testing.T) {
 }
 
 func TestDecodeErrorWinsOverLeaderGate(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	resp := invoke(t, ic.follower(t).Addr(), remoting.ControllerElectMaster,
 		map[string]string{"clusterName": "c", "brokerName": "b", "brokerId": "1"}, nil)
 	require.Equal(t, codeSystemError, resp.Code)
@@ -66,7 +70,7 @@ func TestDecodeErrorWinsOverLeaderGate(t *testing.T) {
 // round that disagrees is asked again for up to 10 s; a wrong answer that
 // persists still fails.
 func TestMetadataFromAnyNodePointsAtLeaderRemotingAddress(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	var peers string
 	for _, id := range ic.cluster.IDs() {
 		peers += id + ":" + ic.ctls[id].Addr() + ";"
@@ -109,14 +113,14 @@ func metadataRound(t *testing.T, ic *inmemControllers, peers string) (want, got 
 }
 
 func TestLeaderLossClosesGate(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	old := ic.leader(t)
 	ic.cluster.Partition(old.Node().ID())
 	next := ic.leader(t)
 	require.NotSame(t, old, next)
 	require.Eventually(t, func() bool { return !old.IsReadyLeader() }, 5*time.Second, 5*time.Millisecond)
 	ext := gatedCodes[remoting.ControllerGetNextBrokerID]
-	require.Equal(t, codeNotLeader, invoke(t, old.Addr(), remoting.ControllerGetNextBrokerID, ext, nil).Code)
+	require.Equal(t, remoting.ControllerNotLeader, invoke(t, old.Addr(), remoting.ControllerGetNextBrokerID, ext, nil).Code)
 	require.Equal(t, codeSuccess, invoke(t, next.Addr(), remoting.ControllerGetNextBrokerID, ext, nil).Code)
 	require.Eventually(t, func() bool {
 		_, ready := ic.obs[old.Node().ID()].snapshot()
@@ -126,7 +130,7 @@ func TestLeaderLossClosesGate(t *testing.T) {
 }
 
 func TestConfigUpdateAndGetOnAnyNode(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	follower := ic.follower(t)
 	resp := invoke(t, follower.Addr(), remoting.UpdateControllerConfig, nil, []byte("notifyBrokerRoleChanged=false\n"))
 	require.Equal(t, codeSuccess, resp.Code, resp.Remark)
@@ -155,7 +159,7 @@ func TestConfigUpdateAndGetOnAnyNode(t *testing.T) {
 }
 
 func TestUnregisteredCodesAreNotSupported(t *testing.T) {
-	ic := newInmemControllers(t, 1)
+	ic := newCluster(t, 1)
 	for _, code := range []int32{remoting.BrokerCloseChannelRequest, remoting.RaftBrokerHeartBeatEventRequest,
 		remoting.GetBrokerEpochCache, remoting.NotifyBrokerRoleChanged} {
 		resp := invoke(t, ic.leader(t).Addr(), code, nil, nil)
@@ -164,7 +168,7 @@ func TestUnregisteredCodesAreNotSupported(t *testing.T) {
 }
 
 func TestProcessReadEventAppendsBarrier(t *testing.T) {
-	ic := newInmemControllers(t, 3, "processReadEvent=true")
+	ic := newCluster(t, 3, withProps("processReadEvent=true"))
 	leader := ic.leader(t)
 	before := leader.Node().Raft().LastIndex()
 	resp := invoke(t, leader.Addr(), remoting.ControllerGetNextBrokerID, gatedCodes[remoting.ControllerGetNextBrokerID], nil)
@@ -201,17 +205,31 @@ func TestInvalidConfigIsRejected(t *testing.T) {
 	require.ErrorContains(t, err, "controllerDLegerSelfId (n9) is not an id of controllerDLegerPeers")
 }
 
-func TestSchedulerQueueAndStop(t *testing.T) {
-	s := newScheduler(1)
-	held := make(chan struct{})
-	require.NoError(t, s.submit(func() { <-held })) // live until the bound is checked
-	require.ErrorIs(t, s.submit(func() {}), errSystemBusy)
-	close(held)
-	s.stop()
-	require.ErrorIs(t, s.submit(func() {}), errNotLeader)
-	code, remark := responseCode(errSystemBusy)
+// TestSchedulerRefusalsAreAnswered: a stopped scheduler is answered 2007, a
+// full one 2 with Java's overload remark.
+func TestSchedulerRefusalsAreAnswered(t *testing.T) {
+	code, _ := responseCode(schedError(sched.ErrStopped))
+	require.Equal(t, remoting.ControllerNotLeader, code)
+	code, remark := responseCode(schedError(sched.ErrFull))
 	require.Equal(t, codeSystemBusy, code)
 	require.True(t, strings.HasPrefix(remark, "[OVERLOAD]"))
+}
+
+// TestOwnElectionBoundIsTheSetBound: the leader admits one own election
+// per broker set there may be (one loop runs per stored set), past the
+// bound of request tasks.
+func TestOwnElectionBoundIsTheSetBound(t *testing.T) {
+	require.Equal(t, config.MaxControllerBrokerSets, maxOwnElections)
+	require.Greater(t, maxOwnElections, schedulerQueueSize)
+}
+
+// TestHeartbeatRefusalsAreAnswered: a refused heartbeat is answered 2005
+// with the refusal as the remark.
+func TestHeartbeatRefusalsAreAnswered(t *testing.T) {
+	m := liveness.New(liveness.Options{Logger: testLogger(t)})
+	code, remark := responseCode(m.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: "c", BrokerName: "b", BrokerAddr: "a"}, 1))
+	require.Equal(t, int32(2005), code)
+	require.Equal(t, "Heart beat with empty brokerId", remark)
 }
 
 func TestShutdownBeforeStartReleasesListeners(t *testing.T) {
@@ -253,7 +271,7 @@ func TestNotifierDeliversOnewayRoleChange(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	obs := newRecordingObserver()
-	n := newNotifier(ctx, raftstore.TestLogger(t, "notify"), obs, 0)
+	n := newNotifier(ctx, raftstoretest.TestLogger(t, "notify"), obs, 0)
 	entry := roleChangeNotifyEntry{MasterAddress: "10.0.0.2:10911", MasterBrokerID: 2, MasterEpoch: 3,
 		SyncStateSetEpoch: 4, SyncStateSet: []int64{2}}
 	n.send(addr, entry)
@@ -280,7 +298,7 @@ func TestNotifierReportsUnreachableBroker(t *testing.T) {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close())
 	obs := newRecordingObserver()
-	n := newNotifier(context.Background(), raftstore.TestLogger(t, "notify"), obs, 0)
+	n := newNotifier(context.Background(), raftstoretest.TestLogger(t, "notify"), obs, 0)
 	n.send(addr, roleChangeNotifyEntry{MasterBrokerID: 1, MasterEpoch: 1})
 	n.wait()
 	require.Len(t, obs.notified, 1)
@@ -288,7 +306,7 @@ func TestNotifierReportsUnreachableBroker(t *testing.T) {
 }
 
 func TestMetricsSources(t *testing.T) {
-	ic := newInmemControllers(t, 3)
+	ic := newCluster(t, 3)
 	leader := ic.leader(t)
 	apply := gatedCodes[remoting.ControllerApplyBrokerID]
 	require.Equal(t, codeSuccess, invoke(t, leader.Addr(), remoting.ControllerApplyBrokerID, apply, nil).Code)

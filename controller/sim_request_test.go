@@ -78,11 +78,11 @@ func (w *simWorld) electRequest(name string, ids []int64) wire.ElectMasterReques
 	id := ids[w.rng.Intn(len(ids))]
 	switch w.rng.Intn(3) {
 	case 0:
-		return brokerTriggerElect(simCluster, name, id)
+		return brokerElectRequest(simCluster, name, id)
 	case 1:
-		return adminTriggerElect(simCluster, name, id)
+		return adminElectRequest(simCluster, name, id)
 	}
-	return controllerTriggerElect(name)
+	return controllerElectRequest(name)
 }
 
 // alterRequest is the master shrinking or growing its sync-state set, with

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -97,7 +98,7 @@ type simWorld struct {
 	order   simOrder
 	lim     stateLimits
 	clock   *fakeClock
-	hb      *heartbeatManager
+	hb      *liveness.Table
 	fsm     *FSM // the FSM under test (batches through ApplyBatch if it has one)
 	seq     *FSM // the reference: the same entries applied one at a time
 	index   uint64
@@ -111,7 +112,7 @@ func newSimWorld(t testing.TB, seed int64) *simWorld {
 	clock := newFakeClock()
 	rng := rand.New(rand.NewSource(seed))
 	w := &simWorld{t: t, seed: seed, rng: rng, order: simOrder(rng.Intn(3)), clock: clock,
-		hb: newHeartbeatManager(heartbeatOptions{Clock: clock}), fsm: NewFSM(nil), seq: NewFSM(nil)}
+		hb: liveness.New(liveness.Options{Clock: clock}), fsm: NewFSM(nil), seq: NewFSM(nil)}
 	n := 2 + rng.Intn(5)
 	for i := range n {
 		w.sets = append(w.sets, &simSet{name: fmt.Sprintf("simBroker-%d", i), index: i, alive: map[int64]bool{}, next: 1})
@@ -167,7 +168,7 @@ func (w *simWorld) heartbeats() {
 			epoch, offset := int32(w.rng.Intn(5)), int64(w.rng.Intn(100))
 			err := w.hb.OnHeartbeat(wire.BrokerHeartbeatRequest{ClusterName: simCluster, BrokerName: set.name,
 				BrokerAddr: addrOf(id), BrokerID: &bid, Epoch: &epoch, MaxOffset: &offset,
-				HeartbeatTimeoutMillis: &timeout}, ConnID(set.index*100+int(id)))
+				HeartbeatTimeoutMillis: &timeout}, liveness.ConnID(set.index*100+int(id)))
 			require.NoError(w.t, err)
 		}
 	}

@@ -38,8 +38,8 @@ import (
 //
 // bytes is a uvarint length then the bytes; varint is zig-zag (signed).
 // Version 3 is version 2 with uvarint clusterVersion after the version,
-// written only once the cluster version is 2 or more (version.go); version 2
-// is written before. Version 1 (JSON, snapshot_v1.go) is still read, never
+// written only once the cluster version is 2 or more (entry_format.go); version 2
+// is written before. Version 1 (JSON, legacy.go) is still read, never
 // written.
 const (
 	snapshotVersion = 2
@@ -69,7 +69,7 @@ var (
 	errSnapshotTooLarge = errors.New("snapshot larger than the restore ceiling")
 	errSnapshotVersion  = errors.New("unsupported snapshot version")
 	// errNewerFormat: a log entry or snapshot of a format newer than the
-	// node reads (version.go); Apply stops on it.
+	// node reads (entry_format.go); Apply stops on it.
 	errNewerFormat = errors.New("format newer than this node reads")
 )
 

@@ -119,11 +119,11 @@ func (g *seqGen) step() {
 func (g *seqGen) electRequest(cluster, name string, id int64) wire.ElectMasterRequest {
 	switch g.c.intn(3) {
 	case 0:
-		return brokerTriggerElect(cluster, name, id)
+		return brokerElectRequest(cluster, name, id)
 	case 1:
-		return adminTriggerElect(cluster, name, id)
+		return adminElectRequest(cluster, name, id)
 	}
-	return controllerTriggerElect(name)
+	return controllerElectRequest(name)
 }
 
 // alterRequest names the current master and epochs most of the time.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/rmqgo/nameserver/controller/liveness"
 	"github.com/rmqgo/nameserver/controller/wire"
 )
 
@@ -47,9 +48,9 @@ type syncStateInfo struct {
 type state struct {
 	replicas   map[string]*replicaInfo
 	syncStates map[string]*syncStateInfo
-	retired    map[string]retiredSet // epochs of removed sync-state halves (retire.go)
+	retired    map[string]retiredSet // epochs of removed sync-state halves (tombstone.go)
 	// clusterVersion is the replicated cluster version; 0 means 1
-	// (version.go).
+	// (entry_format.go).
 	clusterVersion int
 	// size is the accounted size in bytes once sized (statesize.go).
 	size  int64
@@ -157,7 +158,7 @@ func (s *state) IsMaster(brokerName string, brokerID int64) bool {
 // BrokerSetsNeedingReelect is the T2 scan (scanNeedReelectBrokerSets): the
 // sorted names of existing sets whose master is set but inactive while at
 // least one registered replica is alive.
-func (s *state) BrokerSetsNeedingReelect(live liveness) []string {
+func (s *state) BrokerSetsNeedingReelect(live liveness.Reader) []string {
 	var out []string
 	for _, name := range s.BrokerNames() {
 		r, ss, ok := s.get(name)
@@ -174,7 +175,7 @@ func (s *state) BrokerSetsNeedingReelect(live liveness) []string {
 	return out
 }
 
-func anyAlive(live liveness, cluster, name string, ids []int64) bool {
+func anyAlive(live liveness.Reader, cluster, name string, ids []int64) bool {
 	for _, id := range ids {
 		if live.IsActive(cluster, name, id) {
 			return true
@@ -215,7 +216,7 @@ func (r *replicaInfo) addBroker(id int64, addr, checkCode string) {
 
 // masterPtr returns the master id as a nullable header value.
 // isFresh reports a set that never had a master (master epoch 0), or whose
-// sync-state half was recreated (retire.go): no master and an empty
+// sync-state half was recreated (tombstone.go): no master and an empty
 // sync-state set. Its first election goes to the requesting broker.
 func (ss *syncStateInfo) isFresh() bool {
 	return ss.MasterEpoch == 0 || (ss.MasterBrokerID == wire.NoBrokerID && len(ss.SyncStateSet) == 0)

@@ -6,7 +6,7 @@ import "fmt"
 
 // Accounted size of the replicated state (config.StateBounds'
 // controllerMaxStateBytes). Every event changes one broker set only (its
-// two halves; tombstones are not counted but bounded in number, retire.go),
+// two halves; tombstones are not counted but bounded in number, tombstone.go),
 // so Apply keeps the total up to date by
 // the set's cost before and after the event: no request scans the state.
 // A state built otherwise (a restored snapshot) is counted once, by the
@@ -41,7 +41,7 @@ func (s *state) setCost(name string) int64 {
 			}
 		}
 	}
-	return n // tombstones are bounded in number instead (retire.go)
+	return n // tombstones are bounded in number instead (tombstone.go)
 }
 
 // newSetCost is the cost of a set created with one broker.

@@ -12,13 +12,13 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/internal/testcerts"
-	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
 
 func tlsManager(t *testing.T, c *config.TLS) *tlsconf.Manager {
-	m, err := tlsconf.New(c, raftstore.TestLogger(t, "tls"))
+	m, err := tlsconf.New(c, raftstoretest.TestLogger(t, "tls"))
 	require.NoError(t, err)
 	t.Cleanup(m.Close)
 	return m
@@ -44,7 +44,7 @@ func TestNotifierDialsTLSBroker(t *testing.T) {
 
 	cc := config.DefaultTLS()
 	cc.Enable, cc.ClientAuthServer, cc.ClientTrustCertPath = true, true, files.CA
-	n := newNotifier(context.Background(), raftstore.TestLogger(t, "notify"), newRecordingObserver(), 0)
+	n := newNotifier(context.Background(), raftstoretest.TestLogger(t, "notify"), newRecordingObserver(), 0)
 	n.tls = tlsManager(t, cc).Client
 	n.send(ln.Addr().String(), roleChangeNotifyEntry{MasterBrokerID: 1, MasterEpoch: 1})
 	select {

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/controller/wire"
+	"github.com/rmqgo/nameserver/remoting"
 )
 
 // applyRaw applies raw entry bytes through FSM.Apply.
@@ -89,13 +90,13 @@ func TestCheckedEntryBreakingTheRulesIsRejectedByApply(t *testing.T) {
 	}
 	for _, ev := range bad {
 		res := f.apply(ev)
-		require.Equal(t, codeInvalidRequest, codeOf(res.Err), "%v", res.Err)
+		require.Equal(t, remoting.ControllerInvalidRequest, codeOf(res.Err), "%v", res.Err)
 	}
 	require.Empty(t, f.state().BrokerNames())
 	registerSet(f, "c", "b", 1)
 	res := f.apply(updateBrokerAddressEvent{ClusterName: "c", BrokerName: "b", BrokerAddress: "no-port", BrokerID: 1,
 		Checked: true})
-	require.Equal(t, codeInvalidRequest, codeOf(res.Err))
+	require.Equal(t, remoting.ControllerInvalidRequest, codeOf(res.Err))
 	r, _ := f.state().Replicas("b")
 	require.Equal(t, addrOf(1), r.Brokers[1].Address)
 	requireSizeExact(t, f)
@@ -123,7 +124,7 @@ func TestNameRulesAcceptRealNames(t *testing.T) {
 	require.NotEmpty(t, checkCodeRule("127.0.0.1:10911;x"))
 }
 
-// TestValidatedTypesBuiltOnlyByParse: outside names.go, no source file of
+// TestValidatedTypesBuiltOnlyByParse: outside field_rules.go, no source file of
 // the package converts a string into a validated type.
 func TestValidatedTypesBuiltOnlyByParse(t *testing.T) {
 	validated := map[string]bool{"clusterName": true, "brokerName": true, "brokerAddr": true, "checkCode": true}
@@ -131,7 +132,7 @@ func TestValidatedTypesBuiltOnlyByParse(t *testing.T) {
 	require.NoError(t, err)
 	fset := token.NewFileSet()
 	for _, path := range files {
-		if strings.HasSuffix(path, "_test.go") || path == "names.go" {
+		if strings.HasSuffix(path, "_test.go") || path == "field_rules.go" {
 			continue
 		}
 		file, err := parser.ParseFile(fset, path, nil, 0)
@@ -139,7 +140,7 @@ func TestValidatedTypesBuiltOnlyByParse(t *testing.T) {
 		ast.Inspect(file, func(n ast.Node) bool {
 			if call, ok := n.(*ast.CallExpr); ok {
 				if id, ok := call.Fun.(*ast.Ident); ok && validated[id.Name] {
-					t.Errorf("%s converts to %s: only names.go's parse functions may", fset.Position(call.Pos()), id.Name)
+					t.Errorf("%s converts to %s: only field_rules.go's parse functions may", fset.Position(call.Pos()), id.Name)
 				}
 			}
 			return true

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 )
 
 // TestRaftCheckRefusesEntryOfNewerFormat: the Raft RPC check of a node
@@ -29,7 +30,7 @@ func TestRaftCheckRefusesEntryOfNewerFormat(t *testing.T) {
 		}
 		return fsms[id]
 	}
-	cluster := raftstore.NewInmemCluster(t, 3, func(id string) raft.FSM { return fsmOf(id) },
+	cluster := raftstoretest.NewInmemCluster(t, 3, func(id string) raft.FSM { return fsmOf(id) },
 		func(c *raftstore.Config) { c.CheckCommand = fsmOf(c.SelfID).checkEntry })
 	leader := cluster.Leader(t)
 	followers := cluster.Followers(t)

@@ -1,37 +1,3 @@
 //go:build embedded_controller
 
 package controller
-
-import (
-	"testing"
-	"time"
-
-	"github.com/stretchr/testify/require"
-)
-
-// TestViewWarmupIsFixed: a node's table is a complete view of liveness
-// once it has served for viewWarmup, whatever timeouts brokers announce
-// (a stranger's 60 s, or a huge value capped at it, stretches nothing),
-// and serving again (Start) starts the warm-up again.
-func TestViewWarmupIsFixed(t *testing.T) {
-	e := newHBEnv(t)
-	require.False(t, e.m.viewComplete(), "a node that has just started knows nothing yet")
-	require.Equal(t, viewWarmup, e.m.viewCompleteIn())
-
-	long := beat(2, "a2", 1, 10)
-	long.HeartbeatTimeoutMillis = ptr(int64(60_000))
-	require.NoError(t, e.m.OnHeartbeat(long, 2))
-	huge := beat(3, "a3", 1, 10)
-	huge.HeartbeatTimeoutMillis = ptr(int64(1 << 50))
-	require.NoError(t, e.m.OnHeartbeat(huge, 3))
-
-	e.clock.Advance(viewWarmup - time.Millisecond)
-	require.False(t, e.m.viewComplete())
-	require.Equal(t, time.Millisecond, e.m.viewCompleteIn())
-	e.clock.Advance(time.Millisecond)
-	require.True(t, e.m.viewComplete(), "announced timeouts do not stretch the warm-up")
-	require.Zero(t, e.m.viewCompleteIn())
-
-	e.m.startServing()
-	require.False(t, e.m.viewComplete(), "serving again starts the warm-up again")
-}

@@ -16,7 +16,7 @@ import (
 	"github.com/rmqgo/nameserver/controller"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
-	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -26,9 +26,9 @@ import (
 func TestControllerACLDenialsCounted(t *testing.T) {
 	reg := metrics.NewProcessRegistry()
 	m := metrics.NewController(reg)
-	logger := raftstore.TestLogger(t, "ctl")
+	logger := raftstoretest.TestLogger(t, "ctl")
 	var fsm *controller.FSM
-	cluster := raftstore.NewInmemCluster(t, 1, func(string) raft.FSM {
+	cluster := raftstoretest.NewInmemCluster(t, 1, func(string) raft.FSM {
 		fsm = controller.NewFSM(logger)
 		return fsm
 	})

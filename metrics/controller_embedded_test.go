@@ -19,7 +19,7 @@ import (
 	"github.com/rmqgo/nameserver/controller"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
-	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -74,9 +74,9 @@ func TestControllerHeartbeatsCountedThroughObserver(t *testing.T) {
 // when export is set, ExportMetrics(m).
 func startController(t *testing.T, m *metrics.Controller, export bool) *controller.Controller {
 	t.Helper()
-	logger := raftstore.TestLogger(t, "ctl")
+	logger := raftstoretest.TestLogger(t, "ctl")
 	var fsm *controller.FSM
-	cluster := raftstore.NewInmemCluster(t, 1, func(string) raft.FSM {
+	cluster := raftstoretest.NewInmemCluster(t, 1, func(string) raft.FSM {
 		fsm = controller.NewFSM(logger)
 		return fsm
 	})

@@ -16,7 +16,7 @@ import (
 // *raft.AppendEntriesResponse", seen in make test).
 func TestStoppedGuardAnswersWithTypedResponses(t *testing.T) {
 	_, trans := raft.NewInmemTransport("")
-	g, err := newVoteGuard(trans, raft.NewInmemStore(), "n1", TestLogger(t, "guard"))
+	g, err := newVoteGuard(trans, raft.NewInmemStore(), "n1", testLogger(t, "guard"))
 	require.NoError(t, err)
 	require.NoError(t, g.Close())
 	for _, cmd := range []any{&raft.AppendEntriesRequest{}, &raft.RequestVoteRequest{}, &raft.RequestPreVoteRequest{},

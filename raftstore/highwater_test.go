@@ -23,11 +23,11 @@ func TestHighWaterFollowsTheLogAndIsNeverAhead(t *testing.T) {
 	t.Logf("seed %d", seed)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	dir := filepath.Join(t.TempDir(), "data")
-	hw, err := openHighWater(dir, TestLogger(t, "hw"))
+	hw, err := openHighWater(dir, testLogger(t, "hw"))
 	require.NoError(t, err)
 	faults := &DiskFaults{}
 	inner := raft.NewInmemStore()
-	s := &markedLogStore{LogStore: faults.wrap(inner), hw: hw, logger: TestLogger(t, "hw")}
+	s := &markedLogStore{LogStore: faults.wrap(inner), hw: hw, logger: testLogger(t, "hw")}
 	term, first, last := uint64(1), uint64(1), uint64(0)
 	for step := range 2000 {
 		switch op := rng.IntN(10); {
@@ -60,7 +60,7 @@ func TestHighWaterFollowsTheLogAndIsNeverAhead(t *testing.T) {
 			last = from - 1
 		default: // a crash: the mark is read back from its file
 			require.NoError(t, hw.Close())
-			hw, err = openHighWater(dir, TestLogger(t, "hw"))
+			hw, err = openHighWater(dir, testLogger(t, "hw"))
 			require.NoError(t, err)
 			s.hw = hw
 		}
@@ -92,7 +92,7 @@ func TestHighWaterFileDamagedRefused(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, os.WriteFile(path, data, 0o640))
 			_, err = Open(Config{SelfID: "n0", Peers: []Peer{{"n0", "127.0.0.1:0"}}, Dir: dir,
-				BindAddr: "127.0.0.1:0", Logger: TestLogger(t, "hw")}, &counterFSM{})
+				BindAddr: "127.0.0.1:0", Logger: testLogger(t, "hw")}, &counterFSM{})
 			require.ErrorIs(t, err, ErrStaleData)
 			require.ErrorContains(t, err, path)
 			require.ErrorContains(t, err, "remove it")
@@ -103,7 +103,7 @@ func TestHighWaterFileDamagedRefused(t *testing.T) {
 // flipped is a valid record with one bit of its index flipped.
 func flipped(t *testing.T) []byte {
 	dir := filepath.Join(t.TempDir(), "data")
-	hw, err := openHighWater(dir, TestLogger(t, "hw"))
+	hw, err := openHighWater(dir, testLogger(t, "hw"))
 	require.NoError(t, err)
 	require.NoError(t, hw.set(position{3, 40}, true))
 	require.NoError(t, hw.Close())
@@ -154,12 +154,12 @@ func TestHighWaterInsideWhenTheParentRefuses(t *testing.T) {
 	require.NoError(t, os.MkdirAll(dir, 0o750))
 	require.NoError(t, os.Chmod(parent, 0o500))
 	t.Cleanup(func() { _ = os.Chmod(parent, 0o750) })
-	hw, err := openHighWater(dir, TestLogger(t, "hw"))
+	hw, err := openHighWater(dir, testLogger(t, "hw"))
 	require.NoError(t, err)
 	require.Equal(t, insideHighWater(dir), hw.path)
 	require.NoError(t, hw.set(position{2, 9}, true))
 	require.NoError(t, hw.Close())
-	again, err := openHighWater(dir, TestLogger(t, "hw"))
+	again, err := openHighWater(dir, testLogger(t, "hw"))
 	require.NoError(t, err)
 	require.Equal(t, position{2, 9}, again.current())
 	require.NoError(t, again.Close())

@@ -18,7 +18,7 @@ import (
 // with term 7.
 func voteServer(t *testing.T, in Inbound) *raft.NetworkTransport {
 	t.Helper()
-	tr, err := NewBoundedTCPTransport("127.0.0.1:0", "", in, TestLogger(t, "server"))
+	tr, err := NewBoundedTCPTransport("127.0.0.1:0", "", in, testLogger(t, "server"))
 	require.NoError(t, err)
 	done := make(chan struct{})
 	go func() {
@@ -65,7 +65,7 @@ func TestInboundConnectionCap(t *testing.T) {
 	require.NoError(t, idle[1].Close())
 	require.NoError(t, idle[2].Close())
 	require.Eventually(t, func() bool { return budget.InUse() == 1 }, 5*time.Second, 5*time.Millisecond)
-	client, err := NewTCPTransport("127.0.0.1:0", "", TestLogger(t, "client"))
+	client, err := NewTCPTransport("127.0.0.1:0", "", testLogger(t, "client"))
 	require.NoError(t, err)
 	defer client.Close()
 	var resp raft.RequestVoteResponse
@@ -75,10 +75,10 @@ func TestInboundConnectionCap(t *testing.T) {
 }
 
 func TestInboundDefaultCap(t *testing.T) {
-	l, err := newTCPStreamLayer("127.0.0.1:0", nil, Inbound{}, TestLogger(t, "l"))
+	l, err := newTCPStreamLayer("127.0.0.1:0", nil, Inbound{}, testLogger(t, "l"))
 	require.NoError(t, err)
 	defer l.Close()
-	_, err = newTCPStreamLayer("0.0.0.0:0", nil, Inbound{}, TestLogger(t, "l"))
+	_, err = newTCPStreamLayer("0.0.0.0:0", nil, Inbound{}, testLogger(t, "l"))
 	require.ErrorContains(t, err, "not advertisable")
 	budget := connlimit.NewBudget(DefaultMaxInbound + 10)
 	srv := voteServer(t, Inbound{Budget: budget})

@@ -41,7 +41,7 @@ func newTCPCluster(t *testing.T, n int, tweak func(*Config)) *tcpCluster {
 
 // bindTCPCluster binds the transports of an n-node cluster and opens none.
 func bindTCPCluster(t *testing.T, n int, tweak func(*Config)) (*tcpCluster, map[string]raft.Transport) {
-	c := &tcpCluster{t: t, logger: TestLogger(t, "tcp"), dirs: map[string]string{},
+	c := &tcpCluster{t: t, logger: testLogger(t, "tcp"), dirs: map[string]string{},
 		fsms: map[string]*counterFSM{}, nodes: map[string]*Node{}, tweak: tweak}
 	transports := map[string]raft.Transport{}
 	for i := range n {
@@ -228,13 +228,13 @@ func TestOpenBindFailureNamesAddress(t *testing.T) {
 	defer ln.Close()
 	addr := ln.Addr().String()
 	_, err = Open(Config{SelfID: "n0", Peers: []Peer{{"n0", addr}}, Dir: t.TempDir(),
-		BindAddr: addr, Logger: TestLogger(t, "bind")}, &counterFSM{})
+		BindAddr: addr, Logger: testLogger(t, "bind")}, &counterFSM{})
 	require.ErrorIs(t, err, ErrBind)
 	require.ErrorContains(t, err, addr)
 }
 
 func TestOpenRejectsSelfAddressMismatch(t *testing.T) {
-	logger := TestLogger(t, "mismatch")
+	logger := testLogger(t, "mismatch")
 	trans, err := NewTCPTransport("127.0.0.1:0", "", logger)
 	require.NoError(t, err)
 	_, err = Open(Config{SelfID: "n0", Peers: []Peer{{"n0", "127.0.0.1:1"}}, InMemory: true,

@@ -117,7 +117,7 @@ type probeCluster struct {
 }
 
 func newProbeCluster(t *testing.T, n int, every time.Duration) *probeCluster {
-	c := &probeCluster{t: t, logger: TestLogger(t, "probe"), every: every,
+	c := &probeCluster{t: t, logger: testLogger(t, "probe"), every: every,
 		stores: map[string]*raft.InmemStore{}, snaps: map[string]*raft.InmemSnapshotStore{},
 		trans: map[string]*gatedTransport{}, nodes: map[string]*Node{},
 		timeouts: map[string]time.Duration{}, apart: map[[2]string]bool{}, leaders: &leaderLog{byTerm: map[uint64]string{}}}

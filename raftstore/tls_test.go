@@ -37,7 +37,7 @@ type tlsMember struct {
 func newTLSMember(t *testing.T, ca, trust *testcerts.CA, opts testcerts.LeafOptions, name string) *tlsMember {
 	m := &tlsMember{dir: t.TempDir(), prefix: name}
 	m.files = ca.Issue(t, opts).WriteFiles(t, m.dir, name, trust)
-	logger := TestLogger(t, name)
+	logger := testLogger(t, name)
 	var err error
 	m.rl, err = certreload.New(m.files.Cert, m.files.Key, m.files.CA, logger)
 	require.NoError(t, err)
@@ -51,7 +51,7 @@ func newTLSMember(t *testing.T, ca, trust *testcerts.CA, opts testcerts.LeafOpti
 // newTLSCluster opens an n-node cluster whose transports use mutual TLS
 // with leaves of ca.
 func newTLSCluster(t *testing.T, ca *testcerts.CA, n int) (*tcpCluster, map[string]*tlsMember) {
-	c := &tcpCluster{t: t, logger: TestLogger(t, "tls"), dirs: map[string]string{},
+	c := &tcpCluster{t: t, logger: testLogger(t, "tls"), dirs: map[string]string{},
 		fsms: map[string]*counterFSM{}, nodes: map[string]*Node{}}
 	t.Cleanup(c.closeAll)
 	members := map[string]*tlsMember{}
@@ -196,7 +196,7 @@ func TestTLSCertificateRotation(t *testing.T) {
 func TestTLSPlaintextPeerFailsCleanly(t *testing.T) {
 	ca := testcerts.NewCA(t, "raft-ca")
 	c, members := newTLSCluster(t, ca, 3)
-	plain, err := NewTCPTransport("127.0.0.1:0", "", TestLogger(t, "plain"))
+	plain, err := NewTCPTransport("127.0.0.1:0", "", testLogger(t, "plain"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = plain.Close() })
 	leader := waitServing(t, c.running())
@@ -271,7 +271,7 @@ func TestOutboundHandshakeFailureLeftToThePeerLog(t *testing.T) {
 	peer := newTLSMember(t, other, other, testcerts.LeafOptions{}, "peer")
 	t.Cleanup(func() { _ = peer.trans.Close() })
 	files := ca.Issue(t, testcerts.LeafOptions{}).WriteFiles(t, t.TempDir(), "self", ca)
-	rl, err := certreload.New(files.Cert, files.Key, files.CA, TestLogger(t, "rl"))
+	rl, err := certreload.New(files.Cert, files.Key, files.CA, testLogger(t, "rl"))
 	require.NoError(t, err)
 	logger, logs := testlog.Capture(t, "self", hclog.Info)
 	self, err := NewTLSStreamLayer("127.0.0.1:0", "", rl.ServerConfig(), rl.ClientConfig(), Inbound{}, logger)

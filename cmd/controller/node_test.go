@@ -21,6 +21,7 @@ import (
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -52,7 +53,7 @@ func TestStandaloneMetricsEndpoint(t *testing.T) {
 func TestReadyzStartingBeforeAttach(t *testing.T) {
 	cfg := loadTestConfig(t, "127.0.0.1:1", "127.0.0.1:2", "metricsExporterType=PROM", "metricsPromExporterPort=0")
 	cfg.BindAddress = "127.0.0.1"
-	pe, err := listenMetrics(cfg, raftstore.TestLogger(t, "ctl"), metrics.EndpointConfig{})
+	pe, err := listenMetrics(cfg, raftstoretest.TestLogger(t, "ctl"), metrics.EndpointConfig{})
 	require.NoError(t, err)
 	t.Cleanup(func() { require.NoError(t, pe.shutdown(context.Background())) })
 	status, body := metricstest.Get(t, "http://"+pe.ep.Addr().String()+"/readyz")
@@ -72,7 +73,7 @@ func TestMetricsBindFailureNamesAddress(t *testing.T) {
 	port := busy.Addr().(*net.TCPAddr).Port
 	cfg := loadTestConfig(t, "127.0.0.1:1", "127.0.0.1:2", "metricsExporterType=PROM",
 		"metricsPromExporterHost=127.0.0.1", "metricsPromExporterPort="+strconv.Itoa(port))
-	_, err = startNode(cfg, raftstore.TestLogger(t, "ctl"), nodeOptions{})
+	_, err = startNode(cfg, raftstoretest.TestLogger(t, "ctl"), nodeOptions{})
 	require.Error(t, err)
 	require.Contains(t, err.Error(), busy.Addr().String())
 }
@@ -81,7 +82,7 @@ func TestMetricsBindFailureNamesAddress(t *testing.T) {
 // the extra properties, and stops it when the test ends.
 func startTestNode(t *testing.T, extra ...string) *node {
 	t.Helper()
-	logger := raftstore.TestLogger(t, "ctl")
+	logger := raftstoretest.TestLogger(t, "ctl")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	tr, err := raftstore.NewTCPTransport("127.0.0.1:0", "", logger)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rmqgo/nameserver/controller"
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 )
 
 // TestSIGTERMRightAfterStartIsGraceful: a SIGTERM that arrives once the
@@ -35,7 +36,7 @@ func TestSIGHUPIsGraceful(t *testing.T) {
 // serveUntil runs a one-node controller on loopback with after as the
 // afterStart hook and returns serve's exit status.
 func serveUntil(t *testing.T, after func()) int {
-	logger := raftstore.TestLogger(t, "ctl")
+	logger := raftstoretest.TestLogger(t, "ctl")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	tr, err := raftstore.NewTCPTransport("127.0.0.1:0", "", logger)

@@ -16,6 +16,7 @@ import (
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -25,7 +26,7 @@ import (
 func TestStandaloneTLS(t *testing.T) {
 	ca := testcerts.NewCA(t, "ctl-ca")
 	files := ca.Issue(t, testcerts.LeafOptions{}).WriteFiles(t, t.TempDir(), "server", ca)
-	logger := raftstore.TestLogger(t, "ctl")
+	logger := raftstoretest.TestLogger(t, "ctl")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	tr, err := raftstore.NewTCPTransport("127.0.0.1:0", "", logger)

@@ -19,6 +19,7 @@ import (
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -29,7 +30,7 @@ func startController(t *testing.T, extra ...string) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	logger := raftstore.TestLogger(t, "ctl")
+	logger := raftstoretest.TestLogger(t, "ctl")
 	tr, err := raftstore.NewTCPTransport("127.0.0.1:0", "", logger)
 	require.NoError(t, err)
 	dir := t.TempDir()

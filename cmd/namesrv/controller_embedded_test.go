@@ -18,6 +18,7 @@ import (
 	"github.com/rmqgo/nameserver/metrics/metricstest"
 	"github.com/rmqgo/nameserver/namesrv"
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -25,7 +26,7 @@ import (
 // embedded controller as main does and scrapes both servers' families
 // from the NameServer's single metrics endpoint.
 func TestEmbeddedControllerMetricsOnOnePort(t *testing.T) {
-	logger := raftstore.TestLogger(t, "namesrv")
+	logger := raftstoretest.TestLogger(t, "namesrv")
 	ctlLn := listen(t)
 	tr, err := raftstore.NewTCPTransport("127.0.0.1:0", "", logger)
 	require.NoError(t, err)
@@ -61,7 +62,7 @@ func TestEmbeddedControllerMetricsOnOnePort(t *testing.T) {
 // TestEmbeddedControllerWithoutMetrics starts the controller when the
 // NameServer has no registry (metricsExporterType is not PROM).
 func TestEmbeddedControllerWithoutMetrics(t *testing.T) {
-	logger := raftstore.TestLogger(t, "namesrv")
+	logger := raftstoretest.TestLogger(t, "namesrv")
 	ctlLn := listen(t)
 	tr, err := raftstore.NewTCPTransport("127.0.0.1:0", "", logger)
 	require.NoError(t, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -23,7 +24,7 @@ import (
 // deploy/cluster does), then a restart in-process from the same files:
 // the node starts, and has the new value; an identity key was refused.
 func TestEmbeddedUpdateThenRestart(t *testing.T) {
-	logger := raftstore.TestLogger(t, "namesrv")
+	logger := raftstoretest.TestLogger(t, "namesrv")
 	ctlLn := listen(t)
 	tr, err := raftstore.NewTCPTransport("127.0.0.1:0", "", logger)
 	require.NoError(t, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/namesrv"
 	"github.com/rmqgo/nameserver/raftstore"
+	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
@@ -24,7 +25,7 @@ import (
 // the embedded controller's listener, as the NameServer's, closes
 // plaintext and serves TLS (startServers hands both the one Manager).
 func TestAttackEmbeddedControllerEnforcing(t *testing.T) {
-	logger := raftstore.TestLogger(t, "namesrv")
+	logger := raftstoretest.TestLogger(t, "namesrv")
 	ca := testcerts.NewCA(t, "embedded-ca")
 	files := ca.Issue(t, testcerts.LeafOptions{}).WriteFiles(t, t.TempDir(), "server", ca)
 	tc := config.DefaultTLS()

@@ -46,8 +46,8 @@ var wallUses = map[string]map[string]string{
 	"config/filemode.go": {
 		`name := filepath.Join(dir, "."+base+".tmp-"+strconv.FormatInt(time.Now().UnixNano()+int64(i), 36))`: "a temporary file name",
 	},
-	"controller/heartbeat.go": {
-		"func (m *heartbeatManager) wallMillis() int64 { return m.opts.Clock.Now().UnixMilli() }": "LastUpdateMillis, display only",
+	"controller/liveness/table.go": {
+		"func (m *Table) wallMillis() int64 { return m.opts.Clock.Now().UnixMilli() }": "LastUpdateMillis, display only",
 	},
 	"internal/certreload/load.go": {
 		`return fmt.Errorf("%w: not valid before %s", ErrNotValidNow, c.NotBefore.UTC().Format(time.RFC3339))`: "a certificate's validity in an error",

@@ -19,6 +19,6 @@
 // sync-state set grown (1001) and read back (1006), a master failover (its
 // connections closed, its heartbeats stopped) observed through the 1008
 // the survivors receive, and the old master's return as a slave.
-// tools/brokerflow is its command line; test/controller runs it against an
+// tools/brokerflow is its command line; test/controllertest runs it against an
 // in-process cluster.
 package ctlbroker

@@ -66,7 +66,7 @@ func (c *lossyController) count(code int32) int {
 // TestUnknownOutcomeSentAgain: an answer of 1 to 1013, 1003 or 1002 leaves
 // the outcome unknown (the entry may be committed by the next leader), so
 // the broker sends the same request again, as the Java broker retries these
-// steps. Under load the controller leaders of test/controller lost their
+// steps. Under load the controller leaders of test/controllertest lost their
 // lease during a pair's setup (TestProcessClusterEmbeddedInNamesrv failed
 // 2 runs in 30 on 'apply broker id (1013): code 1' and the like).
 func TestUnknownOutcomeSentAgain(t *testing.T) {
