@@ -32,7 +32,7 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	m.live.track(req.Channel, req.BrokerAddr)
 	t.joinCluster(req.ClusterName, req.BrokerName) // step 1
 	b, registerFirst := t.brokerFor(req)           // steps 2-3
-	prevMin, _ := minKey(b.addrs)                  // step 4
+	prevMin, _ := b.minID()                        // step 4
 	minChanged := req.BrokerID < prevMin
 	t.dropAddr(b, req.BrokerAddr, &req.BrokerID) // step 5
 	dv := m.versionOf(body)
@@ -56,7 +56,7 @@ func (t *mutation) register(req RegisterRequest, body *RegisterBody, prints Topi
 	}
 	registerFirst = registerFirst || old == ""
 	isMaster := req.BrokerID == MasterID // step 9
-	minNow, _ := minKey(b.addrs)
+	minNow, _ := b.minID()
 	isPrimeSlave := req.EnableActingMaster != nil && !isMaster && req.BrokerID == minNow
 	applies := (isMaster || isPrimeSlave) && !body.TopicTableNull
 	if applies {

@@ -87,6 +87,6 @@ func (t *mutation) appliesTopics(b *brokerState, req RegisterRequest) bool {
 	if req.BrokerID == MasterID {
 		return true
 	}
-	minNow, _ := minKey(b.addrs)
+	minNow, _ := b.minID()
 	return req.EnableActingMaster != nil && req.BrokerID == minNow
 }

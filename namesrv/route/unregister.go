@@ -186,7 +186,7 @@ func (t *mutation) unregisterOne(r unregReq, ub *unregBatch) {
 // smallest, the group is noted for 905 (Java compares the request's id).
 func (t *mutation) leaveGroup(b *brokerState, addr string, id int64, cluster string, ub *unregBatch) {
 	m := t.m
-	minID, ok := minKey(b.addrs)
+	minID, ok := b.minID()
 	t.dropAddr(b, addr, nil)
 	if len(b.addrs) == 0 {
 		delete(m.brokers, b.name)
@@ -208,19 +208,29 @@ func (t *mutation) leaveGroup(b *brokerState, addr string, id int64, cluster str
 }
 
 // dropAddr removes every id of b mapped to addr, except keep (may be nil).
+// It walks b.order backwards, from the last id to drop on
+// (dropAddrFrom): a re-registration, whose id is the only one of its
+// address, finds none without a map lookup.
 func (t *mutation) dropAddr(b *brokerState, addr string, keep *int64) bool {
-	changed := false
-	for id, a := range b.addrs {
-		if a == addr && (keep == nil || id != *keep) {
-			b.deleteAddr(id)
-			t.m.unuseAddr(a)
-			changed = true
+	for i := len(b.order) - 1; i >= 0; i-- {
+		if id := b.order[i]; (keep == nil || id != *keep) && b.addrs[id] == addr {
+			t.dropAddrFrom(b, addr, keep, i)
+			return true
 		}
 	}
-	if changed {
-		t.markBroker(b.name)
+	return false
+}
+
+// dropAddrFrom is dropAddr from b.order[i], an id to drop, down
+// (deleteAddr removes the id at i from b.order).
+func (t *mutation) dropAddrFrom(b *brokerState, addr string, keep *int64, i int) {
+	for ; i >= 0; i-- {
+		if id := b.order[i]; (keep == nil || id != *keep) && b.addrs[id] == addr {
+			b.deleteAddr(id)
+			t.m.unuseAddr(addr)
+		}
 	}
-	return changed
+	t.markBroker(b.name)
 }
 
 func (t *mutation) leaveCluster(cluster, name string) {
@@ -256,7 +266,7 @@ func (t *mutation) cleanTopics(ub *unregBatch) {
 
 // hasMaster is !isNoMasterExists: some address with id <= 0.
 func hasMaster(b *brokerState) bool {
-	minID, ok := minKey(b.addrs)
+	minID, ok := b.minID()
 	return ok && minID <= 0
 }
 
