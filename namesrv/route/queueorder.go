@@ -29,8 +29,17 @@ func nameBucket(name string, buckets int) uint32 {
 
 // insertQueue adds a QueueData of a broker e has none of, at the end of
 // its bucket, and doubles the table when it holds more than three
-// quarters of its buckets (HashMap.putVal, HashMap.resize).
+// quarters of its buckets (HashMap.putVal, HashMap.resize). The first
+// QueueData of a topic needs no bucket.
 func (t *mutation) insertQueue(e *topicEntry, q QueueData) {
+	if len(e.queues) == 0 {
+		e.queues, e.fresh = []QueueData{q}, true
+		return
+	}
+	t.insertBucketed(e, q)
+}
+
+func (t *mutation) insertBucketed(e *topicEntry, q QueueData) {
 	qs := t.writable(e, 1)
 	n := e.queueBuckets()
 	b := nameBucket(q.BrokerName, n)

@@ -212,7 +212,7 @@ func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite
 	for k, tc := range body.TopicConfigs {
 		yield.At(i)
 		i++
-		if t.putTopic(b, tc, all, stripWrite) {
+		if t.putTopic(b, &tc, all, stripWrite) {
 			t.noteFresh(body, k, tc.Pos, fresh == 0)
 			fresh++
 		}
@@ -243,7 +243,7 @@ func (t *mutation) putTopicsJavaOrder(b *brokerState, body *RegisterBody, all, s
 	for i, at := range t.javaKeyOrder(keys) {
 		yield.At(i)
 		if tc, ok := body.TopicConfigs[keys[at]]; ok {
-			t.putTopic(b, tc, all, stripWrite)
+			t.putTopic(b, &tc, all, stripWrite)
 		}
 	}
 	t.releaseKeyOrder()
@@ -251,7 +251,7 @@ func (t *mutation) putTopicsJavaOrder(b *brokerState, body *RegisterBody, all, s
 
 // putTopic writes the group's QueueData of one topic config, unless all
 // is unset and the topic has it. It reports whether a row was added.
-func (t *mutation) putTopic(b *brokerState, tc TopicConfig, all, stripWrite bool) bool {
+func (t *mutation) putTopic(b *brokerState, tc *TopicConfig, all, stripWrite bool) bool {
 	if tc.NameNull { // Java's lookup by a null name throws: no topic
 		return false
 	}
