@@ -199,25 +199,37 @@ func (t *mutation) applyTopics(req RegisterRequest, body *RegisterBody, b *broke
 // putTopics is step 10c: every topic when all is set, otherwise only the
 // topics without a QueueData of the group. The rows it adds then get the
 // places Java gives them (orderNewRows). A body whose keys are not all
-// their topic names may name one topic twice: it is walked in Java's
-// order (putTopicsJavaOrder).
+// their topic names may name one topic twice; its keys are put in Java's
+// order (putTopicsJavaOrder): without all, before anything else (the
+// first key of a topic wins); with all, after the walk in map order has
+// put the keys that are their topic's name (each put rewrites, so the
+// walk in Java's order leaves what it alone would leave), which spares
+// every other body a walk of its own to find out.
 func (t *mutation) putTopics(b *brokerState, body *RegisterBody, all, stripWrite bool) {
-	if aliased(body.TopicConfigs) {
-		t.putTopicsJavaOrder(b, body, all, stripWrite)
+	base := t.m.rowsAdded
+	if !all && aliased(body.TopicConfigs) {
+		t.putTopicsJavaOrder(b, body, all, stripWrite, base)
 		return
 	}
 	t.resetFresh() // a panic may have left rows behind
-	base, fresh := t.m.rowsAdded, 0
+	fresh, alias := 0, false
 	i := 0
 	for k, tc := range body.TopicConfigs {
 		yield.At(i)
 		i++
+		if k != tc.TopicName {
+			alias = true
+			continue
+		}
 		if t.putTopic(b, &tc, all, stripWrite) {
 			t.noteFresh(body, k, tc.Pos, fresh == 0)
 			fresh++
 		}
 	}
-	if fresh > 1 {
+	switch {
+	case alias:
+		t.putTopicsJavaOrder(b, body, all, stripWrite, base)
+	case fresh > 1:
 		t.orderNewRows(body, base)
 	}
 	t.resetFresh()
@@ -235,18 +247,41 @@ func aliased(tcs map[string]TopicConfig) bool {
 
 // putTopicsJavaOrder is putTopics walking the keys as registerBroker
 // walks its ConcurrentHashMap (javaKeyOrder): of two keys naming one
-// topic, the row is added at the first, and the QueueData is the last's
-// when all is set (each key rewrites it), the first's otherwise (the
-// second finds the group's QueueData).
-func (t *mutation) putTopicsJavaOrder(b *brokerState, body *RegisterBody, all, stripWrite bool) {
+// topic, the QueueData is the last's when all is set (each key rewrites
+// it), the first's otherwise (the second finds the group's QueueData).
+// The rows added since base are then numbered in the order of the first
+// key naming each, where Java adds them.
+func (t *mutation) putTopicsJavaOrder(b *brokerState, body *RegisterBody, all, stripWrite bool, base uint64) {
 	keys := body.KeyOrder()
-	for i, at := range t.javaKeyOrder(keys) {
+	order := t.javaKeyOrder(keys)
+	for i, at := range order {
 		yield.At(i)
 		if tc, ok := body.TopicConfigs[keys[at]]; ok {
 			t.putTopic(b, &tc, all, stripWrite)
 		}
 	}
+	if t.m.rowsAdded-base > 1 {
+		t.renumberRows(body, keys, order, base)
+	}
 	t.releaseKeyOrder()
+}
+
+// renumberRows gives the rows added since base the places base, base+1,
+// ... in the order of the first key naming each (keys walked in order).
+func (t *mutation) renumberRows(body *RegisterBody, keys []string, order []int32, base uint64) {
+	seen := map[*topicEntry]struct{}{}
+	for _, at := range order {
+		tc, ok := body.TopicConfigs[keys[at]]
+		if !ok || tc.NameNull {
+			continue
+		}
+		if e := t.m.row(tc.TopicName); e != nil && e.seq >= base {
+			if _, dup := seen[e]; !dup {
+				e.seq = base + uint64(len(seen))
+				seen[e] = struct{}{}
+			}
+		}
+	}
 }
 
 // putTopic writes the group's QueueData of one topic config, unless all
