@@ -2,6 +2,7 @@ package route
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -297,6 +298,7 @@ func (w *addrWorld) check(msg string) {
 	require.Equal(w.t, uses, m.addrUses, "%s: group addresses by address", msg)
 	require.Equal(w.t, conns, m.live.addrConns, "%s: open connections by address", msg)
 	for name, b := range m.brokers {
+		require.ElementsMatch(w.t, slices.Collect(maps.Keys(b.addrs)), b.order, "%s: ids of group %s", msg, name)
 		for id, a := range b.addrs {
 			if !live[a] && conns[a] == 0 {
 				m.mu.RUnlock()

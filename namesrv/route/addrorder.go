@@ -32,6 +32,18 @@ func (b *brokerState) deleteAddr(id int64) {
 	}
 }
 
+// minID returns the smallest id of addrs; ok is false when it is empty.
+// It walks order, which holds the same ids, rather than the map: a map
+// iteration costs more than the few ids of a group.
+func (b *brokerState) minID() (minID int64, ok bool) {
+	for _, id := range b.order {
+		if !ok || id < minID {
+			minID, ok = id, true
+		}
+	}
+	return minID, ok
+}
+
 // addrOrder returns the ids in the iteration order of Java's map: its
 // table is sized for the most ids it ever held.
 func (b *brokerState) addrOrder() []int64 {

@@ -35,10 +35,14 @@ func closedChan(ch wire.Channel) bool {
 // track notes that ch carried a registration of addr, unless ch is nil or
 // has closed already (its close handling then ran or runs after this
 // under the same lock, and finds the note). Caller holds the coordinator.
+// A nil ch returns before the call (inlined on the registration path).
 func (l *liveTable) track(ch wire.Channel, addr string) {
-	if ch == nil {
-		return
+	if ch != nil {
+		l.trackConn(ch, addr)
 	}
+}
+
+func (l *liveTable) trackConn(ch wire.Channel, addr string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if closedChan(ch) {

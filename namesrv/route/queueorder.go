@@ -30,8 +30,17 @@ func nameBucket(name string, buckets int) uint32 {
 
 // insertQueue adds a QueueData of a broker e has none of, at the end of
 // its bucket, and doubles the table when it holds more than three
-// quarters of its buckets (HashMap.putVal, HashMap.resize).
+// quarters of its buckets (HashMap.putVal, HashMap.resize). The first
+// wire.QueueData of a topic needs no bucket.
 func (mut *mutation) insertQueue(e *topicEntry, q wire.QueueData) {
+	if len(e.queues) == 0 {
+		e.queues, e.fresh = []wire.QueueData{q}, true
+		return
+	}
+	mut.insertBucketed(e, q)
+}
+
+func (mut *mutation) insertBucketed(e *topicEntry, q wire.QueueData) {
 	qs := mut.writable(e, 1)
 	n := e.queueBuckets()
 	b := nameBucket(q.BrokerName, n)

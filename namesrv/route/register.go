@@ -32,7 +32,7 @@ func (mut *mutation) register(req wire.RegisterRequest, body *wire.RegisterBody,
 	m.live.track(req.Channel, req.BrokerAddr)
 	mut.joinCluster(req.ClusterName, req.BrokerName) // step 1
 	b, registerFirst := mut.brokerFor(req)           // steps 2-3
-	prevMin, _ := minBrokerID(b.addrs)               // step 4
+	prevMin, _ := b.minID()                          // step 4
 	minChanged := req.BrokerID < prevMin
 	mut.dropAddr(b, req.BrokerAddr, &req.BrokerID) // step 5
 	dv := m.versionOf(body)
@@ -56,7 +56,7 @@ func (mut *mutation) register(req wire.RegisterRequest, body *wire.RegisterBody,
 	}
 	registerFirst = registerFirst || old == ""
 	isMaster := req.BrokerID == wire.MasterID // step 9
-	minNow, _ := minBrokerID(b.addrs)
+	minNow, _ := b.minID()
 	isPrimeSlave := req.EnableActingMaster != nil && !isMaster && req.BrokerID == minNow
 	applies := (isMaster || isPrimeSlave) && !body.TopicTableNull
 	if applies {
@@ -199,25 +199,37 @@ func (mut *mutation) applyTopics(req wire.RegisterRequest, body *wire.RegisterBo
 // putTopics is step 10c: every topic when all is set, otherwise only the
 // topics without a QueueData of the group. The rows it adds then get the
 // places Java gives them (orderNewRows). A body whose keys are not all
-// their topic names may name one topic twice: it is walked in Java's
-// order (putTopicsJavaOrder).
+// their topic names may name one topic twice; its keys are put in Java's
+// order (putTopicsJavaOrder): without all, before anything else (the
+// first key of a topic wins); with all, after the walk in map order has
+// put the keys that are their topic's name (each put rewrites, so the
+// walk in Java's order leaves what it alone would leave), which spares
+// every other body a walk of its own to find out.
 func (mut *mutation) putTopics(b *brokerState, body *wire.RegisterBody, all, stripWrite bool) {
-	if aliased(body.TopicConfigs) {
-		mut.putTopicsJavaOrder(b, body, all, stripWrite)
+	base := mut.m.rowsAdded
+	if !all && aliased(body.TopicConfigs) {
+		mut.putTopicsJavaOrder(b, body, all, stripWrite, base)
 		return
 	}
 	mut.resetFresh() // a panic may have left rows behind
-	base, fresh := mut.m.rowsAdded, 0
+	fresh, alias := 0, false
 	i := 0
 	for k, tc := range body.TopicConfigs {
 		yield.At(i)
 		i++
-		if mut.putTopic(b, tc, all, stripWrite) {
+		if k != tc.TopicName {
+			alias = true
+			continue
+		}
+		if mut.putTopic(b, &tc, all, stripWrite) {
 			mut.noteFresh(body, k, tc.Pos, fresh == 0)
 			fresh++
 		}
 	}
-	if fresh > 1 {
+	switch {
+	case alias:
+		mut.putTopicsJavaOrder(b, body, all, stripWrite, base)
+	case fresh > 1:
 		mut.orderNewRows(body, base)
 	}
 	mut.resetFresh()
@@ -235,23 +247,46 @@ func aliased(tcs map[string]wire.TopicConfig) bool {
 
 // putTopicsJavaOrder is putTopics walking the keys as registerBroker
 // walks its ConcurrentHashMap (javaKeyOrder): of two keys naming one
-// topic, the row is added at the first, and the QueueData is the last's
-// when all is set (each key rewrites it), the first's otherwise (the
-// second finds the group's QueueData).
-func (mut *mutation) putTopicsJavaOrder(b *brokerState, body *wire.RegisterBody, all, stripWrite bool) {
+// topic, the wire.QueueData is the last's when all is set (each key rewrites
+// it), the first's otherwise (the second finds the group's wire.QueueData).
+// The rows added since base are then numbered in the order of the first
+// key naming each, where Java adds them.
+func (mut *mutation) putTopicsJavaOrder(b *brokerState, body *wire.RegisterBody, all, stripWrite bool, base uint64) {
 	keys := body.KeyOrder()
-	for i, at := range mut.javaKeyOrder(keys) {
+	order := mut.javaKeyOrder(keys)
+	for i, at := range order {
 		yield.At(i)
 		if tc, ok := body.TopicConfigs[keys[at]]; ok {
-			mut.putTopic(b, tc, all, stripWrite)
+			mut.putTopic(b, &tc, all, stripWrite)
 		}
+	}
+	if mut.m.rowsAdded-base > 1 {
+		mut.renumberRows(body, keys, order, base)
 	}
 	mut.releaseKeyOrder()
 }
 
+// renumberRows gives the rows added since base the places base, base+1,
+// ... in the order of the first key naming each (keys walked in order).
+func (mut *mutation) renumberRows(body *wire.RegisterBody, keys []string, order []int32, base uint64) {
+	seen := map[*topicEntry]struct{}{}
+	for _, at := range order {
+		tc, ok := body.TopicConfigs[keys[at]]
+		if !ok || tc.NameNull {
+			continue
+		}
+		if e := mut.m.row(tc.TopicName); e != nil && e.seq >= base {
+			if _, dup := seen[e]; !dup {
+				e.seq = base + uint64(len(seen))
+				seen[e] = struct{}{}
+			}
+		}
+	}
+}
+
 // putTopic writes the group's QueueData of one topic config, unless all
 // is unset and the topic has it. It reports whether a row was added.
-func (mut *mutation) putTopic(b *brokerState, tc wire.TopicConfig, all, stripWrite bool) bool {
+func (mut *mutation) putTopic(b *brokerState, tc *wire.TopicConfig, all, stripWrite bool) bool {
 	if tc.NameNull { // Java's lookup by a null name throws: no topic
 		return false
 	}

@@ -43,10 +43,10 @@ type brokerState struct {
 	cluster, name, zone string
 	actingMaster        bool
 	addrs               map[int64]string
-	order               []int64          // ids of addrs in insertion order (addrorder.go)
+	order               []int64          // ids of addrs in insertion order, kept by putAddr and deleteAddr
 	peak                int              // most ids addrs ever held
 	pub                 *wire.BrokerData // immutable published copy; nil = stale
-	covered             coverage         // topic set known to hold a QueueData of this group
+	covered             coverage         // topic set known to hold a wire.QueueData of this group
 	applied             applied          // topic content known to be applied for this group
 }
 

@@ -75,6 +75,35 @@ func TestDuplicateTopicNameRowOrder(t *testing.T) {
 	}
 }
 
+// TestDuplicateTopicNameOwnKeyTakesJavaWalkOrder: one of the keys naming
+// a topic is the topic's own name. Whatever the map order, a first
+// registration leaves the QueueData of the key Java walks last, and adds
+// the rows in the order of the first key naming each (two topics in one
+// bucket of topicQueueTable, listed by 206 in that order).
+func TestDuplicateTopicNameOwnKeyTakesJavaWalkOrder(t *testing.T) {
+	u, v := collidingTopics(t)
+	bucket := func(k string) uint32 { return javahash.Spread(javahash.StringHash(k)) & (tcTableBuckets - 1) }
+	rw := wire.PermRead | wire.PermWrite
+	for run := range 50 {
+		// Java walks "a" and "p" before u, "m" and "o" after it.
+		for _, keys := range [][2]string{{"a", "m"}, {"o", "p"}} {
+			h := newHarness(t, false)
+			mustRegister(t, h, reg("c1", "b1", "A", 0, keyedBody(1, []string{u, keys[0], keys[1]}, []string{u, v, u},
+				[]int32{rw, rw, wire.PermRead})))
+			want := []string{u, v}
+			if bucket(keys[0]) < bucket(u) {
+				want = []string{v, u}
+			}
+			require.Equal(t, want, h.AllTopics().TopicList, "run %d, keys %v: rows in Java's walk order", run, keys)
+			last := rw
+			if bucket(keys[1]) > bucket(u) {
+				last = wire.PermRead
+			}
+			require.Equal(t, last, queueOf(t, h, u, "b1").Perm, "run %d, keys %v: the key walked last wins", run, keys)
+		}
+	}
+}
+
 // answers is everything the tables answer for the model's universe.
 type answers struct {
 	Routes                                []*wire.TopicRouteData

@@ -81,6 +81,6 @@ func (mut *mutation) appliesTopics(b *brokerState, req wire.RegisterRequest) boo
 	if req.BrokerID == wire.MasterID {
 		return true
 	}
-	minNow, _ := minBrokerID(b.addrs)
+	minNow, _ := b.minID()
 	return req.EnableActingMaster != nil && req.BrokerID == minNow
 }

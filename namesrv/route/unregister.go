@@ -188,7 +188,7 @@ func (mut *mutation) unregisterOne(r unregReq, ub *unregBatch) {
 // smallest, the group is noted for 905 (Java compares the request's id).
 func (mut *mutation) leaveGroup(b *brokerState, addr string, id int64, cluster string, ub *unregBatch) {
 	m := mut.m
-	minID, ok := minBrokerID(b.addrs)
+	minID, ok := b.minID()
 	mut.dropAddr(b, addr, nil)
 	if len(b.addrs) == 0 {
 		delete(m.brokers, b.name)
@@ -210,19 +210,29 @@ func (mut *mutation) leaveGroup(b *brokerState, addr string, id int64, cluster s
 }
 
 // dropAddr removes every id of b mapped to addr, except keep (may be nil).
+// It walks b.order backwards, from the last id to drop on
+// (dropAddrFrom): a re-registration, whose id is the only one of its
+// address, finds none without a map lookup.
 func (mut *mutation) dropAddr(b *brokerState, addr string, keep *int64) bool {
-	changed := false
-	for id, a := range b.addrs {
-		if a == addr && (keep == nil || id != *keep) {
-			b.deleteAddr(id)
-			mut.m.unuseAddr(a)
-			changed = true
+	for i := len(b.order) - 1; i >= 0; i-- {
+		if id := b.order[i]; (keep == nil || id != *keep) && b.addrs[id] == addr {
+			mut.dropAddrFrom(b, addr, keep, i)
+			return true
 		}
 	}
-	if changed {
-		mut.markBroker(b.name)
+	return false
+}
+
+// dropAddrFrom is dropAddr from b.order[i], an id to drop, down
+// (deleteAddr removes the id at i from b.order).
+func (mut *mutation) dropAddrFrom(b *brokerState, addr string, keep *int64, i int) {
+	for ; i >= 0; i-- {
+		if id := b.order[i]; (keep == nil || id != *keep) && b.addrs[id] == addr {
+			b.deleteAddr(id)
+			mut.m.unuseAddr(addr)
+		}
 	}
-	return changed
+	mut.markBroker(b.name)
 }
 
 func (mut *mutation) leaveCluster(cluster, name string) {
@@ -258,7 +268,7 @@ func (mut *mutation) cleanTopics(ub *unregBatch) {
 
 // hasMaster is !isNoMasterExists: some address with id <= 0.
 func hasMaster(b *brokerState) bool {
-	minID, ok := minBrokerID(b.addrs)
+	minID, ok := b.minID()
 	return ok && minID <= 0
 }
 

@@ -31,7 +31,6 @@ type DataVersion struct {
 // TopicConfig is one topic as a broker registers it (TopicConfig.java).
 type TopicConfig struct {
 	TopicName      string
-	NameNull       bool // topicName is null (absent): no topic is created for it
 	ReadQueueNums  int32
 	WriteQueueNums int32
 	Perm           int32
@@ -41,6 +40,7 @@ type TopicConfig struct {
 	TopicFilterType string // "SINGLE_TAG" or "MULTI_TAG"
 	TopicSysFlag    int32
 	Order           bool
+	NameNull        bool // topicName is null (absent): no topic is created for it; in Order's padding (64 bytes)
 	Attributes      map[string]string
 }
 
