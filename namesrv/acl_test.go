@@ -28,7 +28,7 @@ func TestACLDenialsCountedOnewayDropped(t *testing.T) {
 	path := writeACLFile(t, "accounts: [{accessKey: nsAdmin01, secretKey: nsAdminSecret, admin: true}]\n")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv := startServerWith(t, func(c *config.NamesrvConfig) {
+	srv := startServer(t, func(c *config.NamesrvConfig) {
 		c.MetricsExporterType, c.MetricsPromExporterPort = "PROM", 5557
 		c.AclEnable, c.AclConfigPath = true, path
 	}, WithMetricsListener(ln))

@@ -1,11 +1,9 @@
 package namesrv
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
@@ -64,24 +62,6 @@ func TestAttackStrangerLogLinesAreBounded(t *testing.T) {
 			return registerRequest(t, fmt.Sprintf("one%d", i), fmt.Sprintf("127.0.0.1:%d", 30000+i), 1)
 		})},
 	})
-}
-
-// startLogged is startServerWith logging to logger.
-func startLogged(t *testing.T, logger hclog.Logger, mutate func(c *config.NamesrvConfig), opts ...Option) *Server {
-	t.Helper()
-	cfg := testConfig(t)
-	if mutate != nil {
-		mutate(cfg)
-	}
-	srv, err := New(cfg, logger, opts...)
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, srv.Shutdown(ctx))
-	})
-	return srv
 }
 
 // enforcingServer serves TLS only, on the remoting and the metrics port.

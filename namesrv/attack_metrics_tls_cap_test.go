@@ -23,7 +23,7 @@ func TestAttackTLSSniffCountsAgainstTheCap(t *testing.T) {
 	f := newTLSFixture(t, config.TLSModeEnforcing)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv := startServerWith(t, func(c *config.NamesrvConfig) {
+	srv := startServer(t, func(c *config.NamesrvConfig) {
 		c.MetricsExporterType, c.MetricsMaxConnections, c.MetricsReadHeaderTimeoutSeconds = "PROM", 4, 1
 	}, WithMetricsListener(ln), WithTLS(f.manager(t)))
 	addr := srv.MetricsAddr().String()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -217,10 +216,7 @@ type readerProbe struct {
 func newReaderProbe(t testing.TB, quiet bool) *readerProbe {
 	var srv *Server
 	if quiet {
-		cfg := config.Default()
-		cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-		cfg.KVConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
-		cfg.ConfigStorePath = filepath.Join(t.TempDir(), "namesrv.properties")
+		cfg := testConfig(t)
 		s, err := New(cfg, hclog.NewNullLogger())
 		require.NoError(t, err)
 		require.NoError(t, s.Start())

@@ -22,7 +22,7 @@ import (
 func TestAttackWarmupForwardCarriesOnlyWhatALookupReads(t *testing.T) {
 	addr, got, release := holdingPeer(t)
 	close(release) // the peer answers 17 at once
-	warm := startServerWith(t, func(c *config.NamesrvConfig) {
+	warm := startServer(t, func(c *config.NamesrvConfig) {
 		c.WarmupForwardPeers, c.WarmupForwardSeconds = addr, 600
 	})
 	req := lookupReq("attack-topic", 479)

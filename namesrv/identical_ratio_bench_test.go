@@ -2,7 +2,6 @@ package namesrv
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -10,7 +9,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -68,11 +66,7 @@ func BenchmarkRegisterIdenticalToFloor(b *testing.B) {
 
 // startQuietServer is startServer with a logger that drops everything.
 func startQuietServer(b *testing.B) *Server {
-	dir := b.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
+	cfg := testConfig(b)
 	srv, err := New(cfg, hclog.NewNullLogger())
 	require.NoError(b, err)
 	require.NoError(b, srv.Start())

@@ -21,7 +21,7 @@ func TestAttackTLSMetricsSniffStallsDoNotBlockOthers(t *testing.T) {
 	f := newTLSFixture(t, config.TLSModeEnforcing)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv := startServerWith(t, func(c *config.NamesrvConfig) { c.MetricsExporterType = "PROM" },
+	srv := startServer(t, func(c *config.NamesrvConfig) { c.MetricsExporterType = "PROM" },
 		WithMetricsListener(ln), WithTLS(f.manager(t)))
 	addr := srv.MetricsAddr().String()
 	var stalled []net.Conn

@@ -31,7 +31,7 @@ func TestRouteLookupsDuringCertificateRotation(t *testing.T) {
 	m, err := tlsconf.New(f.cfg, testLogger(t), tlsconf.WithReloadInterval(20*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(m.Close)
-	srv := startServerWith(t, func(*config.NamesrvConfig) {}, WithTLS(m))
+	srv := startServer(t, func(*config.NamesrvConfig) {}, WithTLS(m))
 	b, err := fakebroker.New(fakebroker.Config{Topics: []route.TopicConfig{fakebroker.Topic("RotateTopic", 4)}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/namesrv/body"
 	"github.com/rmqgo/nameserver/namesrv/route"
 	"github.com/rmqgo/nameserver/remoting"
@@ -87,7 +88,7 @@ func TestRegisterIdenticalBodyAnswersAsFullPath(t *testing.T) {
 
 	require.NoError(t, first.Close()) // the slave's entry is bound to the second connection now
 	require.NoError(t, second.Close())
-	eventually(t, func() bool { return srv.Routes().Stats().LiveBrokers == 0 }, "closing the new connection unregisters")
+	poll.Until(t, "closing the new connection unregisters", 10*time.Second, time.Millisecond, poll.True(func() bool { return srv.Routes().Stats().LiveBrokers == 0 }))
 }
 
 func TestRegisterChangedBodyTakesFullPath(t *testing.T) {
@@ -116,9 +117,4 @@ func readReplyTo(t *testing.T, conn net.Conn, frame []byte) *remoting.Command {
 	cmd, err := remoting.DecodeFrame(roundTrip(t, conn, frame)[4:])
 	require.NoError(t, err)
 	return cmd
-}
-
-// eventually polls cond until it holds or 10 s pass.
-func eventually(t testing.TB, cond func() bool, msg string) {
-	require.Eventually(t, cond, 10*time.Second, time.Millisecond, msg)
 }

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // TestAttackGoAwayFloodHonoursDeadline: during a one-minute GO_AWAY period
@@ -48,7 +50,7 @@ func TestAttackGoAwayFloodHonoursDeadline(t *testing.T) {
 	defer func() { close(stop); wg.Wait() }()
 	// the flood is on before Shutdown: connections still in the listen
 	// backlog would be reset with the listener, and Shutdown finish at once
-	eventually(t, func() bool { return len(s.openConns()) == 4 }, "the four connections served")
+	poll.Until(t, "the four connections served", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return len(s.openConns()) == 4 }))
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	done := make(chan error, 1)
@@ -59,5 +61,5 @@ func TestAttackGoAwayFloodHonoursDeadline(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Shutdown ignores its deadline under a request flood")
 	}
-	eventually(t, func() bool { return len(s.openConns()) == 0 }, "every connection closed")
+	poll.Until(t, "every connection closed", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return len(s.openConns()) == 0 }))
 }

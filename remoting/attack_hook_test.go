@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
@@ -48,7 +49,7 @@ func TestAttackPanickingConnHook(t *testing.T) {
 		_, err = nc.Read(make([]byte, 1))
 		require.ErrorIs(t, err, io.EOF, "the panicking connection is closed")
 		_ = nc.Close()
-		eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.shaking) == 0 }, "slot freed")
+		poll.Until(t, "slot freed", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.shaking) == 0 }))
 	}
 	require.EqualValues(t, 3, panics.Load())
 	resp := invoke(t, dial(t, addr, ClientOptions{}), NewRequest(77, nil, nil))
@@ -74,7 +75,7 @@ func TestAttackShutdownWhileHooksBlock(t *testing.T) {
 		require.NoError(t, err)
 		defer nc.Close()
 	}
-	eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.shaking) == 5 }, "all in their hooks")
+	poll.Until(t, "all in their hooks", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.shaking) == 5 }))
 	done := make(chan error, 1)
 	go func() { done <- s.Shutdown(context.Background()) }()
 	select {
@@ -114,13 +115,13 @@ func TestAttackOverLimitLogBounded(t *testing.T) {
 	for range 50 {
 		refused()
 	}
-	eventually(t, func() bool { return logs.Has("over the connection limit") }, "a warning")
+	poll.Until(t, "a warning", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return logs.Has("over the connection limit") }))
 	require.Equal(t, 1, logs.Count("over the connection limit"), logs.String())
 	clock.Lock()
 	now = now.Add(time.Second)
 	clock.Unlock()
 	refused()
-	eventually(t, func() bool { return logs.Has("suppressed=49") }, "the next warning")
+	poll.Until(t, "the next warning", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return logs.Has("suppressed=49") }))
 	require.Equal(t, 2, logs.Count("over the connection limit"), logs.String())
 }
 
@@ -144,7 +145,7 @@ func TestAttackBadFrameLogBounded(t *testing.T) {
 		require.Error(t, err)
 		_ = nc.Close()
 	}
-	eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.conns) == 0 }, "all closed")
+	poll.Until(t, "all closed", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.conns) == 0 }))
 	require.Equal(t, 1, logs.Count("closing connection on bad frame"), logs.String())
 }
 

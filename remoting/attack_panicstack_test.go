@@ -3,10 +3,12 @@ package remoting
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
@@ -32,7 +34,7 @@ func TestAttackHandlerPanicStackNamesTheSite(t *testing.T) {
 	s.Register(2, func(*Conn, *Command) (*Command, error) { return nil, fmt.Errorf("%d", panicDeepInAHandler(3, nil)) })
 	resp := invoke(t, dial(t, addr, ClientOptions{}), NewRequest(2, nil, nil))
 	require.Equal(t, SystemError, resp.Code)
-	eventually(t, func() bool { return lines.Has("handler panicked") }, "the panic is logged")
+	poll.Until(t, "the panic is logged", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return lines.Has("handler panicked") }))
 	require.Contains(t, lines.String(), "remoting.panicDeepInAHandler(", "the stack names the panicking function")
 	require.Contains(t, lines.String(), "remoting.TestAttackHandlerPanicStackNamesTheSite.func1(",
 		"the stack names the handler that called it")

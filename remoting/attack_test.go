@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // extHeavyFrame is a frame of code whose ROCKETMQ header is ~16 MiB of
@@ -165,7 +167,7 @@ func TestAttackShutdownOverrunsItsDeadline(t *testing.T) {
 	})
 	c := dial(t, ln.Addr().String(), ClientOptions{})
 	require.NoError(t, c.InvokeOneway(NewRequest(code, nil, nil)))
-	eventually(t, entered.Load, "async handler running")
+	poll.Until(t, "async handler running", 5*time.Second, 2*time.Millisecond, poll.True(entered.Load))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
@@ -233,7 +235,7 @@ func TestServerChargesDecodedHeaders(t *testing.T) {
 	headerLen := int64(binary.BigEndian.Uint32(frame[4:]) & maxHeaderLength)
 	rc := dialRaw(t, addr)
 	rc.send(frame)
-	eventually(t, entered.Load, "handler running")
+	poll.Until(t, "handler running", 5*time.Second, 2*time.Millisecond, poll.True(entered.Load))
 	held := budget - s.budget.available()
 	t.Logf("a %d KiB header held %d KiB of the budget while handled", headerLen>>10, held>>10)
 	require.GreaterOrEqual(t, held, int64(len(frame)-4)+decodedHeaderFactor*headerLen)
@@ -241,5 +243,5 @@ func TestServerChargesDecodedHeaders(t *testing.T) {
 	resp, err := rc.read()
 	require.NoError(t, err)
 	require.Equal(t, Success, resp.Code)
-	eventually(t, func() bool { return s.budget.available() == budget }, "the budget is whole again")
+	poll.Until(t, "the budget is whole again", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return s.budget.available() == budget }))
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // goAwayServer serves code 77 (SUCCESS) with a one-minute GoAwayPeriod.
@@ -46,7 +48,7 @@ func TestGracefulShutdownAnswersGoAway(t *testing.T) {
 	// accepted yet is reset when the listener closes.
 	require.EqualValues(t, Success, invoke(t, goClient, withVersion(77, 317)).Code)
 	done := shutdownAsync(s)
-	eventually(t, s.goingAway.Load, "going away")
+	poll.Until(t, "going away", 5*time.Second, 2*time.Millisecond, poll.True(s.goingAway.Load))
 
 	resp := invoke(t, java, withVersion(77, CurrentVersion))
 	require.EqualValues(t, GoAway, resp.Code)
@@ -88,7 +90,7 @@ func TestGracefulShutdownFinishesInFlight(t *testing.T) {
 	}()
 	<-entered
 	done := shutdownAsync(s)
-	eventually(t, s.goingAway.Load, "going away")
+	poll.Until(t, "going away", 5*time.Second, 2*time.Millisecond, poll.True(s.goingAway.Load))
 	close(release)
 	resp, ok := <-got
 	require.True(t, ok, "the in-flight request was answered")

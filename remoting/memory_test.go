@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 const (
@@ -144,7 +146,7 @@ func TestServerFrameBudgetWaitsThenServes(t *testing.T) {
 	holder, waiter := dialRaw(t, addr), dialRaw(t, addr)
 	first := big()
 	holder.send(first[:100<<10])
-	eventually(t, func() bool { return s.budget.available() < size }, "the holder reserved its frame")
+	poll.Until(t, "the holder reserved its frame", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return s.budget.available() < size }))
 	waiter.send(big())
 	holder.send(first[100<<10:])
 	for _, rc := range []*rawConn{holder, waiter} {
@@ -153,7 +155,7 @@ func TestServerFrameBudgetWaitsThenServes(t *testing.T) {
 		require.Equal(t, Success, resp.Code)
 		require.Len(t, resp.Body, size)
 	}
-	eventually(t, func() bool { return s.budget.available() == 256<<10 }, "the budget is whole again")
+	poll.Until(t, "the budget is whole again", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return s.budget.available() == 256<<10 }))
 }
 
 // TestServerClosesConnectionsOverTheLimit: with MaxConnections open, a new
@@ -172,7 +174,7 @@ func TestServerClosesConnectionsOverTheLimit(t *testing.T) {
 	require.ErrorIs(t, err, io.EOF, "a connection over the limit is closed at once")
 
 	require.NoError(t, first.Close())
-	eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.conns) == 1 }, "first closed")
+	poll.Until(t, "first closed", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.conns) == 1 }))
 	third := dial(t, addr, ClientOptions{})
 	require.Equal(t, Success, invoke(t, third, NewRequest(1, nil, nil)).Code)
 }

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -12,6 +9,7 @@ import (
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
 
@@ -25,18 +23,7 @@ func startEnforcingNS(t *testing.T) (addr, caFile string) {
 	m, err := tlsconf.New(tc, testlog.New(t, "tls"))
 	require.NoError(t, err)
 	t.Cleanup(m.Close)
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath, cfg.ConfigStorePath = filepath.Join(dir, "kvConfig.json"), filepath.Join(dir, "namesrv.properties")
-	srv, err := namesrv.New(cfg, nil, namesrv.WithTLS(m))
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, srv.Shutdown(ctx))
-	})
+	srv := namesrvtest.Start(t, namesrvtest.WithServerOptions(namesrv.WithTLS(m)))
 	return srv.Addr().String(), files.CA
 }
 

@@ -150,15 +150,3 @@ func brokerOf(t testing.TB, s *TopicRouteData, brokerName string) BrokerData {
 	t.Fatalf("no broker data %s", brokerName)
 	return BrokerData{}
 }
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, cond func() bool, msg string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out: %s", msg)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // completes runs f on its own goroutine and fails the test unless it
@@ -54,7 +56,7 @@ func TestPanicInMutationReleasesCoordinator(t *testing.T) {
 	completes(t, "the expiry scan after a panicking registration never completed", func() {
 		h.ScanExpired(h.clock.Mono())
 	})
-	eventually(t, func() bool { return h.Lookup("t1") == nil }, "the expired broker's topic is withdrawn")
+	poll.Until(t, "the expired broker's topic is withdrawn", 5*time.Second, time.Millisecond, poll.True(func() bool { return h.Lookup("t1") == nil }))
 }
 
 // TestPanicInMutationPublishesWithNextMutation: what a panicking mutation

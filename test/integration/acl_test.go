@@ -15,6 +15,8 @@ import (
 
 	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
@@ -32,9 +34,9 @@ accounts:
 func startACLServer(t *testing.T, accounts string, anonymousRead bool) (string, string) {
 	path := filepath.Join(t.TempDir(), "plain_acl.yml")
 	require.NoError(t, os.WriteFile(path, []byte(accounts), 0o600))
-	srv := startInProcess(t, func(c *config.NamesrvConfig) {
+	srv := namesrvtest.Start(t, namesrvtest.WithConfig(func(c *config.NamesrvConfig) {
 		c.AclEnable, c.AclConfigPath, c.AclAnonymousRead = true, path, anonymousRead
-	})
+	}))
 	return srv.Addr().String(), path
 }
 
@@ -157,11 +159,11 @@ func TestACLAllowListAndRevoke(t *testing.T) {
 			return nil
 		}
 	}
-	waitFor(t, "the allow-list", denied(kvReq("itAdmin01", "itAdminSecret"), "globalWhiteRemoteAddresses"))
+	poll.Until(t, "the allow-list", waitTimeout, 10*time.Millisecond, denied(kvReq("itAdmin01", "itAdminSecret"), "globalWhiteRemoteAddresses"))
 
 	write("globalWhiteRemoteAddresses: [127.0.0.1]\naccounts: [{accessKey: itOther01, secretKey: itOtherSecret, admin: true}]\n")
 	start := time.Now()
-	waitFor(t, "the revocation", denied(kvReq("itAdmin01", "itAdminSecret"), "unknown access key"))
+	poll.Until(t, "the revocation", waitTimeout, 10*time.Millisecond, denied(kvReq("itAdmin01", "itAdminSecret"), "unknown access key"))
 	t.Logf("revoked after %v", time.Since(start))
 	resp, err = c.Invoke(ctxT(t), kvReq("itOther01", "itOtherSecret"))
 	require.NoError(t, err)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/apache/rocketmq-client-go/v2/admin"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
@@ -12,7 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -26,8 +29,7 @@ func TestAttackACLFileRewrittenInPlace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plain_acl.yml")
 	require.NoError(t, os.WriteFile(path, []byte(aclAccounts), 0o600))
 	logger, logs := testlog.Capture(t, "namesrv", hclog.Info)
-	srv := startNamesrvWith(t, logger,
-		func(c *config.NamesrvConfig) { c.AclEnable, c.AclConfigPath, c.AclAnonymousRead = true, path, false })
+	srv := namesrvtest.Start(t, namesrvtest.WithLogger(logger), namesrvtest.WithConfig(func(c *config.NamesrvConfig) { c.AclEnable, c.AclConfigPath, c.AclAnonymousRead = true, path, false }))
 	addr := srv.Addr().String()
 	b := newBroker(t, fakebroker.Config{NameServers: []string{addr},
 		Topics: []fakebroker.TopicConfig{fakebroker.Topic("AclRewriteTopic", 2)},
@@ -44,7 +46,7 @@ func TestAttackACLFileRewrittenInPlace(t *testing.T) {
 	require.NoError(t, fetch())
 
 	require.NoError(t, os.Truncate(path, 0)) // the writer opened it with O_TRUNC
-	waitFor(t, "the reloader to judge the empty file", func() error {
+	poll.Until(t, "the reloader to judge the empty file", waitTimeout, 10*time.Millisecond, func() error {
 		if logs.Has("no YAML document") || logs.Has("accounts=0") {
 			return nil
 		}
@@ -54,7 +56,7 @@ func TestAttackACLFileRewrittenInPlace(t *testing.T) {
 	require.NoError(t, b.RegisterAll(ctxT(t)), "nor brokers")
 
 	require.NoError(t, os.WriteFile(path, []byte(aclAccounts+"  - {accessKey: itLate001, secretKey: itLateSecret}\n"), 0o600))
-	waitFor(t, "the rewritten file", func() error {
+	poll.Until(t, "the rewritten file", waitTimeout, 10*time.Millisecond, func() error {
 		if logs.Has("accounts=4") {
 			return nil
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/admin"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -18,7 +19,7 @@ import (
 // RouteInfoManager.registerBroker does (isTopicConfigChanged: no QueueData
 // of the group), whether or not the body is decoded.
 func TestAttackPrimeSlaveReaddsDeletedTopic(t *testing.T) {
-	srv := startInProcess(t, nil)
+	srv := namesrvtest.Start(t)
 	addr := srv.Addr().String()
 	topics := []fakebroker.TopicConfig{fakebroker.Topic("PrimeTopic", 4), fakebroker.Topic("KeepTopic", 4)}
 	slave := newBroker(t, fakebroker.Config{BrokerName: "broker-p", BrokerID: 1, Topics: topics})
