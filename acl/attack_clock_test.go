@@ -13,13 +13,13 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// TestAttackWallStepKeepsDenialLogOncePerMinute: the denial log's "once
+// TestWallStepKeepsDenialLogOncePerMinute: the denial log's "once
 // per access key and minute" was decided on the wall clock's minute
 // (time.Truncate, which drops Go's monotonic reading): every wall step
 // (±10 min here) began a new minute and logged every key again. The
 // minute is a monotonic one: a step logs nothing more, and a key is
 // logged again once a minute has really passed.
-func TestAttackWallStepKeepsDenialLogOncePerMinute(t *testing.T) {
+func TestWallStepKeepsDenialLogOncePerMinute(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plain_acl.yml")
 	writeFile(t, path, testAccounts)
 	log, lines := testlog.Capture(t, "acl", hclog.Warn)

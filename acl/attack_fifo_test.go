@@ -12,11 +12,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackFIFOAccountsFile: aclConfigPath replaced by a named pipe made
+// TestFIFOAccountsFileNeverBlocks: aclConfigPath replaced by a named pipe made
 // the watcher's open block until a writer came, for ever: no reload (a
 // revoked key stayed valid) and Close, hence the NameServer's shutdown,
 // hung. A file that is not a regular file is refused at once.
-func TestAttackFIFOAccountsFile(t *testing.T) {
+func TestFIFOAccountsFileNeverBlocks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plain_acl.yml")
 	writeFile(t, path, testAccounts)
 	a, err := New(Options{Path: path, PollInterval: 10 * time.Millisecond})

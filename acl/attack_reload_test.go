@@ -13,12 +13,12 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// TestAttackRefusedFileNotReread: a version of the accounts file that was
+// TestRefusedAccountsFileNotReread: a version of the accounts file that was
 // refused (here larger than maxFileSize, a sparse file) was read again at
 // every poll, because a refusal forgot the file's stamp: 16 MiB read and
 // allocated four times a second for as long as the file stayed. A refused
 // version must be read once, and the previous accounts kept.
-func TestAttackRefusedFileNotReread(t *testing.T) {
+func TestRefusedAccountsFileNotReread(t *testing.T) {
 	a, path := newTestAuthorizer(t, testAccounts, true)
 	req := signed(remoting.PutKVConfig, "adminKey1", "adminSecret1")
 	big := path + ".big"
@@ -44,7 +44,7 @@ func writeInPlace(t *testing.T, path, text string, version int) {
 	require.NoError(t, os.Chtimes(path, mt, mt))
 }
 
-// TestAttackHalfWrittenAccountsFile: a file rewritten in place goes
+// TestHalfWrittenAccountsFileKeepsLastAccounts: a file rewritten in place goes
 // through an empty and a half-written state. The reloader took whatever it
 // read: an empty file parsed as no accounts and no globalWhiteRemoteAddresses,
 // which locked out every broker and opened anonymous reads to every
@@ -52,7 +52,7 @@ func writeInPlace(t *testing.T, path, text string, version int) {
 // the allow-list written after it) was served likewise. A file without a
 // YAML document is refused, and a changed file is read only once its
 // stamp (watchedfile.Stamp) held still for one poll.
-func TestAttackHalfWrittenAccountsFile(t *testing.T) {
+func TestHalfWrittenAccountsFileKeepsLastAccounts(t *testing.T) {
 	const full = testAccounts + "globalWhiteRemoteAddresses: [10.0.0.*]\n"
 	path := filepath.Join(t.TempDir(), "plain_acl.yml")
 	writeFile(t, path, full)

@@ -11,10 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackFIFOConfigFiles: aclConfigPath or nsAddrFile naming a named
+// TestValidateRefusesFIFOConfigFiles: aclConfigPath or nsAddrFile naming a named
 // pipe made Validate's open block until a writer came: the server never
 // started and never said why. Validate refuses it at once, naming the key.
-func TestAttackFIFOConfigFiles(t *testing.T) {
+func TestValidateRefusesFIFOConfigFiles(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "pipe")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	for key, text := range map[string]string{

@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackBackupNoWiderThanSource: the .bak written on an update holds
+// TestBackupNoWiderThanSource: the .bak written on an update holds
 // the previous file, tls.server.keyPassword included, so it is never more
 // readable than that file: a 0600 -c file does not leave a 0644 copy (nor
 // keeps one left by an older version).
-func TestAttackBackupNoWiderThanSource(t *testing.T) {
+func TestBackupNoWiderThanSource(t *testing.T) {
 	withUmask(0o022, func() {
 		path := writeFile(t, "namesrv.properties", "listenPort=9876\ntls.server.keyPassword=s3cret\n")
 		require.NoError(t, os.Chmod(path, 0o600))

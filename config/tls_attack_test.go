@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackTLSConfigFileBounded: a tls.config.file that is huge, a FIFO
+// TestTLSConfigFileBounded: a tls.config.file that is huge, a FIFO
 // or a device is refused promptly, naming the key and file, without being
 // read into memory (nor an open that waits for a writer).
-func TestAttackTLSConfigFileBounded(t *testing.T) {
+func TestTLSConfigFileBounded(t *testing.T) {
 	huge := filepath.Join(t.TempDir(), "tls.properties")
 	f, err := os.Create(huge)
 	require.NoError(t, err)
@@ -44,10 +44,10 @@ func TestAttackTLSConfigFileBounded(t *testing.T) {
 	}
 }
 
-// TestAttackTLSValidateRefusesSpecialFiles: Validate names a key whose
+// TestTLSValidateRefusesSpecialFiles: Validate names a key whose
 // path is a FIFO, device or directory instead of opening it (an open of
 // a FIFO waits for a writer: startup would hang).
-func TestAttackTLSValidateRefusesSpecialFiles(t *testing.T) {
+func TestTLSValidateRefusesSpecialFiles(t *testing.T) {
 	fifo := filepath.Join(t.TempDir(), "fifo.pem")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	for _, path := range []string{fifo, "/dev/zero", t.TempDir()} {

@@ -32,7 +32,7 @@ import (
 const (
 	floodChildEnv = "RMQ_FDFLOOD_CHILD"
 	floodFdLimit  = 1024
-	floodConns    = 1100 // idle keep-alive HTTP connections, as in issue 15
+	floodConns    = 1100 // idle keep-alive HTTP connections, past floodFdLimit
 	floodLookups  = 200  // remoting lookups measured with and without the flood
 )
 

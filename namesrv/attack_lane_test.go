@@ -21,8 +21,7 @@ func heapAlloc() int64 {
 	return int64(ms.HeapAlloc)
 }
 
-// TestAttackLaneHoldsFramesBeyondBudget: the partial-frame budget (issue 7
-// defect 4) is released when a frame's last byte arrives, but a
+// TestAttackLaneHoldsFramesBeyondBudget: the partial-frame budget is released when a frame's last byte arrives, but a
 // REGISTER_BROKER frame then waits on the registration lane, which runs one
 // registration at a time, and its buffer stays live until its turn. While
 // one slow registration holds the lane (here: a blocked lane function; in

@@ -19,7 +19,7 @@ import (
 // drives each path.
 const strangerRuns = 500
 
-// TestAttackStrangerLogLinesAreBounded (issue 15): every log line a
+// TestAttackStrangerLogLinesAreBounded: every log line a
 // stranger can cause at will, on the remoting port (TLS sniff, handshake,
 // PROXY header, frames, connection limit, idle and reset connections,
 // ACL, each request code with garbage fields, brokers registered and

@@ -65,22 +65,22 @@ func regExt(cluster, name, addr string, id int, eam, zone string, b []byte, crc 
 	return ext
 }
 
-// readerAnswersGolden holds the answers of TestAttackReaderAnswersAsLanePath
-// recorded on 153492e, where every REGISTER_BROKER ran on the lane, and
-// recorded again when routes took Java's HashMap order of their queue and
-// broker data (the only change).
-const readerAnswersGolden = "testdata/reader_answers_153492e.txt"
+// readerAnswersGolden holds the answers of TestReaderAnswersAsLanePath
+// recorded when every REGISTER_BROKER ran on the lane, and recorded again
+// when routes took Java's HashMap order of their queue and broker data
+// (the only change).
+const readerAnswersGolden = "testdata/lane_path_answers.txt"
 
-// TestAttackReaderAnswersAsLanePath runs one script of registrations of
+// TestReaderAnswersAsLanePath runs one script of registrations of
 // masters, slaves and an acting-master group (first, identical, changed,
 // after WIPE/ADD_WRITE_PERM, after another connection took and closed the
 // channel, bad or zero bodyCrc32, compressed, version 36, oneway, a new
 // zone, after DELETE_TOPIC, after UNREGISTER, with
 // deleteTopicWithBrokerRegistration) with lookups, cluster info and
 // QUERY_DATA_VERSION in between, and requires every answer byte for byte
-// as recorded on 153492e, before identical registrations were answered on
-// the reader (RMQ_RECORD_ANSWERS=1 records instead).
-func TestAttackReaderAnswersAsLanePath(t *testing.T) {
+// as recorded before identical registrations were answered on the
+// reader (RMQ_RECORD_ANSWERS=1 records instead).
+func TestReaderAnswersAsLanePath(t *testing.T) {
 	srv := startServer(t, nil)
 	d := &answerScript{t: t, srv: srv, conns: map[string]net.Conn{}}
 	X := registerBodyQ(t, 6, 1, 8)

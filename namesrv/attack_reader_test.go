@@ -69,13 +69,13 @@ func queuesOf(t *testing.T, srv *Server, topic string) (int32, int32) {
 	return -1, -1
 }
 
-// TestAttackReaderIdenticalAfterWipe: WIPE_WRITE_PERM_OF_BROKER and
+// TestReaderIdenticalAfterWipe: WIPE_WRITE_PERM_OF_BROKER and
 // ADD_WRITE_PERM_OF_BROKER change the route without a registration. An
 // identical re-registration then keeps what the admin set, as Java's
 // registerBroker does (same DataVersion and the group already has the
 // topic: isTopicConfigChanged is false, the topic is not re-applied);
 // a new DataVersion re-applies the body's perm.
-func TestAttackReaderIdenticalAfterWipe(t *testing.T) {
+func TestReaderIdenticalAfterWipe(t *testing.T) {
 	srv := startServer(t, nil)
 	stats := srv.Routes().Stats
 	c := dial(t, srv)
@@ -99,7 +99,7 @@ func TestAttackReaderIdenticalAfterWipe(t *testing.T) {
 	step("new DataVersion after wipe", registerBodyQ(t, 10, 2, 8), 6, 2)
 }
 
-// TestAttackReaderConcurrentMemoMatchesTables: registrations of two bodies
+// TestReaderConcurrentMemoMatchesTables: registrations of two bodies
 // (the same topics, other write queue counts and DataVersions) and
 // unregistrations of one broker from several connections at once, some
 // connections closed and redialled meanwhile, and expiry scans that find
@@ -108,7 +108,7 @@ func TestAttackReaderIdenticalAfterWipe(t *testing.T) {
 // registering each body in turn, the first one answered without decoding
 // included, leaves that body's queues. RMQ_SEED replays the choice of
 // operations.
-func TestAttackReaderConcurrentMemoMatchesTables(t *testing.T) {
+func TestReaderConcurrentMemoMatchesTables(t *testing.T) {
 	srv := startServer(t, nil)
 	bodies := [2][]byte{registerBodyQ(t, 12, 1, 8), registerBodyQ(t, 12, 2, 9)}
 	rng := seededRand(t)

@@ -64,13 +64,13 @@ func TestBrokerCloseDuringGoAwayKeepsRoutes(t *testing.T) {
 	require.NoError(t, <-stopped)
 }
 
-// TestAttackFailedShutdownServesNothingStale: once shutdown began, a
+// TestFailedShutdownServesNothingStale: once shutdown began, a
 // closing broker connection no longer removes its routes, so no
 // connection may be served after Shutdown returns, even when its context
 // ended inside the GO_AWAY phase and it failed: the routes kept for the
 // going-away lookups would otherwise stay visible with nobody to remove
 // them (the liveness scan is stopped too).
-func TestAttackFailedShutdownServesNothingStale(t *testing.T) {
+func TestFailedShutdownServesNothingStale(t *testing.T) {
 	srv := startServer(t, func(c *config.NamesrvConfig) { c.EnableShutdownGracefully, c.ShutdownWaitTimeSeconds = true, 5 })
 	broker, client := dial(t, srv), dial(t, srv)
 	require.Equal(t, remoting.Success, invoke(t, broker, registerRequest(t, "b", "10.9.0.1:10911", 3)).Code)

@@ -14,12 +14,12 @@ import (
 	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
-// TestAttackFIFONsAddrFile: nsAddrFile replaced by a named pipe made the
+// TestFIFONsAddrFileNeverBlocks: nsAddrFile replaced by a named pipe made the
 // re-read's open block until a writer came, holding the Source's lock: the
 // request that saw the change and every later one (each an HTTP goroutine)
 // hung for ever. A path that is not a regular file is refused at once and
 // the last good list served.
-func TestAttackFIFONsAddrFile(t *testing.T) {
+func TestFIFONsAddrFileNeverBlocks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nsaddr")
 	writeList(t, path, "10.0.0.1:9876")
 	s, err := New("", path, testlog.New(t, "nsaddr"))

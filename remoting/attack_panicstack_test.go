@@ -23,12 +23,12 @@ func panicDeepInAHandler(depth int, s []int) int {
 	return panicDeepInAHandler(depth-1, s)
 }
 
-// TestAttackHandlerPanicStackNamesTheSite: the "handler panicked" line is
+// TestHandlerPanicStackNamesTheSite: the "handler panicked" line is
 // what an operator files a bug with; its stack goes through lograte.Wrap
 // (the server's logger is wrapped) and must still name the function that
 // panicked and the handler that called it, not only the recover
 // machinery above them.
-func TestAttackHandlerPanicStackNamesTheSite(t *testing.T) {
+func TestHandlerPanicStackNamesTheSite(t *testing.T) {
 	logger, lines := testlog.Capture(t, "remoting", hclog.Info)
 	s, addr := newTestServer(t, ServerConfig{Logger: logger})
 	s.Register(2, func(*Conn, *Command) (*Command, error) { return nil, fmt.Errorf("%d", panicDeepInAHandler(3, nil)) })
@@ -36,6 +36,6 @@ func TestAttackHandlerPanicStackNamesTheSite(t *testing.T) {
 	require.Equal(t, SystemError, resp.Code)
 	poll.Until(t, "the panic is logged", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return lines.Has("handler panicked") }))
 	require.Contains(t, lines.String(), "remoting.panicDeepInAHandler(", "the stack names the panicking function")
-	require.Contains(t, lines.String(), "remoting.TestAttackHandlerPanicStackNamesTheSite.func1(",
+	require.Contains(t, lines.String(), "remoting.TestHandlerPanicStackNamesTheSite.func1(",
 		"the stack names the handler that called it")
 }

@@ -137,7 +137,7 @@ func TestAttackFrameBudgetStarvation(t *testing.T) {
 	require.NoError(t, err, "a few idle connections starve every large frame of the server")
 }
 
-// TestAttackShutdownOverrunsItsDeadline: Shutdown(ctx) says that when ctx
+// TestShutdownReturnsAtItsDeadline: Shutdown(ctx) says that when ctx
 // ends first the connections are closed at once and ctx.Err() returned,
 // but it then waits for every connection goroutine, and a connection waits
 // for its running async handlers (Conn.run: asyncWG.Wait), which closing
@@ -146,7 +146,7 @@ func TestAttackFrameBudgetStarvation(t *testing.T) {
 // scheduler's entry without one) holds the whole shutdown past its
 // deadline, and the process past its shutdownWaitTimeSeconds. Here a
 // handler that blocks 3 s against a 200 ms shutdown deadline.
-func TestAttackShutdownOverrunsItsDeadline(t *testing.T) {
+func TestShutdownReturnsAtItsDeadline(t *testing.T) {
 	const code = 7778
 	s := NewServer(ServerConfig{Logger: testLogger(t)})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -186,7 +186,7 @@ func TestAttackShutdownOverrunsItsDeadline(t *testing.T) {
 // nothing bounds the number of connections. 2,000 connections that each
 // send the 4-byte length of a 64 KiB frame hold ~160 MiB against a 16 MiB
 // budget; with the default ulimit of real deployments (65,536+ fds) it is
-// gigabytes, the defect 4 figure of 984 MB needs ~12,000.
+// gigabytes: 984 MB needs ~12,000.
 func TestAttackSmallFrameSlowloris(t *testing.T) {
 	const conns, budget = 2000, 16 * mib
 	_, addr := newTestServer(t, ServerConfig{PartialFrameBudget: budget})

@@ -52,7 +52,7 @@ func pipeline(t *testing.T, nc net.Conn, code int32, n int) {
 	go func() { _, _ = nc.Write(buf) }() // blocks once the server stops reading
 }
 
-// TestServerBoundsResponsesOfNonReadingClients is defect 4: clients that
+// TestServerBoundsResponsesOfNonReadingClients: clients that
 // pipeline requests with large responses and never read must not make the
 // server queue those responses without bound; other clients are still
 // served, and the stuck connections are closed after the idle timeout.
@@ -92,7 +92,7 @@ func TestServerBoundsResponsesOfNonReadingClients(t *testing.T) {
 		"stuck connections closed after the idle timeout")
 }
 
-// TestServerBoundsPartialLargeFrames is defect 4's second half: many
+// TestServerBoundsPartialLargeFrames: many
 // connections each sending the first MiB of a large frame must not make the
 // server hold the frames' announced lengths (or a multiple of what arrived).
 func TestServerBoundsPartialLargeFrames(t *testing.T) {

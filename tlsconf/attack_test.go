@@ -13,13 +13,13 @@ import (
 	"github.com/rmqgo/nameserver/internal/testcerts"
 )
 
-// TestAttackTestModeDoesNotDisableServerVerification: an operator who
+// TestTestModeDoesNotDisableServerVerification: an operator who
 // names a trust file and sets tls.client.authServer=true gets the server's
 // chain verified even with tls.test.mode.enable=true (Java's default, so
 // often left in a copied tls.properties), and the configured client
 // certificate is presented. Test mode only supplies a server certificate
 // when none is configured; it never silently turns verification off.
-func TestAttackTestModeDoesNotDisableServerVerification(t *testing.T) {
+func TestTestModeDoesNotDisableServerVerification(t *testing.T) {
 	p := newPKI(t)
 	srv := p.serverTLS(config.TLSModeEnforcing)
 	srv.ServerNeedClientAuth, srv.ServerAuthClient, srv.ServerTrustCertPath = config.TLSClientAuthRequire, true, p.files.CA
@@ -41,11 +41,11 @@ func TestAttackTestModeDoesNotDisableServerVerification(t *testing.T) {
 	})
 }
 
-// TestAttackOversizedAndSpecialFiles: a certificate, key or trust path
+// TestOversizedAndSpecialFilesRefused: a certificate, key or trust path
 // naming a huge file, a FIFO or a device gets a startup error naming the
 // key and file, promptly and without reading it all into memory (a
 // reload every 5 s would otherwise read it again each time it changes).
-func TestAttackOversizedAndSpecialFiles(t *testing.T) {
+func TestOversizedAndSpecialFilesRefused(t *testing.T) {
 	p := newPKI(t)
 	huge := filepath.Join(t.TempDir(), "huge.pem")
 	f, err := os.Create(huge)
@@ -113,11 +113,11 @@ func unblockFIFO(fifo string) {
 	}
 }
 
-// TestAttackUnusableKeyRefusedAtStartup: a key Go's TLS cannot sign with
+// TestUnusableKeyRefusedAtStartup: a key Go's TLS cannot sign with
 // (RSA under 1024 bits, refused by crypto/rsa) would load and then fail
 // every handshake, logged at DEBUG only: it is a startup error naming the
 // key and file, on the server and the client side.
-func TestAttackUnusableKeyRefusedAtStartup(t *testing.T) {
+func TestUnusableKeyRefusedAtStartup(t *testing.T) {
 	crt, key := filepath.Join("testdata", "rsa512.crt"), filepath.Join("testdata", "rsa512.key")
 	c := config.DefaultTLS()
 	c.ServerMode, c.ServerCertPath, c.ServerKeyPath = config.TLSModeEnforcing, crt, key

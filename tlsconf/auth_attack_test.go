@@ -34,13 +34,13 @@ func TestAttackClientCertificatesRefused(t *testing.T) {
 	require.NoError(t, echo(t, addr, withCert(t, p.ca, p.ca.Issue(t, testcerts.LeafOptions{}))))
 }
 
-// TestAttackRequireWithoutAuthClientWarns: need.client.auth=require with
+// TestRequireWithoutAuthClientWarns: need.client.auth=require with
 // authClient=false accepts any client certificate, a self-signed one
 // included (Java's InsecureTrustManagerFactory), and authClient=true
 // without tls.server.trustCertPath any certificate of a public CA (the
 // system roots, Java's default trust); as neither is likely what an
 // operator setting require means, startup says so at WARN.
-func TestAttackRequireWithoutAuthClientWarns(t *testing.T) {
+func TestRequireWithoutAuthClientWarns(t *testing.T) {
 	p := newPKI(t)
 	const anyCert, publicCA = "tls.server.authClient=false accepts any client certificate", "verified against the system roots"
 	for _, tc := range []struct {

@@ -20,7 +20,7 @@ import (
 
 const plaintextRefused = "closing a plaintext connection"
 
-// TestAttackPlaintextFloodLogIsBounded (issue 15, defect 6): an enforcing
+// TestAttackPlaintextFloodLogIsBounded: an enforcing
 // listener flooded with plaintext connections writes at most Burst
 // warnings per window, and no refusal goes uncounted: the lines plus the
 // "suppressed" counts they carry add up to the connections refused.

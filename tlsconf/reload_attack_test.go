@@ -14,13 +14,13 @@ import (
 	"github.com/rmqgo/nameserver/internal/testcerts"
 )
 
-// TestAttackReloadSeesPermissionFixes: a reload that failed because the
+// TestReloadSeesPermissionFixes: a reload that failed because the
 // new key was unreadable by the server's user is tried again when the
 // operator fixes the permissions (chmod, chown): those change neither
 // the inode, the size nor the modification time, only the mode and the
 // change time, so a stamp without them never retried and the new
 // certificate was not served until some later edit.
-func TestAttackReloadSeesPermissionFixes(t *testing.T) {
+func TestReloadSeesPermissionFixes(t *testing.T) {
 	p := newPKI(t)
 	c := p.serverTLS(config.TLSModeEnforcing)
 	w := newWatcher(c)
@@ -36,12 +36,12 @@ func TestAttackReloadSeesPermissionFixes(t *testing.T) {
 	}
 }
 
-// TestAttackReloadSurvivesBadReplacements: the certificate file replaced
+// TestReloadSurvivesBadReplacements: the certificate file replaced
 // by a directory, deleted, replaced by a FIFO or by a huge file: each
 // reload fails (counted), the old certificate keeps being served, the
 // watcher is not stuck (a FIFO's open would wait for a writer) and picks
 // up the good pair written last.
-func TestAttackReloadSurvivesBadReplacements(t *testing.T) {
+func TestReloadSurvivesBadReplacements(t *testing.T) {
 	p := newPKI(t)
 	m := newManager(t, p.serverTLS(config.TLSModeEnforcing), WithReloadInterval(20*time.Millisecond))
 	addr := startEcho(t, m)

@@ -7,10 +7,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackProbeIgnoresServerKeys: -probe is a client; tls.server.* keys
+// TestProbeIgnoresServerTLSKeys: -probe is a client; tls.server.* keys
 // naming files it cannot read (a server's, on the same host) must not
 // stop it. A broken tls.client.* key still does.
-func TestAttackProbeIgnoresServerKeys(t *testing.T) {
+func TestProbeIgnoresServerTLSKeys(t *testing.T) {
 	dir := t.TempDir()
 	props := map[string]string{"tls.enable": "true", "tls.server.mode": "enforcing",
 		"tls.server.certPath": filepath.Join(dir, "absent.crt"), "tls.server.keyPath": filepath.Join(dir, "absent.key"),

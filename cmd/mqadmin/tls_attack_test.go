@@ -8,12 +8,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackClientIgnoresServerKeys: mqadmin is a client; the tls.server.*
+// TestClientIgnoresServerTLSKeys: mqadmin is a client; the tls.server.*
 // keys of a tls.config.file shared with a NameServer on the same host
 // (its key readable by the server's user only, an encrypted key without
 // the password, enforcing mode) must not stop it, as Java's tools build
 // only the client side (TlsHelper.buildSslContext(true)).
-func TestAttackClientIgnoresServerKeys(t *testing.T) {
+func TestClientIgnoresServerTLSKeys(t *testing.T) {
 	ns, _ := startEnforcingNS(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "tls.properties")

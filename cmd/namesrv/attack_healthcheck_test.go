@@ -26,13 +26,13 @@ func nonLoopbackIPv4(t *testing.T) string {
 	return ""
 }
 
-// TestAttackHealthcheckIgnoresProxyEnv: with the metrics listener on a
+// TestHealthcheckIgnoresProxyEnv: with the metrics listener on a
 // host address (bindAddress set to the pod's IP) and HTTP_PROXY in the
 // container's environment, as corporate images have, -healthcheck sent
 // its GET /healthz to the proxy (http.DefaultClient honours HTTP_PROXY for
 // any host but loopback) and reported a healthy NameServer unhealthy. It
 // asks the NameServer directly.
-func TestAttackHealthcheckIgnoresProxyEnv(t *testing.T) {
+func TestHealthcheckIgnoresProxyEnv(t *testing.T) {
 	host := nonLoopbackIPv4(t)
 	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	require.NoError(t, err)

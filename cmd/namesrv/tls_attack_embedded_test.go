@@ -20,10 +20,10 @@ import (
 	"github.com/rmqgo/nameserver/tlsconf"
 )
 
-// TestAttackEmbeddedControllerEnforcing: with tls.server.mode=enforcing,
+// TestEmbeddedControllerEnforcesTLS: with tls.server.mode=enforcing,
 // the embedded controller's listener, as the NameServer's, closes
 // plaintext and serves TLS (startServers hands both the one Manager).
-func TestAttackEmbeddedControllerEnforcing(t *testing.T) {
+func TestEmbeddedControllerEnforcesTLS(t *testing.T) {
 	logger := raftstore.TestLogger(t, "namesrv")
 	ca := testcerts.NewCA(t, "embedded-ca")
 	files := ca.Issue(t, testcerts.LeafOptions{}).WriteFiles(t, t.TempDir(), "server", ca)

@@ -11,14 +11,14 @@ import (
 	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
-// TestAttackNotYetValidRotationLoadsOnceValid: a rotated certificate that
+// TestNotYetValidRotationLoadsOnceValid: a rotated certificate that
 // is not valid yet by this host's wall clock (the clock is behind, or was
 // stepped back, when the rotation lands) is refused, rightly; but the
 // refusal was remembered by the files' stamps, so once the wall clock
 // reached NotBefore the certificate was still never loaded and the old
 // one was served until it expired. A refusal that only the wall clock
 // decided is tried again at each check (and logged once).
-func TestAttackNotYetValidRotationLoadsOnceValid(t *testing.T) {
+func TestNotYetValidRotationLoadsOnceValid(t *testing.T) {
 	ca := testcerts.NewCA(t, "raft-ca")
 	dir := t.TempDir()
 	first := ca.Issue(t, testcerts.LeafOptions{})

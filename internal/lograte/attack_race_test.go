@@ -13,13 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackWrapConcurrentAccounting: 32 goroutines, each on its own
+// TestWrapConcurrentAccounting: 32 goroutines, each on its own
 // per-connection sub-logger (Named, With), write 4 messages with long
 // values for 2.5 s (at least 2,000 lines each), across windows. Every line is accounted for exactly once:
 // written, counted in a later line's "suppressed", or still pending in
 // its limiter; no message passes more than Burst lines per window of the
 // run; no value is written longer than the cut. Run it with -race.
-func TestAttackWrapConcurrentAccounting(t *testing.T) {
+func TestWrapConcurrentAccounting(t *testing.T) {
 	var out buffer
 	l := Wrap(hclog.New(&hclog.LoggerOptions{Name: "srv", Output: &out, JSONFormat: true}))
 	const goroutines, lines = 32, 2000

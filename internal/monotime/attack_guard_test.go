@@ -34,14 +34,14 @@ func f(now time.Time, d time.Duration) {
 }
 `
 
-// TestAttackGuardSeesEveryWallConversion: the guard matched Unix,
+// TestGuardSeesEveryWallConversion: the guard matched Unix,
 // UnixMilli, UnixNano and time.Unix written on one line only, so
 // Truncate, Round(0), UTC, Local and In (each drops the monotonic
 // reading: the ACL denial log's minute passed it), time.Date, time.Parse,
 // a method value and a call split over two lines went unseen; so did a
 // time written out and read back (MarshalJSON, UnmarshalText, GobEncode:
 // no monotonic reading survives).
-func TestAttackGuardSeesEveryWallConversion(t *testing.T) {
+func TestGuardSeesEveryWallConversion(t *testing.T) {
 	var want []int
 	for i, line := range splitLines(wallBypasses) {
 		if len(line) > 7 && line[len(line)-7:] == "// want" {

@@ -10,13 +10,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// TestAttackMonoAddSaturates: Mono.Add and Sub wrapped around on
+// TestMonoAddSaturates: Mono.Add and Sub wrapped around on
 // overflow, so a deadline now.Add(d) with a huge d (a stranger's timeout
 // that a future caller forgets to cap) came out before now: an instant
 // expiry instead of "never". They saturate: a deadline past the end of
 // the clock stays after every reading, one before its start before every
 // reading, and Sub of two extreme readings keeps its sign.
-func TestAttackMonoAddSaturates(t *testing.T) {
+func TestMonoAddSaturates(t *testing.T) {
 	now := Now()
 	far := now.Add(time.Duration(math.MaxInt64))
 	require.True(t, now.Before(far), "a huge timeout is not already over")
@@ -29,10 +29,10 @@ func TestAttackMonoAddSaturates(t *testing.T) {
 	require.Equal(t, now.Add(time.Second), now+Mono(time.Second), "ordinary sums are exact")
 }
 
-// TestAttackFakeConcurrentStepsAndAdvances: Advance, StepWall and the
+// TestFakeConcurrentStepsAndAdvances: Advance, StepWall and the
 // reads race (-race) and keep their meaning: the monotonic reading moves
 // by exactly the time let pass, the wall reading by that plus the steps.
-func TestAttackFakeConcurrentStepsAndAdvances(t *testing.T) {
+func TestFakeConcurrentStepsAndAdvances(t *testing.T) {
 	f := NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	w0, m0 := f.Now(), f.Mono()
 	var wg sync.WaitGroup

@@ -29,11 +29,11 @@ func collidingQueue(g *BrokerData, q QueueData, writeNums int32) QueueData {
 	return c
 }
 
-// TestAttackInternHashCollision forces routes with one 64-bit intern hash:
+// TestInternHashCollision forces routes with one 64-bit intern hash:
 // they must never share a snapshot, each topic must publish its own
 // route, and snapshots must leave the chain wherever they are in it while
 // topics come, go and come back.
-func TestAttackInternHashCollision(t *testing.T) {
+func TestInternHashCollision(t *testing.T) {
 	h := newHarness(t, false)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "seed", "seed2")))
 	g := h.brokers["b1"].published()
@@ -106,10 +106,10 @@ func TestAttackInternHashCollision(t *testing.T) {
 	require.NotContains(t, h.interns, hash(a), "the chain is gone")
 }
 
-// TestAttackPublishedTagCollision: two names whose hashes share the 32-bit
+// TestPublishedTagCollision: two names whose hashes share the 32-bit
 // tag a published row carries, in one probe run of a small table: each
 // lookup finds its own row, a withdrawn one is not found through the other.
-func TestAttackPublishedTagCollision(t *testing.T) {
+func TestPublishedTagCollision(t *testing.T) {
 	p := &published{seed: maphash.MakeSeed()}
 	x, y := tagTwins(p)
 	t.Logf("%q and %q share the tag %#x", x, y, uint32(p.hash(x)>>32))

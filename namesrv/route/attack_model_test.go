@@ -200,12 +200,12 @@ func checkInternKeys(t *testing.T, m *Manager, rows []*topicEntry, msg string) {
 	checkInterns(t, m, msg)
 }
 
-// TestAttackRoutesMatchModel applies random mutations of every kind and,
+// TestRoutesMatchModel applies random mutations of every kind and,
 // after each, checks every published snapshot against a from-scratch
 // build and the intern table, indexes, counts and body cache against a
 // recount (checkModel). Lookups between mutations fill the body cache.
 // Replay with RMQ_SEED.
-func TestAttackRoutesMatchModel(t *testing.T) {
+func TestRoutesMatchModel(t *testing.T) {
 	seed := attackSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 21))
 	h := newHarness(t, false)
@@ -238,7 +238,7 @@ func TestAttackRoutesMatchModel(t *testing.T) {
 	}
 }
 
-// TestAttackModelRace runs the mutations of TestAttackRoutesMatchModel
+// TestRoutesMatchModelUnderConcurrentLookups runs the mutations of TestRoutesMatchModel
 // against concurrent lock-free lookups that serve bodies from one cache
 // and check each snapshot on its own: the body served is the encoding of
 // the snapshot's route, and its acting-master view is the rewrite of its
@@ -246,7 +246,7 @@ func TestAttackRoutesMatchModel(t *testing.T) {
 // published data (a shared queue slice, a BrokerData, a filter map)
 // while lookups read it is reported. The model is checked at the end.
 // Replay with RMQ_SEED.
-func TestAttackModelRace(t *testing.T) {
+func TestRoutesMatchModelUnderConcurrentLookups(t *testing.T) {
 	seed := attackSeed(t)
 	h := newHarness(t, false)
 	h.Manager.log.SetLevel(5)
@@ -320,7 +320,7 @@ func countShapes(m *Manager, shapes map[string]int) {
 	}
 }
 
-// TestAttackNothingPublishedBeforeCommit runs the model's mutations and,
+// TestNothingPublishedBeforeCommit runs the model's mutations and,
 // in each, compares what lookups answer between the mutation's changes
 // and its commit with what they answered before it: the coordinator
 // changes the source tables in place, so anything a lookup could see
@@ -328,7 +328,7 @@ func countShapes(m *Manager, shapes map[string]int) {
 // queue slice written in place) would be a state that is neither before
 // nor after the mutation. Every snapshot answered must also be unchanged
 // (its queue data as it was). Replay with RMQ_SEED.
-func TestAttackNothingPublishedBeforeCommit(t *testing.T) {
+func TestNothingPublishedBeforeCommit(t *testing.T) {
 	seed := attackSeed(t)
 	h := newHarness(t, false)
 	h.Manager.log.SetLevel(5)

@@ -40,17 +40,17 @@ type observation struct {
 	version int32
 }
 
-// TestAttackLookupLinearizable races lock-free lookups with one writer that
+// TestLookupLinearizable races lock-free lookups with one writer that
 // creates (growing the published table through several rehashes), updates,
 // deletes and re-creates topics. Every lookup must return a state the
 // writer published between the lookup's start and end, and one reader must
 // never see a topic go back to an older state.
-func TestAttackLookupLinearizable(t *testing.T) { lookupLinearizable(t, 0) }
+func TestLookupLinearizable(t *testing.T) { lookupLinearizable(t, 0) }
 
-// TestAttackSharedLookupLinearizable is TestAttackLookupLinearizable with
+// TestSharedLookupLinearizable is TestLookupLinearizable with
 // three queue versions only: topics keep moving on and off a few shared
 // (interned) snapshots, which are created and retired as they go.
-func TestAttackSharedLookupLinearizable(t *testing.T) { lookupLinearizable(t, 3) }
+func TestSharedLookupLinearizable(t *testing.T) { lookupLinearizable(t, 3) }
 
 // lookupLinearizable runs the linearizability attack; versions > 0 draws
 // each state's version from 1..versions instead of a new one per state.

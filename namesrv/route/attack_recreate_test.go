@@ -21,13 +21,13 @@ func aliasBody(counter int64, topic string, wq int32) *RegisterBody {
 	return b
 }
 
-// TestAttackRecreatedTopicNeverMissing: a registration that removes a
+// TestRecreatedTopicNeverMissing: a registration that removes a
 // topic's last queue (step 10b) and puts it back (step 10c) changes the
 // topic from one route to another; a lookup during the mutation must
 // answer the route before or the route after, never TOPIC_NOT_EXIST.
 // Java's pickupTopicRouteData runs under the read lock, so it never sees
 // the topic missing in between.
-func TestAttackRecreatedTopicNeverMissing(t *testing.T) {
+func TestRecreatedTopicNeverMissing(t *testing.T) {
 	h := newHarness(t, false)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t", "other")))
 	h.set(Settings{DeleteTopicWithBrokerRegistration: true})
@@ -52,10 +52,10 @@ func TestAttackRecreatedTopicNeverMissing(t *testing.T) {
 	checkInterns(t, h.Manager, "after the re-creation")
 }
 
-// TestAttackRecreatedTopicRace is TestAttackRecreatedTopicNeverMissing
+// TestRecreatedTopicUnderConcurrentLookups is TestRecreatedTopicNeverMissing
 // with concurrent lookups: registrations keep re-creating one topic
 // under alternating routes while readers must always find it.
-func TestAttackRecreatedTopicRace(t *testing.T) {
+func TestRecreatedTopicUnderConcurrentLookups(t *testing.T) {
 	h := newHarness(t, false)
 	h.Manager.log.SetLevel(5)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t", "keep")))
@@ -83,12 +83,12 @@ func TestAttackRecreatedTopicRace(t *testing.T) {
 	checkInterns(t, h.Manager, "after the run")
 }
 
-// TestAttackRecreatedTopicKeepsJavaTableSize: the table size behind the
+// TestRecreatedTopicKeepsJavaTableSize: the table size behind the
 // admin lists' order (topicPeak) counts a row removed and one added in
 // one registration as Java does, removal first: 1,536 topics, one deleted
 // by step 10b and one new put by 10c, stay 1,536 (Java's table grows at
 // 1,537), and so does the key-aliased re-creation of a topic.
-func TestAttackRecreatedTopicKeepsJavaTableSize(t *testing.T) {
+func TestRecreatedTopicKeepsJavaTableSize(t *testing.T) {
 	h := newHarness(t, false)
 	h.Manager.log.SetLevel(5)
 	names := topicNames("t", 1536)
@@ -109,11 +109,11 @@ func TestAttackRecreatedTopicKeepsJavaTableSize(t *testing.T) {
 	checkModel(t, h.Manager, nil, "after the re-creation")
 }
 
-// TestAttackCreatedAndWithdrawnInOneMutation: a topic created and removed
+// TestCreatedAndWithdrawnInOneMutation: a topic created and removed
 // in one mutation is never found, leaves no row, no index entry and no
 // snapshot; one removed, re-created, removed and re-created again ends on
 // its last route; counts and interns match after each.
-func TestAttackCreatedAndWithdrawnInOneMutation(t *testing.T) {
+func TestCreatedAndWithdrawnInOneMutation(t *testing.T) {
 	h := newHarness(t, false)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "keep", "old")))
 	q := func(wq int32) QueueData {
@@ -146,11 +146,11 @@ func TestAttackCreatedAndWithdrawnInOneMutation(t *testing.T) {
 	checkModel(t, h.Manager, nil, "after the mutation")
 }
 
-// TestAttackRecreatedTopicJavaOrder: Java removes a re-created topic from
+// TestRecreatedTopicJavaOrder: Java removes a re-created topic from
 // topicQueueTable and puts it back at the end of its bin, so the topic
 // lists show it after the topics that share its bin (names with one Java
 // hash share every bin).
-func TestAttackRecreatedTopicJavaOrder(t *testing.T) {
+func TestRecreatedTopicJavaOrder(t *testing.T) {
 	h := newHarness(t, false)
 	names := collidingNames(2)
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, names...)))

@@ -213,14 +213,14 @@ func liveView(h *harness) []string {
 	return out
 }
 
-// TestAttackRegisterUnchangedMatchesFullPath runs random operations
+// TestRegisterUnchangedMatchesFullPath runs random operations
 // (registrations repeating their last body with a new channel, HA address
 // or timeout, unregistrations, expiry, channel close, topic deletion and
 // creation, perm changes, settings) against two Managers, one answering
 // identical bodies through RegisterUnchanged, and requires identical
 // answers and tables after every step. 8 runs of 300 steps (400 with
 // RMQ_TEST_LONG=1); RMQ_SEED replays, run i using seed+i.
-func TestAttackRegisterUnchangedMatchesFullPath(t *testing.T) {
+func TestRegisterUnchangedMatchesFullPath(t *testing.T) {
 	seed, runs := attackSeed(t), 8
 	if os.Getenv("RMQ_TEST_LONG") == "1" {
 		runs = 400
@@ -236,14 +236,14 @@ func TestAttackRegisterUnchangedMatchesFullPath(t *testing.T) {
 	}
 }
 
-// TestAttackRegisterUnchangedPrimeSlaveAfterDemotion: a prime slave whose
+// TestRegisterUnchangedPrimeSlaveAfterDemotion: a prime slave whose
 // topics were applied, demoted by a master and re-registering its body
 // while a topic of that body is deleted, then prime again after the master
 // leaves. The full path (isTopicConfigChanged: the topic has no QueueData
 // of the group) re-adds the deleted topic; the fast path must not answer
-// instead (found by TestAttackRegisterUnchangedMatchesFullPath, seed
+// instead (found by TestRegisterUnchangedMatchesFullPath, seed
 // 1094137437056100200).
-func TestAttackRegisterUnchangedPrimeSlaveAfterDemotion(t *testing.T) {
+func TestRegisterUnchangedPrimeSlaveAfterDemotion(t *testing.T) {
 	h := newHarness(t, false)
 	slave := withDigest(reg("c1", "b1", "a1", 1, body(1, "t1", "t2")), digestA)
 	mustRegister(t, h, slave) // prime slave: its topics are applied
@@ -336,13 +336,13 @@ func checkLiveInvariants(t *testing.T, h *harness) {
 	}
 }
 
-// TestAttackFastPathRacesUnregistration races identical re-registrations
+// TestFastPathRacesUnregistration races identical re-registrations
 // (each from one of several connections) with channel closes, explicit
 // unregistrations and expiry scans, the worker applying batches fenced by
 // generation. Afterwards the live table's indexes must be consistent, and
 // one more identical registration per broker, fast or full, must bring
 // every broker and its topics back.
-func TestAttackFastPathRacesUnregistration(t *testing.T) {
+func TestFastPathRacesUnregistration(t *testing.T) {
 	seed := attackSeed(t)
 	h := newHarness(t, true)
 	h.Manager.log.SetLevel(5)

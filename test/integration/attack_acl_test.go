@@ -19,13 +19,13 @@ import (
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
-// TestAttackACLFileRewrittenInPlace: an operator rewrites plain_acl.yml in
+// TestACLFileRewrittenInPlace: an operator rewrites plain_acl.yml in
 // place (as `cat > file` or an editor does): the file is empty until the
 // writer is done. rocketmq-client-go, signed with a reader's key, must
 // keep reading routes through it: the empty file was served as "no
 // accounts" and every signed client and broker was answered 16 until the
 // file was written.
-func TestAttackACLFileRewrittenInPlace(t *testing.T) {
+func TestACLFileRewrittenInPlace(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "plain_acl.yml")
 	require.NoError(t, os.WriteFile(path, []byte(aclAccounts), 0o600))
 	logger, logs := testlog.Capture(t, "namesrv", hclog.Info)

@@ -10,7 +10,7 @@ import (
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
-// TestAttackPrimeSlaveReaddsDeletedTopic: a slave (5.x, enableActingMaster
+// TestPrimeSlaveReaddsDeletedTopic: a slave (5.x, enableActingMaster
 // false) of a group whose master is live keeps re-registering the same
 // body while an admin deletes one of its topics from the NameServer
 // (rocketmq-client-go admin: DELETE_TOPIC_IN_BROKER, then
@@ -18,7 +18,7 @@ import (
 // prime slave: its next registration of that body re-adds the topic, as
 // RouteInfoManager.registerBroker does (isTopicConfigChanged: no QueueData
 // of the group), whether or not the body is decoded.
-func TestAttackPrimeSlaveReaddsDeletedTopic(t *testing.T) {
+func TestPrimeSlaveReaddsDeletedTopic(t *testing.T) {
 	srv := namesrvtest.Start(t)
 	addr := srv.Addr().String()
 	topics := []fakebroker.TopicConfig{fakebroker.Topic("PrimeTopic", 4), fakebroker.Topic("KeepTopic", 4)}
