@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // TestFIFOAccountsFileNeverBlocks: aclConfigPath replaced by a named pipe made
@@ -25,8 +27,7 @@ func TestFIFOAccountsFileNeverBlocks(t *testing.T) {
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
 	polls := a.reloader.polls.Load()
 	require.NoError(t, os.Rename(fifo, path))
-	require.Eventually(t, func() bool { return a.reloader.polls.Load() >= polls+3 }, 5*time.Second, 5*time.Millisecond,
-		"the watcher keeps polling")
+	poll.Until(t, "the watcher keeps polling", 5*time.Second, 5*time.Millisecond, poll.True(func() bool { return a.reloader.polls.Load() >= polls+3 }))
 	closed := make(chan struct{})
 	go func() { a.Close(); close(closed) }()
 	select {

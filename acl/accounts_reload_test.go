@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -28,9 +29,9 @@ func TestRefusedAccountsFileNotReread(t *testing.T) {
 	require.NoError(t, f.Close())
 	reads := a.reloader.reads.Load()
 	require.NoError(t, os.Rename(big, path))
-	require.Eventually(t, func() bool { return a.reloader.reads.Load() > reads }, 5*time.Second, 5*time.Millisecond)
+	poll.Until(t, "a.reloader.reads.Load() > reads", 5*time.Second, 5*time.Millisecond, poll.True(func() bool { return a.reloader.reads.Load() > reads }))
 	reads, polls := a.reloader.reads.Load(), a.reloader.polls.Load()
-	require.Eventually(t, func() bool { return a.reloader.polls.Load() >= polls+10 }, 5*time.Second, 5*time.Millisecond)
+	poll.Until(t, "a.reloader.polls.Load() >= polls+10", 5*time.Second, 5*time.Millisecond, poll.True(func() bool { return a.reloader.polls.Load() >= polls+10 }))
 	require.Equal(t, reads, a.reloader.reads.Load(), "the refused version is not read again")
 	require.NoError(t, a.Check("", req), "the previous accounts stand")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/internal/connlimit"
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // TestAttackIdleKeepAliveLocksOutHealthProbe: a stranger holding every
@@ -53,8 +54,7 @@ func TestAttackHTTP2PrefaceGivesItsPlaceBack(t *testing.T) {
 		require.NoError(t, err, "closed by the server, not by the read deadline")
 		_ = c.Close()
 	}
-	require.Eventually(t, func() bool { open, _ := e.Conns(); return open == 0 && b.InUse() == 0 },
-		5*time.Second, 5*time.Millisecond)
+	poll.Until(t, "open == 0 && b.InUse() == 0", 5*time.Second, 5*time.Millisecond, poll.True(func() bool { open, _ := e.Conns(); return open == 0 && b.InUse() == 0 }))
 	_, _, err := keepAlive(t, e.Addr().String())
 	require.NoError(t, err)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -89,7 +90,7 @@ func TestAttackRemotingSurvivesFdExhaustion(t *testing.T) {
 		require.NoError(t, err)
 		conns = append(conns, c)
 	}
-	require.Eventually(t, func() bool { return child.fds(t) >= 128 }, 10*time.Second, 10*time.Millisecond)
+	poll.Until(t, "child.fds(t) >= 128", 10*time.Second, 10*time.Millisecond, poll.True(func() bool { return child.fds(t) >= 128 }))
 	cpu0, errs0 := child.cpu(t), first(child.stats(t))
 	time.Sleep(2 * time.Second) // exhausted: measure what the accept loop costs meanwhile
 	cpu1, errs1 := child.cpu(t), first(child.stats(t))
@@ -97,8 +98,7 @@ func TestAttackRemotingSurvivesFdExhaustion(t *testing.T) {
 	for _, c := range conns {
 		_ = c.Close()
 	}
-	require.Eventually(t, func() bool { return lookupOnce(child.remoting) == nil }, 20*time.Second, 50*time.Millisecond,
-		"a new client is served once connections closed")
+	poll.Until(t, "a new client is served once connections closed", 20*time.Second, 50*time.Millisecond, poll.True(func() bool { return lookupOnce(child.remoting) == nil }))
 }
 
 func first(a, _ int) int { return a }

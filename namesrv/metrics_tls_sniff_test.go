@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // TestAttackTLSSniffCountsAgainstTheCap: on a TLS metrics listener the
@@ -36,7 +37,7 @@ func TestAttackTLSSniffCountsAgainstTheCap(t *testing.T) {
 		_, err = nc.Write([]byte{0x16})
 		require.NoError(t, err)
 	}
-	require.Eventually(t, func() bool { open, _ := ep.Conns(); return open == 4 }, 5*time.Second, 5*time.Millisecond)
+	poll.Until(t, "open == 4", 5*time.Second, 5*time.Millisecond, poll.True(func() bool { open, _ := ep.Conns(); return open == 4 }))
 	probe := func(cfg *tls.Config) (int, error) {
 		c := &http.Client{Transport: &http.Transport{TLSClientConfig: cfg, DisableKeepAlives: true}, Timeout: 3 * time.Second}
 		resp, err := c.Get("https://" + addr + "/healthz")
@@ -55,8 +56,7 @@ func TestAttackTLSSniffCountsAgainstTheCap(t *testing.T) {
 		_, err = (&http.Client{Timeout: 3 * time.Second}).Get("http://" + addr + "/healthz")
 		require.Error(t, err, "plaintext on an enforcing listener")
 	}
-	require.Eventually(t, func() bool { open, _ := ep.Conns(); return open == 0 }, 10*time.Second, 10*time.Millisecond,
-		"every place is given back: the stalled handshakes within the 1 s header timeout, the others at once")
+	poll.Until(t, "every place is given back: the stalled handshakes within the 1 s header timeout, the others at once", 10*time.Second, 10*time.Millisecond, poll.True(func() bool { open, _ := ep.Conns(); return open == 0 }))
 	status, err = probe(f.client())
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, status)

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -55,7 +56,7 @@ func TestBrokerCloseDuringGoAwayKeepsRoutes(t *testing.T) {
 		defer cancel()
 		stopped <- srv.Shutdown(ctx)
 	}()
-	require.Eventually(t, srv.stopping.Load, 5*time.Second, time.Millisecond)
+	poll.Until(t, "srv.stopping.Load", 5*time.Second, time.Millisecond, poll.True(srv.stopping.Load))
 	require.NoError(t, broker.Close())
 	for deadline := time.Now().Add(500 * time.Millisecond); time.Now().Before(deadline); {
 		require.Equal(t, remoting.Success, lookup(), "a lookup while going away, after the broker's connection closed")

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/tlsconf"
@@ -111,7 +112,7 @@ func TestNotifyDialsBrokerWithTLS(t *testing.T) {
 	t.Cleanup(m.Close)
 	srv := startServer(t, func(*config.NamesrvConfig) {}, WithTLS(m))
 	srv.sendOneway(context.Background(), ln.Addr().String(), remoting.NewRequest(remoting.NotifyMinBrokerIDChange, nil, nil))
-	require.Eventually(t, func() bool { return got.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
+	poll.Until(t, "got.Load() == 1", 10*time.Second, 10*time.Millisecond, poll.True(func() bool { return got.Load() == 1 }))
 }
 
 // TestDisabledAndCertlessServePlaintextOnly: with tls.server.mode=disabled

@@ -98,14 +98,14 @@ func TestGracefulShutdownFinishesInFlight(t *testing.T) {
 	require.True(t, ok, "the in-flight request was answered")
 	require.Equal(t, "done", resp.Remark)
 	require.NoError(t, <-done)
-	require.Eventually(t, func() bool {
+	poll.Until(t, "the connection is closed after the drain", 5*time.Second, 5*time.Millisecond, poll.True(func() bool {
 		select {
 		case <-c.conn.Done():
 			return true
 		default:
 			return false
 		}
-	}, 5*time.Second, 5*time.Millisecond, "the connection is closed after the drain")
+	}))
 }
 
 // Without GoAwayPeriod nothing is answered GO_AWAY: Shutdown drains at once.

@@ -88,8 +88,7 @@ func TestServerBoundsResponsesOfNonReadingClients(t *testing.T) {
 	// Each stuck connection is closed about one idle timeout after its
 	// last write; a loaded -race run (make test runs packages side by side)
 	// took over 5 s, so this waits up to four idle timeouts.
-	require.Eventually(t, func() bool { return closed.Load() == conns }, 12*time.Second, 5*time.Millisecond,
-		"stuck connections closed after the idle timeout")
+	poll.Until(t, "stuck connections closed after the idle timeout", 12*time.Second, 5*time.Millisecond, poll.True(func() bool { return closed.Load() == conns }))
 }
 
 // TestServerBoundsPartialLargeFrames: many

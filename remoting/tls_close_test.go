@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testcerts"
 )
 
@@ -67,7 +68,7 @@ func TestAttackCloseDoesNotWaitOnTLSPeers(t *testing.T) {
 		require.NoError(t, tc.Handshake())
 		t.Cleanup(func() { _ = tc.NetConn().Close() }) // never reads again
 	}
-	require.Eventually(t, func() bool { return len(s.openConns()) == peers }, 10*time.Second, time.Millisecond)
+	poll.Until(t, "len(s.openConns()) == peers", 10*time.Second, time.Millisecond, poll.True(func() bool { return len(s.openConns()) == peers }))
 
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()

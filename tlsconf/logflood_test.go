@@ -15,6 +15,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/internal/lograte"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
@@ -40,11 +41,11 @@ func TestAttackPlaintextFloodLogIsBounded(t *testing.T) {
 	t.Logf("%d plaintext connections in %v: %d warning lines (bound %d)", n, elapsed, got, bound)
 	require.LessOrEqual(t, got, bound, "warnings of refused plaintext connections")
 	sent := n
-	require.Eventually(t, func() bool { // a later window reports what was left out
+	poll.Until(t, "every refusal is a line or counted in one", 10*time.Second, 100*time.Millisecond, poll.True(func() bool { // a later window reports what was left out
 		floodPlaintext(t, addr, 1)
 		sent++
 		return refusalsCounted(lines.String()) == sent
-	}, 10*time.Second, 100*time.Millisecond, "every refusal is a line or counted in one")
+	}))
 }
 
 // floodPlaintext opens n plaintext connections to addr, 8 at a time, each

@@ -3,6 +3,7 @@ package tlsconf
 import (
 	"context"
 	"crypto/tls"
+	"fmt"
 	"math/big"
 	"os"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -49,14 +51,18 @@ func TestReloadUnderLoad(t *testing.T) {
 	for range 3 {
 		wg.Go(func() { hammer(ctx, t, addr, seenSerial(p.ca, &last), long, &ok, &failed) })
 	}
-	require.Eventually(t, func() bool { return ok.Load() >= 100 }, 30*time.Second, 10*time.Millisecond)
+	poll.Until(t, "ok.Load() >= 100", 30*time.Second, 10*time.Millisecond, poll.True(func() bool { return ok.Load() >= 100 }))
 	for range 2 {
 		next := p.ca.Issue(t, testcerts.LeafOptions{})
 		next.WriteFiles(t, p.dir, "server", p.ca)
-		require.Eventually(t, func() bool { s := last.Load(); return s != nil && s.Cmp(next.Cert.SerialNumber) == 0 },
-			10*time.Second, 10*time.Millisecond, "new connections see serial %s", next.Cert.SerialNumber)
+		poll.Until(t, "new connections to see the new serial", 10*time.Second, 10*time.Millisecond, func() error {
+			if s := last.Load(); s == nil || s.Cmp(next.Cert.SerialNumber) != 0 {
+				return fmt.Errorf("new connections see serial %v, not %s", s, next.Cert.SerialNumber)
+			}
+			return nil
+		})
 	}
-	require.Eventually(t, func() bool { return ok.Load() >= 300 }, 30*time.Second, 10*time.Millisecond)
+	poll.Until(t, "ok.Load() >= 300", 30*time.Second, 10*time.Millisecond, poll.True(func() bool { return ok.Load() >= 300 }))
 	stop()
 	wg.Wait()
 	t.Logf("requests ok=%d failed=%d reloads=%d failed reloads=%d", ok.Load(), failed.Load(), m.Reloads(), m.ReloadFailures())
@@ -93,16 +99,16 @@ func TestReloadFailureKeepsOldCertificate(t *testing.T) {
 	m := newManager(t, p.serverTLS(config.TLSModeEnforcing), WithReloadInterval(20*time.Millisecond))
 	addr := startEcho(t, m)
 	require.NoError(t, os.WriteFile(p.files.Cert, []byte("broken"), 0o600))
-	require.Eventually(t, func() bool { return m.ReloadFailures() == 1 }, 10*time.Second, 10*time.Millisecond)
+	poll.Until(t, "m.ReloadFailures() == 1", 10*time.Second, 10*time.Millisecond, poll.True(func() bool { return m.ReloadFailures() == 1 }))
 	var last atomic.Pointer[big.Int]
 	require.NoError(t, echo(t, addr, seenSerial(p.ca, &last)))
 	require.Zero(t, last.Load().Cmp(p.leaf.Cert.SerialNumber), "the old certificate is still served")
 
 	next := p.ca.Issue(t, testcerts.LeafOptions{})
 	next.WriteFiles(t, p.dir, "server", p.ca)
-	require.Eventually(t, func() bool {
+	poll.Until(t, "echo(t, addr, seenSerial(p.ca, &last)) == nil && last.Load().Cmp(next.Cert.SerialNumber) == 0", 10*time.Second, 10*time.Millisecond, poll.True(func() bool {
 		return echo(t, addr, seenSerial(p.ca, &last)) == nil && last.Load().Cmp(next.Cert.SerialNumber) == 0
-	}, 10*time.Second, 10*time.Millisecond)
+	}))
 }
 
 // TestReloadSeesPermissionFixes: a reload that failed because the
@@ -152,7 +158,12 @@ func TestReloadSurvivesBadReplacements(t *testing.T) {
 	for i, replace := range bad {
 		require.NoError(t, os.RemoveAll(p.files.Cert))
 		require.NoError(t, replace(p.files.Cert))
-		require.Eventually(t, func() bool { return m.ReloadFailures() == uint64(i+1) }, 10*time.Second, 5*time.Millisecond, "replacement %d", i)
+		poll.Until(t, fmt.Sprintf("replacement %d's reload failure", i), 10*time.Second, 5*time.Millisecond, func() error {
+			if n := m.ReloadFailures(); n != uint64(i+1) {
+				return fmt.Errorf("%d reload failures", n)
+			}
+			return nil
+		})
 		var last atomic.Pointer[big.Int]
 		require.NoError(t, echo(t, addr, seenSerial(p.ca, &last)))
 		require.Zero(t, last.Load().Cmp(p.leaf.Cert.SerialNumber), "the old certificate is served")
@@ -160,8 +171,8 @@ func TestReloadSurvivesBadReplacements(t *testing.T) {
 	require.NoError(t, os.RemoveAll(p.files.Cert))
 	next := p.ca.Issue(t, testcerts.LeafOptions{})
 	next.WriteFiles(t, p.dir, "server", p.ca)
-	require.Eventually(t, func() bool {
+	poll.Until(t, "echo(t, addr, seenSerial(p.ca, &last)) == nil && last.Load().Cmp(next.Cert.SerialNumber) == 0", 10*time.Second, 10*time.Millisecond, poll.True(func() bool {
 		var last atomic.Pointer[big.Int]
 		return echo(t, addr, seenSerial(p.ca, &last)) == nil && last.Load().Cmp(next.Cert.SerialNumber) == 0
-	}, 10*time.Second, 10*time.Millisecond)
+	}))
 }

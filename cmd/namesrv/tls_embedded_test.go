@@ -12,6 +12,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/namesrv"
@@ -47,9 +48,9 @@ func TestEmbeddedControllerEnforcesTLS(t *testing.T) {
 	t.Cleanup(stop)
 
 	secure := &tls.Config{RootCAs: ca.Pool(), MinVersion: tls.VersionTLS12}
-	require.Eventually(t, func() bool {
+	poll.Until(t, "the controller serves TLS", 15*time.Second, 10*time.Millisecond, poll.True(func() bool {
 		return call(ctlLn.Addr().String(), secure, remoting.ControllerGetMetadataInfo)["isLeader"] == "true"
-	}, 15*time.Second, 10*time.Millisecond, "the controller serves TLS")
+	}))
 	require.Nil(t, call(ctlLn.Addr().String(), nil, remoting.ControllerGetMetadataInfo), "the controller refuses plaintext")
 	require.Nil(t, call(srv.Addr().String(), nil, remoting.GetBrokerClusterInfo), "the NameServer refuses plaintext")
 	require.NotNil(t, call(srv.Addr().String(), secure, remoting.GetBrokerClusterInfo), "the NameServer serves TLS")

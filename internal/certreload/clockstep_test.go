@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/internal/monotime"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/internal/testlog"
 )
@@ -66,8 +67,7 @@ func TestNotYetValidRotationLoadsOnceValid(t *testing.T) {
 	require.Zero(t, r.Reloads(), "not valid yet: refused")
 	require.Equal(t, first.Cert.SerialNumber, r.Certificate().Leaf.SerialNumber)
 
-	require.Eventually(t, func() bool { r.MaybeReload(); return r.Reloads() == 1 }, waitLimit, 20*time.Millisecond,
-		"the rotated certificate is loaded once the wall clock reaches its NotBefore")
+	poll.Until(t, "the rotated certificate is loaded once the wall clock reaches its NotBefore", waitLimit, 20*time.Millisecond, poll.True(func() bool { r.MaybeReload(); return r.Reloads() == 1 }))
 	require.Equal(t, second.Cert.SerialNumber, r.Certificate().Leaf.SerialNumber)
 	require.Equal(t, 1, lines.Count("cannot be loaded"), "the refusal is logged once, not at every retry")
 }

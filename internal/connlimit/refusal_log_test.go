@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
@@ -33,7 +34,7 @@ func TestAttackRefusalLogBounded(t *testing.T) {
 				_, _ = echo(t, l) // each over the cap
 				_ = c.Close()
 			}
-			require.Eventually(t, func() bool { return l.Refused()+l.Evicted() >= n }, 5*time.Second, 5*time.Millisecond)
+			poll.Until(t, "l.Refused()+l.Evicted() >= n", 5*time.Second, 5*time.Millisecond, poll.True(func() bool { return l.Refused()+l.Evicted() >= n }))
 			lines := logs.Count("closing") // before the time: every line counted is within it
 			elapsed := time.Since(start)
 			t.Logf("%d refused, %d evicted in %s: %d warnings", l.Refused(), l.Evicted(), elapsed, lines)

@@ -19,14 +19,14 @@ func completes(t *testing.T, msg string, f func()) {
 		defer close(done)
 		f()
 	}()
-	require.Eventually(t, func() bool {
+	poll.Until(t, msg, 5*time.Second, time.Millisecond, poll.True(func() bool {
 		select {
 		case <-done:
 			return true
 		default:
 			return false
 		}
-	}, 5*time.Second, time.Millisecond, msg)
+	}))
 }
 
 // TestPanicInMutationReleasesCoordinator: a registration that panics under

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/namesrv"
 )
@@ -164,10 +165,10 @@ func TestDashboardPanelsHaveDataOnFreshNode(t *testing.T) {
 	base := startPrometheus(t, bin, srv.MetricsAddr().String())
 
 	// rate() needs two scrapes of the target in the window
-	require.Eventually(t, func() bool {
+	poll.Until(t, "prometheus to scrape the NameServer three times", 60*time.Second, 200*time.Millisecond, poll.True(func() bool {
 		n, _, ok := query(base, `count_over_time(up{job="rocketmq"}[10s]) >= 3`)
 		return ok && n == 1
-	}, 60*time.Second, 200*time.Millisecond, "prometheus never scraped the NameServer three times")
+	}))
 	requirePanelsHaveData(t, base, panelsOutside(t, "Controller"))
 }
 
