@@ -20,6 +20,7 @@ import (
 	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 )
 
 type panel struct {
@@ -67,11 +68,7 @@ func panelsWhere(t *testing.T, keep func(row string) bool) []panel {
 // namesrvConfig is a NameServer's on loopback ports with its state in a
 // temporary directory and metrics on.
 func namesrvConfig(t *testing.T) *config.NamesrvConfig {
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
+	cfg := namesrvtest.Config(t)
 	cfg.MetricsExporterType, cfg.MetricsPromExporterPort = "PROM", freePort(t)
 	return cfg
 }
