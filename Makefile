@@ -16,6 +16,7 @@ LDFLAGS   := -ldflags "$(if $(VERSION),-X $(VERSION_PKG).Version=$(VERSION)) $(i
 
 .PHONY: all build build-controller run test test-long vet lint fmt-check deps-check unit unit-controller bench fuzz cluster image clean test-alerts test-image
 .PHONY: test-browser
+.PHONY: test-unit test-cluster test-simulation test-fault test-crash test-soak
 
 all: build
 
@@ -88,6 +89,48 @@ deps-check:
 	@if $(GO) list -deps ./cmd/... | grep -q 'hashicorp/raft'; then \
 		echo "default build links hashicorp/raft"; exit 1; fi
 	@echo "deps-check: default build does not link hashicorp/raft"
+
+## Test tiers (docs/testing.md). `make test` runs every tier but long, in
+## its short mode, under both tag sets with -race: what CI runs. The
+## targets below run one tier each, to iterate on it:
+##   test-unit        every package outside test/ and test/docs, without the
+##                    simulation, both tag sets, no -race: the fast loop
+##   test-cluster     the rest of test/: in-process and process clusters,
+##                    real binaries, fakes, the dashboard, without fault,
+##                    crash and soak
+##   test-simulation  the Controller simulation and randomized fencing
+##   test-fault       fault-injection clusters (test/controllertest TestFault*)
+##   test-crash       kill -9 during acknowledged writes
+##   test-soak        healthy clients beside misbehaving ones (test/soak)
+##   test-long        the long modes of all of them (RMQ_TEST_LONG=1)
+## Each tier is the -run/-skip pattern and the packages named here; a new
+## test joins a tier by its package and, in those tiers, by its name.
+UNIT_PKGS      = $(shell $(GO) list $(PKGS) | grep -v '/test/') ./test/docs/
+CLUSTER_PKGS   = $(shell $(GO) list ./test/... | grep -v '/test/docs$$')
+TIER_SIM      := ^(TestSimulatedControllerSafety|TestFencingRandomInterleavings)$$
+TIER_FAULT    := ^TestFault
+TIER_CRASH    := WritesSurviveKill9
+TIER_SOAK     := ^TestSoak$$
+test-unit:
+	$(GO) test -count=1 -timeout 15m -skip '$(TIER_SIM)' $(UNIT_PKGS)
+	$(GO) test -count=1 -timeout 15m -tags $(TAGS_CTRL) -skip '$(TIER_SIM)' $(UNIT_PKGS)
+
+test-cluster:
+	$(GO) test $(RACE) -count=1 -timeout 15m -skip '$(TIER_FAULT)|$(TIER_CRASH)|$(TIER_SOAK)' $(CLUSTER_PKGS)
+	$(GO) test $(RACE) -count=1 -timeout 15m -tags $(TAGS_CTRL) -skip '$(TIER_FAULT)|$(TIER_CRASH)|$(TIER_SOAK)' $(CLUSTER_PKGS)
+
+test-simulation:
+	$(GO) test $(RACE) -count=1 -timeout 15m -tags $(TAGS_CTRL) -run '$(TIER_SIM)' ./controller/...
+
+test-fault:
+	$(GO) test $(RACE) -count=1 -timeout 15m -tags $(TAGS_CTRL) -run '$(TIER_FAULT)' ./test/controllertest/
+
+test-crash:
+	$(GO) test $(RACE) -count=1 -timeout 15m -run '$(TIER_CRASH)' ./test/integration/
+	$(GO) test $(RACE) -count=1 -timeout 15m -tags $(TAGS_CTRL) -run '$(TIER_CRASH)' ./test/integration/ ./test/controllertest/
+
+test-soak:
+	$(GO) test $(RACE) -count=1 -timeout 15m -run '$(TIER_SOAK)' ./test/soak/
 
 unit:
 	$(GO) test $(RACE) -timeout 15m $(PKGS)

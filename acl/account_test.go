@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -26,8 +27,7 @@ func TestAccountSignsOwnRequests(t *testing.T) {
 	Sign(want, "readerKey1", "readerSecret1", "")
 	require.Equal(t, want.ExtFields, req.ExtFields, "Sign with the account's keys")
 	writeFile(t, path, "accounts:\n  - {accessKey: otherKey1, secretKey: otherSecret1}\n")
-	require.Eventually(t, func() bool { _, ok := a.Account("readerKey1"); return !ok },
-		10*time.Second, 5*time.Millisecond, "the reload removed the account")
+	poll.Until(t, "the reload removed the account", 10*time.Second, 5*time.Millisecond, poll.True(func() bool { _, ok := a.Account("readerKey1"); return !ok }))
 }
 
 // TestAccountIsACopy: what Account returns is the caller's: changing it

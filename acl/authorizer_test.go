@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/internal/monotime"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -135,13 +136,13 @@ func TestReloadRevokesWithinASecond(t *testing.T) {
 	reads := a.reloader.reads.Load()
 	writeFile(t, path, "accounts: [{accessKey: x, secretKey: short}]")
 	// The bad file read and refused (a poll later, its poll is over): it must not win.
-	require.Eventually(t, func() bool { return a.reloader.reads.Load() > reads }, 10*time.Second, 5*time.Millisecond)
+	poll.Until(t, "a.reloader.reads.Load() > reads", 10*time.Second, 5*time.Millisecond, poll.True(func() bool { return a.reloader.reads.Load() > reads }))
 	polls := a.reloader.polls.Load()
-	require.Eventually(t, func() bool { return a.reloader.polls.Load() > polls }, 10*time.Second, 5*time.Millisecond)
+	poll.Until(t, "a.reloader.polls.Load() > polls", 10*time.Second, 5*time.Millisecond, poll.True(func() bool { return a.reloader.polls.Load() > polls }))
 	require.NoError(t, a.Check("", req))
 	start := time.Now()
 	writeFile(t, path, "accounts:\n  - {accessKey: otherKey1, secretKey: otherSecret1, role: admin}\n")
-	require.Eventually(t, func() bool { return a.Check("", req) != nil }, 10*time.Second, 5*time.Millisecond)
+	poll.Until(t, `a.Check("", req) != nil`, 10*time.Second, 5*time.Millisecond, poll.True(func() bool { return a.Check("", req) != nil }))
 	t.Logf("revoked after %v", time.Since(start))
 	require.NoError(t, a.Check("", signed(remoting.PutKVConfig, "otherKey1", "otherSecret1")))
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
 	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
@@ -92,7 +93,7 @@ func startController(t *testing.T, m *metrics.Controller, export bool) *controll
 	if export {
 		ctl.ExportMetrics(m)
 	}
-	require.Eventually(t, ctl.IsReadyLeader, 10*time.Second, 5*time.Millisecond)
+	poll.Until(t, "ctl.IsReadyLeader", 10*time.Second, 5*time.Millisecond, poll.True(ctl.IsReadyLeader))
 	return ctl
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/internal/connlimit"
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 func startLimited(t *testing.T, lim Limits) *Endpoint {
@@ -74,7 +75,7 @@ func TestEndpointConnectionCap(t *testing.T) {
 		require.NoError(t, getOn(c, readers[2+i]), "the newest connections keep being served")
 	}
 	require.NoError(t, kept[4].Close())
-	require.Eventually(t, func() bool { open, _ := e.Conns(); return open == 2 }, 5*time.Second, 5*time.Millisecond)
+	poll.Until(t, "open == 2", 5*time.Second, 5*time.Millisecond, poll.True(func() bool { open, _ := e.Conns(); return open == 2 }))
 	_, _, err := keepAlive(t, addr)
 	require.NoError(t, err, "a closed connection gives its place back")
 	_, evicted = e.Conns()
@@ -106,7 +107,7 @@ func TestEndpointClosesIdleKeepAlive(t *testing.T) {
 	n, err := c.Read(make([]byte, 1))
 	require.Zero(t, n)
 	require.ErrorIs(t, err, io.EOF, "the server closes the idle connection (deadline 10 s)")
-	require.Eventually(t, func() bool { open, _ := e.Conns(); return open == 0 }, 5*time.Second, 5*time.Millisecond)
+	poll.Until(t, "open == 0", 5*time.Second, 5*time.Millisecond, poll.True(func() bool { open, _ := e.Conns(); return open == 0 }))
 }
 
 func TestEndpointClosesSlowHeader(t *testing.T) {

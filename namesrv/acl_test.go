@@ -12,6 +12,7 @@ import (
 
 	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -28,7 +29,7 @@ func TestACLDenialsCountedOnewayDropped(t *testing.T) {
 	path := writeACLFile(t, "accounts: [{accessKey: nsAdmin01, secretKey: nsAdminSecret, admin: true}]\n")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv := startServerWith(t, func(c *config.NamesrvConfig) {
+	srv := startServer(t, func(c *config.NamesrvConfig) {
 		c.MetricsExporterType, c.MetricsPromExporterPort = "PROM", 5557
 		c.AclEnable, c.AclConfigPath = true, path
 	}, WithMetricsListener(ln))
@@ -43,10 +44,10 @@ func TestACLDenialsCountedOnewayDropped(t *testing.T) {
 	require.Equal(t, remoting.Success, invoke(t, c, signed).Code)
 
 	require.NoError(t, c.InvokeOneway(remoting.NewRequest(remoting.DeleteKVConfig, kv, nil)))
-	require.Eventually(t, func() bool {
+	poll.Until(t, `fs.Sum("rocketmq_namesrv_acl_denied_total", "permission", "admin") == 2`, 10*time.Second, 10*time.Millisecond, poll.True(func() bool {
 		fs := metricstest.Scrape(t, srv.MetricsAddr().String())
 		return fs.Sum("rocketmq_namesrv_acl_denied_total", "permission", "admin") == 2
-	}, 10*time.Second, 10*time.Millisecond)
+	}))
 	resp = invoke(t, c, remoting.NewRequest(remoting.GetKVConfig, kv, nil))
 	require.Equal(t, remoting.Success, resp.Code, "the denied oneway delete did not run")
 }

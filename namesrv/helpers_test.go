@@ -18,20 +18,34 @@ import (
 // testLogger routes logs to t.Log.
 func testLogger(t testing.TB) hclog.Logger { return testlog.New(t, t.Name()) }
 
-// startServer starts a NameServer on a loopback port with its state in a
-// temporary directory.
-func startServer(t testing.TB, mutate func(c *config.NamesrvConfig)) *Server {
-	t.Helper()
+// testConfig is a loopback configuration with its state in a temporary
+// directory, the one startServer starts from. (This package's tests
+// cannot import namesrvtest, which imports namesrv: these helpers are its
+// in-package twin.)
+func testConfig(t testing.TB) *config.NamesrvConfig {
 	dir := t.TempDir()
 	cfg := config.Default()
-	cfg.BindAddress = "127.0.0.1"
-	cfg.ListenPort = 0
+	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
 	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
 	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
+	return cfg
+}
+
+// startServer starts a NameServer on testConfig changed by mutate (when
+// not nil) with opts, logging to t.Log; it is shut down at cleanup.
+func startServer(t testing.TB, mutate func(c *config.NamesrvConfig), opts ...Option) *Server {
+	t.Helper()
+	return startLogged(t, testLogger(t), mutate, opts...)
+}
+
+// startLogged is startServer logging to logger.
+func startLogged(t testing.TB, logger hclog.Logger, mutate func(c *config.NamesrvConfig), opts ...Option) *Server {
+	t.Helper()
+	cfg := testConfig(t)
 	if mutate != nil {
 		mutate(cfg)
 	}
-	srv, err := New(cfg, testLogger(t))
+	srv, err := New(cfg, logger, opts...)
 	require.NoError(t, err)
 	require.NoError(t, srv.Start())
 	t.Cleanup(func() {

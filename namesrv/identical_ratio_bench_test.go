@@ -2,7 +2,6 @@ package namesrv
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -10,11 +9,10 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// identicalFloorTarget is issue 18's bound on an identical re-registration
+// identicalFloorTarget is the bound on an identical re-registration
 // end to end, as a multiple of the transport floor of the same frame.
 const identicalFloorTarget = 1.25
 
@@ -24,7 +22,7 @@ const identicalFloorTarget = 1.25
 // each time: hashed, not decoded) and the transport floor: the same frame
 // sent with a request code the server refuses without reading the body.
 // It reports the median of each (identical-ms, floor-ms) and their ratio
-// (identical/floor), which issue 18 wants at or under 1.25 (target), and
+// (identical/floor), wanted at or under 1.25 (target), and
 // the ratio of their lower deciles (p10-identical/floor). Each
 // pair starts with the other request than the last, so neither always
 // follows the other. The server logs nothing: the floor's refusal would
@@ -68,11 +66,7 @@ func BenchmarkRegisterIdenticalToFloor(b *testing.B) {
 
 // startQuietServer is startServer with a logger that drops everything.
 func startQuietServer(b *testing.B) *Server {
-	dir := b.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
+	cfg := testConfig(b)
 	srv, err := New(cfg, hclog.NewNullLogger())
 	require.NoError(b, err)
 	require.NoError(b, srv.Start())

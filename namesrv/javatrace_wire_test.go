@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -76,11 +74,7 @@ func newTraceDriver(t *testing.T) *traceDriver {
 	d := &traceDriver{t: t, conns: map[string]*traceConn{}, closed: make(chan string, 64), orphans: map[string]bool{},
 		versions: map[string]string{}, pairs: map[string][2]string{}, names: map[string]string{},
 		registered: map[[2]string]bool{}, dead: map[string]bool{}, connAddrs: map[string]map[string]bool{}}
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
+	cfg := testConfig(t)
 	// Warnings and errors only: a replay logs tens of thousands of lines.
 	log := testLogger(t)
 	log.SetLevel(hclog.Warn)

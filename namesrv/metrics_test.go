@@ -2,15 +2,16 @@ package namesrv
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
 	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
@@ -22,7 +23,7 @@ func startMetricsServer(t *testing.T, readyAfter int) *Server {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv := startServerWith(t, func(c *config.NamesrvConfig) {
+	srv := startServer(t, func(c *config.NamesrvConfig) {
 		c.MetricsExporterType = "PROM"
 		c.MetricsPromExporterPort = 5557
 		c.ReadyAfterBrokerRegistrationSeconds = readyAfter
@@ -78,16 +79,14 @@ func TestMetricsFrameRejected(t *testing.T) {
 	_, err = nc.Write([]byte{0x7f, 0xff, 0xff, 0xff, 0, 0, 0, 0})
 	require.NoError(t, err)
 	_ = nc.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	poll.Until(t, "the rejected frame counted", 10*time.Second, 10*time.Millisecond, func() error {
 		fs := metricstest.Scrape(t, srv.MetricsAddr().String())
-		if fs.Sum("rocketmq_namesrv_frames_rejected_total") == 1 {
-			require.Equal(t, 0.0, fs.Sum("rocketmq_namesrv_connections"))
-			return
+		if n := fs.Sum("rocketmq_namesrv_frames_rejected_total"); n != 1 {
+			return fmt.Errorf("rocketmq_namesrv_frames_rejected_total=%v", n)
 		}
-		require.True(t, time.Now().Before(deadline), "no rejected frame counted")
-		time.Sleep(10 * time.Millisecond)
-	}
+		require.Equal(t, 0.0, fs.Sum("rocketmq_namesrv_connections"))
+		return nil
+	})
 }
 
 func TestReadyImmediatelyWithoutDelay(t *testing.T) {
@@ -141,32 +140,4 @@ func TestMetricsBindFailureNamesAddress(t *testing.T) {
 	err = srv.Start()
 	require.Error(t, err)
 	require.Contains(t, err.Error(), busy.Addr().String())
-}
-
-// testConfig is a loopback configuration with its state in a temporary
-// directory (as startServer uses).
-func testConfig(t *testing.T) *config.NamesrvConfig {
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress = "127.0.0.1"
-	cfg.ListenPort = 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
-	return cfg
-}
-
-// startServerWith is startServer with options.
-func startServerWith(t *testing.T, mutate func(c *config.NamesrvConfig), opts ...Option) *Server {
-	t.Helper()
-	cfg := testConfig(t)
-	mutate(cfg)
-	srv, err := New(cfg, testLogger(t), opts...)
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, srv.Shutdown(ctx))
-	})
-	return srv
 }

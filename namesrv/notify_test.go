@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 )
@@ -36,7 +37,7 @@ func TestShutdownWaitsForNotifications(t *testing.T) {
 	var n stuckNotifier
 	n.install(srv)
 	srv.notifyMinBrokerIDChange(minIDChange("127.0.0.1:1", "127.0.0.1:2"))
-	require.Eventually(t, func() bool { return n.started.Load() == 2 }, 5*time.Second, time.Millisecond)
+	poll.Until(t, "n.started.Load() == 2", 5*time.Second, time.Millisecond, poll.True(func() bool { return n.started.Load() == 2 }))
 
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -60,7 +61,7 @@ func TestShutdownLetsNotificationsFinish(t *testing.T) {
 		<-release
 	}
 	srv.notifyMinBrokerIDChange(minIDChange("127.0.0.1:1"))
-	require.Eventually(t, func() bool { return started.Load() == 1 }, 5*time.Second, time.Millisecond)
+	poll.Until(t, "started.Load() == 1", 5*time.Second, time.Millisecond, poll.True(func() bool { return started.Load() == 1 }))
 	go func() {
 		for !srv.stopping.Load() {
 			time.Sleep(time.Millisecond)

@@ -35,7 +35,7 @@ func TestNsAddrOffByDefault(t *testing.T) {
 func TestNsAddrListServed(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	srv := startServerWith(t, func(c *config.NamesrvConfig) {
+	srv := startServer(t, func(c *config.NamesrvConfig) {
 		c.MetricsExporterType = "PROM"
 		c.NsAddrList = "10.0.0.1:9876;10.0.0.2:9876"
 	}, WithMetricsListener(ln))

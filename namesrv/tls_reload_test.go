@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
@@ -31,7 +32,7 @@ func TestRouteLookupsDuringCertificateRotation(t *testing.T) {
 	m, err := tlsconf.New(f.cfg, testLogger(t), tlsconf.WithReloadInterval(20*time.Millisecond))
 	require.NoError(t, err)
 	t.Cleanup(m.Close)
-	srv := startServerWith(t, func(*config.NamesrvConfig) {}, WithTLS(m))
+	srv := startServer(t, func(*config.NamesrvConfig) {}, WithTLS(m))
 	b, err := fakebroker.New(fakebroker.Config{Topics: []wire.TopicConfig{fakebroker.Topic("RotateTopic", 4)}})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = b.Close() })
@@ -56,15 +57,19 @@ func TestRouteLookupsDuringCertificateRotation(t *testing.T) {
 			}
 		})
 	}
-	require.Eventually(t, func() bool { return ok.Load() >= 50 }, 30*time.Second, 10*time.Millisecond)
+	poll.Until(t, "ok.Load() >= 50", 30*time.Second, 10*time.Millisecond, poll.True(func() bool { return ok.Load() >= 50 }))
 	for range 2 {
 		next := f.ca.Issue(t, testcerts.LeafOptions{})
 		next.WriteFiles(t, dir, "server", f.ca)
-		require.Eventually(t, func() bool { s := last.Load(); return s != nil && s.Cmp(next.Cert.SerialNumber) == 0 },
-			10*time.Second, 10*time.Millisecond, "new connections see serial %s", next.Cert.SerialNumber)
+		poll.Until(t, "new connections to see the new serial", 10*time.Second, 10*time.Millisecond, func() error {
+			if s := last.Load(); s == nil || s.Cmp(next.Cert.SerialNumber) != 0 {
+				return fmt.Errorf("new connections see serial %v, not %s", s, next.Cert.SerialNumber)
+			}
+			return nil
+		})
 	}
 	target := ok.Load() + 50
-	require.Eventually(t, func() bool { return ok.Load() >= target }, 30*time.Second, 10*time.Millisecond)
+	poll.Until(t, "ok.Load() >= target", 30*time.Second, 10*time.Millisecond, poll.True(func() bool { return ok.Load() >= target }))
 	stop()
 	wg.Wait()
 	t.Logf("route lookups ok=%d failed=%d reloads=%d failed reloads=%d", ok.Load(), failed.Load(), m.Reloads(), m.ReloadFailures())

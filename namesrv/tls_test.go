@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/tlsconf"
@@ -49,7 +50,7 @@ func (f *tlsFixture) client() *tls.Config {
 // over TLS on an enforcing listener.
 func TestGoldenReplayOverTLS(t *testing.T) {
 	f := newTLSFixture(t, config.TLSModeEnforcing)
-	srv := startServerWith(t, func(*config.NamesrvConfig) {}, WithTLS(f.manager(t)))
+	srv := startServer(t, func(*config.NamesrvConfig) {}, WithTLS(f.manager(t)))
 	replayGolden(t, srv, func(addr string) (net.Conn, error) { return tls.Dial("tcp", addr, f.client()) })
 }
 
@@ -62,7 +63,7 @@ func TestMetricsListenerFollowsTLSMode(t *testing.T) {
 			f := newTLSFixture(t, mode)
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			require.NoError(t, err)
-			srv := startServerWith(t, func(c *config.NamesrvConfig) { c.MetricsExporterType = "PROM" },
+			srv := startServer(t, func(c *config.NamesrvConfig) { c.MetricsExporterType = "PROM" },
 				WithMetricsListener(ln), WithTLS(f.manager(t)))
 			addr := srv.MetricsAddr().String()
 			secure := &http.Client{Transport: &http.Transport{TLSClientConfig: f.client()}, Timeout: 10 * time.Second}
@@ -109,9 +110,9 @@ func TestNotifyDialsBrokerWithTLS(t *testing.T) {
 	m, err := tlsconf.New(cc, testLogger(t))
 	require.NoError(t, err)
 	t.Cleanup(m.Close)
-	srv := startServerWith(t, func(*config.NamesrvConfig) {}, WithTLS(m))
+	srv := startServer(t, func(*config.NamesrvConfig) {}, WithTLS(m))
 	srv.sendOneway(context.Background(), ln.Addr().String(), remoting.NewRequest(remoting.NotifyMinBrokerIDChange, nil, nil))
-	require.Eventually(t, func() bool { return got.Load() == 1 }, 10*time.Second, 10*time.Millisecond)
+	poll.Until(t, "got.Load() == 1", 10*time.Second, 10*time.Millisecond, poll.True(func() bool { return got.Load() == 1 }))
 }
 
 // TestDisabledAndCertlessServePlaintextOnly: with tls.server.mode=disabled
@@ -120,7 +121,7 @@ func TestNotifyDialsBrokerWithTLS(t *testing.T) {
 // frame).
 func TestDisabledAndCertlessServePlaintextOnly(t *testing.T) {
 	f := newTLSFixture(t, config.TLSModeDisabled)
-	srv := startServerWith(t, func(*config.NamesrvConfig) {}, WithTLS(f.manager(t)))
+	srv := startServer(t, func(*config.NamesrvConfig) {}, WithTLS(f.manager(t)))
 	c := dial(t, srv)
 	resp := invoke(t, c, remoting.NewRequest(remoting.GetRouteinfoByTopic, map[string]string{"topic": "x"}, nil))
 	require.EqualValues(t, remoting.TopicNotExist, resp.Code)

@@ -16,7 +16,7 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// Topics of the issue 18 report, created on the broker in this order: a
+// Topics of a user's report, created on the broker in this order: a
 // Java broker's topicConfigTable (new ConcurrentHashMap<>(1024)) lists
 // them in its own hash order, which is the registration body's order.
 // Topic_071 and T004 share a bucket of every table up to 4,096 buckets,

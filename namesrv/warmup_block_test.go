@@ -49,7 +49,7 @@ func TestWarmupForwardDoesNotHoldConnection(t *testing.T) {
 	addr, got, release := holdingPeer(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	warm := startServerWith(t, func(c *config.NamesrvConfig) {
+	warm := startServer(t, func(c *config.NamesrvConfig) {
 		c.MetricsExporterType, c.MetricsPromExporterPort = "PROM", 5557
 		c.WarmupForwardPeers, c.WarmupForwardSeconds = addr, 600
 	}, WithMetricsListener(ln), withWarmupTimeouts(time.Minute, time.Minute))

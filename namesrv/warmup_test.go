@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -84,9 +85,9 @@ func TestWarmupWindowEnds(t *testing.T) {
 	peer := withTopic(t, "p")
 	warm := startWarming(t, 1, peer.Addr().String())
 	wc := dial(t, warm)
-	require.Eventually(t, func() bool {
+	poll.Until(t, `invoke(t, wc, lookupReq("p-topic-000000", remoting.CurrentVersion)).Code == remoting.TopicNotExist`, 10*time.Second, 50*time.Millisecond, poll.True(func() bool {
 		return invoke(t, wc, lookupReq("p-topic-000000", remoting.CurrentVersion)).Code == remoting.TopicNotExist
-	}, 10*time.Second, 50*time.Millisecond)
+	}))
 	n := warm.warm.forwarded.Load()
 	require.Equal(t, remoting.TopicNotExist, invoke(t, wc, lookupReq("p-topic-000000", remoting.CurrentVersion)).Code)
 	require.Equal(t, n, warm.warm.forwarded.Load(), "not forwarded after the window")

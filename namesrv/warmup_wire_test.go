@@ -40,7 +40,7 @@ func TestWarmupJavaClientFrame(t *testing.T) {
 // connection and the answer is 17.
 func TestWarmupForwardsOverTLS(t *testing.T) {
 	f := newTLSFixture(t, config.TLSModeEnforcing)
-	peer := startServerWith(t, func(*config.NamesrvConfig) {}, WithTLS(f.manager(t)))
+	peer := startServer(t, func(*config.NamesrvConfig) {}, WithTLS(f.manager(t)))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	pc, err := remoting.Dial(ctx, peer.Addr().String(), remoting.ClientOptions{TLS: f.client()})
@@ -54,7 +54,7 @@ func TestWarmupForwardsOverTLS(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(m.Close)
 	for _, opts := range [][]Option{{WithTLS(m)}, nil} {
-		warm := startServerWith(t, func(c *config.NamesrvConfig) {
+		warm := startServer(t, func(c *config.NamesrvConfig) {
 			c.WarmupForwardPeers, c.WarmupForwardSeconds = peer.Addr().String(), 600
 		}, opts...)
 		want := map[bool]int32{true: remoting.Success, false: remoting.TopicNotExist}[opts != nil]

@@ -4,8 +4,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // blocker is an async handler that waits for release and counts how many
@@ -64,7 +67,7 @@ func TestServerAsyncBoundsInFlightPerConnection(t *testing.T) {
 	s.Register(1, echo)
 	rc := dialRaw(t, addr)
 	pipelineRaw(rc, 5, 5, 5, 5, 5, 1)
-	eventually(t, func() bool { return b.running.Load() == limit }, "the first requests run")
+	poll.Until(t, "the first requests run", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return b.running.Load() == limit }))
 	close(b.release)
 	seen := map[int32]bool{}
 	for range 6 {
@@ -83,7 +86,7 @@ func TestServerShutdownWaitsForAsyncResponses(t *testing.T) {
 	s.RegisterAsync(5, b.handle)
 	rc := dialRaw(t, addr)
 	pipelineRaw(rc, 5)
-	eventually(t, func() bool { return b.running.Load() == 1 }, "the request runs")
+	poll.Until(t, "the request runs", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return b.running.Load() == 1 }))
 	done := make(chan error, 1)
 	go func() { done <- s.Close() }()
 	close(b.release)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // connCatcher registers code 1 to remember the server side of a connection.
@@ -102,7 +104,7 @@ func TestClientTimeoutAndClose(t *testing.T) {
 
 	errs := make(chan error, 1)
 	go func() { _, err := c.Invoke(context.Background(), NewRequest(1, nil, nil)); errs <- err }()
-	eventually(t, func() bool { c.conn.pmu.Lock(); defer c.conn.pmu.Unlock(); return len(c.conn.pending) == 1 }, "request pending")
+	poll.Until(t, "request pending", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { c.conn.pmu.Lock(); defer c.conn.pmu.Unlock(); return len(c.conn.pending) == 1 }))
 	require.NoError(t, c.Close())
 	require.ErrorIs(t, <-errs, ErrClosed)
 	_, err = c.Invoke(context.Background(), NewRequest(1, nil, nil))

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // addrConn reports a fixed remote address, as a PROXY protocol hook does.
@@ -59,7 +61,7 @@ func TestConnHookCountsAgainstLimitAndTimesOut(t *testing.T) {
 	first, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer first.Close()
-	eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.shaking) == 1 }, "first in its hook")
+	poll.Until(t, "first in its hook", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.shaking) == 1 }))
 	second, err := net.Dial("tcp", addr)
 	require.NoError(t, err)
 	defer second.Close()
@@ -101,6 +103,6 @@ func TestInvokeKeepsInflightBalanced(t *testing.T) {
 	for range 3 {
 		require.EqualValues(t, 0, invoke(t, c, NewRequest(77, nil, nil)).Code)
 	}
-	eventually(t, func() bool { return c.conn.inflight.Load() == 0 }, "inflight back to 0")
+	poll.Until(t, "inflight back to 0", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return c.conn.inflight.Load() == 0 }))
 	require.EqualValues(t, 0, c.conn.inflight.Load())
 }

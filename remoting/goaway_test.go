@@ -2,11 +2,15 @@ package remoting
 
 import (
 	"context"
+	"errors"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // goAwayServer serves code 77 (SUCCESS) with a one-minute GoAwayPeriod.
@@ -46,7 +50,7 @@ func TestGracefulShutdownAnswersGoAway(t *testing.T) {
 	// accepted yet is reset when the listener closes.
 	require.EqualValues(t, Success, invoke(t, goClient, withVersion(77, 317)).Code)
 	done := shutdownAsync(s)
-	eventually(t, s.goingAway.Load, "going away")
+	poll.Until(t, "going away", 5*time.Second, 2*time.Millisecond, poll.True(s.goingAway.Load))
 
 	resp := invoke(t, java, withVersion(77, CurrentVersion))
 	require.EqualValues(t, GoAway, resp.Code)
@@ -88,20 +92,20 @@ func TestGracefulShutdownFinishesInFlight(t *testing.T) {
 	}()
 	<-entered
 	done := shutdownAsync(s)
-	eventually(t, s.goingAway.Load, "going away")
+	poll.Until(t, "going away", 5*time.Second, 2*time.Millisecond, poll.True(s.goingAway.Load))
 	close(release)
 	resp, ok := <-got
 	require.True(t, ok, "the in-flight request was answered")
 	require.Equal(t, "done", resp.Remark)
 	require.NoError(t, <-done)
-	require.Eventually(t, func() bool {
+	poll.Until(t, "the connection is closed after the drain", 5*time.Second, 5*time.Millisecond, poll.True(func() bool {
 		select {
 		case <-c.conn.Done():
 			return true
 		default:
 			return false
 		}
-	}, 5*time.Second, 5*time.Millisecond, "the connection is closed after the drain")
+	}))
 }
 
 // Without GoAwayPeriod nothing is answered GO_AWAY: Shutdown drains at once.
@@ -145,4 +149,56 @@ func TestShutdownDeadlineInGoAwayPhaseIsReported(t *testing.T) {
 		cancel()
 		require.ErrorIs(t, err, context.DeadlineExceeded, "round %d", i)
 	}
+}
+
+// TestAttackGoAwayFloodHonoursDeadline: during a one-minute GO_AWAY period
+// old peers (version 317, served as usual) and new ones (answered
+// GO_AWAY) flood requests on several connections; a Shutdown whose
+// context ends after 300 ms returns the context's error soon after, every
+// connection is closed, and no goroutine outlives the test (TestMain's
+// goleak).
+func TestAttackGoAwayFloodHonoursDeadline(t *testing.T) {
+	s, addr := newTestServer(t, ServerConfig{GoAwayPeriod: time.Minute})
+	s.Register(77, func(_ *Conn, req *Command) (*Command, error) { return NewResponse(req, Success, ""), nil })
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for i := range 4 {
+		c := dial(t, addr, ClientOptions{})
+		version := int32(317)
+		if i%2 == 1 {
+			version = CurrentVersion
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				_, err := c.Invoke(ctx, withVersion(77, version))
+				cancel()
+				if err != nil {
+					return
+				}
+			}
+		}()
+	}
+	defer func() { close(stop); wg.Wait() }()
+	// the flood is on before Shutdown: connections still in the listen
+	// backlog would be reset with the listener, and Shutdown finish at once
+	poll.Until(t, "the four connections served", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return len(s.openConns()) == 4 }))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- s.Shutdown(ctx) }()
+	select {
+	case err := <-done:
+		require.True(t, errors.Is(err, context.DeadlineExceeded), "got %v", err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("Shutdown ignores its deadline under a request flood")
+	}
+	poll.Until(t, "every connection closed", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return len(s.openConns()) == 0 }))
 }

@@ -61,18 +61,6 @@ func invoke(t testing.TB, c *Client, req *Command) *Command {
 	return resp
 }
 
-// eventually polls cond until it holds or 5 s pass.
-func eventually(t testing.TB, cond func() bool, msg string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting: %s", msg)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // frameOf encodes c, failing the test on error.
 func frameOf(t testing.TB, c *Command) []byte {
 	b, err := AppendFrame(nil, c)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 const (
@@ -50,7 +52,7 @@ func pipeline(t *testing.T, nc net.Conn, code int32, n int) {
 	go func() { _, _ = nc.Write(buf) }() // blocks once the server stops reading
 }
 
-// TestServerBoundsResponsesOfNonReadingClients is defect 4: clients that
+// TestServerBoundsResponsesOfNonReadingClients: clients that
 // pipeline requests with large responses and never read must not make the
 // server queue those responses without bound; other clients are still
 // served, and the stuck connections are closed after the idle timeout.
@@ -86,11 +88,10 @@ func TestServerBoundsResponsesOfNonReadingClients(t *testing.T) {
 	// Each stuck connection is closed about one idle timeout after its
 	// last write; a loaded -race run (make test runs packages side by side)
 	// took over 5 s, so this waits up to four idle timeouts.
-	require.Eventually(t, func() bool { return closed.Load() == conns }, 12*time.Second, 5*time.Millisecond,
-		"stuck connections closed after the idle timeout")
+	poll.Until(t, "stuck connections closed after the idle timeout", 12*time.Second, 5*time.Millisecond, poll.True(func() bool { return closed.Load() == conns }))
 }
 
-// TestServerBoundsPartialLargeFrames is defect 4's second half: many
+// TestServerBoundsPartialLargeFrames: many
 // connections each sending the first MiB of a large frame must not make the
 // server hold the frames' announced lengths (or a multiple of what arrived).
 func TestServerBoundsPartialLargeFrames(t *testing.T) {
@@ -144,7 +145,7 @@ func TestServerFrameBudgetWaitsThenServes(t *testing.T) {
 	holder, waiter := dialRaw(t, addr), dialRaw(t, addr)
 	first := big()
 	holder.send(first[:100<<10])
-	eventually(t, func() bool { return s.budget.available() < size }, "the holder reserved its frame")
+	poll.Until(t, "the holder reserved its frame", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return s.budget.available() < size }))
 	waiter.send(big())
 	holder.send(first[100<<10:])
 	for _, rc := range []*rawConn{holder, waiter} {
@@ -153,7 +154,7 @@ func TestServerFrameBudgetWaitsThenServes(t *testing.T) {
 		require.Equal(t, Success, resp.Code)
 		require.Len(t, resp.Body, size)
 	}
-	eventually(t, func() bool { return s.budget.available() == 256<<10 }, "the budget is whole again")
+	poll.Until(t, "the budget is whole again", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { return s.budget.available() == 256<<10 }))
 }
 
 // TestServerClosesConnectionsOverTheLimit: with MaxConnections open, a new
@@ -172,7 +173,7 @@ func TestServerClosesConnectionsOverTheLimit(t *testing.T) {
 	require.ErrorIs(t, err, io.EOF, "a connection over the limit is closed at once")
 
 	require.NoError(t, first.Close())
-	eventually(t, func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.conns) == 1 }, "first closed")
+	poll.Until(t, "first closed", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { s.mu.Lock(); defer s.mu.Unlock(); return len(s.conns) == 1 }))
 	third := dial(t, addr, ClientOptions{})
 	require.Equal(t, Success, invoke(t, third, NewRequest(1, nil, nil)).Code)
 }

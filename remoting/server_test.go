@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // echo answers SUCCESS with the request's ext fields.
@@ -183,7 +185,10 @@ func TestServerBadFramesCloseOnlyThatConnection(t *testing.T) {
 				require.NoError(t, r.nc.(*net.TCPConn).CloseWrite())
 			}
 			r.expectClosed()
-			eventually(t, func() bool { rej, _, _ := obs.snapshot(); return len(rej) > 0 && rej[len(rej)-1] == tc.reason }, tc.reason)
+			poll.Until(t, tc.reason, 5*time.Second, 2*time.Millisecond, poll.True(func() bool {
+				rej, _, _ := obs.snapshot()
+				return len(rej) > 0 && rej[len(rej)-1] == tc.reason
+			}))
 			require.Equal(t, Success, invoke(t, good, NewRequest(1, nil, nil)).Code)
 		})
 	}
@@ -243,10 +248,10 @@ func TestServerShutdownDrainsInFlight(t *testing.T) {
 	<-started
 	shut := make(chan error, 1)
 	go func() { shut <- s.Shutdown(context.Background()) }()
-	eventually(t, func() bool {
+	poll.Until(t, "listener closed", 5*time.Second, 2*time.Millisecond, poll.True(func() bool {
 		_, err = net.DialTimeout("tcp", ln.Addr().String(), time.Second)
 		return err != nil
-	}, "listener closed")
+	}))
 	close(release)
 	resp := <-got
 	require.NotNil(t, resp, "the in-flight response must arrive")
@@ -301,7 +306,7 @@ func TestServerObserver(t *testing.T) {
 	invoke(t, c, NewRequest(1, nil, nil))
 	invoke(t, c, NewRequest(2, nil, nil))
 	require.NoError(t, c.Close())
-	eventually(t, func() bool { _, opened, closed := obs.snapshot(); return opened == 1 && closed == 1 }, "conn hooks")
+	poll.Until(t, "conn hooks", 5*time.Second, 2*time.Millisecond, poll.True(func() bool { _, opened, closed := obs.snapshot(); return opened == 1 && closed == 1 }))
 	obs.mu.Lock()
 	defer obs.mu.Unlock()
 	require.Equal(t, 2, obs.done)

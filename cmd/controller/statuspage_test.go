@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
 )
 
@@ -19,11 +20,11 @@ func TestStatusPageServedByStandaloneController(t *testing.T) {
 	n := startTestNode(t, "metricsExporterType=PROM", "metricsPromExporterHost=127.0.0.1", "metricsPromExporterPort=0")
 	base := "http://" + n.ep.Addr().String()
 	var body string
-	require.Eventually(t, func() bool {
+	poll.Until(t, `status == http.StatusOK && strings.Contains(body, "n0 (leader)")`, 15*time.Second, 100*time.Millisecond, poll.True(func() bool {
 		var status int
 		status, body = metricstest.Get(t, base+"/")
 		return status == http.StatusOK && strings.Contains(body, "n0 (leader)")
-	}, 15*time.Second, 100*time.Millisecond)
+	}))
 	for _, want := range []string{"RocketMQ Controller", "Controller remoting", n.ctl.Addr(), "Controller Raft",
 		"metrics (this page)", n.ep.Addr().String(), "Broker sets (0)"} {
 		require.Contains(t, body, want)

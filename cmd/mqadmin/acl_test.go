@@ -1,17 +1,15 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
-	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -29,19 +27,9 @@ func startACLNS(t *testing.T) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "plain_acl.yml"), []byte(aclAccounts), 0o600))
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
-	cfg.AclEnable, cfg.AclConfigPath = true, filepath.Join(dir, "plain_acl.yml")
-	srv, err := namesrv.New(cfg, nil)
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, srv.Shutdown(ctx))
-	})
+	srv := namesrvtest.Start(t, namesrvtest.WithConfig(func(c *config.NamesrvConfig) {
+		c.AclEnable, c.AclConfigPath = true, filepath.Join(dir, "plain_acl.yml")
+	}))
 	return srv.Addr().String(), dir
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/rmqgo/nameserver/admin"
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/raftstore"
 	"github.com/rmqgo/nameserver/raftstore/raftstoretest"
 	"github.com/rmqgo/nameserver/remoting"
@@ -50,7 +51,7 @@ func startController(t *testing.T, extra ...string) string {
 	require.NoError(t, err)
 	require.NoError(t, ctl.Start())
 	t.Cleanup(func() { require.NoError(t, ctl.Shutdown(context.Background())) })
-	require.Eventually(t, ctl.IsReadyLeader, 15*time.Second, 10*time.Millisecond)
+	poll.Until(t, "ctl.IsReadyLeader", 15*time.Second, 10*time.Millisecond, poll.True(ctl.IsReadyLeader))
 	return ctl.Addr()
 }
 

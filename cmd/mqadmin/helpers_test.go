@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,8 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/config"
-	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
@@ -29,21 +27,7 @@ func testCtx(t *testing.T) context.Context {
 // startNS starts a NameServer on a loopback port and returns its address.
 func startNS(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress = "127.0.0.1"
-	cfg.ListenPort = 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
-	srv, err := namesrv.New(cfg, nil)
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, srv.Shutdown(ctx))
-	})
-	return srv.Addr().String()
+	return namesrvtest.Start(t).Addr().String()
 }
 
 // startNSs starts n NameServers.

@@ -1,10 +1,9 @@
 package main
 
 import (
-	"context"
+	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/tlsconf"
 )
 
@@ -25,18 +25,7 @@ func startEnforcingNS(t *testing.T) (addr, caFile string) {
 	m, err := tlsconf.New(tc, testlog.New(t, "tls"))
 	require.NoError(t, err)
 	t.Cleanup(m.Close)
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath, cfg.ConfigStorePath = filepath.Join(dir, "kvConfig.json"), filepath.Join(dir, "namesrv.properties")
-	srv, err := namesrv.New(cfg, nil, namesrv.WithTLS(m))
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		require.NoError(t, srv.Shutdown(ctx))
-	})
+	srv := namesrvtest.Start(t, namesrvtest.WithServerOptions(namesrv.WithTLS(m)))
 	return srv.Addr().String(), files.CA
 }
 
@@ -57,5 +46,22 @@ func TestTLSFlags(t *testing.T) {
 	require.Equal(t, exitFail, r.code, r.errOut)
 
 	t.Setenv(config.JavaOptEnv, "-Xmx1g -Dtls.enable=true")
+	requireOK(t, mqadmin(t, put...))
+}
+
+// TestClientIgnoresServerTLSKeys: mqadmin is a client; the tls.server.*
+// keys of a tls.config.file shared with a NameServer on the same host
+// (its key readable by the server's user only, an encrypted key without
+// the password, enforcing mode) must not stop it, as Java's tools build
+// only the client side (TlsHelper.buildSslContext(true)).
+func TestClientIgnoresServerTLSKeys(t *testing.T) {
+	ns, _ := startEnforcingNS(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "tls.properties")
+	body := "tls.enable=true\ntls.server.mode=enforcing\n" +
+		"tls.server.certPath=" + filepath.Join(dir, "absent.crt") + "\n" +
+		"tls.server.keyPath=" + filepath.Join(dir, "root-only.key") + "\n"
+	require.NoError(t, os.WriteFile(file, []byte(body), 0o600))
+	put := []string{"updateKvConfig", "-n", ns, "-s", "NS", "-k", "key", "-v", "value", "-Dtls.config.file=" + file}
 	requireOK(t, mqadmin(t, put...))
 }

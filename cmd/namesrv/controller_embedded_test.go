@@ -15,6 +15,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
 	"github.com/rmqgo/nameserver/namesrv"
 	"github.com/rmqgo/nameserver/raftstore"
@@ -42,9 +43,9 @@ func TestEmbeddedControllerMetricsOnOnePort(t *testing.T) {
 
 	calls := waitLeader(t, ctlLn.Addr().String())
 	// The leader serves only after its Barrier: wait for that, by polling.
-	require.Eventually(t, func() bool {
+	poll.Until(t, `metricstest.Scrape(t, srv.MetricsAddr().String()).Sum("rocketmq_controller_leader_ready") == 1`, 10*time.Second, 10*time.Millisecond, poll.True(func() bool {
 		return metricstest.Scrape(t, srv.MetricsAddr().String()).Sum("rocketmq_controller_leader_ready") == 1
-	}, 10*time.Second, 10*time.Millisecond)
+	}))
 	resp := invoke(t, srv.Addr().String(), remoting.GetBrokerClusterInfo)
 	require.Equal(t, remoting.Success, resp.Code, resp.Remark)
 
@@ -111,15 +112,15 @@ func listen(t *testing.T) net.Listener {
 func waitLeader(t *testing.T, addr string) int {
 	t.Helper()
 	calls := 0
-	require.Eventually(t, func() bool {
+	poll.Until(t, "the controller to say it leads", 15*time.Second, 10*time.Millisecond, poll.True(func() bool {
 		calls++
 		return invokeQuiet(addr, remoting.ControllerGetMetadataInfo)["isLeader"] == "true"
-	}, 15*time.Second, 10*time.Millisecond)
+	}))
 	return calls
 }
 
-// invokeQuiet sends one request without failing the test (it runs inside
-// require.Eventually); it returns the response's ext fields, nil on error.
+// invokeQuiet sends one request without failing the test (it runs as a
+// poll check); it returns the response's ext fields, nil on error.
 func invokeQuiet(addr string, code int32) map[string]string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -13,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
-	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 )
 
 func runMain(args ...string) (int, string, string) {
@@ -52,14 +51,9 @@ func freeAddr(t *testing.T) *net.TCPAddr {
 // for a wildcard bind address: 0 while the NameServer runs, 1 after.
 func TestHealthcheck(t *testing.T) {
 	metricsAddr := freeAddr(t)
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath = filepath.Join(t.TempDir(), "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(t.TempDir(), "namesrv.properties")
-	cfg.MetricsExporterType, cfg.MetricsPromExporterPort = "PROM", metricsAddr.Port
-	srv, err := namesrv.New(cfg, testlog.New(t, "namesrv"))
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
+	srv := namesrvtest.Start(t, namesrvtest.WithConfig(func(c *config.NamesrvConfig) {
+		c.MetricsExporterType, c.MetricsPromExporterPort = "PROM", metricsAddr.Port
+	}))
 
 	code, _, errOut := runMain("-healthcheck")
 	require.Equal(t, 1, code)

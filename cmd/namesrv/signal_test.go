@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/internal/version"
 )
@@ -75,8 +76,7 @@ func TestSIGQUITDumpsAndKeepsServing(t *testing.T) {
 	var errOut testlog.Lines
 	afterStart = func() {
 		require.NoError(t, syscall.Kill(os.Getpid(), syscall.SIGQUIT))
-		require.Eventually(t, func() bool { return strings.Contains(errOut.String(), "goroutine dump (SIGQUIT), still serving") },
-			30*time.Second, 10*time.Millisecond)
+		poll.Until(t, `strings.Contains(errOut.String(), "goroutine dump (SIGQUIT), still serving")`, 30*time.Second, 10*time.Millisecond, poll.True(func() bool { return strings.Contains(errOut.String(), "goroutine dump (SIGQUIT), still serving") }))
 		addr := regexp.MustCompile(`name server started: addr=(\S+)`).FindStringSubmatch(errOut.String())
 		require.Len(t, addr, 2)
 		conn, err := net.Dial("tcp", addr[1])

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/internal/browsertest"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
 	"github.com/rmqgo/nameserver/test/ctlbroker"
 )
@@ -47,10 +48,10 @@ func startEmbeddedPageNode(t *testing.T, sets ...string) pageNode {
 func TestStatusPageShowsEmbeddedController(t *testing.T) {
 	n := startEmbeddedPageNode(t, "set-a", hostileSet)
 	var body string
-	require.Eventually(t, func() bool {
+	poll.Until(t, `strings.Contains(body, "Broker sets (2)")`, 10*time.Second, 100*time.Millisecond, poll.True(func() bool {
 		_, body = metricstest.Get(t, n.page)
 		return strings.Contains(body, "Broker sets (2)")
-	}, 10*time.Second, 100*time.Millisecond)
+	}))
 	for _, want := range []string{"NameServer with embedded Controller", "Controller Raft", "n0 (leader)",
 		"<td>set-a</td>", "&lt;script&gt;document.title=&#34;set&#34;&lt;/script&gt;", "Cluster version",
 		`<th>Live brokers</th><td class="n">4</td>`, "<td>1 (127.0.0.1:", "), 2 (127.0.0.1:"} {
@@ -65,10 +66,10 @@ func TestStatusPageShowsEmbeddedController(t *testing.T) {
 func TestStatusPageInBrowserEmbeddedController(t *testing.T) {
 	b := browsertest.Require(t)
 	n := startEmbeddedPageNode(t, "set-a", "set-b", hostileSet)
-	require.Eventually(t, func() bool {
+	poll.Until(t, `strings.Contains(body, "Broker sets (3)")`, 10*time.Second, 100*time.Millisecond, poll.True(func() bool {
 		_, body := metricstest.Get(t, n.page)
 		return strings.Contains(body, "Broker sets (3)")
-	}, 10*time.Second, 100*time.Millisecond)
+	}))
 	dom := b.DOM(t, n.page)
 	require.Contains(t, dom, "<title>RocketMQ NameServer with embedded Controller status</title>")
 	for _, want := range []string{"<td>set-a</td>", "<td>set-b</td>", "&lt;script&gt;document.title=\"set\"&lt;/script&gt;",

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/internal/browsertest"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/metrics/metricstest"
 	"github.com/rmqgo/nameserver/namesrv/wire"
@@ -69,11 +70,11 @@ func TestStatusPageServedByNamesrv(t *testing.T) {
 	n := startPageNode(t)
 	registerBrokers(t, n.remoting, "DefaultCluster", "broker-a", "broker-b", hostileBroker)
 	var body string
-	require.Eventually(t, func() bool {
+	poll.Until(t, `status == http.StatusOK && strings.Contains(body, "broker-b")`, 10*time.Second, 100*time.Millisecond, poll.True(func() bool {
 		var status int
 		status, body = metricstest.Get(t, n.page)
 		return status == http.StatusOK && strings.Contains(body, "broker-b")
-	}, 10*time.Second, 100*time.Millisecond)
+	}))
 	for _, want := range []string{"RocketMQ NameServer", "NameServer remoting", n.remoting, "<td>broker-a</td>",
 		"&lt;script&gt;document.title=&#34;owned&#34;&lt;/script&gt;", " s ago"} {
 		require.Contains(t, body, want)
@@ -98,10 +99,10 @@ func TestStatusPageInBrowserNamesrv(t *testing.T) {
 	for i := range 30 {
 		registerBrokers(t, n.remoting, "BulkCluster", fmt.Sprintf("bulk-%02d", i))
 	}
-	require.Eventually(t, func() bool {
+	poll.Until(t, `strings.Contains(body, "bulk-29")`, 10*time.Second, 100*time.Millisecond, poll.True(func() bool {
 		_, body := metricstest.Get(t, n.page)
 		return strings.Contains(body, "bulk-29")
-	}, 10*time.Second, 100*time.Millisecond)
+	}))
 	dom := b.DOM(t, n.page)
 	require.Contains(t, dom, "<title>RocketMQ NameServer status</title>", "a script changed the title")
 	require.Contains(t, dom, "<td>broker-a</td>")

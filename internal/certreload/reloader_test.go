@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testcerts"
 	"github.com/rmqgo/nameserver/internal/testlog"
 )
@@ -105,8 +106,7 @@ func TestExpiredPeerRefused(t *testing.T) {
 	ca := testcerts.NewCA(t, "raft-ca")
 	member := newReloader(t, ca, nil, testcerts.LeafOptions{})
 	old := newReloader(t, ca, nil, testcerts.LeafOptions{NotAfter: time.Now().Add(2 * time.Second)})
-	require.Eventually(t, func() bool { return time.Now().After(old.Certificate().Leaf.NotAfter) },
-		waitLimit, 50*time.Millisecond)
+	poll.Until(t, "time.Now().After(old.Certificate().Leaf.NotAfter)", waitLimit, 50*time.Millisecond, poll.True(func() bool { return time.Now().After(old.Certificate().Leaf.NotAfter) }))
 	serr, _ := handshake(t, member.ServerConfig(), old.ClientConfig())
 	require.ErrorIs(t, serr, ErrUntrustedPeer)
 	require.ErrorContains(t, serr, "expired")

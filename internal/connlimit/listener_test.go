@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // serve accepts on l and echoes every connection until the test ends.
@@ -68,7 +70,7 @@ func TestListenerCapEvictsOldestUnproven(t *testing.T) {
 	require.Equal(t, 2, l.Open())
 	require.Equal(t, 2, b.InUse())
 	require.NoError(t, c2.Close())
-	require.Eventually(t, func() bool { return l.Open() == 1 && b.InUse() == 1 }, 5*time.Second, 5*time.Millisecond)
+	poll.Until(t, "l.Open() == 1 && b.InUse() == 1", 5*time.Second, 5*time.Millisecond, poll.True(func() bool { return l.Open() == 1 && b.InUse() == 1 }))
 	_, ok = echo(t, l)
 	require.True(t, ok, "a place freed by a close is taken again")
 	require.Equal(t, uint64(1), l.Evicted())
@@ -82,7 +84,7 @@ func TestListenerCapRefusesOverProven(t *testing.T) {
 	silent, err := net.Dial("tcp", l.Addr().String())
 	require.NoError(t, err)
 	defer silent.Close()
-	require.Eventually(t, func() bool { return l.Open() == 2 }, 5*time.Second, 5*time.Millisecond)
+	poll.Until(t, "l.Open() == 2", 5*time.Second, 5*time.Millisecond, poll.True(func() bool { return l.Open() == 2 }))
 	_, ok = echo(t, l)
 	require.True(t, ok, "the silent connection gives its place")
 	t.Logf("evicted=%d refused=%d open=%d", l.Evicted(), l.Refused(), l.Open())
@@ -130,7 +132,7 @@ func TestListenerFirstReadTimeout(t *testing.T) {
 	require.NoError(t, err)
 	_, err = io.ReadFull(c, make([]byte, 1))
 	require.NoError(t, err, "a connection that spoke keeps no deadline")
-	require.Eventually(t, func() bool { return l.Open() == 1 }, 5*time.Second, 5*time.Millisecond)
+	poll.Until(t, "l.Open() == 1", 5*time.Second, 5*time.Millisecond, poll.True(func() bool { return l.Open() == 1 }))
 }
 
 func TestSideBudgetIsAQuarterOfTheFdLimit(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
@@ -39,10 +40,10 @@ func TestWrapBoundsEachMessage(t *testing.T) {
 	require.Equal(t, 1000, lines.Count("debug passes"))
 	require.Equal(t, Burst, lines.Count(StdMessage))
 	require.Zero(t, lines.Count("suppressed"))
-	require.Eventually(t, func() bool {
+	poll.Until(t, `lines.Has("suppressed=")`, 5*time.Second, 50*time.Millisecond, poll.True(func() bool {
 		l.Named("conn").Warn("refused a connection")
 		return lines.Has("suppressed=")
-	}, 5*time.Second, 50*time.Millisecond)
+	}))
 	last := lines.String()[strings.LastIndex(lines.String(), "refused a connection"):]
 	require.Contains(t, last, "suppressed=")
 }

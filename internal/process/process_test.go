@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
@@ -57,9 +58,9 @@ func TestQuitDumpsStacksAndKeepsRunning(t *testing.T) {
 	defer stop()
 	for round := 1; round <= 2; round++ {
 		require.NoError(t, syscall.Kill(syscall.Getpid(), syscall.SIGQUIT))
-		require.Eventually(t, func() bool {
+		poll.Until(t, `strings.Count(out.String(), "goroutine dump (SIGQUIT), still serving") == round`, 10*time.Second, 10*time.Millisecond, poll.True(func() bool {
 			return strings.Count(out.String(), "goroutine dump (SIGQUIT), still serving") == round
-		}, 10*time.Second, 10*time.Millisecond)
+		}))
 	}
 	require.Contains(t, out.String(), "TestQuitDumpsStacksAndKeepsRunning")
 	require.Contains(t, out.String(), "goroutine ")

@@ -151,15 +151,3 @@ func brokerOf(t testing.TB, s *wire.TopicRouteData, brokerName string) wire.Brok
 	t.Fatalf("no broker data %s", brokerName)
 	return wire.BrokerData{}
 }
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, cond func() bool, msg string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out: %s", msg)
-		}
-		time.Sleep(time.Millisecond)
-	}
-}

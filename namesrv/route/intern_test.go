@@ -184,13 +184,13 @@ func TestSyncMemberAndMappedTopicsDoNotShare(t *testing.T) {
 	checkInterns(t, h.Manager, "")
 }
 
-// TestAttackBodyCacheExactAcrossSharing applies random mutations (new and
+// TestBodyCacheExactAcrossSharing applies random mutations (new and
 // changed routes, perm changes, broker addresses and filter servers,
 // deletions, unregistrations) and serves random lookups between them;
 // after each mutation BodyCache.Used must equal a recount of the distinct
 // bodies the published snapshots hold, and the intern table must match
 // the published entries. Replay with RMQ_SEED.
-func TestAttackBodyCacheExactAcrossSharing(t *testing.T) {
+func TestBodyCacheExactAcrossSharing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(attackSeed(t), 3))
 	h := newHarness(t, false)
 	h.Manager.log.SetLevel(5)

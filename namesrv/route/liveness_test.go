@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/namesrv/wire"
 )
 
@@ -153,7 +154,7 @@ func TestStartRunsScanner(t *testing.T) {
 	mustRegister(t, h, reg("c1", "b1", "a1", 0, body(1, "t1", "t2")))
 	h.clock.Advance(time.Hour)
 	h.Start()
-	eventually(t, func() bool { return h.Lookup("t1") == nil }, "expired broker removed by the scanner")
+	poll.Until(t, "expired broker removed by the scanner", 5*time.Second, time.Millisecond, poll.True(func() bool { return h.Lookup("t1") == nil }))
 	h.Stop()
 }
 

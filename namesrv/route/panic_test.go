@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // completes runs f on its own goroutine and fails the test unless it
@@ -17,14 +19,14 @@ func completes(t *testing.T, msg string, f func()) {
 		defer close(done)
 		f()
 	}()
-	require.Eventually(t, func() bool {
+	poll.Until(t, msg, 5*time.Second, time.Millisecond, poll.True(func() bool {
 		select {
 		case <-done:
 			return true
 		default:
 			return false
 		}
-	}, 5*time.Second, time.Millisecond, msg)
+	}))
 }
 
 // TestPanicInMutationReleasesCoordinator: a registration that panics under
@@ -54,7 +56,7 @@ func TestPanicInMutationReleasesCoordinator(t *testing.T) {
 	completes(t, "the expiry scan after a panicking registration never completed", func() {
 		h.ScanExpired(h.clock.Mono())
 	})
-	eventually(t, func() bool { return h.Lookup("t1") == nil }, "the expired broker's topic is withdrawn")
+	poll.Until(t, "the expired broker's topic is withdrawn", 5*time.Second, time.Millisecond, poll.True(func() bool { return h.Lookup("t1") == nil }))
 }
 
 // TestPanicInMutationPublishesWithNextMutation: what a panicking mutation

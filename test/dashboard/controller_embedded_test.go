@@ -15,6 +15,7 @@ import (
 
 	"github.com/rmqgo/nameserver/config"
 	"github.com/rmqgo/nameserver/controller"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/metrics"
 	"github.com/rmqgo/nameserver/namesrv"
@@ -71,12 +72,12 @@ func startControllerNode(t *testing.T, g group, id string) (*namesrv.Server, *co
 func TestDashboardControllerPanelsHaveData(t *testing.T) {
 	bin := prometheusBinary(t)
 	srv, ctl := startControllerNode(t, newGroup(t, "n0"), "n0")
-	require.Eventually(t, ctl.IsReadyLeader, 30*time.Second, 20*time.Millisecond)
+	poll.Until(t, "ctl.IsReadyLeader", 30*time.Second, 20*time.Millisecond, poll.True(ctl.IsReadyLeader))
 	base := startPrometheus(t, bin, srv.MetricsAddr().String())
-	require.Eventually(t, func() bool {
+	poll.Until(t, "prometheus to scrape the Controller three times", 60*time.Second, 200*time.Millisecond, poll.True(func() bool {
 		n, _, ok := query(base, `count_over_time(rocketmq_controller_leader_ready{job="rocketmq"}[10s]) >= 3`)
 		return ok && n == 1
-	}, 60*time.Second, 200*time.Millisecond, "prometheus never scraped the Controller three times")
+	}))
 	requirePanelsHaveData(t, base, panelsOf(t, "Controller"))
 }
 
@@ -88,8 +89,7 @@ func TestDashboardRaftTransportErrorsShowADownPeer(t *testing.T) {
 	g := newGroup(t, "n0", "n1", "n2")
 	srv0, ctl0 := startControllerNode(t, g, "n0")
 	srv1, ctl1 := startControllerNode(t, g, "n1")
-	require.Eventually(t, func() bool { return ctl0.IsReadyLeader() || ctl1.IsReadyLeader() },
-		60*time.Second, 50*time.Millisecond, "no leader of n0 and n1")
+	poll.Until(t, "a leader among n0 and n1", 60*time.Second, 50*time.Millisecond, poll.True(func() bool { return ctl0.IsReadyLeader() || ctl1.IsReadyLeader() }))
 	base := startPrometheus(t, bin, srv0.MetricsAddr().String(), srv1.MetricsAddr().String())
 	errs := panelExpr(t, "Raft transport errors", "A")
 	requireEventuallyAtLeast(t, base, strings.Replace(errs, " or vector(0)", "", 1)+` and on (peer) {peer="n2"}`, 0.01)

@@ -2,12 +2,14 @@ package dashboard
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/namesrv"
 )
@@ -45,10 +47,12 @@ func queryMax(base, expr string) (float64, bool) {
 
 // requireEventuallyAtLeast polls expr until its largest value is at least want.
 func requireEventuallyAtLeast(t *testing.T, base, expr string, want float64) {
-	require.Eventually(t, func() bool {
-		v, ok := queryMax(base, expr)
-		return ok && v >= want
-	}, 60*time.Second, 200*time.Millisecond, "%s never reached %v", expr, want)
+	poll.Until(t, fmt.Sprintf("%s to reach %v", expr, want), 60*time.Second, 200*time.Millisecond, func() error {
+		if v, ok := queryMax(base, expr); !ok || v < want {
+			return fmt.Errorf("largest value %v (answered: %v)", v, ok)
+		}
+		return nil
+	})
 }
 
 // A NameServer that stops answering scrapes shows on the availability

@@ -17,8 +17,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 )
 
 type panel struct {
@@ -66,11 +68,7 @@ func panelsWhere(t *testing.T, keep func(row string) bool) []panel {
 // namesrvConfig is a NameServer's on loopback ports with its state in a
 // temporary directory and metrics on.
 func namesrvConfig(t *testing.T) *config.NamesrvConfig {
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
+	cfg := namesrvtest.Config(t)
 	cfg.MetricsExporterType, cfg.MetricsPromExporterPort = "PROM", freePort(t)
 	return cfg
 }
@@ -164,10 +162,10 @@ func TestDashboardPanelsHaveDataOnFreshNode(t *testing.T) {
 	base := startPrometheus(t, bin, srv.MetricsAddr().String())
 
 	// rate() needs two scrapes of the target in the window
-	require.Eventually(t, func() bool {
+	poll.Until(t, "prometheus to scrape the NameServer three times", 60*time.Second, 200*time.Millisecond, poll.True(func() bool {
 		n, _, ok := query(base, `count_over_time(up{job="rocketmq"}[10s]) >= 3`)
 		return ok && n == 1
-	}, 60*time.Second, 200*time.Millisecond, "prometheus never scraped the NameServer three times")
+	}))
 	requirePanelsHaveData(t, base, panelsOutside(t, "Controller"))
 }
 

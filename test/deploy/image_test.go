@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/admin"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -82,14 +84,17 @@ func idOf(t *testing.T, file, name string) string {
 // requireHTTP200 polls url until it answers 200.
 func requireHTTP200(t *testing.T, url string) {
 	client := http.Client{Timeout: 2 * time.Second}
-	require.Eventually(t, func() bool {
+	poll.Until(t, url+" to answer 200", 60*time.Second, 200*time.Millisecond, func() error {
 		resp, err := client.Get(url)
 		if err != nil {
-			return false
+			return err
 		}
 		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	}, 60*time.Second, 200*time.Millisecond, "%s never answered 200", url)
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return nil
+	})
 }
 
 // requireLookupFromHost registers a broker with a topic at ns (the

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,10 +12,14 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/admin"
 	"github.com/apache/rocketmq-client-go/v2/primitive"
 	"github.com/apache/rocketmq-client-go/v2/producer"
+	"github.com/hashicorp/go-hclog"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/acl"
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
+	"github.com/rmqgo/nameserver/internal/testlog"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
@@ -32,9 +37,9 @@ accounts:
 func startACLServer(t *testing.T, accounts string, anonymousRead bool) (string, string) {
 	path := filepath.Join(t.TempDir(), "plain_acl.yml")
 	require.NoError(t, os.WriteFile(path, []byte(accounts), 0o600))
-	srv := startInProcess(t, func(c *config.NamesrvConfig) {
+	srv := namesrvtest.Start(t, namesrvtest.WithConfig(func(c *config.NamesrvConfig) {
 		c.AclEnable, c.AclConfigPath, c.AclAnonymousRead = true, path, anonymousRead
-	})
+	}))
 	return srv.Addr().String(), path
 }
 
@@ -157,11 +162,11 @@ func TestACLAllowListAndRevoke(t *testing.T) {
 			return nil
 		}
 	}
-	waitFor(t, "the allow-list", denied(kvReq("itAdmin01", "itAdminSecret"), "globalWhiteRemoteAddresses"))
+	poll.Until(t, "the allow-list", waitTimeout, 10*time.Millisecond, denied(kvReq("itAdmin01", "itAdminSecret"), "globalWhiteRemoteAddresses"))
 
 	write("globalWhiteRemoteAddresses: [127.0.0.1]\naccounts: [{accessKey: itOther01, secretKey: itOtherSecret, admin: true}]\n")
 	start := time.Now()
-	waitFor(t, "the revocation", denied(kvReq("itAdmin01", "itAdminSecret"), "unknown access key"))
+	poll.Until(t, "the revocation", waitTimeout, 10*time.Millisecond, denied(kvReq("itAdmin01", "itAdminSecret"), "unknown access key"))
 	t.Logf("revoked after %v", time.Since(start))
 	resp, err = c.Invoke(ctxT(t), kvReq("itOther01", "itOtherSecret"))
 	require.NoError(t, err)
@@ -202,4 +207,50 @@ func TestACLBinaryRefusesMissingFile(t *testing.T) {
 	require.NotZero(t, code)
 	require.Contains(t, stderr, "aclConfigPath")
 	require.Contains(t, stderr, filepath.Join(dir, "plain_acl.yml"))
+}
+
+// TestACLFileRewrittenInPlace: an operator rewrites plain_acl.yml in
+// place (as `cat > file` or an editor does): the file is empty until the
+// writer is done. rocketmq-client-go, signed with a reader's key, must
+// keep reading routes through it: the empty file was served as "no
+// accounts" and every signed client and broker was answered 16 until the
+// file was written.
+func TestACLFileRewrittenInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plain_acl.yml")
+	require.NoError(t, os.WriteFile(path, []byte(aclAccounts), 0o600))
+	logger, logs := testlog.Capture(t, "namesrv", hclog.Info)
+	srv := namesrvtest.Start(t, namesrvtest.WithLogger(logger), namesrvtest.WithConfig(func(c *config.NamesrvConfig) { c.AclEnable, c.AclConfigPath, c.AclAnonymousRead = true, path, false }))
+	addr := srv.Addr().String()
+	b := newBroker(t, fakebroker.Config{NameServers: []string{addr},
+		Topics: []fakebroker.TopicConfig{fakebroker.Topic("AclRewriteTopic", 2)},
+		Sign:   signer("itBroker01", "itBrokerSecret")})
+	require.NoError(t, b.RegisterAll(ctxT(t)))
+	fetch := func() error { // a new admin each time: client-go caches routes
+		adm, err := admin.NewAdmin(admin.WithResolver(primitive.NewPassthroughResolver([]string{addr})),
+			admin.WithCredentials(primitive.Credentials{AccessKey: "itReader01", SecretKey: "itReaderSecret"}))
+		require.NoError(t, err)
+		defer adm.Close()
+		_, err = adm.FetchPublishMessageQueues(ctxT(t), "AclRewriteTopic")
+		return err
+	}
+	require.NoError(t, fetch())
+
+	require.NoError(t, os.Truncate(path, 0)) // the writer opened it with O_TRUNC
+	poll.Until(t, "the reloader to judge the empty file", waitTimeout, 10*time.Millisecond, func() error {
+		if logs.Has("no YAML document") || logs.Has("accounts=0") {
+			return nil
+		}
+		return errors.New("not yet")
+	})
+	require.NoError(t, fetch(), "a file being written must not lock clients out")
+	require.NoError(t, b.RegisterAll(ctxT(t)), "nor brokers")
+
+	require.NoError(t, os.WriteFile(path, []byte(aclAccounts+"  - {accessKey: itLate001, secretKey: itLateSecret}\n"), 0o600))
+	poll.Until(t, "the rewritten file", waitTimeout, 10*time.Millisecond, func() error {
+		if logs.Has("accounts=4") {
+			return nil
+		}
+		return errors.New("not reloaded yet")
+	})
+	require.NoError(t, fetch())
 }

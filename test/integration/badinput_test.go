@@ -15,6 +15,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/admin"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
@@ -181,7 +182,7 @@ func testBadInput(t *testing.T, addr string) {
 		require.NoError(t, routeHasBroker(ctxT(t), bystander, "SturdyTopic", b))
 	})
 
-	waitFor(t, "the concurrent admin to get answers", func() error {
+	poll.Until(t, "the concurrent admin to get answers", waitTimeout, 10*time.Millisecond, func() error {
 		if loop.ok.Load() < 3 {
 			return fmt.Errorf("%d answers so far", loop.ok.Load())
 		}

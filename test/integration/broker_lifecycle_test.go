@@ -2,10 +2,13 @@ package integration
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
@@ -13,13 +16,13 @@ import (
 // TestBrokerConnectionCloseRemovesRoute: a registered broker's route goes
 // away when its connection closes.
 func TestBrokerConnectionCloseRemovesRoute(t *testing.T) {
-	addr := startInProcess(t, nil).Addr().String()
+	addr := namesrvtest.Start(t).Addr().String()
 	b := registeredBroker(t, addr, fakebroker.Topic("CloseTopic", 4))
 	c := dialNS(t, addr)
 	require.NoError(t, routeHasBroker(ctxT(t), c, "CloseTopic", b))
 
 	require.NoError(t, b.Disconnect(addr))
-	waitFor(t, "route gone after the broker's connection closed", func() error {
+	poll.Until(t, "route gone after the broker's connection closed", waitTimeout, 10*time.Millisecond, func() error {
 		return routeGone(ctxT(t), c, "CloseTopic")
 	})
 }
@@ -27,13 +30,13 @@ func TestBrokerConnectionCloseRemovesRoute(t *testing.T) {
 // TestBrokerUnregisterRemovesRoute: UNREGISTER_BROKER removes the route
 // (asynchronously) while the connection stays open.
 func TestBrokerUnregisterRemovesRoute(t *testing.T) {
-	addr := startInProcess(t, nil).Addr().String()
+	addr := namesrvtest.Start(t).Addr().String()
 	b := registeredBroker(t, addr, fakebroker.Topic("UnregTopic", 4))
 	c := dialNS(t, addr)
 	require.NoError(t, routeHasBroker(ctxT(t), c, "UnregTopic", b))
 
 	require.NoError(t, b.UnregisterAll(ctxT(t)))
-	waitFor(t, "route gone after UNREGISTER_BROKER", func() error {
+	poll.Until(t, "route gone after UNREGISTER_BROKER", waitTimeout, 10*time.Millisecond, func() error {
 		return routeGone(ctxT(t), c, "UnregTopic")
 	})
 	changed, stored, err := b.QueryDataVersion(ctxT(t), addr)
@@ -47,7 +50,7 @@ func TestBrokerUnregisterRemovesRoute(t *testing.T) {
 // registered. A witness broker registered only over the old connection
 // shows when that close has been processed.
 func TestOldConnectionCloseAfterReregistration(t *testing.T) {
-	srv := startInProcess(t, nil)
+	srv := namesrvtest.Start(t)
 	addr := srv.Addr().String()
 	b := newBroker(t, fakebroker.Config{BrokerName: "broker-a", Topics: []fakebroker.TopicConfig{fakebroker.Topic("StayTopic", 4)}})
 	w := newBroker(t, fakebroker.Config{BrokerName: "witness", Topics: []fakebroker.TopicConfig{fakebroker.Topic("WitnessTopic", 4)}})
@@ -62,7 +65,7 @@ func TestOldConnectionCloseAfterReregistration(t *testing.T) {
 	require.NoError(t, old.Close())
 
 	c := dialNS(t, addr)
-	waitFor(t, "the witness unregistered by the old connection's close", func() error {
+	poll.Until(t, "the witness unregistered by the old connection's close", waitTimeout, 10*time.Millisecond, func() error {
 		return routeGone(ctxT(t), c, "WitnessTopic")
 	})
 	srv.Routes().WaitIdle()
@@ -76,7 +79,7 @@ func TestOldConnectionCloseAfterReregistration(t *testing.T) {
 // route; QUERY_DATA_VERSION tells the broker when to register again; a
 // changed DataVersion brings a new topic in.
 func TestReregistrationAndDataVersion(t *testing.T) {
-	addr := startInProcess(t, nil).Addr().String()
+	addr := namesrvtest.Start(t).Addr().String()
 	b := registeredBroker(t, addr, fakebroker.Topic("DVTopic", 4))
 	c := dialNS(t, addr)
 
@@ -108,7 +111,7 @@ func TestReregistrationAndDataVersion(t *testing.T) {
 // with code 1 "register broker failed" (RouteInfoManager's guard), over the
 // wire as from Java.
 func TestSingleTopicGuard(t *testing.T) {
-	addr := startInProcess(t, nil).Addr().String()
+	addr := namesrvtest.Start(t).Addr().String()
 	b := newBroker(t, fakebroker.Config{NoSystemTopics: true, Topics: []fakebroker.TopicConfig{fakebroker.Topic("Lonely", 4)}})
 	resp, err := b.Register(ctxT(t), addr)
 	var re *fakebroker.ResponseError
@@ -120,7 +123,7 @@ func TestSingleTopicGuard(t *testing.T) {
 // TestNotifyMinBrokerIDChange: with notifyMinBrokerIdChanged, a master
 // registering after its slave makes the NameServer push 905 to the slave.
 func TestNotifyMinBrokerIDChange(t *testing.T) {
-	addr := startInProcess(t, func(c *config.NamesrvConfig) { c.NotifyMinBrokerIdChanged = true }).Addr().String()
+	addr := namesrvtest.Start(t, namesrvtest.WithConfig(func(c *config.NamesrvConfig) { c.NotifyMinBrokerIdChanged = true })).Addr().String()
 	slave := newBroker(t, fakebroker.Config{BrokerID: 1, NameServers: []string{addr}})
 	require.NoError(t, slave.RegisterAll(ctxT(t)))
 	master := registeredBroker(t, addr, fakebroker.Topic("NotifyTopic", 4))

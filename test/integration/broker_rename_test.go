@@ -7,9 +7,12 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
@@ -72,7 +75,7 @@ func clusterGroups(ctx context.Context, c *remoting.Client) ([]string, error) {
 // still queued when it arrives, half after it. Once every connection has
 // closed, no group is left and no topic has a route.
 func TestRenamedBrokersLeaveNoGroup(t *testing.T) {
-	srv := startInProcess(t, nil)
+	srv := namesrvtest.Start(t)
 	ns := srv.Addr().String()
 	addr := func(i int) string { return fmt.Sprintf("10.77.%d.%d:10911", i/200, i%200) }
 	topic := func(i int) string { return "RenameTopic-" + strconv.Itoa(i) }
@@ -102,7 +105,7 @@ func TestRenamedBrokersLeaveNoGroup(t *testing.T) {
 		require.NoError(t, err)
 	}
 	c := dialNS(t, ns)
-	waitFor(t, "no broker group left once every broker connection closed", func() error {
+	poll.Until(t, "no broker group left once every broker connection closed", waitTimeout, 10*time.Millisecond, func() error {
 		srv.Routes().WaitIdle()
 		groups, err := clusterGroups(ctxT(t), c)
 		if err != nil || len(groups) == 0 {

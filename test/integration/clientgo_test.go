@@ -12,6 +12,8 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/producer"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -20,7 +22,7 @@ import (
 // rocketmq-client-go keeps process-wide client state.
 func forEachTarget(t *testing.T, fn func(t *testing.T, addr string)) {
 	t.Run("inprocess", func(t *testing.T) {
-		fn(t, startInProcess(t, nil).Addr().String())
+		fn(t, namesrvtest.Start(t).Addr().String())
 	})
 	t.Run("binary", func(t *testing.T) {
 		fn(t, startBinary(t, nil).addr)
@@ -107,7 +109,7 @@ func TestProducerSendSync(t *testing.T) {
 			primitive.NewMessage("ProduceTopic", []byte("b2")))
 		require.NoError(t, err)
 		require.Equal(t, primitive.SendOK, batch.Status)
-		waitFor(t, "the batch at the broker", func() error {
+		poll.Until(t, "the batch at the broker", waitTimeout, 10*time.Millisecond, func() error {
 			return hasBodies(b.Messages(), fakebroker.SendBatchMessage, "b1", "b2")
 		})
 	})

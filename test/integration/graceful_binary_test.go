@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/remoting"
 )
 
@@ -33,7 +34,7 @@ func TestBinarySIGTERMGoesAwayGracefully(t *testing.T) {
 	require.EqualValues(t, remoting.TopicNotExist, resp.Code)
 
 	require.NoError(t, p.cmd.Process.Signal(syscall.SIGTERM))
-	waitFor(t, "GO_AWAY to a 5.3.3 peer", func() error {
+	poll.Until(t, "GO_AWAY to a 5.3.3 peer", waitTimeout, 10*time.Millisecond, func() error {
 		resp, err := java.Invoke(ctxT(t), routeRequest(remoting.CurrentVersion))
 		if err != nil || resp.Code != remoting.GoAway {
 			return fmt.Errorf("resp %v, err %v", resp, err)

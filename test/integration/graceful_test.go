@@ -17,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -80,12 +82,12 @@ func (s *loadStats) runLoad(wg *sync.WaitGroup, stop chan struct{}, fn func() er
 // shutdownWaitTimeSeconds of 3 on port (0: any), forwarding the lookups of
 // topics it does not know to warmupPeers for 90 s after start.
 func gracefulNamesrv(t *testing.T, name string, port int, warmupPeers ...string) (addr string, stop func()) {
-	srv := startNamesrvWith(t, testLogger(t, name), func(c *config.NamesrvConfig) {
+	srv := namesrvtest.Start(t, namesrvtest.WithLogger(testLogger(t, name)), namesrvtest.WithConfig(func(c *config.NamesrvConfig) {
 		c.ListenPort = port
 		c.EnableShutdownGracefully = true
 		c.ShutdownWaitTimeSeconds = 3
 		c.WarmupForwardPeers = strings.Join(warmupPeers, ";")
-	})
+	}))
 	return srv.Addr().String(), func() {
 		ctx, cancel := context.WithTimeout(context.Background(), srv.Config().ShutdownBudget()+waitTimeout)
 		defer cancel()
@@ -202,7 +204,7 @@ func sendThroughOnly(t *testing.T, ns string) {
 // awaitLookups waits until the load has made 30 successful calls in phase
 // (every NameServer seen about ten times by each lookup loop).
 func awaitLookups(t *testing.T, stats *loadStats, phase int) {
-	waitFor(t, "lookups in phase "+phaseNames[phase], func() error {
+	poll.Until(t, "lookups in phase "+phaseNames[phase], waitTimeout, 10*time.Millisecond, func() error {
 		if n := stats.okIn(phase); n < 30 {
 			return fmt.Errorf("%d successful calls", n)
 		}
@@ -213,7 +215,7 @@ func awaitLookups(t *testing.T, stats *loadStats, phase int) {
 // awaitGoAwayForBroker registers b with ns until the answer is GO_AWAY
 // (b speaks as a 5.3.3 broker), while ns is going away.
 func awaitGoAwayForBroker(t *testing.T, b *fakebroker.Broker, ns string) {
-	waitFor(t, "GO_AWAY to the broker's registration", func() error {
+	poll.Until(t, "GO_AWAY to the broker's registration", waitTimeout, 10*time.Millisecond, func() error {
 		_, err := b.Register(ctxT(t), ns)
 		if err != nil && strings.Contains(err.Error(), "1500") {
 			return nil

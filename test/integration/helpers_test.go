@@ -3,14 +3,11 @@ package integration
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/rmqgo/nameserver/config"
-	"github.com/rmqgo/nameserver/namesrv"
 	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
@@ -19,52 +16,11 @@ import (
 // waitTimeout bounds every poll and every request of these tests.
 const waitTimeout = 10 * time.Second
 
-// startInProcess starts a namesrv.Server on 127.0.0.1:0 with its state in
-// a temporary directory.
-func startInProcess(t testing.TB, mutate func(*config.NamesrvConfig)) *namesrv.Server {
-	t.Helper()
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress = "127.0.0.1"
-	cfg.ListenPort = 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
-	if mutate != nil {
-		mutate(cfg)
-	}
-	srv, err := namesrv.New(cfg, testLogger(t, "namesrv"))
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
-		defer cancel()
-		require.NoError(t, srv.Shutdown(ctx))
-	})
-	return srv
-}
-
 // ctxT returns a context bounded by waitTimeout and cancelled at cleanup.
 func ctxT(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	t.Cleanup(cancel)
 	return ctx
-}
-
-// waitFor polls cond every 10 ms until it returns nil or waitTimeout
-// passes, then fails with cond's last error.
-func waitFor(t testing.TB, what string, cond func() error) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s: %v", what, err)
-		}
-		time.Sleep(10 * time.Millisecond) // poll interval, not an assertion delay
-	}
 }
 
 // newBroker starts a fake broker registered nowhere yet, closed at cleanup.

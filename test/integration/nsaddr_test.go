@@ -18,7 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -30,12 +32,12 @@ const domainFollowTimeout = 40 * time.Second
 // startAddrService starts a NameServer whose metrics listener serves the
 // list in file, and returns the URL clients configure as their domain.
 func startAddrService(t *testing.T, file string) string {
-	srv := startInProcess(t, func(c *config.NamesrvConfig) {
+	srv := namesrvtest.Start(t, namesrvtest.WithConfig(func(c *config.NamesrvConfig) {
 		c.MetricsExporterType = "PROM"
 		c.MetricsPromExporterHost = "127.0.0.1"
 		c.MetricsPromExporterPort = freePort(t)
 		c.NsAddrFile = file
-	})
+	}))
 	url := "http://" + srv.MetricsAddr().String() + "/rocketmq/nsaddr"
 	t.Cleanup(func() { removeClientSnapshot(url) })
 	return url
@@ -67,7 +69,7 @@ func httpBody(url string) (string, error) {
 // own topic (DomainTopicA, DomainTopicB), and an address service whose
 // file names A. It returns them, the file and the URL clients use.
 func domainSetup(t *testing.T) (nsA, nsB *namesrv.Server, file, url string) {
-	nsA, nsB = startInProcess(t, nil), startInProcess(t, nil)
+	nsA, nsB = namesrvtest.Start(t), namesrvtest.Start(t)
 	for ns, topic := range map[*namesrv.Server]string{nsA: "DomainTopicA", nsB: "DomainTopicB"} {
 		b := newBroker(t, fakebroker.Config{NameServers: []string{ns.Addr().String()},
 			Topics: []fakebroker.TopicConfig{fakebroker.Topic(topic, 2)}})
@@ -95,7 +97,7 @@ func switchList(t *testing.T, file, url, addr string) {
 	tmp := file + ".new"
 	require.NoError(t, os.WriteFile(tmp, []byte(addr), 0o644))
 	require.NoError(t, os.Rename(tmp, file))
-	waitFor(t, "the new list served", func() error {
+	poll.Until(t, "the new list served", waitTimeout, 10*time.Millisecond, func() error {
 		if body, err := httpBody(url); err != nil || body != addr {
 			return fmt.Errorf("served %q (%v)", body, err)
 		}

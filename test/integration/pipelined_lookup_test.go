@@ -10,6 +10,7 @@ import (
 	"github.com/apache/rocketmq-client-go/v2/admin"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestClientGoPipelinedLookupsGetTheirOwnRoutes(t *testing.T) {
 	seed := time.Now().UnixNano()
 	t.Logf("seed %d", seed)
-	addr := startInProcess(t, nil).Addr().String()
+	addr := namesrvtest.Start(t).Addr().String()
 	const known = 300
 	topics := make([]fakebroker.TopicConfig, known)
 	for i := range topics {

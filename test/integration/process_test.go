@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rmqgo/nameserver/internal/poll"
 )
 
 // The binary is built once per test run, on first use.
@@ -146,7 +148,7 @@ func (p *nsProcess) start() {
 	require.NoError(p.t, p.cmd.Start())
 	p.done = make(chan struct{})
 	go func() { p.waitErr = p.cmd.Wait(); close(p.done) }()
-	waitFor(p.t, "namesrv to listen on "+p.addr, func() error {
+	poll.Until(p.t, "namesrv to listen on "+p.addr, waitTimeout, 10*time.Millisecond, func() error {
 		select {
 		case <-p.done:
 			return errors.Join(errors.New("namesrv exited early"), p.waitErr)

@@ -15,7 +15,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/test/fakebroker"
 )
 
@@ -64,10 +66,10 @@ func forwardWithHeader(in net.Conn, target string, srcPort uint16) {
 // trusted, logging at debug into the returned buffer too.
 func startProxied(t *testing.T, trusted string) (string, *testlog.Lines) {
 	logger, logs := testlog.Capture(t, "namesrv", hclog.Debug)
-	srv := startNamesrvWith(t, logger, func(c *config.NamesrvConfig) {
+	srv := namesrvtest.Start(t, namesrvtest.WithLogger(logger), namesrvtest.WithConfig(func(c *config.NamesrvConfig) {
 		c.EnableProxyProtocol = true
 		c.ProxyProtocolTrustedSources = trusted
-	})
+	}))
 	return srv.Addr().String(), logs
 }
 
@@ -85,7 +87,7 @@ func TestProxyProtocolRevealsClientBehindLoadBalancer(t *testing.T) {
 	mqs, err := newAdmin(t, lb).FetchPublishMessageQueues(ctxT(t), "ProxiedTopic")
 	require.NoError(t, err)
 	require.Len(t, mqs, 2)
-	waitFor(t, "route through a direct connection", func() error { return routeHasBroker(ctxT(t), dialNS(t, ns), "ProxiedTopic", b) })
+	poll.Until(t, "route through a direct connection", waitTimeout, 10*time.Millisecond, func() error { return routeHasBroker(ctxT(t), dialNS(t, ns), "ProxiedTopic", b) })
 	require.Contains(t, logs.String(), "remote=203.0.113.9:4000")
 	require.NotContains(t, logs.String(), "remote=203.0.113.9:9876")
 }

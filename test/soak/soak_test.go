@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/pprof"
 	"strconv"
@@ -19,8 +18,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/rmqgo/nameserver/config"
+	"github.com/rmqgo/nameserver/internal/poll"
 	"github.com/rmqgo/nameserver/internal/testlog"
 	"github.com/rmqgo/nameserver/namesrv"
+	"github.com/rmqgo/nameserver/namesrv/namesrvtest"
 	"github.com/rmqgo/nameserver/namesrv/wire"
 	"github.com/rmqgo/nameserver/remoting"
 	"github.com/rmqgo/nameserver/test/fakebroker"
@@ -105,21 +106,14 @@ func heapMiB() float64 {
 // startNameServer starts an in-process NameServer on loopback with a short
 // idle timeout, so that non-reading clients are closed during the run.
 func startNameServer(t *testing.T) *namesrv.Server {
-	dir := t.TempDir()
-	cfg := config.Default()
-	cfg.BindAddress, cfg.ListenPort = "127.0.0.1", 0
-	cfg.KVConfigPath = filepath.Join(dir, "kvConfig.json")
-	cfg.ConfigStorePath = filepath.Join(dir, "namesrv.properties")
-	cfg.ServerChannelMaxIdleTimeSeconds = 3
-	cfg.ServerChannelMaxPendingResponseBytes = 1 << 20
 	logger := quietLogger(t, "namesrv")
 	if os.Getenv("RMQ_SOAK_LOG") != "" {
 		logger.SetLevel(hclog.Info)
 	}
-	srv, err := namesrv.New(cfg, logger)
-	require.NoError(t, err)
-	require.NoError(t, srv.Start())
-	return srv
+	return namesrvtest.Start(t, namesrvtest.WithLogger(logger), namesrvtest.WithConfig(func(c *config.NamesrvConfig) {
+		c.ServerChannelMaxIdleTimeSeconds = 3
+		c.ServerChannelMaxPendingResponseBytes = 1 << 20
+	}))
 }
 
 // TestSoak runs healthy clients (route lookups, 5 % re-registrations) next
@@ -138,7 +132,7 @@ func TestSoak(t *testing.T) {
 	var stats soakStats
 	peak := env.run(&stats)
 	env.closeAll()
-	waitUntil(t, "every client connection closed", func() bool { return openFDs() <= serverFD })
+	poll.Until(t, "every client connection closed", 10*time.Second, 10*time.Millisecond, poll.True(func() bool { return openFDs() <= serverFD }))
 	endHeap, endRSS := heapMiB(), rssMiB()
 	t.Logf("requests ok=%d healthy errors=%d registrations=%d drops=%d stuck closed by server=%d slow responses=%d",
 		stats.ok.Load(), stats.errors.Load(), stats.registers.Load(), stats.drops.Load(),
@@ -154,19 +148,9 @@ func TestSoak(t *testing.T) {
 	defer cancel()
 	require.NoError(t, srv.Shutdown(ctx))
 	goleak.VerifyNone(t, leakOpt)
-	waitUntil(t, "goroutines back to the baseline", func() bool { return goroutines() <= baseG })
-	waitUntil(t, "file descriptors back to the baseline", func() bool { return openFDs() <= baseFD })
+	poll.Until(t, "goroutines back to the baseline", 10*time.Second, 10*time.Millisecond, poll.True(func() bool { return goroutines() <= baseG }))
+	poll.Until(t, "file descriptors back to the baseline", 10*time.Second, 10*time.Millisecond, poll.True(func() bool { return openFDs() <= baseFD }))
 	t.Logf("goroutines end=%d fds end=%d", goroutines(), openFDs())
-}
-
-// waitUntil polls cond on the calling goroutine (require.Eventually would
-// add one of its own to the count) until it holds or 10 s pass.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting: %s", what)
-		}
-	}
 }
 
 // soakStats counts what the clients saw.

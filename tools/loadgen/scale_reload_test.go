@@ -65,7 +65,7 @@ func TestParseHeap(t *testing.T) {
 }
 
 // TestScaleRSSTargetIsMaxOverLoads: the 1M row's RSS target takes the
-// largest peak after any load against issue 18's 641 MB.
+// largest peak after any load against the 641 MB limit.
 func TestScaleRSSTargetIsMaxOverLoads(t *testing.T) {
 	loads := []loadRun{{PeakRSSMB: 630}, {PeakRSSMB: 650}, {PeakRSSMB: 640}}
 	r := &report{Scale: []*scaleResult{{
