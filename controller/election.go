@@ -32,7 +32,7 @@ func adminElectRequest(clusterName, brokerName string, brokerID int64) wire.Elec
 }
 
 // controllerElectRequest is the in-process request of the leader after a
-// master became inactive or the T2 scan found one (ofControllerTrigger).
+// master became inactive or the inactive-master scan found one (ofControllerTrigger).
 func controllerElectRequest(brokerName string) wire.ElectMasterRequest {
 	return wire.ElectMasterRequest{BrokerName: brokerName, BrokerID: wire.NoBrokerID}
 }
@@ -132,7 +132,7 @@ func masterElected(r *replicaInfo, ss *syncStateInfo, id int64) (wire.ElectMaste
 		Fence: fenceOf(ss)}}, nil
 }
 
-// NeedsElectionOnInactive is the leader's check for an inactive event (T1):
+// NeedsElectionOnInactive is the leader's check for an inactive event (the inactive-broker trigger):
 // only the loss of the current master triggers an election.
 func (s *state) NeedsElectionOnInactive(ev liveness.Inactive) bool {
 	return s.IsMaster(ev.BrokerName, ev.BrokerID)

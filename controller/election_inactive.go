@@ -14,12 +14,12 @@ import (
 // worker. Every event is a heartbeat entry removed from the table, which
 // holds at most maxHeartbeatEntries, and the worker drains them all at
 // each pass, so the bound is only reached while the worker is held up; an
-// event over it is dropped (the T2 scan still finds a master that is gone
+// event over it is dropped (the inactive-master scan still finds a master that is gone
 // while a replica beats).
 const maxPendingInactive = liveness.MaxEntries
 
 // inactiveQueue is the pending set of inactive brokers of one ready term
-// (docs/controller.md section 3.1, T1). Connection closes and heartbeat
+// (docs/controller.md section 3.1, the inactive-broker trigger). Connection closes and heartbeat
 // scans add to it; one worker (runInactiveQueue) drains it, so a storm of
 // thousands of closes within a few milliseconds costs one pass: one FSM
 // read for the whole batch, then one election loop per set whose master
@@ -120,7 +120,7 @@ func (c *Controller) inactivePass(q *inactiveQueue, evs []liveness.Inactive) {
 }
 
 // inactiveMasters returns the events (sorted by identity) that report the
-// current master of their set, at most one per set (T1: only the loss of
+// current master of their set, at most one per set (only the loss of
 // the master triggers an election).
 func inactiveMasters(s *state, evs []liveness.Inactive) []liveness.Inactive {
 	var out []liveness.Inactive

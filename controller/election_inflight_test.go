@@ -21,7 +21,7 @@ import (
 // is held at apply; meanwhile broker 2's connection closes. The worker's
 // read still shows master 1, so the event did not report the master and no
 // election followed: once the entry applied, set b's master was a broker
-// that had gone until the next T2 scan, an interval away.
+// that had gone until the next inactive-master scan, an interval away.
 // Java asks the event scheduler (getReplicaInfo) before it elects, which
 // orders the check after the in-flight entry; ours checks such an event
 // again in its set's order.
@@ -106,7 +106,7 @@ func (o *holdingObserver) ElectionFinished(tr ElectTrigger, code int32, d time.D
 // election has just made (its entry applied) loses its connection while the
 // loop is still finishing. The expiry worker sees that it is the master,
 // but the set's loop still runs, so the new trigger used to be dropped: the
-// set kept a master that had gone until the next T2 scan. A trigger that
+// set kept a master that had gone until the next inactive-master scan. A trigger that
 // arrives while the loop runs makes it run once more.
 func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
 	obs := &holdingObserver{recordingObserver: newRecordingObserver(), held: make(chan struct{}), release: make(chan struct{})}

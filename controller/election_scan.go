@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// scanInactiveMasters is the leader's T2 loop: elect anew in each set whose
+// scanInactiveMasters is the leader's inactive-master scan loop: elect anew in each set whose
 // master is inactive while a replica is alive. The first scan runs as soon
 // as this node's heartbeat table is a complete view of liveness (at once
 // on a node serving for viewWarmup), then one every interval.

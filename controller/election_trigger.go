@@ -24,7 +24,7 @@ import (
 // between two checks of its warm-up.
 const viewRecheck = 250 * time.Millisecond
 
-// onBrokerInactive is the heartbeat manager's listener (T1). The ready
+// onBrokerInactive is the heartbeat manager's listener (the inactive-broker trigger). The ready
 // leader hands the batch of one close or scan to the term's expiry worker
 // (election_inactive.go), which reads the FSM once per batch and elects in each set
 // whose master was lost. Any other node keeps the batch while its view is

@@ -35,7 +35,7 @@ func fillScheduler(t *testing.T, ctl *Controller, key string, release <-chan str
 // scheduler full (1,024 live tasks on a set of its own) while a master's
 // connection closes. The controller's own election of that set shares no
 // key with the stranger's tasks, but used to be answered "busy" like any
-// request: three attempts, then nothing until the T2 scan, which is refused
+// request: three attempts, then nothing until the inactive-master scan, which is refused
 // the same way; the set stayed without a master for as long as the stranger
 // kept the queue full. The controller's own elections are at most one per
 // stored set (election_loop.go), so they are admitted past the bound.

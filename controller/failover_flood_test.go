@@ -180,7 +180,7 @@ func applyRetry(int, int) *remoting.Command {
 // set every 500 ms. Every request that could grow the state used to take
 // one shared key besides its set's: the victim's 1003 queued behind the
 // whole chain, and the controller's own election of the victim queued
-// behind the 1003 (three attempts of 3 s timed out, then the T2 scan's
+// behind the 1003 (three attempts of 3 s timed out, then the inactive-master scan's
 // did): the victim had no master while the stranger went on, as an
 // unattacked set failed over at once. A request that changes nothing
 // takes no growth now, and growth is reserved per entry instead of

@@ -82,8 +82,8 @@ func (c *Controller) reconcileLeadership() {
 }
 
 // becomeReady applies a barrier so the FSM holds every committed entry,
-// then opens the gate and starts the term's expiry worker (T1, election_inactive.go),
-// inactive-master scan (T2) and cluster-version poll. The losses this node
+// then opens the gate and starts the term's expiry worker (the inactive-broker trigger, election_inactive.go),
+// inactive-master scan and cluster-version poll. The losses this node
 // saw before it led are handed to the expiry worker (handOver). A failed
 // barrier is retried on the next reconcile.
 func (c *Controller) becomeReady(term uint64) {

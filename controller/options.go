@@ -143,14 +143,14 @@ type ElectTrigger string
 
 // Election triggers.
 const (
-	// TriggerBroker is a 1002 sent by a broker for itself (T3).
+	// TriggerBroker is a 1002 sent by a broker for itself.
 	TriggerBroker ElectTrigger = "broker"
-	// TriggerAdmin is a 1002 with designateElect=true (T4).
+	// TriggerAdmin is a 1002 with designateElect=true.
 	TriggerAdmin ElectTrigger = "admin"
 	// TriggerInactive is the leader reacting to its master going inactive:
-	// heartbeat expiry or connection close (T1).
+	// heartbeat expiry or connection close (the inactive-broker trigger).
 	TriggerInactive ElectTrigger = "inactive"
-	// TriggerScan is the leader's periodic inactive-master scan (T2).
+	// TriggerScan is the leader's periodic inactive-master scan.
 	TriggerScan ElectTrigger = "scan"
 )
 

@@ -148,14 +148,14 @@ func (s *state) SyncState(brokerName string) (syncStateInfo, bool) {
 }
 
 // IsMaster reports whether brokerID is the current master of an existing set.
-// The leader uses it for the T1 trigger: an inactive broker only causes an
+// The leader uses it for the inactive-broker trigger: an inactive broker only causes an
 // election when it was the master.
 func (s *state) IsMaster(brokerName string, brokerID int64) bool {
 	_, ss, ok := s.get(brokerName)
 	return ok && ss.MasterBrokerID != wire.NoBrokerID && ss.MasterBrokerID == brokerID
 }
 
-// BrokerSetsNeedingReelect is the T2 scan (scanNeedReelectBrokerSets): the
+// BrokerSetsNeedingReelect is the inactive-master scan (scanNeedReelectBrokerSets): the
 // sorted names of existing sets whose master is set but inactive while at
 // least one registered replica is alive.
 func (s *state) BrokerSetsNeedingReelect(live liveness.Reader) []string {

@@ -98,7 +98,7 @@ const (
 )
 
 // Inactive reports a broker removed from the heartbeat table. The
-// leader turns it into an election when the broker was the master (T1).
+// leader turns it into an election when the broker was the master (the inactive-broker trigger).
 type Inactive struct {
 	Identity
 	BrokerAddr string
