@@ -37,7 +37,7 @@ func newLoggedController(t *testing.T, props ...string) (*Controller, *testlog.L
 	return ctl, lines
 }
 
-// TestAttackConfigUpdateLogBounded (issue 15, log lines a stranger can
+// TestAttackConfigUpdateLogBounded (log lines a stranger can
 // cause): every refused 1009 wrote one WARN line holding the refused value,
 // and every accepted one an INFO line holding the whole body (a frame is
 // up to 64 MiB). 200 refused updates with a 16 KiB value and one accepted

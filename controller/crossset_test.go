@@ -13,8 +13,8 @@ import (
 )
 
 // TestTombstoneFoldCouplesBrokerSets shows the one place where an entry of
-// one broker set changes what another set's entry was built on (issue 16,
-// ordering per broker set): a clean that leaves more than maxRetiredSets
+// one broker set changes what another set's entry was built on (per-set
+// ordering): a clean that leaves more than maxRetiredSets
 // tombstones folds them into the floor (tombstone.go), which raises the first
 // id of every set without a replica half. An APPLY_BROKER_ID that creates
 // set A, built while set B's folding clean is in flight (per-set order

@@ -233,7 +233,7 @@ func TestFencedEventsRoundTrip(t *testing.T) {
 	}
 }
 
-// Issue 7 defect 5: cleaning the master of {1,2} drops the sync-state half
+// Cleaning the master of {1,2} drops the sync-state half
 // but keeps replica 2; a new id must join broker 2, not replace it, and id
 // 2 must never be handed out again.
 func TestApplyBrokerIDKeepsReplicasOfHalfRemovedSet(t *testing.T) {

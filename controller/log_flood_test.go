@@ -20,7 +20,7 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// TestAttackStrangerLogLinesAreBounded (issue 15): on a Controller, every
+// TestAttackStrangerLogLinesAreBounded: on a Controller, every
 // log line a stranger can cause at will goes through the rate limiter:
 // garbage and foreign RPCs on the Raft port (hashicorp/raft logs "failed
 // to decode incoming command" at ERROR for each), each request code with

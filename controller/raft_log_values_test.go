@@ -22,7 +22,7 @@ type byteCount struct{ n atomic.Int64 }
 
 func (b *byteCount) Write(p []byte) (int, error) { b.n.Add(int64(len(p))); return len(p), nil }
 
-// TestAttackStrangerVoteAddressIsCut (issue 15): hashicorp/raft logs the
+// TestAttackStrangerVoteAddressIsCut: hashicorp/raft logs the
 // candidate of a vote from a node outside its configuration ("rejecting
 // vote request since node is not in configuration", "from", candidate)
 // as a raft.ServerAddress, the bytes the stranger put in the RPC header.
@@ -49,7 +49,7 @@ func TestAttackStrangerVoteAddressIsCut(t *testing.T) {
 	require.Less(t, written, int64(votes*4*lograte.MaxValue))
 }
 
-// TestAttackStrangerRaftRPCLogLinesAreBounded (issue 15): the Raft RPCs a
+// TestAttackStrangerRaftRPCLogLinesAreBounded: the Raft RPCs a
 // stranger can send besides votes reach hashicorp/raft's own logger:
 // pre-votes, AppendEntries with a higher term (the node steps down, then
 // elects itself again), AppendEntries with entries that do not follow its

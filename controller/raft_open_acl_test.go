@@ -19,7 +19,7 @@ import (
 
 const openRaftWarning = "aclEnable=true does not protect the raft port"
 
-// TestAttackOpenRaftPortWithACLWarns (issue 15, defect 7): ACL checks
+// TestAttackOpenRaftPortWithACLWarns: ACL checks
 // remoting requests only; hashicorp/raft takes RPCs from anyone who
 // reaches its port. With aclEnable=true and the Raft transport in
 // plaintext on an address beyond loopback, New logs one warning naming the

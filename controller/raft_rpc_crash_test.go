@@ -17,7 +17,7 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// TestAttackStrangerRaftRPCCannotCrash (issue 15, Raft port): hashicorp/raft
+// TestAttackStrangerRaftRPCCannotCrash (Raft port): hashicorp/raft
 // panics, on its own goroutine, when it decodes a configuration it cannot
 // read: the one in an InstallSnapshot request (snapshot version 1) and the
 // data of a LogConfiguration entry of an AppendEntries; and when it

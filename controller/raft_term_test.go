@@ -14,7 +14,7 @@ import (
 	"github.com/rmqgo/nameserver/internal/testlog"
 )
 
-// TestAttackStrangerTermCannotExhaustTerms (issue 15, Raft port): a
+// TestAttackStrangerTermCannotExhaustTerms (Raft port): a
 // stranger's RPC carrying a term near 2^64 raised the node's persisted
 // term there; the next election's term wraps to 0 and the node never
 // leads again, across restarts. Such an RPC is refused and the node

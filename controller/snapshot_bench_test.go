@@ -22,7 +22,7 @@ func (s *countSink) Close() error                { return nil }
 func (s *countSink) ID() string                  { return "count" }
 func (s *countSink) Cancel() error               { return nil }
 
-// hostileState is issue 15's state: 20 broker sets named by 4 MiB each
+// hostileState is a hostile state: 20 broker sets named by 4 MiB each
 // (80 MiB of names).
 func hostileState(tb testing.TB) *FSM {
 	f := NewFSM(nil)

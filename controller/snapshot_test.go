@@ -33,7 +33,7 @@ func requireRoundTrip(t testing.TB, f *FSM) *FSM {
 }
 
 // TestAttackEmptyBrokerNameSnapshot: APPLY_BROKER_ID with an empty
-// brokerName was answered 0 and stored (issue 15, defect 1); the snapshot
+// brokerName was answered 0 and stored by binaries writing snapshot format 1; the snapshot
 // of that state must restore, or no node can start from it.
 func TestAttackEmptyBrokerNameSnapshot(t *testing.T) {
 	f := newTestFSM(t)

@@ -29,7 +29,7 @@ func requireEntryBounded(t *testing.T, what string, evs []event) {
 	require.LessOrEqual(t, len(data), maxEntryBytes, "%s writes an entry of %d bytes into the Raft log", what, len(data))
 }
 
-// TestAttackEveryEntryBounded (issue 15, bounds): the docs promise that
+// TestAttackEveryEntryBounded (bounds): the docs promise that
 // every entry a leader writes is bounded by the field rules, so that the
 // Raft log between snapshots stays small whatever is written. A stranger
 // sends each writing request with its free-form fields at their largest:

@@ -68,7 +68,7 @@ func flood(t *testing.T, a *attackConn, reqs []map[string]string) int {
 	return ok
 }
 
-// TestAttackReplicatedStateGrowthBounded (issue 15 defect 3): 100
+// TestAttackReplicatedStateGrowthBounded: 100
 // APPLY_BROKER_ID requests with 1 MiB names grew every node by about
 // 256 MB (state, Raft log, snapshots), and nothing bounded the number of
 // broker sets or of brokers per set. A flood of the largest requests a

@@ -66,7 +66,7 @@ func floodTombstones(t *testing.T, f *testFSM, lim stateLimits, n int) []string 
 	return names
 }
 
-// TestAttackTombstonesLockNewSetsOut (issue 15, bounds): a stranger who may
+// TestAttackTombstonesLockNewSetsOut (bounds): a stranger who may
 // create and clean sets (ACL off) filled controllerMaxStateBytes with the
 // tombstones tombstone.go keeps for every cleaned set. No request removes a
 // tombstone, so no new broker set could ever be registered again, even with

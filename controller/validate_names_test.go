@@ -54,7 +54,7 @@ func applyIDExt(cluster, broker, id, checkCode string) map[string]string {
 		"registerCheckCode": checkCode}
 }
 
-// TestAttackApplyBrokerIDNamesRefused (issue 15 defects 1 and 2): an
+// TestAttackApplyBrokerIDNamesRefused: an
 // APPLY_BROKER_ID with an empty, invalid UTF-8 or 1 MiB name was answered
 // 0 and stored (an empty name then made every later snapshot undecodable).
 // Each is now answered 2005 with a remark naming the field and the rule,
@@ -90,7 +90,7 @@ func TestAttackApplyBrokerIDNamesRefused(t *testing.T) {
 	}
 }
 
-// TestAttackInvalidUTF8NamesDoNotShareASet (issue 15 defect 2): b\xff and
+// TestAttackInvalidUTF8NamesDoNotShareASet: b\xff and
 // b\xfe both became b\uFFFD through the log's JSON, so the builder (which
 // saw two unknown sets) and the FSM (one set) disagreed and two brokers
 // were told they hold id 1. Both are refused now; a valid name still works.

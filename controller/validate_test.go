@@ -37,7 +37,7 @@ func requireSizeExact(t *testing.T, f *testFSM) {
 	})
 }
 
-// TestLegacyEntriesBreakingTheRulesApplyAsBefore (issue 15, part 4):
+// TestLegacyEntriesBreakingTheRulesApplyAsBefore:
 // entries an older version wrote (no "checked" field) with an empty name,
 // a name of invalid UTF-8 bytes and a 1 MiB name are applied as before,
 // counted and logged; the node keeps going, later valid entries apply, and

@@ -126,7 +126,7 @@ func peerDownParams() peerDown {
 	return peerDown{100 * time.Millisecond, 50 * time.Millisecond, 500 * time.Millisecond, 100, 3}
 }
 
-// TestPeerDownLogIsSummarized (issue 18): with a follower down, the
+// TestPeerDownLogIsSummarized: with a follower down, the
 // leader wrote hashicorp/raft's ERROR line per failed heartbeat (four a
 // second at the default timeouts; 597 lines in 2.5 minutes). Now the
 // outage of each (peer, kind) is written once with its error, summed up

@@ -262,7 +262,7 @@ func TestTLSWipedNodeRejoins(t *testing.T) {
 	require.Contains(t, []string{"catching-up", "voting"}, n.Stats()["vote_guard"])
 }
 
-// TestOutboundHandshakeFailureLeftToThePeerLog (issue 18): a dial whose
+// TestOutboundHandshakeFailureLeftToThePeerLog: a dial whose
 // handshake the peer refuses wrote a warning per attempt (one per
 // heartbeat to that peer); the error, naming the handshake, now reaches
 // raft's RPC, whose outage the peer error log writes once.

@@ -13,7 +13,7 @@ import (
 	"github.com/rmqgo/nameserver/internal/testcerts"
 )
 
-// TestAttackTransportGarbageLogIsBounded (issue 15): hashicorp/raft logs
+// TestAttackTransportGarbageLogIsBounded: hashicorp/raft logs
 // "failed to decode incoming command" at ERROR for every connection of
 // garbage, and the TLS layer a warning for every failed handshake; both
 // transports hand raft a rate-limited logger, so 500 such connections

@@ -62,7 +62,7 @@ func TestModelAcceptsPendingElectionThatTookEffect(t *testing.T) {
 }
 
 func TestModelRejectsAlterBuiltFromStaleState(t *testing.T) {
-	s := newSynth() // issue 7, defect 1 as the cluster showed it
+	s := newSynth() // the stale-build schedule as the cluster showed it
 	s.setup()
 	s.add(0, 100, -1, &record{in: opInput{kind: opAdminElect, broker: 2}, code: remoting.SystemError})
 	s.add(1, 5100, 5200, &record{in: opInput{kind: opAlter, broker: 1, masterEpoch: 1, ssEpoch: 2, newSet: []int64{1, 3}},

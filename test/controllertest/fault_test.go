@@ -27,7 +27,7 @@ const (
 	maxHiddenElections  = 9
 )
 
-// setupFaultSet brings faultSet to the state of issue 7's schedule:
+// setupFaultSet brings faultSet to the state the stale-build schedules start from:
 // three brokers registered and beating (ids 1, 2, 3 unless a leader change
 // made an attempt fail), the first one master, the sync-state set all
 // three. Requests that fail are retried (and recorded). It returns the
@@ -180,8 +180,8 @@ func awaitAppends(t *testing.T, fc *faultCluster, leader *node, base, n int) {
 		waitLimit, 5*time.Millisecond, "the leader appended %d entries", n)
 }
 
-// TestFaultStaleBuildAfterApplyTimeout is issue 7's demonstrated schedule
-// (defect 1): an admin election of broker 2 times out while its entry is
+// TestFaultStaleBuildAfterApplyTimeout is the stale-build
+// schedule: an admin election of broker 2 times out while its entry is
 // in flight; the old master's AlterSyncStateSet {1,3} under masterEpoch 1 is
 // then built from the state without it; once the disks recover both
 // commit. Expected: the alter is fenced or ordered after the election, so
@@ -215,7 +215,7 @@ func TestFaultStaleBuildAfterApplyTimeout(t *testing.T) {
 }
 
 // TestFaultElectFromStaleStateAfterApplyTimeout is the other order of
-// issue 7: an admin election of broker 2 times out in flight, and a second
+// the stale-build schedule: an admin election of broker 2 times out in flight, and a second
 // one (broker 3) is built from the state without it. Its reply and its
 // 1008 notifications must not name broker 3 master of the epoch that the
 // log gives to broker 2.

@@ -18,7 +18,7 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// TestAttackPoisonedSnapshotProcessesSurviveKill9 is issue 15's
+// TestAttackPoisonedSnapshotProcessesSurviveKill9 is the poisoned-snapshot
 // reproduction on three cmd/controller processes at the default snapshot
 // threshold (8,192 entries, so RMQ_TEST_LONG=1 only): the poison 1013s,
 // 8,500 writes, a snapshot on every node, SIGKILL of all three, restart:

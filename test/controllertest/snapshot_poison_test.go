@@ -24,7 +24,7 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// poisonRequests are the 1013s of issue 15 that older binaries answered 0
+// poisonRequests are the 1013s that binaries writing snapshot format 1 answered 0
 // and stored: names a snapshot could not carry.
 var poisonRequests = []map[string]string{
 	{"clusterName": "C", "brokerName": ""},
@@ -48,7 +48,7 @@ func snapshotTune() (tune func(*raftstore.Config), writes int) {
 	}, writes
 }
 
-// TestAttackPoisonedSnapshotGroupRestarts is issue 15's defect 1 end to
+// TestAttackPoisonedSnapshotGroupRestarts is the poisoned snapshot end to
 // end: three nodes take the poison requests (refused or stored, either
 // way), then enough writes for an automatic snapshot that holds them; all
 // three are killed and restarted: a leader is elected and every node

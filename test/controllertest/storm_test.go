@@ -23,7 +23,7 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// Issue 16 item 5: a leader change during a failover storm. A fleet of
+// A leader change during a failover storm. A fleet of
 // broker sets of two brokers each (master 1, slave 2, sync-state set
 // {1,2}) heartbeats to three controllers; the masters of a third of the
 // sets lose every connection at once, and the Raft leader is killed while

@@ -20,7 +20,7 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// The rolling-upgrade test (issue 17, README "Upgrading"): three cmd/namesrv
+// The rolling-upgrade test (docs/upgrading.md): three cmd/namesrv
 // processes with the Controller embedded, built from previousRelease, with
 // controller-mode brokers (the fault suite's workload: register, heartbeat,
 // elect, alter, read, 1008) and route lookups running throughout. The

@@ -15,7 +15,7 @@ import (
 )
 
 // ctlOptions are the flags of the ctlstorm workload (the Controller at
-// fleet scale, issue 16): three Controller nodes in this process on
+// fleet scale): three Controller nodes in this process on
 // loopback and a fleet of controller-mode brokers (test/ctlbroker), each
 // listening on its own port for 1008.
 type ctlOptions struct {

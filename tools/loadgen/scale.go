@@ -20,7 +20,7 @@ type scaleRow struct {
 	ReregPct int `json:"rereg_pct"`
 }
 
-// scaleRows are the rows of issue 10's table; the 1M-topic row only with
+// scaleRows are the rows of BENCHMARKS.md's scale table; the 1M-topic row only with
 // BENCH_SCALE=1m (or -scale-1m), as it takes minutes.
 func scaleRows(big bool) []scaleRow {
 	rows := []scaleRow{

@@ -9,7 +9,7 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// Loads of a scale row (issue 18 item 3: peak RSS over repeated loads).
+// Loads of a scale row (peak RSS over repeated loads).
 const (
 	maxScaleLoads  = 20 // bound of -scale-loads
 	defaultLoads1M = 3  // loads of the 1M row without -scale-loads

@@ -6,11 +6,11 @@ import (
 	"text/tabwriter"
 )
 
-// Targets of the scale workload (issue 10).
+// Targets of the scale workload (BENCHMARKS.md, scale table).
 const (
 	targetLeanRatio    = 0.85 // route QPS / lean-limit QPS, every row
 	targetLeanP99      = 1.5  // route p99 / lean-limit p99, every row
-	targetRSS1MMB      = 641  // peak RSS at 1M topics over its loads, MB (issue 18: one load's peak of the time)
+	targetRSS1MMB      = 641  // peak RSS at 1M topics over its loads, MB
 	targetLoadVsLean   = 2.5  // registration time / lean-limit time, 1M topics
 	targetRegisterFlat = 2.0  // µs per topic: largest row / 20k row
 )

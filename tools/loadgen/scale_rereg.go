@@ -5,7 +5,7 @@ import (
 	"io"
 )
 
-// targetReregLoss is issue 10's bound on what re-registrations may cost
+// targetReregLoss is the bound on what re-registrations may cost
 // the 20k-topic row: route QPS with them / route QPS without, at least
 // 1 - targetReregLoss.
 const targetReregLoss = 0.05
