@@ -116,7 +116,8 @@ func (c *Controller) electionAttempts(brokerName string, trigger ElectTrigger) {
 	var elected response
 	attempts := max(c.config().ElectMasterMaxRetryCount, 1)
 	for i := 0; i < attempts && !c.stopping.Load(); i++ {
-		out := c.scheduleOn(sched.OwnElectionKeys(brokerName), c.electionBuilder(controllerElectRequest(brokerName)), electAttemptTimeout)
+		out := c.scheduleGrouped(sched.OwnElectionKeys(brokerName), c.electionBuilder(controllerElectRequest(brokerName)),
+			electAttemptTimeout, c.window)
 		if code, _ = responseCode(out.err); code == codeSuccess {
 			elected = out.resp
 			break

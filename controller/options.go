@@ -74,11 +74,14 @@ type options struct {
 	tls      *tlsconf.Manager // nil: plaintext only (WithTLS)
 	// versionPoll is the leader's cluster-version poll (clusterversion.go).
 	versionPoll time.Duration
+	// electionWindow is the group-commit window of triggered elections
+	// (election_window.go).
+	electionWindow time.Duration
 }
 
 func buildOptions(opts []Option) options {
 	o := options{observer: NopObserver{}, version: remoting.CurrentVersion,
-		persist: (*config.ControllerConfig).Persist}
+		persist: (*config.ControllerConfig).Persist, electionWindow: defaultElectionWindow}
 	for _, fn := range opts {
 		fn(&o)
 	}

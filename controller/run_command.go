@@ -33,12 +33,18 @@ var errRequestTimeout = &domainError{Kind: errSystem,
 // scheduler full → 2, timeout → 1). A timed-out task still runs to its end
 // on the scheduler, holding its keys.
 func (c *Controller) scheduleOn(keys sched.Keys, build buildFunc, timeout time.Duration) outcome {
+	return c.scheduleGrouped(keys, build, timeout, nil)
+}
+
+// scheduleGrouped is scheduleOn whose task, once built, waits for the end
+// of window w (nil: none) before it appends (election_window.go).
+func (c *Controller) scheduleGrouped(keys sched.Keys, build buildFunc, timeout time.Duration, w *electionWindow) outcome {
 	if !c.IsReadyLeader() {
 		return outcome{err: errNotLeader}
 	}
 	deadline := time.Now().Add(timeout)
 	ch := make(chan outcome, 1)
-	if err := c.sched.Submit(keys, func() { ch <- c.execute(build, deadline) }); err != nil {
+	if err := c.sched.Submit(keys, func() { ch <- c.execute(build, deadline, w) }); err != nil {
 		return outcome{err: schedError(err)}
 	}
 	timer := time.NewTimer(time.Until(deadline))
@@ -69,8 +75,9 @@ func schedError(err error) error {
 // as one entry and wait until it is applied or lost. The outcome is the
 // applied result: a rejection by Apply (fence.go) replaces the builder's
 // response. Reads append nothing unless processReadEvent is set, which
-// appends an empty entry (a read barrier).
-func (c *Controller) execute(build buildFunc, deadline time.Time) (res outcome) {
+// appends an empty entry (a read barrier). A command with events waits for
+// the end of window w (nil: none) before it appends them.
+func (c *Controller) execute(build buildFunc, deadline time.Time, w *electionWindow) (res outcome) {
 	defer func() {
 		if r := recover(); r != nil {
 			c.logger.Error("leader command panicked", "panic", r)
@@ -88,6 +95,9 @@ func (c *Controller) execute(build buildFunc, deadline time.Time) (res outcome) 
 	c.fsm.read(func(s *state) { out.resp, events, out.err = build(s) })
 	if len(events) == 0 && !c.config().ProcessReadEvent {
 		return out
+	}
+	if w != nil && len(events) > 0 {
+		w.wait(c.ctx.Done())
 	}
 	if err := c.appendEvents(events, deadline); err != nil {
 		return outcome{err: err}

@@ -50,9 +50,10 @@ type Controller struct {
 	sched      *sched.Scheduler
 	notifier   *notifier
 	gate       leaderGate
-	conns      sync.Map      // ConnID → *remoting.Conn that carried heartbeats
-	loops      electionLoops // the sets whose triggered election loop runs (election_loop.go)
-	rechecking sync.Map      // brokerName → struct{}: an inactive broker is checked again (election_inactive.go)
+	conns      sync.Map        // ConnID → *remoting.Conn that carried heartbeats
+	loops      electionLoops   // the sets whose triggered election loop runs (election_loop.go)
+	window     *electionWindow // group commit of triggered elections (election_window.go)
+	rechecking sync.Map        // brokerName → struct{}: an inactive broker is checked again (election_inactive.go)
 
 	inactive atomic.Pointer[inactiveQueue] // the ready term's inactive brokers (election_inactive.go)
 	// held are the losses seen while not the ready leader during the
@@ -94,7 +95,7 @@ func New(cfg *config.ControllerConfig, logger hclog.Logger, opts ...Option) (*Co
 	}
 	// Strangers cause many of its lines (connections, requests,
 	// heartbeats): every sub-logger shares one set of limiters.
-	c := &Controller{logger: lograte.Wrap(logger).Named("controller"), opts: o,
+	c := &Controller{logger: lograte.Wrap(logger).Named("controller"), opts: o, window: &electionWindow{w: o.electionWindow},
 		cfgRefused: lograte.Limiter{Every: time.Second}, cfgUpdated: lograte.Limiter{Every: time.Second}}
 	c.cfg.Store(cfg.Clone())
 	c.peers, _ = cfg.DLegerPeers() // validated above

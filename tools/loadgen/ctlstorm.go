@@ -33,9 +33,11 @@ type ctlOptions struct {
 	hbWindow   time.Duration
 	noticeWait time.Duration
 	logLevel   string
-	hbBrokers  int
-	hbProfile  string
-	profile    string // prefix of the ops and storm phases' CPU profiles
+	// electWindow is -ctl-election-window (negative: the default).
+	electWindow time.Duration
+	hbBrokers   int
+	hbProfile   string
+	profile     string // prefix of the ops and storm phases' CPU profiles
 	// hidden child mode: a fleet of hbBrokers brokers beating to ctlAddrs
 	serveFleet bool
 	ctlAddrs   string
@@ -75,6 +77,7 @@ func (c *ctlOptions) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.profile, "ctl-profile", "", "ctlstorm ops and storm phases: write each phase's CPU profile to <prefix>.ops.pprof and <prefix>.storm.pprof")
 	fs.BoolVar(&c.serveFleet, "serve-fleet", false, "internal: run -hb-brokers brokers beating to -ctl-addrs until SIGTERM")
 	fs.StringVar(&c.ctlAddrs, "ctl-addrs", "", "internal: controller addresses of -serve-fleet")
+	fs.DurationVar(&c.electWindow, "ctl-election-window", -1, "ctlstorm: group-commit window of the nodes' triggered elections (-1: the Controller's default, 0: none)")
 	fs.StringVar(&c.logLevel, "ctl-log-level", "error", "ctlstorm: log level of the nodes and brokers (to stderr; -v: debug)")
 	fs.DurationVar(&c.noticeWait, "notice-wait", 15*time.Second, "ctlstorm storm: wait for a new master's 1008 this long after the failure plus the heartbeat timeout, then ask 1004 (a leader kill can lose a 1008)")
 }

@@ -74,9 +74,12 @@ func startCtlGroup(co ctlOptions, log hclog.Logger) (*ctlGroup, error) {
 			return nil, g.closeWith(err)
 		}
 		faults := nd.faults
-		ctl, err := controller.New(cfg, log.Named(nd.id), controller.WithListener(lns[i]),
-			controller.WithRaftTransport(trans[i]),
-			controller.WithRaftConfig(func(c *raftstore.Config) { c.DiskFaults = faults }))
+		opts := []controller.Option{controller.WithListener(lns[i]), controller.WithRaftTransport(trans[i]),
+			controller.WithRaftConfig(func(c *raftstore.Config) { c.DiskFaults = faults })}
+		if co.electWindow >= 0 {
+			opts = append(opts, controller.WithElectionWindow(co.electWindow))
+		}
+		ctl, err := controller.New(cfg, log.Named(nd.id), opts...)
 		if err == nil {
 			withNodeLabel(nd.id, func() { err = ctl.Start() })
 		}
