@@ -27,12 +27,11 @@ import (
 // after its write succeeded. That is the race of a pooled connection the
 // broker closed, made deterministic.
 type roleSink struct {
-	ln       net.Listener
-	mu       sync.Mutex
-	conns    []net.Conn
-	got      []sinkFrame
-	lose     int // frames still to lose, each closing its connection
-	closeNew bool
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+	got   []sinkFrame
+	lose  int // frames still to lose, each closing its connection
 }
 
 type sinkFrame struct {
@@ -79,10 +78,10 @@ func (s *roleSink) read(i int, c net.Conn) {
 		}
 		epoch, _ := strconv.Atoi(cmd.ExtFields["masterEpoch"])
 		s.mu.Lock()
-		lost := s.lose > 0 || s.closeNew
-		if s.lose > 0 {
+		lost := s.lose > 0
+		if lost {
 			s.lose--
-		} else if !lost {
+		} else {
 			s.got = append(s.got, sinkFrame{conn: i, epoch: int32(epoch)})
 		}
 		s.mu.Unlock()
@@ -100,16 +99,8 @@ func (s *roleSink) loseNext(n int) {
 	s.lose += n
 }
 
-// loseAll makes every frame land in a closed connection (a stranger's
-// address that closes every connection once it is written to).
-func (s *roleSink) loseAll() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closeNew = true
-}
-
-// arrivals returns how many times epoch arrived, and on how many distinct
-// connections numbered from or above from.
+// arrivals returns how many times epoch arrived, and whether once on a
+// connection numbered from or above from.
 func (s *roleSink) arrivals(epoch int32, from int) (times int, anew bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
