@@ -27,6 +27,7 @@ type notifier struct {
 
 	pool     *notifyPool
 	stopPool context.CancelFunc // ends the pool's idle sweep
+	recent   *recentNotifies    // 1008s written lately, sent again if their connection dies
 
 	mu       sync.Mutex
 	inflight map[string]*delivery
@@ -37,7 +38,7 @@ type notifier struct {
 
 	// Lines a stranger can cause (its own sets' members, at addresses of
 	// its choosing): one a second each, counting the rest.
-	failedLogs, sentLogs, droppedLogs lograte.Limiter
+	failedLogs, sentLogs, droppedLogs, resentLogs lograte.Limiter
 }
 
 // maxNotifyInflight bounds the deliveries in flight (each holds a
@@ -62,8 +63,10 @@ type delivery struct {
 func newNotifier(ctx context.Context, logger hclog.Logger, obs Observer, version int32) *notifier {
 	n := &notifier{ctx: ctx, logger: logger.Named("notify"), observer: obs, version: version,
 		inflight: map[string]*delivery{}, pending: map[string]roleChangeNotifyEntry{}}
-	n.failedLogs.Every, n.sentLogs.Every, n.droppedLogs.Every = time.Second, time.Second, time.Second
+	n.failedLogs.Every, n.sentLogs.Every, n.droppedLogs.Every, n.resentLogs.Every = time.Second, time.Second, time.Second, time.Second
 	n.pool = newNotifyPool(n.dial, notifyPoolMax, notifyIdleTimeout)
+	n.recent = newRecentNotifies()
+	n.pool.onDead, n.pool.onRetired = n.resendLost, n.recent.forget
 	var sweepCtx context.Context
 	sweepCtx, n.stopPool = context.WithCancel(ctx)
 	n.wg.Add(1)
@@ -82,6 +85,11 @@ func (n *notifier) send(addr string, e roleChangeNotifyEntry) {
 	if n.closed || n.ctx.Err() != nil {
 		return
 	}
+	n.sendLocked(addr, e)
+}
+
+// sendLocked is send under n.mu, the notifier open.
+func (n *notifier) sendLocked(addr string, e roleChangeNotifyEntry) {
 	if d, ok := n.inflight[addr]; ok {
 		if d.epoch >= e.MasterEpoch {
 			return
@@ -170,24 +178,56 @@ func (n *notifier) sendOneway(ctx context.Context, addr string, e roleChangeNoti
 	if err != nil {
 		return err
 	}
-	if err = n.sendOn(ctx, addr, client, req); err == nil || !reused {
+	if err = n.sendOn(ctx, addr, client, req, e); err == nil || !reused {
 		return err
 	}
 	if client, _, err = n.pool.get(ctx, addr); err != nil {
 		return err
 	}
-	return n.sendOn(ctx, addr, client, req)
+	return n.sendOn(ctx, addr, client, req, e)
+}
+
+// resendLost sends again the 1008s written lately on c, which was found
+// dead: they may have landed in a socket the broker had closed. A broker
+// that had read one ignores the copy (its epoch is not above its own).
+func (n *notifier) resendLost(addr string, c *remoting.Client) {
+	for _, e := range n.recent.take(addr, c) {
+		if ok, suppressed := n.resentLogs.Allow(time.Now()); ok {
+			n.logger.Info("role change notification sent again: its connection closed just after the write",
+				"addr", addr, "masterEpoch", e.MasterEpoch, "suppressed", suppressed)
+		}
+		n.sendAgain(addr, e)
+	}
+}
+
+// sendAgain is send for a copy: an equal epoch in flight does not drop it
+// but makes it wait for a slot (the delivery in flight may be the one
+// whose write was lost, still ending).
+func (n *notifier) sendAgain(addr string, e roleChangeNotifyEntry) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed || n.ctx.Err() != nil {
+		return
+	}
+	if d, ok := n.inflight[addr]; ok && d.epoch == e.MasterEpoch {
+		n.enqueueLocked(addr, e)
+		return
+	}
+	n.sendLocked(addr, e)
 }
 
 // sendOn queues req on client. A broker that stops reading fills the
 // connection's queue and blocks the send: when ctx ends first, the
 // connection is closed (its writer gets a deadline), which ends the send.
 // It ends the use of client begun by the pool's get.
-func (n *notifier) sendOn(ctx context.Context, addr string, client *remoting.Client, req *remoting.Command) error {
+func (n *notifier) sendOn(ctx context.Context, addr string, client *remoting.Client, req *remoting.Command,
+	e roleChangeNotifyEntry) error {
+	n.recent.note(addr, client, e, len(req.Body)+len(e.Group.Cluster)+len(e.Group.BrokerName)+64)
 	stop := context.AfterFunc(ctx, func() { n.pool.drop(addr, client) })
 	err := client.InvokeOneway(req)
 	stop()
 	if err != nil {
+		n.recent.unnote(addr, client, e)
 		n.pool.drop(addr, client)
 	}
 	n.pool.release(addr, client)

@@ -34,10 +34,27 @@ type notifyPool struct {
 	max  int
 	idle time.Duration
 
-	mu     sync.Mutex
-	conns  map[string]*pooledConn
-	closed bool
-	wg     sync.WaitGroup // closes running in the background
+	// onDead, if set, is told of a connection that closed without the
+	// pool closing it (the broker closed it, or a send on it failed); it
+	// runs on the connection's watcher, without the pool's lock.
+	onDead func(addr string, c *remoting.Client)
+	// onRetired, if set, is told of a connection the pool closed itself
+	// (idle, evicted, replaced, unpooled, shut down).
+	onRetired func(addr string, c *remoting.Client)
+
+	mu       sync.Mutex
+	conns    map[string]*pooledConn
+	watched  map[*remoting.Client]*connWatch // every connection dialled and not yet gone
+	closed   bool
+	wg       sync.WaitGroup // closes running in the background
+	watchers sync.WaitGroup // one per watched connection, until it is gone
+}
+
+// connWatch is what the pool knows of a dialled connection's end.
+type connWatch struct {
+	addr    string
+	retired bool // closed by the pool, not found dead
+	dead    bool // found dead, or a send on it failed: never retired
 }
 
 type pooledConn struct {
@@ -47,7 +64,8 @@ type pooledConn struct {
 }
 
 func newNotifyPool(dial dialFunc, maxConns int, idle time.Duration) *notifyPool {
-	return &notifyPool{dial: dial, max: maxConns, idle: idle, conns: map[string]*pooledConn{}}
+	return &notifyPool{dial: dial, max: maxConns, idle: idle, conns: map[string]*pooledConn{},
+		watched: map[*remoting.Client]*connWatch{}}
 }
 
 // get returns the pooled connection to addr (reused true) or dials one,
@@ -60,8 +78,39 @@ func (p *notifyPool) get(ctx context.Context, addr string) (c *remoting.Client, 
 	if err != nil {
 		return nil, false, err
 	}
+	p.watch(addr, c)
 	p.put(addr, c)
 	return c, false, nil
+}
+
+// watch waits in the background for c to be gone: the client's read loop
+// ends it on EOF or a reset, its writer on a failed write. Unless the pool
+// closed c itself, onDead is told.
+func (p *notifyPool) watch(addr string, c *remoting.Client) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return // put refuses c; release closes it
+	}
+	w := &connWatch{addr: addr}
+	p.watched[c] = w
+	p.watchers.Add(1)
+	go func() {
+		defer p.watchers.Done()
+		<-c.Done()
+		p.mu.Lock()
+		delete(p.watched, c)
+		if pc, ok := p.conns[addr]; ok && pc.c == c {
+			delete(p.conns, addr)
+		}
+		retired := w.retired
+		p.mu.Unlock()
+		if retired && p.onRetired != nil {
+			p.onRetired(addr, c)
+		} else if !retired && p.onDead != nil {
+			p.onDead(addr, c)
+		}
+	}()
 }
 
 // release ends a use of c begun by get; a connection that is not pooled
@@ -89,7 +138,7 @@ func (p *notifyPool) cached(addr string) *remoting.Client {
 	select {
 	case <-pc.c.Done():
 		delete(p.conns, addr)
-		p.closeLocked(pc.c)
+		p.discardLocked(pc.c)
 		return nil
 	default:
 	}
@@ -131,7 +180,7 @@ func (p *notifyPool) drop(addr string, c *remoting.Client) {
 	if pc, ok := p.conns[addr]; ok && pc.c == c {
 		delete(p.conns, addr)
 	}
-	p.closeLocked(c)
+	p.discardLocked(c)
 }
 
 // evictOldestLocked closes the least recently used idle connection; false
@@ -153,8 +202,30 @@ func (p *notifyPool) evictOldestLocked() bool {
 }
 
 // closeLocked closes c in the background (Close flushes queued oneway
-// frames for up to 3 s); closeAll waits for these.
+// frames for up to 3 s), as the pool's own choice: its watcher does not
+// report it dead, unless it was found dead first. closeAll waits for these.
 func (p *notifyPool) closeLocked(c *remoting.Client) {
+	if w, ok := p.watched[c]; ok && !w.dead {
+		select {
+		case <-c.Done():
+		default:
+			w.retired = true
+		}
+	}
+	p.closeInBackgroundLocked(c)
+}
+
+// discardLocked closes c in the background, found dead (or a send on it
+// failed): its watcher reports it dead unless the pool closed it first.
+func (p *notifyPool) discardLocked(c *remoting.Client) {
+	if w, ok := p.watched[c]; ok && !w.retired {
+		w.dead = true
+	}
+	p.closeInBackgroundLocked(c)
+}
+
+// closeInBackgroundLocked closes c on a goroutine closeAll waits for.
+func (p *notifyPool) closeInBackgroundLocked(c *remoting.Client) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
@@ -173,7 +244,10 @@ func (p *notifyPool) sweep() {
 			dead = true
 		default:
 		}
-		if dead || (pc.busy == 0 && time.Since(pc.used) > p.idle) {
+		if dead {
+			delete(p.conns, addr)
+			p.discardLocked(pc.c)
+		} else if pc.busy == 0 && time.Since(pc.used) > p.idle {
 			delete(p.conns, addr)
 			p.closeLocked(pc.c)
 		}
@@ -215,4 +289,5 @@ func (p *notifyPool) closeAll() {
 	}
 	p.mu.Unlock()
 	p.wg.Wait()
+	p.watchers.Wait()
 }

@@ -120,7 +120,9 @@ func notifyAndWait(t *testing.T, n *notifier, obs *recordingObserver, addr strin
 
 // TestNotifierReusesConnectionPerAddress: five 1008s to one broker travel
 // over one connection (a storm of elections no longer dials one per
-// notification); after the broker closes it, the next 1008 dials again.
+// notification); after the broker closes it, the pool dials again: the
+// newest 1008, written just before the close, is sent again on the new
+// connection, and the next one follows it there.
 func TestNotifierReusesConnectionPerAddress(t *testing.T) {
 	noLeakAtEnd(t)
 	sink := newFrameSink(t)
@@ -137,14 +139,14 @@ func TestNotifierReusesConnectionPerAddress(t *testing.T) {
 		return conns == 1 && frames == 5
 	})
 	sink.dropConns()
-	eventually(t, "the pool sees the close", func() bool {
-		n.pool.sweep()
-		return n.pool.size() == 0
-	})
-	notifyAndWait(t, n, obs, addr, 6)
-	eventually(t, "a new connection carries the sixth", func() bool {
+	eventually(t, "the fifth, written just before the close, is sent again on a new connection", func() bool {
 		conns, frames := sink.counts()
 		return conns == 2 && frames == 6
+	})
+	notifyAndWait(t, n, obs, addr, 6)
+	eventually(t, "the new connection carries the sixth", func() bool {
+		conns, frames := sink.counts()
+		return conns == 2 && frames == 7
 	})
 	cancel()
 	n.wait()
@@ -152,32 +154,21 @@ func TestNotifierReusesConnectionPerAddress(t *testing.T) {
 }
 
 // TestNotifierRedialsAfterStaleConnection: the broker closed the pooled
-// connection and the pool has not noticed yet; once the failure shows (a
-// write that fails, or the close read), the pool dials anew and a later
-// 1008 arrives on a new connection. Which 1008 that is depends on when the
-// kernel reports the close: the frames queued before it may be written
-// into the closed socket and lost (oneway, as in Java), so the test sends
-// up to staleTries of them, each one only after the previous delivery
-// ended, and stops at the first that arrives anew.
+// connection and the pool has not noticed yet. The next 1008 reaches the
+// broker on a new connection whenever the kernel reports the close: a
+// write that fails is retried on a new connection, and a frame written
+// into the closed socket is sent again once the close shows.
 func TestNotifierRedialsAfterStaleConnection(t *testing.T) {
-	const staleTries = 12
 	noLeakAtEnd(t)
-	sink := newFrameSink(t)
-	addr := sink.ln.Addr().String()
+	sink := newRoleSink(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	obs := newRecordingObserver()
 	n := newNotifier(ctx, testlog.New(t, "notify"), obs, 0)
-	notifyAndWait(t, n, obs, addr, 1)
+	notifyAndWait(t, n, obs, sink.addr(), 1)
+	arrivesAnew(t, sink, 1, 0)
 	sink.dropConns()
-	arrivedAnew := func() bool {
-		conns, frames := sink.counts()
-		return conns >= 2 && frames >= 2
-	}
-	for epoch := int32(2); epoch <= staleTries && !arrivedAnew(); epoch++ {
-		notifyAndWait(t, n, obs, addr, epoch)
-		time.Sleep(5 * time.Millisecond) // the next send follows the kernel's report of the close
-	}
-	eventually(t, "a later 1008 arrives on a new connection", arrivedAnew)
+	notifyAndWait(t, n, obs, sink.addr(), 2)
+	arrivesAnew(t, sink, 2, 1)
 	cancel()
 	n.wait()
 }
