@@ -92,8 +92,8 @@ func TestRetiredSetSurvivesSnapshotAndKeepsNextID(t *testing.T) {
 	require.Equal(t, int64(4), nextID(f, "b"))
 }
 
-// An entry with a fenced event starts with a type byte the previous version
-// does not know, so such a node stops on it instead of applying it without
+// An entry with a fenced event starts with a type byte builds before 1.0.0
+// do not know, so such a node stops on it instead of applying it without
 // its preconditions.
 func TestFencedEntryIsUnknownToThePreviousVersion(t *testing.T) {
 	previous := map[eventType]bool{0: true, 1: true, 2: true, 3: true, 4: true, 5: true, 6: true, eventBatch: true}
@@ -102,7 +102,7 @@ func TestFencedEntryIsUnknownToThePreviousVersion(t *testing.T) {
 		data, err := encodeEntry(events...)
 		require.NoError(t, err)
 		require.False(t, previous[eventType(data[0])], "first byte %d", data[0])
-		require.Zero(t, eventType(data[0])&ignoreUnknownFlag, "the previous version must not skip it either")
+		require.Zero(t, eventType(data[0])&ignoreUnknownFlag, "builds before 1.0.0 must not skip it either")
 		back, err := decodeEntry(data)
 		require.NoError(t, err)
 		require.Equal(t, events, back)

@@ -31,7 +31,7 @@ const (
 	versionAskTimeout = 2 * time.Second
 )
 
-// 1005 reply fields added by this version (Java ignores unknown fields).
+// 1005 reply fields of ours, beside Java's (Java ignores unknown fields).
 const (
 	extBinaryVersion  = "binaryVersion"
 	extFormatVersion  = "controllerFormatVersion"

@@ -222,10 +222,10 @@ func TestOnewayHeartbeatIsRecordedAndUnanswered(t *testing.T) {
 
 // TestAttackCloseStormGoroutinesBounded: a stranger's connections each
 // beat for 64 brokers of sets that do not exist, then close, while the
-// FSM is busy (the test holds its lock). Every removed broker used to get
-// its own goroutine waiting for the FSM (here 1,280 of them; a few
-// thousand connections closing at once made hundreds of thousands); now
-// they wait in the pending set of one worker.
+// FSM is busy (the test holds its lock). A goroutine per removed broker
+// waiting for the FSM would make 1,280 here (hundreds of thousands when a
+// few thousand connections close at once); they wait in the pending set
+// of one worker instead.
 func TestAttackCloseStormGoroutinesBounded(t *testing.T) {
 	const conns = 20
 	ic := newCluster(t, 1)

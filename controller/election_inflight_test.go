@@ -105,8 +105,8 @@ func (o *holdingObserver) ElectionFinished(tr ElectTrigger, code int32, d time.D
 // TestAttackInactiveDuringElectionLoopEnd: the master a controller-triggered
 // election has just made (its entry applied) loses its connection while the
 // loop is still finishing. The expiry worker sees that it is the master,
-// but the set's loop still runs, so the new trigger used to be dropped: the
-// set kept a master that had gone until the next inactive-master scan. A trigger that
+// but the set's loop still runs; a trigger dropped there would leave the
+// set with a master that had gone until the next inactive-master scan. A trigger that
 // arrives while the loop runs makes it run once more.
 func TestAttackInactiveDuringElectionLoopEnd(t *testing.T) {
 	obs := &holdingObserver{recordingObserver: newRecordingObserver(), held: make(chan struct{}), release: make(chan struct{})}

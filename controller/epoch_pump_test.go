@@ -14,12 +14,12 @@ import (
 
 // TestAttackAnonymousNoMasterElectionsDoNotPumpTheEpoch: a 1002 with
 // brokerId=-1 is a controller trigger, which anyone may send (ACL off).
-// On a set without a live candidate each one used to append a "no
+// Were each one on a set without a live candidate to append a "no
 // master" entry bumping the master epoch, whether or not the set still
-// had a master: a stranger could drive an idle set's epoch to MaxInt32
+// had a master, a stranger could drive an idle set's epoch to MaxInt32
 // (one fsync'd entry a step), after which no election of it is ever
 // accepted again, tombstone included. Only the entry that clears a master
-// is written now; the epoch moves again only with a change of master.
+// is written; the epoch moves again only with a change of master.
 func TestAttackAnonymousNoMasterElectionsDoNotPumpTheEpoch(t *testing.T) {
 	f := newTestFSM(t)
 	registerSet(f, "c", "b", 2)

@@ -28,7 +28,7 @@ const (
 	eventUpdateBrokerAddress eventType = 6
 	eventBatch               eventType = 64 // several events of one request, applied together
 	// eventFenced prefixes an entry that holds a fenced event (fence.go).
-	// The previous version does not know it and stops on it (Apply panics)
+	// Builds before 1.0.0 do not know it and stop on it (Apply panics)
 	// instead of applying the entry without its preconditions.
 	eventFenced eventType = 65
 
@@ -47,7 +47,7 @@ type event interface {
 	// fenced event that returns an error has changed nothing.
 	apply(s *state) error
 	// fenced reports whether the event carries the preconditions it was
-	// built on (see fence.go; false for entries of the previous version).
+	// built on (see fence.go; false in unfenced entries).
 	fenced() bool
 }
 
@@ -55,7 +55,7 @@ type event interface {
 type alterSyncStateSetEvent struct {
 	BrokerName      string  `json:"brokerName"`
 	NewSyncStateSet []int64 `json:"newSyncStateSet"`
-	Fence           *fence  `json:"fence,omitempty"` // nil in entries of the previous version
+	Fence           *fence  `json:"fence,omitempty"` // nil in unfenced entries
 }
 
 // applyBrokerIDEvent registers a broker id (creating the set if needed).
@@ -65,7 +65,7 @@ type applyBrokerIDEvent struct {
 	BrokerAddress     string `json:"brokerAddress"`
 	NewBrokerID       int64  `json:"newBrokerId"`
 	RegisterCheckCode string `json:"registerCheckCode"`
-	Fenced            bool   `json:"fenced,omitempty"` // false in entries of the previous version
+	Fenced            bool   `json:"fenced,omitempty"` // false in unfenced entries
 	// Checked marks an event built by a leader that parsed its fields
 	// (field_rules.go); Apply checks them again. False in entries of older
 	// versions, which apply as before (legacy.go legacyEntries).
@@ -78,14 +78,14 @@ type electMasterEvent struct {
 	NewMasterElected  bool   `json:"newMasterElected"`
 	BrokerName        string `json:"brokerName"`
 	NewMasterBrokerID int64  `json:"newMasterBrokerId"`
-	Fence             *fence `json:"fence,omitempty"` // nil in entries of the previous version
+	Fence             *fence `json:"fence,omitempty"` // nil in unfenced entries
 }
 
 // cleanBrokerDataEvent removes ids, or the whole set when IDs is empty.
 type cleanBrokerDataEvent struct {
 	BrokerName string  `json:"brokerName"`
 	IDs        []int64 `json:"brokerIdSetToClean,omitempty"`
-	Fence      *fence  `json:"fence,omitempty"` // nil in entries of the previous version
+	Fence      *fence  `json:"fence,omitempty"` // nil in unfenced entries
 }
 
 // updateBrokerAddressEvent replaces the stored address of an id.
@@ -179,7 +179,7 @@ func (e applyBrokerIDEvent) apply(s *state) error {
 	if e.Fenced {
 		return e.applyFenced(s)
 	}
-	// Previous version, kept for replay: a half-removed set starts afresh.
+	// Unfenced entries, kept for replay: a half-removed set starts afresh.
 	if r, _, ok := s.get(e.BrokerName); ok {
 		if _, used := r.Brokers[e.NewBrokerID]; !used {
 			r.addBroker(e.NewBrokerID, e.BrokerAddress, e.RegisterCheckCode)

@@ -13,7 +13,7 @@ import "strings"
 // were not built on: two masters for one master epoch, a master outside its
 // sync-state set, a reply naming a master the log never recorded.
 //
-// Log format change: the events of this version carry the preconditions
+// Since controller format 1 (release 1.0.0), events carry the preconditions
 // they were built on, and Apply rejects an event whose preconditions no
 // longer hold, without changing the state, returning the fencing error
 // (2000/2001/2002, 2014, ...) as applyResult.Err:
@@ -26,13 +26,13 @@ import "strings"
 //     unknown id without changing the state.
 //
 // Both fields are omitted from the JSON when absent, and an event decoded
-// without them (an entry written by the previous version) applies exactly
+// without them (an unfenced entry, written before release 1.0.0) applies exactly
 // as before, so an old log replays identically. A batch entry that holds a
 // fenced event is all-or-nothing. An entry that holds a fenced event
-// starts with eventFenced, a type the previous version does not know: such
+// starts with eventFenced, a type builds before 1.0.0 do not know: such
 // a node stops on it (Apply panics on an unknown type) instead of applying
-// it without its preconditions, so all controllers of a group must run this
-// version together.
+// it without its preconditions, so no controller of a group may run a
+// build older than 1.0.0.
 
 // fence is the sync-state half of a broker set as a builder saw it.
 type fence struct {

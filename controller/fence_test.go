@@ -194,7 +194,7 @@ func TestFencedBatchIsAllOrNothing(t *testing.T) {
 	require.Equal(t, before, f.state(), "a rejected batch changes nothing")
 }
 
-// Entries written by the previous version carry no preconditions and must
+// Unfenced entries (written before 1.0.0) carry no preconditions and must
 // replay exactly as before, even where the fenced version would refuse.
 func TestUnfencedEntriesReplayAsBefore(t *testing.T) {
 	f, _, _ := fenceFixture(t)

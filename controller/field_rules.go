@@ -15,7 +15,8 @@ import (
 // section 2.7): every string a command builder puts into an event is one
 // of the types below, and only the parse functions of this file convert
 // to them (TestValidatedTypesBuiltOnlyByParse checks the package's
-// source). Apply checks the same rules again on entries of this version,
+// source). Apply checks the same rules again on entries whose leader
+// checked them (legacy.go applies the others),
 // with the hard ceilings (code constants) in place of the configured
 // limits, so its result depends on the log alone.
 

@@ -59,9 +59,9 @@ func (a *attackConn) beat(id string) bool {
 
 // TestForeignConnCloseKeepsLiveMaster (from the attack review's
 // TestAttackForeignHeartbeatCloseFailsOverLiveMaster): BROKER_HEARTBEAT is
-// not authenticated, and a heartbeat on another connection used to take
-// the entry over, so any client could fail over a live master by beating
-// once as it and closing its connection. Now a close removes only that
+// not authenticated: were a heartbeat on another connection to take the
+// entry over, any client could fail over a live master by beating once as
+// it and closing its connection. A close removes only that
 // connection's part of the entry: the master, still beating on its own
 // connection, keeps its role (the set has only the master in its
 // sync-state set, so a failover would record "no master").

@@ -19,7 +19,7 @@ import (
 // raft.ApplyFuture's Response). Err is a business outcome, e.g. the broker
 // set vanished or the state moved past a fenced event's preconditions
 // (fence.go). An entry holding a fenced event is all-or-nothing: with Err
-// set nothing was applied. In an entry of the previous version the events
+// set nothing was applied. In an unfenced entry (written before release 1.0.0) the events
 // that could be applied were applied.
 type applyResult struct {
 	Index  uint64
@@ -133,7 +133,7 @@ func (f *FSM) applyEvents(events ...event) error {
 
 // applyLocked applies the events of one entry. Several events of which one
 // is fenced are applied to a copy that replaces the state only when every
-// event applied; otherwise each event applies on its own (previous version).
+// event applied; otherwise each event applies on its own (unfenced entries).
 func (f *FSM) applyLocked(events []event) error {
 	defer f.held.release(events) // the growth is the state's now (or was refused)
 	f.state.ensureSized()

@@ -25,7 +25,7 @@ import (
 //     holder of that id). The first election of a recreated sync-state half
 //     still goes to the requesting broker (SyncStateInfo.isFresh).
 //
-// Unfenced entries (written by the previous version) keep Java's behaviour
+// Unfenced entries (written before release 1.0.0) keep Java's behaviour
 // so that an old log replays identically.
 
 // retiredSet is the tombstone of a removed half of a broker set: the

@@ -71,7 +71,7 @@ func TestLegacyEntriesBreakingTheRulesApplyAsBefore(t *testing.T) {
 	require.NoError(t, f.apply(evs...).Err)
 	f.apply(cleanBrokerDataEvent{BrokerName: huge, Fence: &fence{MasterBrokerID: -1}})
 	require.Equal(t, []string{"", "broker_a.1", "b\uFFFD"}, f.state().BrokerNames())
-	require.Equal(t, uint64(3), f.fsm.legacy.n.Load(), "entries of this version are not counted")
+	require.Equal(t, uint64(3), f.fsm.legacy.n.Load(), "checked entries are not counted")
 	requireSizeExact(t, f)
 }
 

@@ -163,7 +163,7 @@ func TestMemberChangesRefused(t *testing.T) {
 }
 
 // TestMovedNodeRejoinsAtNewAddress: a stopped voter restarted with its data
-// directory at a new Raft address starts (it used to be refused) without
+// directory at a new Raft address starts (it is not refused) without
 // voting; once the leader is told (MoveMember) it catches up, votes again,
 // and the group survives losing another voter.
 func TestMovedNodeRejoinsAtNewAddress(t *testing.T) {
