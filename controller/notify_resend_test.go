@@ -3,12 +3,8 @@
 package controller
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"net"
-	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,81 +15,10 @@ import (
 	"github.com/rmqgo/nameserver/remoting"
 )
 
-// roleSink is a broker's listening port that decodes the 1008s it reads
-// and remembers, for each, the master epoch and the connection (numbered
-// in accept order) it came on. With lose set, the next frame read is
-// discarded and its connection closed: the broker had closed it, the frame
-// landed in the dead socket, and the close reached the controller only
-// after its write succeeded. That is the race of a pooled connection the
-// broker closed, made deterministic.
-type roleSink struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-	got   []sinkFrame
-	lose  int // frames still to lose, each closing its connection
-}
-
-type sinkFrame struct {
-	conn  int
-	epoch int32
-}
-
-func newRoleSink(t *testing.T) *roleSink {
-	t.Helper()
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	require.NoError(t, err)
-	s := &roleSink{ln: ln}
-	go s.accept()
-	t.Cleanup(s.close)
-	return s
-}
-
-func (s *roleSink) addr() string { return s.ln.Addr().String() }
-
-func (s *roleSink) accept() {
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		s.mu.Lock()
-		s.conns = append(s.conns, c)
-		i := len(s.conns) - 1
-		s.mu.Unlock()
-		go s.read(i, c)
-	}
-}
-
-func (s *roleSink) read(i int, c net.Conn) {
-	r := bufio.NewReader(c)
-	for {
-		frame, err := remoting.ReadFrame(r, 0, nil)
-		if err != nil {
-			return
-		}
-		cmd, err := remoting.DecodeFrame(frame)
-		if err != nil {
-			return
-		}
-		epoch, _ := strconv.Atoi(cmd.ExtFields["masterEpoch"])
-		s.mu.Lock()
-		lost := s.lose > 0
-		if lost {
-			s.lose--
-		} else {
-			s.got = append(s.got, sinkFrame{conn: i, epoch: int32(epoch)})
-		}
-		s.mu.Unlock()
-		if lost {
-			_ = c.Close()
-			return
-		}
-	}
-}
+func (s *frameSink) addr() string { return s.ln.Addr().String() }
 
 // loseNext makes the next n frames land in closed connections.
-func (s *roleSink) loseNext(n int) {
+func (s *frameSink) loseNext(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.lose += n
@@ -101,7 +26,7 @@ func (s *roleSink) loseNext(n int) {
 
 // arrivals returns how many times epoch arrived, and whether once on a
 // connection numbered from or above from.
-func (s *roleSink) arrivals(epoch int32, from int) (times int, anew bool) {
+func (s *frameSink) arrivals(epoch int32, from int) (times int, anew bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, f := range s.got {
@@ -113,34 +38,15 @@ func (s *roleSink) arrivals(epoch int32, from int) (times int, anew bool) {
 	return times, anew
 }
 
-// dropConns closes every connection accepted so far (the broker closed
-// them), keeping the listener.
-func (s *roleSink) dropConns() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, c := range s.conns {
-		_ = c.Close()
-	}
-}
-
-func (s *roleSink) accepted() int {
+func (s *frameSink) accepted() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.conns)
 }
 
-func (s *roleSink) close() {
-	_ = s.ln.Close()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, c := range s.conns {
-		_ = c.Close()
-	}
-}
-
 // arrivesAnew polls until epoch has arrived at s on a connection accepted
 // after the first from.
-func arrivesAnew(t *testing.T, s *roleSink, epoch int32, from int) {
+func arrivesAnew(t *testing.T, s *frameSink, epoch int32, from int) {
 	t.Helper()
 	poll.Until(t, fmt.Sprintf("epoch %d on a new connection", epoch), 10*time.Second, 5*time.Millisecond, func() error {
 		if times, anew := s.arrivals(epoch, from); !anew {
@@ -157,7 +63,7 @@ func arrivesAnew(t *testing.T, s *roleSink, epoch int32, from int) {
 // reaches the broker on a new connection, once.
 func TestNotifierResendsFrameWrittenIntoClosedConnection(t *testing.T) {
 	noLeakAtEnd(t)
-	sink := newRoleSink(t)
+	sink := newFrameSink(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	obs := newRecordingObserver()
 	n := newNotifier(ctx, testlog.New(t, "notify"), obs, 0)

@@ -3,11 +3,11 @@
 package controller
 
 import (
+	"bufio"
 	"context"
-	"encoding/binary"
 	"fmt"
-	"io"
 	"net"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -20,12 +20,24 @@ import (
 )
 
 // frameSink is a broker's listening port that counts the connections it
-// accepts and the frames it reads (4-byte length, then the frame).
+// accepts and decodes the frames it reads, remembering each one's master
+// epoch and the connection (numbered in accept order) it came on. With
+// lose set, the next frame read is discarded and its connection closed:
+// the broker had closed it, the frame landed in the dead socket, and the
+// close reached the controller only after its write succeeded (the race
+// of a pooled connection the broker closed, made deterministic).
 type frameSink struct {
 	ln     net.Listener
 	mu     sync.Mutex
 	conns  []net.Conn
 	frames int
+	got    []sinkFrame
+	lose   int // frames still to lose, each closing its connection
+}
+
+type sinkFrame struct {
+	conn  int
+	epoch int32
 }
 
 func newFrameSink(t *testing.T) *frameSink {
@@ -46,23 +58,37 @@ func (s *frameSink) accept() {
 		}
 		s.mu.Lock()
 		s.conns = append(s.conns, c)
+		i := len(s.conns) - 1
 		s.mu.Unlock()
-		go s.read(c)
+		go s.read(i, c)
 	}
 }
 
-func (s *frameSink) read(c net.Conn) {
-	var hdr [4]byte
+func (s *frameSink) read(i int, c net.Conn) {
+	r := bufio.NewReader(c)
 	for {
-		if _, err := io.ReadFull(c, hdr[:]); err != nil {
+		frame, err := remoting.ReadFrame(r, 0, nil)
+		if err != nil {
 			return
 		}
-		if _, err := io.CopyN(io.Discard, c, int64(binary.BigEndian.Uint32(hdr[:]))); err != nil {
+		cmd, err := remoting.DecodeFrame(frame)
+		if err != nil {
 			return
 		}
+		epoch, _ := strconv.Atoi(cmd.ExtFields["masterEpoch"])
 		s.mu.Lock()
-		s.frames++
+		lost := s.lose > 0
+		if lost {
+			s.lose--
+		} else {
+			s.frames++
+			s.got = append(s.got, sinkFrame{conn: i, epoch: int32(epoch)})
+		}
 		s.mu.Unlock()
+		if lost {
+			_ = c.Close()
+			return
+		}
 	}
 }
 
@@ -160,7 +186,7 @@ func TestNotifierReusesConnectionPerAddress(t *testing.T) {
 // into the closed socket is sent again once the close shows.
 func TestNotifierRedialsAfterStaleConnection(t *testing.T) {
 	noLeakAtEnd(t)
-	sink := newRoleSink(t)
+	sink := newFrameSink(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	obs := newRecordingObserver()
 	n := newNotifier(ctx, testlog.New(t, "notify"), obs, 0)
