@@ -51,8 +51,9 @@ func TestStatusPageInBrowserControllerCluster(t *testing.T) {
 	url := serveStatusPage(t, c.follower())
 	require.Eventually(t, func() bool {
 		_, body := metricstest.Get(t, url)
-		return strings.Contains(body, fmt.Sprintf("Broker sets (%d)", len(names)))
-	}, waitLimit, 50*time.Millisecond, "the follower applied every set")
+		return strings.Contains(body, fmt.Sprintf("Broker sets (%d)", len(names))) &&
+			!strings.Contains(body, `<span class="bad">none</span>`)
+	}, waitLimit, 50*time.Millisecond, "the follower applied every set and its master")
 	dom := b.DOM(t, url)
 	require.Contains(t, dom, "<title>RocketMQ Controller status</title>")
 	for _, want := range []string{"<td>orders-set</td>", "<td>audit-set</td>",
